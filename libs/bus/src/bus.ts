@@ -1,0 +1,140 @@
+import {
+  connect,
+  ErrorCode as NatsErrorCode,
+  headers as natsHeaders,
+  JSONCodec,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type NatsError,
+  type Subscription,
+} from 'nats';
+import { ServiceError, isErrorCode, type BusReply } from '@payments/contracts';
+import type { Logger } from '@payments/logger';
+import { ClaimCheck, CLAIM_HEADER } from './claim-check';
+
+export interface BusOptions {
+  url: string;
+  /** Prefix of every subject of this deployment (BUS_PREFIX). */
+  prefix: string;
+  /** Connection name, shown by the NATS server's monitoring. */
+  name: string;
+  logger: Logger;
+  /** Default wait for a reply. */
+  requestTimeoutMs?: number;
+  /** Payloads larger than this go by claim check; default: the server's max_payload minus 64 KiB. */
+  claimCheckThreshold?: number;
+}
+
+export interface ServeOptions {
+  /** Queue group: instances of one service share the work. */
+  queue: string;
+}
+
+export type RequestHandler<Req, Res> = (request: Req, context: { subject: string; headers?: MsgHdrs }) => Promise<Res>;
+
+export interface Bus {
+  readonly connection: NatsConnection;
+  readonly prefix: string;
+  subject(relative: string): string;
+  /** Sends a request and returns the reply's data; a failure reply is thrown as a ServiceError. */
+  request<Req, Res>(subject: string, payload: Req, opts?: { timeoutMs?: number; service?: string }): Promise<Res>;
+  /** Answers requests on a subject; a thrown ServiceError travels back with its code. */
+  serve<Req, Res>(subject: string, handler: RequestHandler<Req, Res>, opts: ServeOptions): Subscription;
+  /** Stops taking requests, waits for the ones in flight to answer, then closes the connection. */
+  close(): Promise<void>;
+}
+
+const codec = JSONCodec<unknown>();
+
+export async function connectBus(opts: BusOptions): Promise<Bus> {
+  const connection = await connect({
+    servers: opts.url,
+    name: opts.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+  const log = opts.logger.child({ component: 'bus' });
+  const claims = new ClaimCheck(connection.jetstream(), `${opts.prefix}_claims`);
+  const threshold = opts.claimCheckThreshold ?? Math.max(1024, connection.info!.max_payload - 64 * 1024);
+  const subscriptions: Subscription[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const subject = (relative: string) => `${opts.prefix}.${relative}`;
+
+  async function encode(value: unknown): Promise<{ data: Uint8Array; headers?: MsgHdrs }> {
+    const data = codec.encode(value);
+    if (data.length <= threshold) return { data };
+    const headers = natsHeaders();
+    headers.set(CLAIM_HEADER, await claims.put(data));
+    return { data: new Uint8Array(0), headers };
+  }
+
+  async function decode(msg: Msg): Promise<unknown> {
+    const claim = msg.headers?.get(CLAIM_HEADER);
+    return codec.decode(claim ? await claims.take(claim) : msg.data);
+  }
+
+  async function request<Req, Res>(relative: string, payload: Req, ro: { timeoutMs?: number; service?: string } = {}): Promise<Res> {
+    const { data, headers } = await encode(payload);
+    const who = ro.service ?? relative.split('.')[0];
+    let reply: Msg;
+    try {
+      reply = await connection.request(subject(relative), data, { timeout: ro.timeoutMs ?? opts.requestTimeoutMs ?? 10_000, headers });
+    } catch (err) {
+      const code = (err as NatsError).code;
+      if (code === NatsErrorCode.NoResponders) throw new ServiceError('service_unavailable', `the ${who} service is not running`);
+      if (code === NatsErrorCode.Timeout) throw new ServiceError('service_unavailable', `the ${who} service did not answer in time`);
+      throw err;
+    }
+    const body = (await decode(reply)) as BusReply<Res>;
+    if (body.ok) return body.data;
+    const code = isErrorCode(body.error.code) ? body.error.code : 'internal_error';
+    throw new ServiceError(code, body.error.detail, body.error.errors);
+  }
+
+  function serve<Req, Res>(relative: string, handler: RequestHandler<Req, Res>, so: ServeOptions): Subscription {
+    const sub = connection.subscribe(subject(relative), {
+      queue: so.queue,
+      callback: (err, msg) => {
+        if (err) {
+          log.error({ err, subject: relative }, 'subscription error');
+          return;
+        }
+        const work = handle(msg, relative, handler).finally(() => inFlight.delete(work));
+        inFlight.add(work);
+      },
+    });
+    subscriptions.push(sub);
+    return sub;
+  }
+
+  async function handle<Req, Res>(msg: Msg, relative: string, handler: RequestHandler<Req, Res>): Promise<void> {
+    let reply: BusReply<Res>;
+    try {
+      const request = (await decode(msg)) as Req;
+      reply = { ok: true, data: await handler(request, { subject: relative, headers: msg.headers }) };
+    } catch (err) {
+      if (err instanceof ServiceError) {
+        reply = { ok: false, error: { code: err.code, detail: err.detail, errors: err.errors } };
+      } else {
+        log.error({ err, subject: relative }, 'request handler failed');
+        reply = { ok: false, error: { code: 'internal_error', detail: 'an unexpected error occurred' } };
+      }
+    }
+    if (!msg.reply) return;
+    try {
+      const { data, headers } = await encode(reply);
+      msg.respond(data, { headers });
+    } catch (err) {
+      log.error({ err, subject: relative }, 'could not send reply');
+    }
+  }
+
+  async function close(): Promise<void> {
+    await Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined)));
+    await Promise.allSettled([...inFlight]);
+    if (!connection.isClosed()) await connection.drain().catch(() => undefined);
+  }
+
+  return { connection, prefix: opts.prefix, subject, request, serve, close };
+}

@@ -1,0 +1,2 @@
+export { connectBus, type Bus, type BusOptions, type RequestHandler, type ServeOptions } from './bus';
+export { ClaimCheck } from './claim-check';

@@ -1,0 +1,36 @@
+import { envEnum, envInt, envString, type ConfigError } from './env';
+
+export type RunMode = 'development' | 'production';
+
+/** Settings every service shares: where Postgres and NATS are, and how it runs. */
+export interface CommonConfig {
+  mode: RunMode;
+  databaseUrl: string;
+  natsUrl: string;
+  /** Prefix of every NATS subject and stream of this deployment (lets test runs share a server). */
+  busPrefix: string;
+  /** How long a request over the bus waits for its reply. */
+  busTimeoutMs: number;
+  logLevel: string;
+  /** How long SIGTERM waits for in-flight work before the process exits anyway. */
+  shutdownGraceMs: number;
+}
+
+export function loadCommonConfig(env: Record<string, string | undefined> = process.env): CommonConfig {
+  return {
+    mode: envEnum('NODE_ENV', ['development', 'production'] as const, 'development', filterTestMode(env)),
+    databaseUrl: envString('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/receivables', env),
+    natsUrl: envString('NATS_URL', 'nats://127.0.0.1:4222', env),
+    busPrefix: envString('BUS_PREFIX', 'pay', env),
+    busTimeoutMs: envInt('BUS_TIMEOUT_MS', 10_000, env, 1),
+    logLevel: envString('LOG_LEVEL', 'info', env),
+    shutdownGraceMs: envInt('SHUTDOWN_GRACE_MS', 15_000, env, 0),
+  };
+}
+
+// jest sets NODE_ENV=test; for us that is development mode.
+function filterTestMode(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return env.NODE_ENV === 'test' ? { ...env, NODE_ENV: undefined } : env;
+}
+
+export type { ConfigError };
