@@ -1,0 +1,84 @@
+import type { Kysely } from 'kysely';
+import { ServiceError } from '@payments/contracts';
+import { taxIdDigits } from '@payments/tax-id';
+import type { ClientRow, ClientsDatabase, ClientsTable } from '../db/schema';
+import type { Client, ClientBatchResult, ClientDetails, NewClient } from './client';
+
+/**
+ * Registers a batch of clients in one statement: each new client_id is inserted, an existing one is
+ * left as it is (DESIGN: "an already registered client is not changed"). Safe under concurrency:
+ * ON CONFLICT DO NOTHING makes a racing duplicate land in alreadyRegistered.
+ */
+export async function registerClients(db: Kysely<ClientsDatabase>, tenantId: string, clients: NewClient[]): Promise<ClientBatchResult> {
+  const rows = clients.map((c) => ({ tenant_id: tenantId, client_id: c.clientId, ...toColumns(c) }));
+  const inserted = await db
+    .insertInto('clients')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['tenant_id', 'client_id']).doNothing())
+    .returningAll()
+    .execute();
+  const insertedById = new Map(inserted.map((row) => [row.client_id, row]));
+  const created: Client[] = [];
+  const alreadyRegistered: string[] = [];
+  for (const c of clients) {
+    const id = c.clientId.toLowerCase();
+    const row = insertedById.get(id);
+    if (row) {
+      created.push(toClient(row));
+      insertedById.delete(id); // a repeat of the same id later in the batch counts as already registered
+    } else {
+      alreadyRegistered.push(id);
+    }
+  }
+  return { created, alreadyRegistered };
+}
+
+/** Replaces a client's details (PUT semantics: omitted optional fields become empty). */
+export async function updateClient(db: Kysely<ClientsDatabase>, tenantId: string, clientId: string, details: ClientDetails): Promise<Client> {
+  const row = await db
+    .updateTable('clients')
+    .set({ ...toColumns(details), updated_at: new Date(), version: (eb) => eb('version', '+', 1) })
+    .where('tenant_id', '=', tenantId)
+    .where('client_id', '=', clientId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new ServiceError('not_found', `client ${clientId} is not registered`);
+  return toClient(row);
+}
+
+function toColumns(c: ClientDetails): Omit<ClientsTable, 'tenant_id' | 'client_id' | 'created_at' | 'updated_at' | 'version'> {
+  return {
+    name: c.name,
+    tax_id: c.taxId,
+    tax_id_normalized: taxIdDigits(c.taxId),
+    address: c.address,
+    number: c.number,
+    neighborhood: c.neighborhood,
+    city: c.city,
+    state: c.state,
+    zip_code: c.zipCode,
+    complement: c.complement,
+    telephone: c.telephone,
+    phone_number: c.phoneNumber,
+    email: c.email,
+  };
+}
+
+function toClient(row: ClientRow): Client {
+  return {
+    tenantId: row.tenant_id,
+    clientId: row.client_id,
+    name: row.name,
+    taxId: row.tax_id,
+    address: row.address,
+    number: row.number,
+    neighborhood: row.neighborhood,
+    city: row.city,
+    state: row.state,
+    zipCode: row.zip_code,
+    complement: row.complement,
+    telephone: row.telephone,
+    phoneNumber: row.phone_number,
+    email: row.email,
+  };
+}

@@ -1,0 +1,2 @@
+export { startClientsService, type RunningClientsService } from './service';
+export { loadClientsConfig, type ClientsConfig } from './config';

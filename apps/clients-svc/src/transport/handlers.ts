@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import type { Bus } from '@payments/bus';
+import {
+  QueueGroups,
+  Subjects,
+  type ClientsCreateCommand,
+  type ClientsCreateResponse,
+  type ClientUpdateCommand,
+  type ClientUpdateResponse,
+  type CreatedClient,
+} from '@payments/contracts';
+import type { ClientsDatabase } from '../db/schema';
+import { registerClients, updateClient } from '../domain/client-registry';
+import { detailsFromWire, newClientFromWire, toClientData } from './wire';
+
+/** Bus handlers: commands in, spec-shaped replies out. The gateway has validated every command. */
+export function registerHandlers(bus: Bus, db: Kysely<ClientsDatabase>): void {
+  bus.serve<ClientsCreateCommand, ClientsCreateResponse>(Subjects.clients.create, (cmd) => createClients(db, cmd), {
+    queue: QueueGroups.clients,
+  });
+  bus.serve<ClientUpdateCommand, ClientUpdateResponse>(Subjects.clients.update, (cmd) => updateOne(db, cmd), {
+    queue: QueueGroups.clients,
+  });
+}
+
+async function createClients(db: Kysely<ClientsDatabase>, cmd: ClientsCreateCommand): Promise<ClientsCreateResponse> {
+  const result = await registerClients(db, cmd.tenant_id, cmd.clients.map(newClientFromWire));
+  const wantsData = new Map(cmd.clients.map((c) => [c.client_id.toLowerCase(), c.return_client_data === true]));
+  const created: CreatedClient[] = result.created.map((c) =>
+    wantsData.get(c.clientId) ? { client_id: c.clientId, data: toClientData(c) } : { client_id: c.clientId },
+  );
+  return {
+    status: 'success',
+    message: `${created.length} client(s) created, ${result.alreadyRegistered.length} already registered`,
+    total_created_clients: created,
+    clients_already_registered: result.alreadyRegistered.map((id) => ({ client_id: id })),
+  };
+}
+
+async function updateOne(db: Kysely<ClientsDatabase>, cmd: ClientUpdateCommand): Promise<ClientUpdateResponse> {
+  const client = await updateClient(db, cmd.tenant_id, cmd.client_id, detailsFromWire(cmd.client));
+  return { status: 'success', message: 'client updated', data: toClientData(client) };
+}

@@ -1,0 +1,89 @@
+import { parseArgs } from 'node:util';
+import { loadCommonConfig } from '@payments/config';
+import { openAdminDatabase } from './admin-database';
+import { AdminError, createTenant, disableTenant, issueToken, listTenants, listTokens, revokeToken } from '../tenancy/tenant-admin';
+
+const USAGE = `Operator commands (npm run admin -- <command>):
+  tenant create --name <name> [--json]   new tenant; prints its id, integration token and signing secret ONCE
+  tenant list [--json]                   tenants with their number of active tokens
+  tenant disable <tenant_id>             refuse every token of a tenant from now on
+  token create --tenant <tenant_id> [--json]   issue another integration token
+  token list --tenant <tenant_id> [--json]
+  token revoke <token_id | integration token>  JWTs issued from it stop working at once
+Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/receivables)`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { name: { type: 'string' }, tenant: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [resource, action, target] = positionals;
+  if (values.help || !resource) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const db = await openAdminDatabase(loadCommonConfig().databaseUrl);
+  const print = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data) : human);
+  try {
+    switch (`${resource} ${action}`) {
+      case 'tenant create': {
+        if (!values.name) throw new AdminError('tenant create needs --name');
+        const t = await createTenant(db, values.name);
+        print(
+          `tenant_id:          ${t.tenant_id}\nintegration_token:  ${t.integration_token}\nsigning_secret:     ${t.signing_secret}\n(token id ${t.token_id}) Store the token and the secret now: they are not shown again.`,
+          { tenant_id: t.tenant_id, integration_token: t.integration_token, signing_secret: t.signing_secret, token_id: t.token_id, name: t.name },
+        );
+        return 0;
+      }
+      case 'tenant list': {
+        const rows = await listTenants(db);
+        print(rows.map((r) => `${r.tenant_id}  ${r.status.padEnd(8)}  tokens=${r.active_tokens}  ${r.name}`).join('\n') || '(no tenants)', rows);
+        return 0;
+      }
+      case 'tenant disable': {
+        if (!target) throw new AdminError('tenant disable needs a tenant id');
+        await disableTenant(db, target);
+        print(`tenant ${target} disabled`, { tenant_id: target, status: 'disabled' });
+        return 0;
+      }
+      case 'token create': {
+        if (!values.tenant) throw new AdminError('token create needs --tenant');
+        const t = await issueToken(db, values.tenant);
+        print(`token_id:           ${t.token_id}\nintegration_token:  ${t.integration_token}\nStore it now: it is not shown again.`, t);
+        return 0;
+      }
+      case 'token list': {
+        if (!values.tenant) throw new AdminError('token list needs --tenant');
+        const rows = await listTokens(db, values.tenant);
+        print(rows.map((r) => `${r.token_id}  ${r.token_hint}...  ${r.revoked_at ? 'revoked' : 'active'}`).join('\n') || '(no tokens)', rows);
+        return 0;
+      }
+      case 'token revoke': {
+        if (!target) throw new AdminError('token revoke needs a token id or the token');
+        const r = await revokeToken(db, target);
+        print(`token ${r.token_id} of tenant ${r.tenant_id} revoked`, { ...r, revoked: true });
+        return 0;
+      }
+      default:
+        console.error(`unknown command: ${resource} ${action ?? ''}\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    if (err instanceof AdminError) {
+      console.error(`error: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await db.destroy();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

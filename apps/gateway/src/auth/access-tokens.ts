@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import type { SigningKeys } from './signing-keys';
+
+/** Access tokens: EdDSA JWTs with iss, aud, sub (tenant id), iat, exp, jti and token_id. */
+export interface AccessTokenSettings {
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
+}
+
+export interface AccessTokenClaims {
+  tenantId: string;
+  /** The integration token it descends from: revoking that token invalidates this JWT. */
+  tokenId: string;
+  expiresAt: number;
+}
+
+export class InvalidAccessTokenError extends Error {
+  override readonly name = 'InvalidAccessTokenError';
+}
+
+export async function issueAccessToken(keys: SigningKeys, settings: AccessTokenSettings, tenantId: string, tokenId: string): Promise<{ token: string; expiresIn: number }> {
+  const token = await new SignJWT({ token_id: tokenId })
+    .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: keys.kid })
+    .setIssuer(settings.issuer)
+    .setAudience(settings.audience)
+    .setSubject(tenantId)
+    .setIssuedAt()
+    .setExpirationTime(`${settings.ttlSeconds}s`)
+    .setJti(randomUUID())
+    .sign(keys.privateKey);
+  return { token, expiresIn: settings.ttlSeconds };
+}
+
+export async function verifyAccessToken(keys: SigningKeys, settings: AccessTokenSettings, token: string): Promise<AccessTokenClaims> {
+  try {
+    const { payload } = await jwtVerify(token, keys.publicKey, {
+      issuer: settings.issuer,
+      audience: settings.audience,
+      algorithms: ['EdDSA'],
+      requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+    });
+    if (typeof payload.token_id !== 'string' || typeof payload.sub !== 'string') throw new InvalidAccessTokenError('token lacks its subject');
+    return { tenantId: payload.sub, tokenId: payload.token_id, expiresAt: payload.exp! };
+  } catch (err) {
+    if (err instanceof InvalidAccessTokenError) throw err;
+    if (err instanceof joseErrors.JWTExpired) throw new InvalidAccessTokenError('the access token has expired');
+    throw new InvalidAccessTokenError('the access token is not valid');
+  }
+}

@@ -1,0 +1,53 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Tables of schema `gateway`. */
+export interface TenantsTable {
+  id: string;
+  name: string;
+  status: 'active' | 'disabled';
+  /** Standard Webhooks secret (whsec_...) that signs this tenant's callbacks. */
+  signing_secret: string;
+  created_at: ColumnType<Date, never, never>;
+  disabled_at: Date | null;
+}
+
+export interface IntegrationTokensTable {
+  id: string;
+  tenant_id: string;
+  /** SHA-256 of the token: the token itself is shown once and never stored. */
+  token_hash: Buffer;
+  /** First characters of the token, to tell tokens apart in listings. */
+  token_hint: string;
+  created_at: ColumnType<Date, never, never>;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+export interface IdempotencyKeysTable {
+  tenant_id: string;
+  key: string;
+  method: string;
+  path: string;
+  fingerprint: string;
+  /** Set while the first request runs; null once its response is stored. */
+  locked_at: Date | null;
+  status_code: number | null;
+  response_body: string | null;
+  response_headers: ColumnType<Record<string, string> | null, string | null, string | null>;
+  created_at: ColumnType<Date, Date | undefined, Date>;
+  expires_at: Date;
+}
+
+export interface JwtKeysTable {
+  kid: string;
+  private_key_pem: string;
+  public_key_pem: string;
+  created_at: Generated<Date>;
+}
+
+export interface GatewayDatabase {
+  tenants: TenantsTable;
+  integration_tokens: IntegrationTokensTable;
+  idempotency_keys: IdempotencyKeysTable;
+  jwt_keys: JwtKeysTable;
+}

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import stableStringify from 'fast-json-stable-stringify';
+import { ServiceError } from '@payments/contracts';
+import type { HttpResponse } from '../http/problem';
+import type { IdempotencyStore, RequestIdentity } from './idempotency-store';
+
+export type IdempotencyPolicy = 'required' | 'optional';
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/; // printable ASCII, no spaces, as Stripe accepts
+const REPLAYED_HEADERS = ['content-type', 'x-next-cursor', 'location'];
+
+/** Reads and checks the Idempotency-Key header; undefined when absent and optional. */
+export function readIdempotencyKey(header: string, policy: IdempotencyPolicy): string | undefined {
+  if (header === '') {
+    if (policy === 'required') throw new ServiceError('idempotency_key_missing', 'this endpoint requires an Idempotency-Key header (any unique string, e.g. a UUID)', [{ in: 'header', path: 'Idempotency-Key', message: 'is required' }]);
+    return undefined;
+  }
+  if (!KEY_SHAPE.test(header)) {
+    throw new ServiceError('idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces', [{ in: 'header', path: 'Idempotency-Key', message: 'is invalid' }]);
+  }
+  return header;
+}
+
+/** Method, path and body (key order and whitespace not counting) identify "the same request". */
+export function fingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${stableStringify(body ?? null)}`).digest('hex');
+}
+
+/**
+ * Runs `execute` at most once per (tenant, key): a completed request is replayed with
+ * Idempotent-Replayed: true; the same key on a different request is 422; on a request still running, 409.
+ * Responses below 500 are stored; a 5xx releases the key so that a retry runs again (handlers are
+ * idempotent on the ERP's ids, so that retry cannot create anything twice).
+ */
+export async function runIdempotently(store: IdempotencyStore, identity: RequestIdentity | undefined, execute: () => Promise<HttpResponse>, toResponse: (err: ServiceError) => HttpResponse): Promise<HttpResponse> {
+  const safeExecute = () => execute().catch((err: unknown) => {
+    if (err instanceof ServiceError) return toResponse(err);
+    throw err;
+  });
+  if (!identity) return safeExecute();
+
+  const outcome = await store.begin(identity);
+  if (outcome.kind === 'mismatch') throw new ServiceError('idempotency_key_reused', 'this Idempotency-Key was used with a different request (method, path or body); use a new key');
+  if (outcome.kind === 'in_progress') throw new ServiceError('idempotency_request_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly');
+  if (outcome.kind === 'replay') {
+    return {
+      status: outcome.response.status,
+      body: JSON.parse(outcome.response.body),
+      headers: { ...outcome.response.headers, 'idempotent-replayed': 'true' },
+    };
+  }
+
+  let response: HttpResponse;
+  try {
+    response = await safeExecute();
+  } catch (err) {
+    await store.release(identity).catch(() => undefined);
+    throw err;
+  }
+  if (response.status >= 500) {
+    await store.release(identity);
+  } else {
+    const headers = Object.fromEntries(Object.entries(response.headers ?? {}).filter(([name]) => REPLAYED_HEADERS.includes(name.toLowerCase())));
+    await store.complete(identity, { status: response.status, body: JSON.stringify(response.body), headers });
+  }
+  return response;
+}

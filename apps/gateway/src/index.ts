@@ -1,0 +1,4 @@
+export { startGateway, type RunningGateway } from './server';
+export { loadGatewayConfig, type GatewayConfig } from './config';
+export { createTenant, disableTenant, issueToken, revokeToken } from './tenancy/tenant-admin';
+export { openAdminDatabase } from './admin/admin-database';

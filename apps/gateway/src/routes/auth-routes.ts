@@ -1,0 +1,31 @@
+import type Router from '@koa/router';
+import type { Kysely } from 'kysely';
+import { ServiceError, type AuthenticateResponse, type RefreshTokenResponse } from '@payments/contracts';
+import { issueAccessToken, type AccessTokenSettings } from '../auth/access-tokens';
+import { findActiveIntegrationToken } from '../auth/credential-store';
+import type { SigningKeys } from '../auth/signing-keys';
+import type { GatewayDatabase } from '../db/schema';
+import { bearerCredential } from '../http/bearer';
+import type { GatewayContext, GatewayState } from '../http/context';
+import { writeResponse } from '../http/error-handler';
+
+type Guard = (ctx: GatewayContext, next: () => Promise<unknown>) => Promise<unknown>;
+
+/** POST /authenticate (integration token -> JWT) and POST /refresh-token (JWT -> new JWT). */
+export function mountAuthRoutes(router: Router<GatewayState>, deps: { db: Kysely<GatewayDatabase>; keys: SigningKeys; settings: AccessTokenSettings; requireAccessToken: Guard }): void {
+  router.post('/api/v1/authenticate', async (ctx) => {
+    const credential = bearerCredential(ctx.get('authorization'));
+    if (!credential) throw new ServiceError('unauthorized', 'send Authorization: Bearer <integration token>');
+    const active = await findActiveIntegrationToken(deps.db, credential);
+    if (!active) throw new ServiceError('unauthorized', 'the integration token is not valid or was revoked');
+    const { token, expiresIn } = await issueAccessToken(deps.keys, deps.settings, active.tenantId, active.tokenId);
+    const body: AuthenticateResponse = { access_token: token, token_type: 'Bearer', expires_in: expiresIn };
+    writeResponse(ctx, { status: 200, body, headers: { 'cache-control': 'no-store' } });
+  });
+
+  router.post('/api/v1/refresh-token', deps.requireAccessToken, async (ctx) => {
+    const { token, expiresIn } = await issueAccessToken(deps.keys, deps.settings, ctx.state.tenantId!, ctx.state.tokenId!);
+    const body: RefreshTokenResponse = { access_token: token, token_type: 'bearer', expires_in: expiresIn };
+    writeResponse(ctx, { status: 200, body, headers: { 'cache-control': 'no-store' } });
+  });
+}

@@ -1,0 +1,79 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { connectBus } from '@payments/bus';
+import { ServiceError } from '@payments/contracts';
+import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { createLogger, type Logger } from '@payments/logger';
+import { requireAccessToken } from './auth/require-access-token';
+import { loadSigningKeys } from './auth/signing-keys';
+import type { GatewayConfig } from './config';
+import { migrations, SCHEMA } from './db/migrations';
+import type { GatewayDatabase } from './db/schema';
+import type { GatewayContext, GatewayState } from './http/context';
+import { mountEndpoint } from './http/endpoint';
+import { errorHandler } from './http/error-handler';
+import { jsonBody } from './http/json-body';
+import { tenantRateLimit } from './http/rate-limit';
+import { requestId } from './http/request-id';
+import { IdempotencyStore } from './idempotency/idempotency-store';
+import { mountAuthRoutes } from './routes/auth-routes';
+import { clientEndpoints } from './routes/client-routes';
+
+export interface RunningGateway {
+  /** Base URL the gateway answers on, e.g. http://127.0.0.1:3000 */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the gateway: migrates schema `gateway`, connects to NATS, serves HTTP on config.port (0 = any). */
+export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway', config.logLevel)): Promise<RunningGateway> {
+  await ensureDatabase(config.databaseUrl);
+  const db = createDatabase<GatewayDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'gateway' });
+  await migrateToLatest(db, SCHEMA, migrations);
+  const keys = await loadSigningKeys(db, config.mode, config.jwt.privateKeyPem);
+  const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'gateway', logger, requestTimeoutMs: config.busTimeoutMs });
+  const idempotency = new IdempotencyStore(db, config.idempotency.ttlHours, config.idempotency.lockTimeoutMs);
+
+  const app = new Koa<GatewayState>({ proxy: true });
+  app.use(requestId);
+  app.use(errorHandler(logger));
+
+  const router = new Router<GatewayState>();
+  const authGuard = requireAccessToken(db, keys, config.jwt);
+  mountAuthRoutes(router, { db, keys, settings: config.jwt, requireAccessToken: authGuard });
+  const pipeline = { guards: [authGuard, tenantRateLimit(config.rateLimit.perSecond, config.rateLimit.burst)], bodyParser: jsonBody(config.bodyLimitBytes), idempotency };
+  for (const endpoint of clientEndpoints(bus)) mountEndpoint(router, pipeline, endpoint);
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  app.use(router.routes());
+  app.use(async (ctx: GatewayContext, next) => {
+    await next();
+    if (ctx.status === 405) throw new ServiceError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
+  });
+  app.use(router.allowedMethods({ throw: false }));
+
+  const server: Server = createServer(app.callback());
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  const sweeper = setInterval(() => void idempotency.deleteExpired().catch((err) => logger.warn({ err }, 'idempotency sweep failed')), 10 * 60_000);
+  sweeper.unref();
+  logger.info({ port, busPrefix: config.busPrefix, mode: config.mode }, 'gateway listening');
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      clearInterval(sweeper);
+      // Stop accepting connections, let requests in flight finish, then release NATS and Postgres.
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await bus.close();
+      await db.destroy();
+    },
+  };
+}
