@@ -6,8 +6,10 @@ import { assertIdentifier } from './database';
  * ordered by name. Kysely's Migrator holds a Postgres advisory lock while it runs, so several
  * instances starting at once apply each migration exactly once.
  */
-export async function migrateToLatest(db: Kysely<unknown>, schema: string, migrations: Record<string, Migration>): Promise<void> {
+export async function migrateToLatest<DB>(database: Kysely<DB>, schema: string, migrations: Record<string, Migration>): Promise<void> {
   assertIdentifier(schema);
+  // Migrations are written against no particular table types.
+  const db = database as unknown as Kysely<unknown>;
   await db.transaction().execute(async (trx) => {
     // CREATE SCHEMA IF NOT EXISTS races with itself; serialise it.
     await sql`select pg_advisory_xact_lock(hashtext(${`schema:${schema}`}))`.execute(trx);

@@ -1,0 +1,53 @@
+/**
+ * Error codes: the one list shared by services (which raise them), the bus (which carries them) and the
+ * gateway (which turns them into problem+json). Each code fixes its HTTP status and title.
+ */
+export const ErrorCatalog = {
+  malformed_json: { status: 400, title: 'Malformed JSON' },
+  idempotency_key_missing: { status: 400, title: 'Idempotency-Key header required' },
+  idempotency_key_invalid: { status: 400, title: 'Invalid Idempotency-Key header' },
+  unauthorized: { status: 401, title: 'UNAUTHORIZED' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  not_found: { status: 404, title: 'Not Found' },
+  method_not_allowed: { status: 405, title: 'Method Not Allowed' },
+  conflict: { status: 409, title: 'Conflict' },
+  idempotency_request_in_progress: { status: 409, title: 'A request with this Idempotency-Key is in progress' },
+  gone: { status: 410, title: 'Gone' },
+  payload_too_large: { status: 413, title: 'Payload Too Large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
+  validation_failed: { status: 422, title: 'Validation failed' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused with a different request' },
+  rate_limited: { status: 429, title: 'Too Many Requests' },
+  internal_error: { status: 500, title: 'Internal Server Error' },
+  service_unavailable: { status: 503, title: 'Service Unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ErrorCatalog;
+
+export interface FieldError {
+  /** JSON pointer into the request body (e.g. `/3/value`), or the name of a path parameter. */
+  path: string;
+  message: string;
+  /** Where the field is: the body (default) or the URL path. */
+  in?: 'body' | 'path' | 'header';
+}
+
+/** A failure with a code from the catalog; crosses process boundaries as `{ code, detail, errors }`. */
+export class ServiceError extends Error {
+  override readonly name = 'ServiceError';
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(`${code}: ${detail}`);
+  }
+
+  get status(): number {
+    return ErrorCatalog[this.code].status;
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ErrorCatalog, value);
+}

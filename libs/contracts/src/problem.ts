@@ -1,0 +1,28 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** RFC 9457 problem details, the body of every error response. */
+export const FieldErrorSchema = Type.Object({
+  path: Type.String(),
+  message: Type.String(),
+  in: Type.Optional(Type.Union([Type.Literal('body'), Type.Literal('path'), Type.Literal('header')])),
+});
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: 'URI reference naming the problem type' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String({ description: 'Machine-readable error code (see ErrorCatalog)' }),
+    instance: Type.Optional(Type.String()),
+    errors: Type.Optional(Type.Array(FieldErrorSchema)),
+  },
+  { $id: 'Problem' },
+);
+export type Problem = Static<typeof ProblemSchema>;
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export function problemTypeUri(code: string): string {
+  return `/problems/${code.replace(/_/g, '-')}`;
+}

@@ -1,0 +1,32 @@
+/**
+ * NATS subjects, relative to the deployment's bus prefix (BUS_PREFIX, e.g. `pay`): the bus lib puts
+ * `<prefix>.` in front, so several systems (or test runs) can share one NATS server without crosstalk.
+ * Request-reply subjects are answered by a queue group named after the service.
+ */
+export const Subjects = {
+  clients: {
+    create: 'clients.create',
+    update: 'clients.update',
+  },
+  receivables: {
+    create: 'receivables.create',
+    cancel: 'receivables.cancel',
+    search: 'receivables.search',
+    consult: 'receivables.consult',
+  },
+  booklets: {
+    request: 'booklets.request',
+  },
+  callbacks: {
+    list: 'callbacks.list',
+    get: 'callbacks.get',
+    retry: 'callbacks.retry',
+  },
+} as const;
+
+export const QueueGroups = {
+  clients: 'clients-svc',
+  receivables: 'receivables-svc',
+  booklets: 'booklet-svc',
+  callbacks: 'callback-svc',
+} as const;
