@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+
+/** Valid ids to build requests with (check digits verified in libs/tax-id tests). */
+export const VALID_CPF = '529.982.247-25';
+export const VALID_CNPJ = '11.222.333/0001-81';
+export const VALID_ALPHANUMERIC_CNPJ = '12.ABC.345/01DE-35';
+
+export function clientPayload(overrides: Record<string, unknown> = {}) {
+  return {
+    client_id: randomUUID(),
+    name: 'Maria da Silva',
+    cnpj_cpf: VALID_CPF,
+    address: 'Rua das Flores',
+    number: '123',
+    neighborhood: 'Centro',
+    city: 'São Paulo',
+    state: 'SP',
+    zip_code: '01310-100',
+    complement: 'Apto 4',
+    telephone: '1133334444',
+    phone_number: '11999998888',
+    email: 'maria@example.com',
+    ...overrides,
+  };
+}
