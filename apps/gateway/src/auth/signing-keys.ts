@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { RunMode } from '@payments/config';
 import type { GatewayDatabase } from '../db/schema';
 
@@ -21,24 +21,29 @@ export class MissingSigningKeyError extends Error {
 export async function loadSigningKeys(db: Kysely<GatewayDatabase>, mode: RunMode, privateKeyPem?: string): Promise<SigningKeys> {
   if (privateKeyPem) return fromPrivatePem(privateKeyPem);
   if (mode === 'production') throw new MissingSigningKeyError('JWT_PRIVATE_KEY (PKCS#8 PEM of an Ed25519 key) is required in production');
-  const stored = await db.selectFrom('jwt_keys').select('private_key_pem').orderBy('created_at', 'desc').limit(1).executeTakeFirst();
-  if (stored) return fromPrivatePem(stored.private_key_pem);
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const generated = fromPrivatePem(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
-  // Two instances may generate at once: the first insert wins and both use the stored key.
-  await db
-    .insertInto('jwt_keys')
-    .values({ kid: generated.kid, private_key_pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), public_key_pem: generated.publicKey.export({ type: 'spki', format: 'pem' }).toString() })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  const winner = await db.selectFrom('jwt_keys').select('private_key_pem').orderBy('created_at', 'asc').limit(1).executeTakeFirstOrThrow();
-  return fromPrivatePem(winner.private_key_pem);
+  // Several instances may start at once: the lock makes exactly one of them generate the key.
+  const pem = await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext('gateway.jwt_keys'))`.execute(trx);
+    const stored = await trx.selectFrom('jwt_keys').select('private_key_pem').orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+    if (stored) return stored.private_key_pem;
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const privatePem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    await trx
+      .insertInto('jwt_keys')
+      .values({ kid: keyId(publicKey), private_key_pem: privatePem, public_key_pem: publicKey.export({ type: 'spki', format: 'pem' }).toString() })
+      .execute();
+    return privatePem;
+  });
+  return fromPrivatePem(pem);
 }
 
 function fromPrivatePem(pem: string): SigningKeys {
   const privateKey = createPrivateKey(pem);
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new MissingSigningKeyError('the JWT private key must be an Ed25519 key');
   const publicKey = createPublicKey(privateKey);
-  const kid = createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url').slice(0, 16);
-  return { kid, privateKey, publicKey };
+  return { kid: keyId(publicKey), privateKey, publicKey };
+}
+
+function keyId(publicKey: KeyObject): string {
+  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url').slice(0, 16);
 }
