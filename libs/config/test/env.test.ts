@@ -1,0 +1,21 @@
+import { ConfigError, envBool, envEnum, envInt, envIntList, loadCommonConfig } from '../src';
+
+it('reads typed values with defaults', () => {
+  expect(envInt('N', 5, {})).toBe(5);
+  expect(envInt('N', 5, { N: '7' })).toBe(7);
+  expect(envBool('B', false, { B: 'yes' })).toBe(true);
+  expect(envEnum('E', ['a', 'b'] as const, 'a', { E: 'b' })).toBe('b');
+  expect(envIntList('L', [1], { L: '5000, 30000' })).toEqual([5000, 30000]);
+});
+
+it('refuses unusable values with the variable named', () => {
+  expect(() => envInt('N', 5, { N: '1.5' })).toThrow(ConfigError);
+  expect(() => envBool('B', false, { B: 'maybe' })).toThrow(/B must be/);
+  expect(() => envEnum('E', ['a'] as const, 'a', { E: 'z' })).toThrow(/E must be one of a/);
+  expect(() => envIntList('L', [], { L: '1,x' })).toThrow(/L must be/);
+});
+
+it('treats NODE_ENV=test as development', () => {
+  expect(loadCommonConfig({ NODE_ENV: 'test' }).mode).toBe('development');
+  expect(loadCommonConfig({ NODE_ENV: 'production' }).mode).toBe('production');
+});
