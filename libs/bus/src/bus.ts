@@ -12,6 +12,7 @@ import {
 import { ServiceError, isErrorCode, type BusReply } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { ClaimCheck, CLAIM_HEADER } from './claim-check';
+import { DurableStreams } from './streams';
 
 export interface BusOptions {
   url: string;
@@ -37,6 +38,8 @@ export interface Bus {
   readonly connection: NatsConnection;
   readonly prefix: string;
   subject(relative: string): string;
+  /** JetStream: durable work queues and events. */
+  readonly streams: DurableStreams;
   /** Sends a request and returns the reply's data; a failure reply is thrown as a ServiceError. */
   request<Req, Res>(subject: string, payload: Req, opts?: { timeoutMs?: number; service?: string }): Promise<Res>;
   /** Answers requests on a subject; a thrown ServiceError travels back with its code. */
@@ -136,5 +139,6 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     if (!connection.isClosed()) await connection.drain().catch(() => undefined);
   }
 
-  return { connection, prefix: opts.prefix, subject, request, serve, close };
+  const streams = new DurableStreams(connection, opts.prefix, log);
+  return { connection, prefix: opts.prefix, subject, streams, request, serve, close };
 }

@@ -6,3 +6,5 @@ export * from './auth';
 export * from './clients';
 export * from './validation';
 export * from './bus';
+export * from './callbacks';
+export * from './streams';

@@ -17,6 +17,9 @@ export const Subjects = {
   booklets: {
     request: 'booklets.request',
   },
+  tenants: {
+    signingSecret: 'tenants.signing-secret',
+  },
   callbacks: {
     list: 'callbacks.list',
     get: 'callbacks.get',
@@ -25,6 +28,7 @@ export const Subjects = {
 } as const;
 
 export const QueueGroups = {
+  gateway: 'gateway',
   clients: 'clients-svc',
   receivables: 'receivables-svc',
   booklets: 'booklet-svc',

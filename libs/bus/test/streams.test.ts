@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { createLogger } from '@payments/logger';
+import type { StreamSpec } from '@payments/contracts';
+import { connectBus, type Bus } from '../src';
+
+const logger = createLogger('streams-test', 'silent');
+const prefix = `t${randomBytes(4).toString('hex')}`;
+const spec: StreamSpec = { name: 'work', subject: 'work.todo', consumer: 'worker', duplicateWindowMs: 60_000 };
+let bus: Bus;
+
+beforeAll(async () => {
+  bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'streams-test', logger });
+  await bus.streams.ensure(spec);
+  await bus.streams.ensure(spec); // a second instance starting: no error
+});
+afterAll(async () => {
+  const jsm = await bus.connection.jetstreamManager();
+  await jsm.streams.delete(bus.streams.streamName(spec)).catch(() => undefined);
+  await bus.close();
+});
+
+const until = async (check: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+it('drops a republished message with the same id, delivers each id once, and redelivers after a failed batch', async () => {
+  const seen: string[] = [];
+  let failOnce = true;
+  const consumption = await bus.streams.consume<{ id: string }>(spec, async (items) => {
+    if (failOnce && items.some((i) => i.id === 'b')) {
+      failOnce = false;
+      throw new Error('database down');
+    }
+    seen.push(...items.map((i) => i.id));
+  });
+  try {
+    expect(await bus.streams.publish(spec, { id: 'a' }, 'a')).toEqual({ duplicate: false });
+    expect(await bus.streams.publish(spec, { id: 'a' }, 'a')).toEqual({ duplicate: true });
+    await bus.streams.publish(spec, { id: 'b' }, 'b');
+    await until(() => seen.includes('a') && seen.includes('b'));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen.filter((x) => x === 'a')).toHaveLength(1);
+    expect(seen.filter((x) => x === 'b')).toHaveLength(1);
+    expect(failOnce).toBe(false);
+  } finally {
+    await consumption.stop();
+  }
+  // Acked messages have left the work queue.
+  const jsm = await bus.connection.jetstreamManager();
+  await until(() => true);
+  const info = await jsm.streams.info(bus.streams.streamName(spec));
+  expect(info.state.messages).toBe(0);
+});

@@ -1,0 +1,171 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Uuid } from './common';
+
+/**
+ * Callbacks: the payloads ERPs receive (spec section 6 and DESIGN), the delivery request producers
+ * publish on JetStream, and the visibility API (GET /api/v1/callbacks...).
+ */
+export const CallbackEventTypes = [
+  'receivable.registered',
+  'receivable.registration_failed',
+  'receivable.cancelled',
+  'receivable.cancellation_failed',
+  'receivable.paid',
+  'booklet.sent',
+  'booklet.failed',
+] as const;
+export type CallbackEventType = (typeof CallbackEventTypes)[number];
+
+const ErrorDetail = Type.Object({ code: Type.String(), message: Type.String() });
+
+export const PaymentDataSchema = Type.Object({
+  typeable_line: Type.String(),
+  barcode: Type.String(),
+  our_number: Type.String(),
+  pix_copy_and_paste: Type.String(),
+  qrcode_image: Type.String({ format: 'uri' }),
+  pdf: Type.String({ format: 'uri' }),
+});
+
+export const RegisteredCallbackSchema = Type.Object(
+  { success: Type.Literal(true), type: Type.Literal('registered'), accounts_receivable_id: Uuid(), payment_data: PaymentDataSchema },
+  { $id: 'RegisteredCallback' },
+);
+export const RegistrationFailedCallbackSchema = Type.Object(
+  { success: Type.Literal(false), type: Type.Literal('registered'), accounts_receivable_id: Uuid(), error: ErrorDetail },
+  { $id: 'RegistrationFailedCallback' },
+);
+export const CancellationCallbackSchema = Type.Object(
+  { status: Type.Literal('success'), accounts_receivable_id: Uuid(), message: Type.String() },
+  { $id: 'CancellationCallback' },
+);
+export const CancellationFailedCallbackSchema = Type.Object(
+  { status: Type.Literal('error'), accounts_receivable_id: Uuid(), message: Type.String() },
+  { $id: 'CancellationFailedCallback' },
+);
+export const PaidCallbackSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    type: Type.Literal('paid'),
+    accounts_receivable_id: Uuid(),
+    payment_date: Type.String({ description: 'ISO 8601, fractional seconds, no zone' }),
+    amount_paid: Type.Number(),
+    fee_amount: Type.Number(),
+    payment_type: Type.String(),
+  },
+  { $id: 'PaidCallback' },
+);
+export const BookletSentCallbackSchema = Type.Object(
+  { success: Type.Literal(true), type: Type.Literal('sent'), payment_slip_id: Uuid(), download: Type.String({ format: 'uri' }) },
+  { $id: 'BookletSentCallback' },
+);
+export const BookletFailedCallbackSchema = Type.Object(
+  { success: Type.Literal(false), type: Type.Literal('sent'), payment_slip_id: Uuid(), error: ErrorDetail },
+  { $id: 'BookletFailedCallback' },
+);
+export type RegisteredCallback = Static<typeof RegisteredCallbackSchema>;
+export type RegistrationFailedCallback = Static<typeof RegistrationFailedCallbackSchema>;
+export type CancellationCallback = Static<typeof CancellationCallbackSchema>;
+export type CancellationFailedCallback = Static<typeof CancellationFailedCallbackSchema>;
+export type PaidCallback = Static<typeof PaidCallbackSchema>;
+export type BookletSentCallback = Static<typeof BookletSentCallbackSchema>;
+export type BookletFailedCallback = Static<typeof BookletFailedCallbackSchema>;
+
+/** Event ids travel in URLs and headers: a safe alphabet only. */
+export const EVENT_ID_PATTERN = '^[A-Za-z0-9_-]{1,100}$';
+
+/** The delivery request a producer publishes (JetStream, Nats-Msg-Id = event_id). */
+export const CallbackRequestSchema = Type.Object(
+  {
+    event_id: Type.String({ pattern: EVENT_ID_PATTERN }),
+    tenant_id: Uuid(),
+    event_type: Type.Union(CallbackEventTypes.map((t) => Type.Literal(t))),
+    url: Type.String({ format: 'uri', maxLength: 2048 }),
+    payload: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { $id: 'CallbackRequest' },
+);
+export type CallbackRequest = Static<typeof CallbackRequestSchema>;
+
+export const CallbackStatuses = ['pending', 'delivered', 'dead'] as const;
+export type CallbackStatus = (typeof CallbackStatuses)[number];
+
+export const CallbackAttemptSchema = Type.Object({
+  attempted_at: Type.String({ format: 'date-time' }),
+  status_code: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  duration_ms: Type.Integer(),
+});
+
+/** GET /api/v1/callbacks/{event_id}. */
+export const CallbackEventViewSchema = Type.Object(
+  {
+    event_id: Type.String(),
+    event_type: Type.String(),
+    url: Type.String(),
+    status: Type.Union(CallbackStatuses.map((s) => Type.Literal(s))),
+    created_at: Type.String({ format: 'date-time' }),
+    delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    attempts: Type.Array(CallbackAttemptSchema),
+  },
+  { $id: 'CallbackEventView' },
+);
+export type CallbackEventView = Static<typeof CallbackEventViewSchema>;
+
+/** An item of GET /api/v1/callbacks: the event without its attempts, with their count. */
+export const CallbackEventSummarySchema = Type.Object(
+  {
+    event_id: Type.String(),
+    event_type: Type.String(),
+    url: Type.String(),
+    status: Type.Union(CallbackStatuses.map((s) => Type.Literal(s))),
+    created_at: Type.String({ format: 'date-time' }),
+    delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    attempt_count: Type.Integer(),
+    next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { $id: 'CallbackEventSummary' },
+);
+export type CallbackEventSummary = Static<typeof CallbackEventSummarySchema>;
+
+export const CallbackListQuerySchema = Type.Object(
+  {
+    status: Type.Optional(Type.Union(CallbackStatuses.map((s) => Type.Literal(s)))),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  },
+  { $id: 'CallbackListQuery' },
+);
+export type CallbackListQuery = Static<typeof CallbackListQuerySchema>;
+
+export const CallbackRetryResponseSchema = Type.Object(
+  { status: Type.Literal('success'), message: Type.String(), event_id: Type.String() },
+  { $id: 'CallbackRetryResponse' },
+);
+export type CallbackRetryResponse = Static<typeof CallbackRetryResponseSchema>;
+
+/** Bus commands (gateway -> callback-svc) and replies. */
+export interface CallbackListCommand {
+  tenant_id: string;
+  status?: CallbackStatus;
+  limit: number;
+  cursor?: string;
+}
+export interface CallbackListReply {
+  items: CallbackEventSummary[];
+  next_cursor: string | null;
+}
+export interface CallbackGetCommand {
+  tenant_id: string;
+  event_id: string;
+}
+export type CallbackRetryCommand = CallbackGetCommand;
+
+/** callback-svc -> gateway: the tenant's Standard Webhooks signing secret. */
+export interface SigningSecretCommand {
+  tenant_id: string;
+}
+export interface SigningSecretReply {
+  signing_secret: string;
+}
+
