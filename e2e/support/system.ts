@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
+import { loadCallbackConfig, startCallbackService, type RunningCallbackService } from '@payments/callback-svc';
 import { loadClientsConfig, startClientsService, type RunningClientsService } from '@payments/clients-svc';
+import type { Logger } from '@payments/logger';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway, type RunningGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
@@ -11,6 +13,9 @@ export interface TestSystem {
   busPrefix: string;
   gateway: RunningGateway;
   clients?: RunningClientsService;
+  callbacks?: RunningCallbackService;
+  /** The environment every app of this system was started with. */
+  env: Record<string, string>;
   api: ApiClient;
   /** A new tenant, authenticated: its integration token and an API client carrying its JWT. */
   newTenant(name?: string): Promise<TestTenant>;
@@ -31,6 +36,10 @@ export interface SystemOptions {
   env?: Record<string, string>;
   /** Leave clients-svc out (to see the gateway answer 503). */
   withoutClients?: boolean;
+  /** Start callback-svc in this process too. */
+  withCallbacks?: boolean;
+  /** Logger for callback-svc (to read what it logs). */
+  callbackLogger?: Logger;
 }
 
 /**
@@ -44,6 +53,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   const logger = (name: string) => createLogger(name, env.LOG_LEVEL);
   const clients = options.withoutClients ? undefined : await startClientsService(loadClientsConfig(env), logger('clients-svc'));
   const gateway = await startGateway(loadGatewayConfig(env), logger('gateway'));
+  const callbacks = options.withCallbacks ? await startCallbackService(loadCallbackConfig(env), options.callbackLogger ?? logger('callback-svc')) : undefined;
   const api = new ApiClient(gateway.url);
   const adminDb = await openAdminDatabase(database.url);
 
@@ -52,6 +62,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     busPrefix,
     gateway,
     clients,
+    callbacks,
+    env,
     api,
     async newTenant(name = 'Tenant') {
       const t = await createTenant(adminDb, name);
@@ -62,7 +74,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     },
     async stop() {
       // Each step runs even if an earlier one failed, so jest never hangs on an open handle.
-      await Promise.allSettled([gateway.stop(), clients?.stop()]);
+      await Promise.allSettled([gateway.stop(), clients?.stop(), callbacks?.stop()]);
       await adminDb.destroy().catch(() => undefined);
       await deleteBusStreams(busPrefix).catch(() => undefined);
       await database.drop().catch(() => undefined);

@@ -20,6 +20,8 @@ import { requestId } from './http/request-id';
 import { IdempotencyStore } from './idempotency/idempotency-store';
 import { mountAuthRoutes } from './routes/auth-routes';
 import { clientEndpoints } from './routes/client-routes';
+import { callbackEndpoints } from './routes/callback-routes';
+import { serveSigningSecrets } from './tenancy/signing-secret-responder';
 
 export interface RunningGateway {
   /** Base URL the gateway answers on, e.g. http://127.0.0.1:3000 */
@@ -45,7 +47,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const authGuard = requireAccessToken(db, keys, config.jwt);
   mountAuthRoutes(router, { db, keys, settings: config.jwt, requireAccessToken: authGuard });
   const pipeline = { guards: [authGuard, tenantRateLimit(config.rateLimit.perSecond, config.rateLimit.burst)], bodyParser: jsonBody(config.bodyLimitBytes), idempotency };
-  for (const endpoint of clientEndpoints(bus)) mountEndpoint(router, pipeline, endpoint);
+  for (const endpoint of [...clientEndpoints(bus), ...callbackEndpoints(bus)]) mountEndpoint(router, pipeline, endpoint);
+  serveSigningSecrets(bus, db);
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });

@@ -28,8 +28,8 @@ export interface FieldError {
   /** JSON pointer into the request body (e.g. `/3/value`), or the name of a path parameter. */
   path: string;
   message: string;
-  /** Where the field is: the body (default) or the URL path. */
-  in?: 'body' | 'path' | 'header';
+  /** Where the field is: the body (default), the URL path, the query string or a header. */
+  in?: 'body' | 'path' | 'query' | 'header';
 }
 
 /** A failure with a code from the catalog; crosses process boundaries as `{ code, detail, errors }`. */

@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 export const FieldErrorSchema = Type.Object({
   path: Type.String(),
   message: Type.String(),
-  in: Type.Optional(Type.Union([Type.Literal('body'), Type.Literal('path'), Type.Literal('header')])),
+  in: Type.Optional(Type.Union([Type.Literal('body'), Type.Literal('path'), Type.Literal('query'), Type.Literal('header')])),
 });
 
 export const ProblemSchema = Type.Object(

@@ -4,13 +4,15 @@ import { ServiceError } from '@payments/contracts';
 import type { HttpResponse } from '../http/problem';
 import type { IdempotencyStore, RequestIdentity } from './idempotency-store';
 
-export type IdempotencyPolicy = 'required' | 'optional';
+/** required: mutating endpoints; optional: safe to repeat anyway; none: reads (the header is ignored). */
+export type IdempotencyPolicy = 'required' | 'optional' | 'none';
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/; // printable ASCII, no spaces, as Stripe accepts
 const REPLAYED_HEADERS = ['content-type', 'x-next-cursor', 'location'];
 
 /** Reads and checks the Idempotency-Key header; undefined when absent and optional. */
 export function readIdempotencyKey(header: string, policy: IdempotencyPolicy): string | undefined {
+  if (policy === 'none') return undefined;
   if (header === '') {
     if (policy === 'required') throw new ServiceError('idempotency_key_missing', 'this endpoint requires an Idempotency-Key header (any unique string, e.g. a UUID)', [{ in: 'header', path: 'Idempotency-Key', message: 'is required' }]);
     return undefined;

@@ -1,0 +1,27 @@
+import { envInt, envIntList, loadCommonConfig, type CommonConfig } from '@payments/config';
+import { DEFAULT_SCHEDULE_MS } from './domain/retry-policy';
+
+export interface CallbackConfig extends CommonConfig {
+  retryScheduleMs: number[];
+  retryJitter: number;
+  timeoutMs: number;
+  concurrency: number;
+  perHostConcurrency: number;
+  pollIntervalMs: number;
+  leaseMs: number;
+}
+
+export function loadCallbackConfig(env: Record<string, string | undefined> = process.env): CallbackConfig {
+  const common = loadCommonConfig(env);
+  const timeoutMs = envInt('CALLBACK_TIMEOUT_MS', 10_000, env, 1);
+  return {
+    ...common,
+    retryScheduleMs: envIntList('CALLBACK_RETRY_SCHEDULE_MS', DEFAULT_SCHEDULE_MS, env),
+    retryJitter: envInt('CALLBACK_RETRY_JITTER_PERCENT', 20, env) / 100,
+    timeoutMs,
+    concurrency: envInt('CALLBACK_CONCURRENCY', 256, env, 1),
+    perHostConcurrency: envInt('CALLBACK_HOST_CONCURRENCY', 32, env, 1),
+    pollIntervalMs: envInt('CALLBACK_POLL_INTERVAL_MS', 500, env, 10),
+    leaseMs: envInt('CALLBACK_LEASE_MS', timeoutMs + 20_000, env, 1),
+  };
+}

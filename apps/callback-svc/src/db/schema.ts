@@ -1,0 +1,45 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+
+/** Tables of schema `callbacks`: one row per event, one per delivery attempt. */
+export type EventStatus = 'pending' | 'delivered' | 'dead';
+
+export interface EventsTable {
+  event_id: string;
+  tenant_id: string;
+  event_type: string;
+  url: string;
+  /** Host of the URL, to bound concurrency per receiving host. */
+  target_host: string;
+  /** The exact JSON body sent (and signed) on every attempt. */
+  body: string;
+  status: EventStatus;
+  attempt_count: number;
+  /** Failed attempts in the current run of the schedule (a manual retry starts a new run). */
+  failures_in_run: number;
+  next_attempt_at: Date | null;
+  /** Set while one worker delivers the event; other workers skip it until then. */
+  locked_until: Date | null;
+  created_at: ColumnType<Date, Date | undefined, never>;
+  delivered_at: Date | null;
+  dead_at: Date | null;
+}
+
+export interface AttemptsTable {
+  id: Generated<string>;
+  event_id: string;
+  tenant_id: string;
+  attempted_at: Date;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  /** First KiB of the receiver's answer, for diagnosis. */
+  response_excerpt: string | null;
+}
+
+export interface CallbacksDatabase {
+  events: EventsTable;
+  attempts: AttemptsTable;
+}
+
+export type EventRow = Selectable<EventsTable>;
+export type AttemptRow = Selectable<AttemptsTable>;

@@ -1,0 +1,48 @@
+import type { EventStatus } from '../db/schema';
+
+/** A notification to deliver to a tenant's URL, as the producers hand it over. */
+export interface NewCallbackEvent {
+  eventId: string;
+  tenantId: string;
+  eventType: string;
+  url: string;
+  /** Serialised once: every attempt sends and signs these exact bytes. */
+  body: string;
+}
+
+/** An event claimed for delivery by this worker. */
+export interface ClaimedEvent {
+  eventId: string;
+  tenantId: string;
+  url: string;
+  targetHost: string;
+  body: string;
+  failuresInRun: number;
+}
+
+export interface AttemptView {
+  attemptedAt: Date;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface EventView {
+  eventId: string;
+  eventType: string;
+  url: string;
+  status: EventStatus;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  attempts?: AttemptView[];
+}
+
+export function targetHostOf(url: string): string {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,137 @@
+import type { Logger } from '@payments/logger';
+import type { ClaimedEvent } from './callback-event';
+import type { EventStore } from './event-store';
+import type { HttpDelivery } from './http-delivery';
+import { nextRetryDelay, type RetryPolicy } from './retry-policy';
+import { signedHeaders } from './signature';
+
+/** Where a tenant's signing secret comes from (the gateway owns tenants). */
+export interface SigningSecrets {
+  secretFor(tenantId: string): Promise<string>;
+}
+
+export interface DeliveryLimits {
+  /** Deliveries in flight in this worker. */
+  global: number;
+  /** Deliveries in flight to one receiving host: a slow or dead ERP cannot take every slot. */
+  perHost: number;
+  /** How long a claim lasts; longer than the HTTP timeout so a live worker never loses its claim. */
+  leaseMs: number;
+  /** How often due events are looked for when nothing wakes the engine earlier. */
+  pollIntervalMs: number;
+}
+
+/** Notified after each attempt (metrics, logs, tests). */
+export type AttemptListener = (event: ClaimedEvent, status: 'delivered' | 'pending' | 'dead', error: string | null) => void;
+
+/**
+ * Delivers due events: claims as many as it has free slots for (never for a host already at its
+ * limit), sends each signed, records the attempt, and schedules the next one. Nothing lives only in
+ * memory: a crash leaves claimed rows whose lease runs out, and another worker (or this one after a
+ * restart) takes them.
+ */
+export class DeliveryEngine {
+  private readonly inFlightByHost = new Map<string, number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private pumping: Promise<void> | undefined;
+  private wakeAgain = false;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly http: HttpDelivery,
+    private readonly secrets: SigningSecrets,
+    private readonly policy: RetryPolicy,
+    private readonly limits: DeliveryLimits,
+    private readonly logger: Logger,
+    private readonly onAttempt: AttemptListener = () => undefined,
+  ) {}
+
+  start(): void {
+    this.running = true;
+    this.wake();
+  }
+
+  /** Look for due work now (called when new events arrive or a slot frees up). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.pumping) {
+      this.wakeAgain = true;
+      return;
+    }
+    this.pumping = this.pump().finally(() => {
+      this.pumping = undefined;
+      if (this.wakeAgain) {
+        this.wakeAgain = false;
+        this.wake();
+      } else this.schedulePoll();
+    });
+  }
+
+  /** Stops claiming and waits for deliveries in flight to be recorded. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.pumping;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private schedulePoll(): void {
+    clearTimeout(this.timer);
+    if (!this.running) return;
+    this.timer = setTimeout(() => this.wake(), this.limits.pollIntervalMs);
+    this.timer.unref();
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      for (;;) {
+        const free = this.limits.global - this.inFlight.size;
+        if (!this.running || free <= 0) return;
+        const fullHosts = [...this.inFlightByHost].filter(([, n]) => n >= this.limits.perHost).map(([host]) => host);
+        const claimed = await this.store.claimDue(free, this.limits.leaseMs, fullHosts);
+        if (claimed.length === 0) return;
+        for (const event of claimed) this.dispatch(event);
+        if (claimed.length < free) return;
+      }
+    } catch (err) {
+      this.logger.error({ err }, 'could not claim due callbacks; will retry');
+    }
+  }
+
+  private dispatch(event: ClaimedEvent): void {
+    this.inFlightByHost.set(event.targetHost, (this.inFlightByHost.get(event.targetHost) ?? 0) + 1);
+    const work = this.deliver(event)
+      .catch((err) => this.logger.error({ err, eventId: event.eventId }, 'delivery bookkeeping failed; the lease will expire and it will be retried'))
+      .finally(() => {
+        const n = (this.inFlightByHost.get(event.targetHost) ?? 1) - 1;
+        if (n <= 0) this.inFlightByHost.delete(event.targetHost);
+        else this.inFlightByHost.set(event.targetHost, n);
+        this.inFlight.delete(work);
+        this.wake();
+      });
+    this.inFlight.add(work);
+  }
+
+  private async deliver(event: ClaimedEvent): Promise<void> {
+    let secret: string;
+    try {
+      secret = await this.secrets.secretFor(event.tenantId);
+    } catch (err) {
+      // Not the receiver's fault: no attempt is logged; try again shortly.
+      this.logger.warn({ err, eventId: event.eventId, tenantId: event.tenantId }, 'signing secret unavailable; postponing delivery');
+      await this.store.postpone(event, new Date(Date.now() + Math.max(1_000, this.limits.pollIntervalMs)));
+      return;
+    }
+    const attemptedAt = new Date();
+    const outcome = await this.http.post(event.url, event.body, signedHeaders(secret, event.eventId, event.body, attemptedAt));
+    if (outcome.refused) this.logger.warn({ eventId: event.eventId, tenantId: event.tenantId, url: event.url, reason: outcome.error }, 'callback URL refused');
+    const failures = event.failuresInRun + 1;
+    const delay = outcome.ok || outcome.refused ? null : nextRetryDelay(this.policy, failures, outcome.retryAfterMs);
+    const retryAt = delay === null ? null : new Date(attemptedAt.getTime() + delay);
+    const status = await this.store.recordAttempt(event, attemptedAt, outcome, retryAt);
+    if (status === 'dead') this.logger.warn({ eventId: event.eventId, tenantId: event.tenantId, error: outcome.error }, 'callback dead after its last attempt');
+    this.onAttempt(event, status, outcome.error);
+  }
+}

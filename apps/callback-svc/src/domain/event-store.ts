@@ -1,0 +1,128 @@
+import { sql, type Kysely } from 'kysely';
+import type { CallbacksDatabase, EventRow, EventStatus } from '../db/schema';
+import { targetHostOf, type ClaimedEvent, type EventView, type NewCallbackEvent } from './callback-event';
+import type { AttemptOutcome } from './http-delivery';
+
+/**
+ * Postgres is the delivery queue: events wait as `pending` rows with a due time; a worker claims
+ * due rows with a short lease (FOR UPDATE SKIP LOCKED, so instances never claim the same row),
+ * and writes each attempt together with the event's next state in one transaction.
+ */
+export class EventStore {
+  constructor(private readonly db: Kysely<CallbacksDatabase>) {}
+
+  /** Records new events; an event id seen before is ignored (delivery stays at most once per id). */
+  async ingest(events: NewCallbackEvent[]): Promise<number> {
+    if (events.length === 0) return 0;
+    const result = await this.db
+      .insertInto('events')
+      .values(
+        events.map((e) => ({
+          event_id: e.eventId, tenant_id: e.tenantId, event_type: e.eventType, url: e.url, target_host: targetHostOf(e.url), body: e.body,
+          status: 'pending' as const, attempt_count: 0, failures_in_run: 0, next_attempt_at: sql<Date>`now()`, locked_until: null, delivered_at: null, dead_at: null,
+        })),
+      )
+      .onConflict((oc) => oc.column('event_id').doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0);
+  }
+
+  /** Claims up to `limit` due events, skipping hosts this worker has no room for. */
+  async claimDue(limit: number, leaseMs: number, skipHosts: string[]): Promise<ClaimedEvent[]> {
+    if (limit <= 0) return [];
+    const rows = await sql<EventRow>`
+      update events set locked_until = now() + make_interval(secs => ${leaseMs / 1000})
+      where event_id in (
+        select event_id from events
+        where status = 'pending' and next_attempt_at <= now()
+          and (locked_until is null or locked_until < now())
+          and not (target_host = any(${skipHosts}::text[]))
+        order by next_attempt_at
+        limit ${limit}
+        for update skip locked
+      )
+      returning *`.execute(this.db);
+    return rows.rows.map((r) => ({ eventId: r.event_id, tenantId: r.tenant_id, url: r.url, targetHost: r.target_host, body: r.body, failuresInRun: r.failures_in_run }));
+  }
+
+  /** Logs the attempt and moves the event on: delivered, retry at `retryAt`, or dead (retryAt null). */
+  async recordAttempt(event: ClaimedEvent, attemptedAt: Date, outcome: AttemptOutcome, retryAt: Date | null): Promise<EventStatus> {
+    const status: EventStatus = outcome.ok ? 'delivered' : retryAt ? 'pending' : 'dead';
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('attempts')
+        .values({ event_id: event.eventId, tenant_id: event.tenantId, attempted_at: attemptedAt, status_code: outcome.statusCode, error: outcome.error, duration_ms: outcome.durationMs, response_excerpt: outcome.responseExcerpt })
+        .execute();
+      await trx
+        .updateTable('events')
+        .set((eb) => ({
+          status,
+          attempt_count: eb('attempt_count', '+', 1),
+          failures_in_run: outcome.ok ? event.failuresInRun : event.failuresInRun + 1,
+          next_attempt_at: status === 'pending' ? retryAt : null,
+          locked_until: null,
+          delivered_at: outcome.ok ? attemptedAt : null,
+          dead_at: status === 'dead' ? attemptedAt : null,
+        }))
+        .where('event_id', '=', event.eventId)
+        .execute();
+    });
+    return status;
+  }
+
+  /** Gives a claimed event back without an attempt (e.g. its signing secret could not be read). */
+  async postpone(event: ClaimedEvent, until: Date): Promise<void> {
+    await this.db.updateTable('events').set({ next_attempt_at: until, locked_until: null }).where('event_id', '=', event.eventId).execute();
+  }
+
+  /** Puts a dead event back in the queue for a new run of the schedule. False when it is not dead. */
+  async retryDead(tenantId: string, eventId: string): Promise<boolean> {
+    const row = await this.db
+      .updateTable('events')
+      .set({ status: 'pending', failures_in_run: 0, next_attempt_at: sql<Date>`now()`, locked_until: null, dead_at: null })
+      .where('tenant_id', '=', tenantId)
+      .where('event_id', '=', eventId)
+      .where('status', '=', 'dead')
+      .returning('event_id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async find(tenantId: string, eventId: string): Promise<EventView | undefined> {
+    const row = await this.db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('event_id', '=', eventId).executeTakeFirst();
+    if (!row) return undefined;
+    const attempts = await this.db
+      .selectFrom('attempts')
+      .select(['attempted_at', 'status_code', 'error', 'duration_ms'])
+      .where('event_id', '=', eventId)
+      .orderBy('attempted_at')
+      .orderBy('id')
+      .execute();
+    return {
+      ...toView(row),
+      attempts: attempts.map((a) => ({ attemptedAt: a.attempted_at, statusCode: a.status_code, error: a.error, durationMs: a.duration_ms })),
+    };
+  }
+
+  /** Newest first; the cursor is the (created_at, event_id) of the last row of the previous page. */
+  async list(tenantId: string, status: EventStatus | undefined, limit: number, after?: { createdAt: Date; eventId: string }): Promise<EventView[]> {
+    let query = this.db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId);
+    if (status) query = query.where('status', '=', status);
+    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'event_id'), '<', eb.tuple(after.createdAt, after.eventId)));
+    const rows = await query.orderBy('created_at', 'desc').orderBy('event_id', 'desc').limit(limit).execute();
+    return rows.map(toView);
+  }
+}
+
+function toView(row: EventRow): EventView {
+  return {
+    eventId: row.event_id,
+    eventType: row.event_type,
+    url: row.url,
+    status: row.status,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: row.next_attempt_at,
+  };
+}

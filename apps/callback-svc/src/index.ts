@@ -1,0 +1,2 @@
+export { startCallbackService, type RunningCallbackService } from './service';
+export { loadCallbackConfig, type CallbackConfig } from './config';

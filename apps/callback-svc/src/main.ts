@@ -1,0 +1,12 @@
+import { runUntilSignal } from '@payments/lifecycle';
+import { createLogger } from '@payments/logger';
+import { loadCallbackConfig } from './config';
+import { startCallbackService } from './service';
+
+const config = loadCallbackConfig();
+const logger = createLogger('callback-svc', config.logLevel);
+void runUntilSignal({
+  logger,
+  graceMs: config.shutdownGraceMs,
+  start: async () => (await startCallbackService(config, logger)).stop,
+});

@@ -1,0 +1,33 @@
+import type { Bus, Consumption } from '@payments/bus';
+import { CallbackRequestSchema, compileValidator, Streams, type CallbackRequest } from '@payments/contracts';
+import type { Logger } from '@payments/logger';
+import type { NewCallbackEvent } from '../domain/callback-event';
+import type { EventStore } from '../domain/event-store';
+
+const validate = compileValidator(CallbackRequestSchema);
+
+/**
+ * Takes callback requests off JetStream into Postgres. A batch is acked only after its insert
+ * committed; a request seen before (same event id) is ignored, so a redelivery or a republish by a
+ * producer is never delivered twice.
+ */
+export async function consumeCallbackRequests(bus: Bus, store: EventStore, logger: Logger, onStored: () => void): Promise<Consumption> {
+  await bus.streams.ensure(Streams.callbackRequests);
+  return bus.streams.consume<unknown>(Streams.callbackRequests, async (items) => {
+    const events: NewCallbackEvent[] = [];
+    for (const item of items) {
+      const result = validate(item);
+      if (!result.ok) {
+        logger.error({ errors: result.errors }, 'malformed callback request dropped');
+        continue;
+      }
+      events.push(toEvent(result.value));
+    }
+    await store.ingest(events);
+    onStored();
+  });
+}
+
+function toEvent(r: CallbackRequest): NewCallbackEvent {
+  return { eventId: r.event_id, tenantId: r.tenant_id, eventType: r.event_type, url: r.url, body: JSON.stringify(r.payload) };
+}

@@ -1,0 +1,60 @@
+import { lookup } from 'node:dns';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpDelivery } from '../src/domain/http-delivery';
+
+// A resolver that says erp.example.test is this machine, as a DNS rebinding attack would.
+const rebinding = ((host: string, options: object, cb: (...args: unknown[]) => void) =>
+  host === 'erp.example.test' ? lookup('127.0.0.1', options, cb as never) : lookup(host, options, cb as never)) as unknown as typeof lookup;
+
+let server: Server;
+let port = 0;
+let hits = 0;
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    hits += 1;
+    if (req.url === '/slow') return; // never answers
+    res.writeHead(req.url === '/busy' ? 503 : 200, req.url === '/busy' ? { 'retry-after': '7' } : {});
+    res.end('x'.repeat(5000));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+it('production policy refuses at connect time a name that resolves to loopback', async () => {
+  const delivery = createHttpDelivery({ timeoutMs: 1000, policy: 'public-only', resolve: rebinding });
+  const before = hits;
+  const outcome = await delivery.post(`http://erp.example.test:${port}/hook`, '{}', {});
+  await delivery.close();
+  expect(outcome).toMatchObject({ ok: false, refused: true, statusCode: null });
+  expect(outcome.error).toMatch(/loopback/);
+  expect(hits).toBe(before);
+});
+
+it('development policy lets the same name through', async () => {
+  const delivery = createHttpDelivery({ timeoutMs: 1000, policy: 'allow-private', resolve: rebinding });
+  const outcome = await delivery.post(`http://erp.example.test:${port}/hook`, '{}', {});
+  await delivery.close();
+  expect(outcome).toMatchObject({ ok: true, statusCode: 200, refused: false });
+  expect(outcome.responseExcerpt).toHaveLength(1024);
+});
+
+it('reports a timeout, a 503 with its Retry-After, and a refused connection', async () => {
+  const delivery = createHttpDelivery({ timeoutMs: 200, policy: 'allow-private' });
+  const slow = await delivery.post(`http://127.0.0.1:${port}/slow`, '{}', {});
+  expect(slow).toMatchObject({ ok: false, statusCode: null, error: 'no answer within 200 ms' });
+  const busy = await delivery.post(`http://127.0.0.1:${port}/busy`, '{}', {});
+  expect(busy).toMatchObject({ ok: false, statusCode: 503, retryAfterMs: 7000 });
+  const spare = createServer();
+  await new Promise<void>((r) => spare.listen(0, '127.0.0.1', r));
+  const closedPort = (spare.address() as AddressInfo).port;
+  await new Promise((r) => spare.close(r));
+  const closed = await delivery.post(`http://127.0.0.1:${closedPort}/hook`, '{}', {});
+  expect(closed).toMatchObject({ ok: false, statusCode: null });
+  expect(closed.error).toMatch(/ECONNREFUSED/);
+  await delivery.close();
+});

@@ -1,0 +1,17 @@
+import type { Kysely } from 'kysely';
+import type { Bus } from '@payments/bus';
+import { QueueGroups, ServiceError, Subjects, type SigningSecretCommand, type SigningSecretReply } from '@payments/contracts';
+import type { GatewayDatabase } from '../db/schema';
+
+/** The gateway owns tenants: it tells callback-svc the secret that signs a tenant's callbacks. */
+export function serveSigningSecrets(bus: Bus, db: Kysely<GatewayDatabase>): void {
+  bus.serve<SigningSecretCommand, SigningSecretReply>(
+    Subjects.tenants.signingSecret,
+    async ({ tenant_id }) => {
+      const row = await db.selectFrom('tenants').select('signing_secret').where('id', '=', tenant_id).executeTakeFirst();
+      if (!row) throw new ServiceError('not_found', `no tenant ${tenant_id}`);
+      return { signing_secret: row.signing_secret };
+    },
+    { queue: QueueGroups.gateway },
+  );
+}

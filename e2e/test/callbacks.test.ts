@@ -1,0 +1,236 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { Webhook } from 'standardwebhooks';
+import { startSystem, type TestSystem, type TestTenant } from '../support/system';
+import { CallbackReceiver, waitFor } from '../support/receiver';
+import { CallbackPublisher } from '../support/publish';
+
+// A shortened schedule: 3 retries after 150, 150, 150 ms; attempts time out after 400 ms.
+const FAST = { CALLBACK_RETRY_SCHEDULE_MS: '150,150,150', CALLBACK_RETRY_JITTER_PERCENT: '0', CALLBACK_TIMEOUT_MS: '400', CALLBACK_POLL_INTERVAL_MS: '50', CALLBACK_HOST_CONCURRENCY: '4' };
+
+interface EventView {
+  event_id: string;
+  event_type: string;
+  url: string;
+  status: string;
+  created_at: string;
+  delivered_at: string | null;
+  attempts: Array<{ attempted_at: string; status_code: number | null; error: string | null; duration_ms: number }>;
+}
+
+let system: TestSystem;
+let publisher: CallbackPublisher;
+let tenant: TestTenant;
+const receivers: CallbackReceiver[] = [];
+
+async function receiver(behaviour?: ConstructorParameters<typeof CallbackReceiver>[0]): Promise<CallbackReceiver> {
+  const r = await new CallbackReceiver(behaviour).start();
+  receivers.push(r);
+  return r;
+}
+
+async function eventView(t: TestTenant, eventId: string): Promise<EventView> {
+  const res = await t.api.send<EventView>('GET', `/api/v1/callbacks/${eventId}`);
+  expect(res.status).toBe(200);
+  return res.json;
+}
+
+beforeAll(async () => {
+  system = await startSystem({ withCallbacks: true, env: FAST });
+  publisher = await CallbackPublisher.connect(system.busPrefix);
+  tenant = await system.newTenant('Callbacks');
+});
+afterAll(async () => {
+  await Promise.allSettled(receivers.map((r) => r.stop()));
+  await publisher?.close();
+  await system?.stop();
+});
+
+it('delivers a signed POST that the standardwebhooks package verifies with the tenant secret', async () => {
+  const r = await receiver();
+  const request = publisher.request(tenant.tenantId, r.url);
+  await publisher.publish(request);
+  await waitFor(() => r.delivered().length === 1, 10_000, 'delivery');
+  const got = r.received[0];
+  expect(got.headers['content-type']).toContain('application/json');
+  expect(got.headers['webhook-id']).toBe(request.event_id);
+  expect(JSON.parse(got.body)).toEqual(request.payload);
+  const verified = new Webhook(tenant.signingSecret).verify(got.body, got.headers);
+  expect(verified).toEqual(request.payload);
+  // Another secret does not verify it.
+  const other = await system.newTenant('Other');
+  expect(() => new Webhook(other.signingSecret).verify(got.body, got.headers)).toThrow();
+  await waitFor(async () => (await eventView(tenant, request.event_id)).status === 'delivered', 5_000, 'delivered status');
+  const view = await eventView(tenant, request.event_id);
+  expect(view).toMatchObject({ event_id: request.event_id, event_type: 'receivable.registered', url: r.url, status: 'delivered' });
+  expect(view.attempts).toHaveLength(1);
+  expect(view.attempts[0]).toMatchObject({ status_code: 200, error: null });
+});
+
+it('retries a receiver that fails twice: one successful delivery, three attempts logged', async () => {
+  const r = await receiver((n) => ({ status: n < 2 ? 500 : 200 }));
+  const request = publisher.request(tenant.tenantId, r.url);
+  await publisher.publish(request);
+  await waitFor(async () => (await eventView(tenant, request.event_id)).status === 'delivered', 10_000, 'delivered');
+  await new Promise((res) => setTimeout(res, 500)); // nothing more may arrive
+  expect(r.received.map((x) => x.answered)).toEqual([500, 500, 200]);
+  expect(r.delivered()).toHaveLength(1);
+  expect(new Set(r.received.map((x) => x.headers['webhook-id']))).toEqual(new Set([request.event_id]));
+  const view = await eventView(tenant, request.event_id);
+  expect(view.attempts.map((a) => a.status_code)).toEqual([500, 500, 200]);
+  expect(view.attempts[0].error).toBe('HTTP 500');
+  // Attempts follow the schedule: at least 150 ms apart.
+  const times = r.received.map((x) => x.receivedAt);
+  expect(times[1] - times[0]).toBeGreaterThanOrEqual(140);
+  expect(times[2] - times[1]).toBeGreaterThanOrEqual(140);
+});
+
+it('ends dead after the schedule when the receiver never answers, then succeeds on retry', async () => {
+  let answer = false;
+  const r = await receiver(() => (answer ? { status: 204 } : 'hang'));
+  const request = publisher.request(tenant.tenantId, r.url);
+  await publisher.publish(request);
+  await waitFor(async () => (await eventView(tenant, request.event_id)).status === 'dead', 15_000, 'dead');
+  const dead = await eventView(tenant, request.event_id);
+  expect(dead.attempts).toHaveLength(4); // the first attempt and 3 retries
+  for (const a of dead.attempts) {
+    expect(a.status_code).toBeNull();
+    expect(a.error).toMatch(/no answer within 400 ms/);
+  }
+  const listed = await tenant.api.send<Array<{ event_id: string }>>('GET', '/api/v1/callbacks?status=dead');
+  expect(listed.json.map((e) => e.event_id)).toContain(request.event_id);
+
+  answer = true;
+  const retry = await tenant.api.post(`/api/v1/callbacks/${request.event_id}/retry`);
+  expect(retry.status).toBe(202);
+  expect(retry.json).toMatchObject({ status: 'success', event_id: request.event_id });
+  await waitFor(async () => (await eventView(tenant, request.event_id)).status === 'delivered', 10_000, 'delivered after retry');
+  const after = await eventView(tenant, request.event_id);
+  expect(after.attempts).toHaveLength(5);
+  expect(after.attempts[4].status_code).toBe(204);
+  expect(r.delivered()).toHaveLength(1);
+  // Not dead any more: a second retry is a conflict.
+  const again = await tenant.api.post(`/api/v1/callbacks/${request.event_id}/retry`);
+  expect(again.status).toBe(409);
+  expect(again.headers.get('content-type')).toContain('application/problem+json');
+});
+
+it('delivers an event published twice (same event id) once', async () => {
+  const r = await receiver();
+  const request = publisher.request(tenant.tenantId, r.url);
+  expect(await publisher.publish(request)).toEqual({ duplicate: false });
+  expect(await publisher.publish(request)).toEqual({ duplicate: true });
+  await waitFor(() => r.delivered().length === 1, 10_000, 'delivery');
+  await new Promise((res) => setTimeout(res, 600));
+  expect(r.forEvent(request.event_id)).toHaveLength(1);
+});
+
+it('waits as long as Retry-After asks on 429', async () => {
+  const r = await receiver((n) => (n === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+  const request = publisher.request(tenant.tenantId, r.url);
+  await publisher.publish(request);
+  await waitFor(() => r.delivered().length === 1, 10_000, 'delivery');
+  expect(r.received[1].receivedAt - r.received[0].receivedAt).toBeGreaterThanOrEqual(950);
+});
+
+it('does not let a hanging receiver delay another tenant', async () => {
+  const slow = await receiver(() => 'hang');
+  const fast = await receiver();
+  const other = await system.newTenant('Fast tenant');
+  for (let i = 0; i < 12; i++) await publisher.publish(publisher.request(tenant.tenantId, slow.url));
+  await waitFor(() => slow.received.length >= 4, 5_000, 'slow host saturated');
+  const started = Date.now();
+  await publisher.publish(publisher.request(other.tenantId, fast.url));
+  await waitFor(() => fast.delivered().length === 1, 5_000, 'fast delivery');
+  expect(Date.now() - started).toBeLessThan(300);
+  // The slow host never had more than its limit (4) in flight at once.
+  expect(slow.received.filter((x) => x.receivedAt < started).length).toBeLessThanOrEqual(4 * 2);
+});
+
+describe('visibility API', () => {
+  it("keeps tenants apart: another tenant's event is 404 for get and retry, and absent from lists", async () => {
+    const r = await receiver();
+    const request = publisher.request(tenant.tenantId, r.url);
+    await publisher.publish(request);
+    await waitFor(() => r.delivered().length === 1, 10_000, 'delivery');
+    const stranger = await system.newTenant('Stranger');
+    expect((await stranger.api.send('GET', `/api/v1/callbacks/${request.event_id}`)).status).toBe(404);
+    expect((await stranger.api.post(`/api/v1/callbacks/${request.event_id}/retry`)).status).toBe(404);
+    const list = await stranger.api.send<unknown[]>('GET', '/api/v1/callbacks');
+    expect(list.status).toBe(200);
+    expect(list.json).toEqual([]);
+    expect((await tenant.api.send('GET', '/api/v1/callbacks/evt_does_not_exist')).status).toBe(404);
+  });
+
+  it('pages newest first with X-Next-Cursor and filters by status', async () => {
+    const t = await system.newTenant('Pager');
+    const r = await receiver();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const req = publisher.request(t.tenantId, r.url);
+      ids.push(req.event_id);
+      await publisher.publish(req);
+      await waitFor(() => r.delivered().length === i + 1, 10_000, `delivery ${i}`);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: Awaited<ReturnType<typeof t.api.send<Array<{ event_id: string; status: string }>>>> = await t.api.send('GET', `/api/v1/callbacks?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status).toBe(200);
+      expect(res.json.length).toBeLessThanOrEqual(2);
+      seen.push(...res.json.map((e) => e.event_id));
+      cursor = res.headers.get('x-next-cursor');
+    } while (cursor);
+    expect(seen).toEqual([...ids].reverse());
+    const delivered = await t.api.send<unknown[]>('GET', '/api/v1/callbacks?status=delivered');
+    expect(delivered.json).toHaveLength(5);
+    const pending = await t.api.send<unknown[]>('GET', '/api/v1/callbacks?status=pending');
+    expect(pending.json).toHaveLength(0);
+  });
+
+  it('answers 422 naming the query parameter for a bad status, limit or cursor, and 401 without a token', async () => {
+    for (const [query, param] of [['status=lost', 'status'], ['limit=0', 'limit'], ['limit=9999', 'limit'], ['cursor=garbage', 'cursor']]) {
+      const res = await tenant.api.send<{ errors: Array<{ path: string; in: string }> }>('GET', `/api/v1/callbacks?${query}`);
+      expect({ query, status: res.status }).toEqual({ query, status: 422 });
+      expect(res.json.errors[0].path).toContain(param);
+      expect(res.json.errors[0].in).toBe('query');
+    }
+    expect((await system.api.send('GET', '/api/v1/callbacks')).status).toBe(401);
+  });
+});
+
+describe('production mode (SSRF guard)', () => {
+  let prod: TestSystem;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    prod = await startSystem({
+      withCallbacks: true,
+      env: { ...FAST, NODE_ENV: 'production', JWT_PRIVATE_KEY: (await import('node:crypto')).generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+      callbackLogger: pino({ level: 'info' }, sink),
+    });
+  });
+  afterAll(async () => {
+    await prod?.stop();
+  });
+
+  it('refuses a loopback URL with a logged reason and never calls it', async () => {
+    const r = await receiver();
+    const t = await prod.newTenant('Prod');
+    const prodPublisher = await CallbackPublisher.connect(prod.busPrefix);
+    try {
+      const request = prodPublisher.request(t.tenantId, r.url);
+      await prodPublisher.publish(request);
+      await waitFor(async () => (await eventView(t, request.event_id)).status === 'dead', 10_000, 'refused');
+      const view = await eventView(t, request.event_id);
+      expect(view.attempts).toHaveLength(1);
+      expect(view.attempts[0].status_code).toBeNull();
+      expect(view.attempts[0].error).toMatch(/loopback/);
+      expect(r.received).toHaveLength(0);
+      const logged = lines.map((l) => JSON.parse(l) as { msg: string; eventId?: string; reason?: string }).find((l) => l.msg === 'callback URL refused' && l.eventId === request.event_id);
+      expect(logged?.reason).toMatch(/loopback/);
+    } finally {
+      await prodPublisher.close();
+    }
+  });
+});
