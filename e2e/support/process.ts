@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+
+/** An app of the system in its own OS process, as `npm start` runs it, so a test can kill it for real. */
+export class AppProcess {
+  private child?: ChildProcess;
+  output = '';
+
+  constructor(
+    private readonly app: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  /** Starts the app and resolves once its log says `readyMessage`. */
+  async start(readyMessage: string, timeoutMs = 20_000): Promise<void> {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps', this.app, 'src', 'main.ts')], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'info', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.app} not ready in ${timeoutMs} ms:\n${this.output}`)), timeoutMs);
+      const onData = (chunk: Buffer) => {
+        this.output += chunk.toString();
+        if (this.output.includes(readyMessage)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${this.app} exited with ${code}:\n${this.output}`));
+      });
+    });
+  }
+
+  /** SIGKILL: no shutdown hook runs, as in a crash or an OOM kill. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    child.removeAllListeners('exit');
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  /** SIGTERM and wait: the graceful path. */
+  async stop(): Promise<number | null> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return child?.exitCode ?? null;
+    child.removeAllListeners('exit');
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    return exited;
+  }
+}
