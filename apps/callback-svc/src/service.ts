@@ -33,8 +33,8 @@ export async function startCallbackService(config: CallbackConfig, logger: Logge
     onAttempt,
   );
   registerHandlers(bus, store, () => engine.wake());
-  const consumption = await consumeCallbackRequests(bus, store, logger, () => engine.wake());
   engine.start();
+  const consumption = await consumeCallbackRequests(bus, engine, logger);
   logger.info({ busPrefix: config.busPrefix, mode: config.mode, schedule: config.retryScheduleMs }, 'callback-svc ready');
   return {
     async stop() {

@@ -1,6 +1,7 @@
 import type { Logger } from '@payments/logger';
-import type { ClaimedEvent } from './callback-event';
-import type { EventStore } from './event-store';
+import { AttemptRecorder } from './attempt-recorder';
+import { targetHostOf, type ClaimedEvent, type NewCallbackEvent } from './callback-event';
+import { statusAfter, type EventStore } from './event-store';
 import type { HttpDelivery } from './http-delivery';
 import { nextRetryDelay, type RetryPolicy } from './retry-policy';
 import { signedHeaders } from './signature';
@@ -37,6 +38,7 @@ export class DeliveryEngine {
   private timer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
   private wakeAgain = false;
+  private readonly recorder: AttemptRecorder;
 
   constructor(
     private readonly store: EventStore,
@@ -46,7 +48,31 @@ export class DeliveryEngine {
     private readonly limits: DeliveryLimits,
     private readonly logger: Logger,
     private readonly onAttempt: AttemptListener = () => undefined,
-  ) {}
+  ) {
+    this.recorder = new AttemptRecorder(store, logger);
+  }
+
+  /**
+   * Stores newly published events and starts delivering, at once, those this worker has room for;
+   * the rest wait in the queue for a free slot (or another worker).
+   */
+  async accept(events: NewCallbackEvent[]): Promise<void> {
+    const claim = new Set<string>();
+    let free = this.running ? this.limits.global - this.inFlight.size : 0;
+    const hostLoad = new Map(this.inFlightByHost);
+    for (const e of events) {
+      if (free <= 0) break;
+      const host = targetHostOf(e.url);
+      const load = hostLoad.get(host) ?? 0;
+      if (load >= this.limits.perHost) continue;
+      hostLoad.set(host, load + 1);
+      claim.add(e.eventId);
+      free -= 1;
+    }
+    const claimed = await this.store.ingest(events, claim, this.limits.leaseMs);
+    for (const event of claimed) this.dispatch(event);
+    if (claimed.length < events.length) this.wake();
+  }
 
   start(): void {
     this.running = true;
@@ -75,6 +101,7 @@ export class DeliveryEngine {
     clearTimeout(this.timer);
     await this.pumping;
     await Promise.allSettled([...this.inFlight]);
+    await this.recorder.flush();
   }
 
   private schedulePoll(): void {
@@ -109,7 +136,8 @@ export class DeliveryEngine {
         if (n <= 0) this.inFlightByHost.delete(event.targetHost);
         else this.inFlightByHost.set(event.targetHost, n);
         this.inFlight.delete(work);
-        this.wake();
+        // Claiming costs a query: do it when a good share of the slots is free, not per finished delivery.
+        if (this.limits.global - this.inFlight.size >= Math.max(1, Math.floor(this.limits.global / 4)) || this.inFlight.size === 0) this.wake();
       });
     this.inFlight.add(work);
   }
@@ -130,7 +158,9 @@ export class DeliveryEngine {
     const failures = event.failuresInRun + 1;
     const delay = outcome.ok || outcome.refused ? null : nextRetryDelay(this.policy, failures, outcome.retryAfterMs);
     const retryAt = delay === null ? null : new Date(attemptedAt.getTime() + delay);
-    const status = await this.store.recordAttempt(event, attemptedAt, outcome, retryAt);
+    const result = { event, attemptedAt, outcome, retryAt };
+    await this.recorder.record(result);
+    const status = statusAfter(result);
     if (status === 'dead') this.logger.warn({ eventId: event.eventId, tenantId: event.tenantId, error: outcome.error }, 'callback dead after its last attempt');
     this.onAttempt(event, status, outcome.error);
   }

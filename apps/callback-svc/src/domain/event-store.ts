@@ -11,20 +11,29 @@ import type { AttemptOutcome } from './http-delivery';
 export class EventStore {
   constructor(private readonly db: Kysely<CallbacksDatabase>) {}
 
-  /** Records new events; an event id seen before is ignored (delivery stays at most once per id). */
-  async ingest(events: NewCallbackEvent[]): Promise<number> {
-    if (events.length === 0) return 0;
-    const result = await this.db
+  /**
+   * Records new events; an event id seen before is ignored (so a republished event is delivered once).
+   * Events named in `claim` are stored already claimed by the caller, which delivers them at once:
+   * the first attempt needs no trip through the queue. Returns the claimed events actually inserted.
+   */
+  async ingest(events: NewCallbackEvent[], claim: ReadonlySet<string>, leaseMs: number): Promise<ClaimedEvent[]> {
+    if (events.length === 0) return [];
+    const lease = sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`;
+    const inserted = await this.db
       .insertInto('events')
       .values(
         events.map((e) => ({
           event_id: e.eventId, tenant_id: e.tenantId, event_type: e.eventType, url: e.url, target_host: targetHostOf(e.url), body: e.body,
-          status: 'pending' as const, attempt_count: 0, failures_in_run: 0, next_attempt_at: sql<Date>`now()`, locked_until: null, delivered_at: null, dead_at: null,
+          status: 'pending' as const, attempt_count: 0, failures_in_run: 0, next_attempt_at: sql<Date>`now()`,
+          locked_until: claim.has(e.eventId) ? lease : null, delivered_at: null, dead_at: null,
         })),
       )
       .onConflict((oc) => oc.column('event_id').doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0);
+      .returning(['event_id', 'tenant_id', 'url', 'target_host', 'body', 'failures_in_run', 'locked_until'])
+      .execute();
+    return inserted
+      .filter((r) => r.locked_until !== null)
+      .map((r) => ({ eventId: r.event_id, tenantId: r.tenant_id, url: r.url, targetHost: r.target_host, body: r.body, failuresInRun: r.failures_in_run }));
   }
 
   /** Claims up to `limit` due events, skipping hosts this worker has no room for. */
@@ -45,29 +54,31 @@ export class EventStore {
     return rows.rows.map((r) => ({ eventId: r.event_id, tenantId: r.tenant_id, url: r.url, targetHost: r.target_host, body: r.body, failuresInRun: r.failures_in_run }));
   }
 
-  /** Logs the attempt and moves the event on: delivered, retry at `retryAt`, or dead (retryAt null). */
-  async recordAttempt(event: ClaimedEvent, attemptedAt: Date, outcome: AttemptOutcome, retryAt: Date | null): Promise<EventStatus> {
-    const status: EventStatus = outcome.ok ? 'delivered' : retryAt ? 'pending' : 'dead';
+  /**
+   * Logs attempts and moves each event on (delivered, retry at `retryAt`, or dead when retryAt is
+   * null), many at once: one transaction of two statements, whatever the batch size.
+   */
+  async recordAttempts(results: AttemptResult[]): Promise<void> {
+    if (results.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('attempts')
-        .values({ event_id: event.eventId, tenant_id: event.tenantId, attempted_at: attemptedAt, status_code: outcome.statusCode, error: outcome.error, duration_ms: outcome.durationMs, response_excerpt: outcome.responseExcerpt })
+        .values(results.map(({ event, attemptedAt, outcome }) => ({
+          event_id: event.eventId, tenant_id: event.tenantId, attempted_at: attemptedAt, status_code: outcome.statusCode,
+          error: outcome.error, duration_ms: outcome.durationMs, response_excerpt: outcome.responseExcerpt,
+        })))
         .execute();
-      await trx
-        .updateTable('events')
-        .set((eb) => ({
-          status,
-          attempt_count: eb('attempt_count', '+', 1),
-          failures_in_run: outcome.ok ? event.failuresInRun : event.failuresInRun + 1,
-          next_attempt_at: status === 'pending' ? retryAt : null,
-          locked_until: null,
-          delivered_at: outcome.ok ? attemptedAt : null,
-          dead_at: status === 'dead' ? attemptedAt : null,
-        }))
-        .where('event_id', '=', event.eventId)
-        .execute();
+      const rows = results.map((r) => {
+        const status = statusAfter(r);
+        return sql`(${r.event.eventId}::text, ${status}::text, ${r.outcome.ok ? r.event.failuresInRun : r.event.failuresInRun + 1}::int,
+          ${status === 'pending' ? r.retryAt : null}::timestamptz, ${r.outcome.ok ? r.attemptedAt : null}::timestamptz, ${status === 'dead' ? r.attemptedAt : null}::timestamptz)`;
+      });
+      await sql`
+        update events set status = v.status, attempt_count = events.attempt_count + 1, failures_in_run = v.failures,
+          next_attempt_at = v.next_at, locked_until = null, delivered_at = v.delivered_at, dead_at = v.dead_at
+        from (values ${sql.join(rows)}) as v(event_id, status, failures, next_at, delivered_at, dead_at)
+        where events.event_id = v.event_id`.execute(trx);
     });
-    return status;
   }
 
   /** Gives a claimed event back without an attempt (e.g. its signing secret could not be read). */
@@ -112,6 +123,19 @@ export class EventStore {
     const rows = await query.orderBy('created_at', 'desc').orderBy('event_id', 'desc').limit(limit).execute();
     return rows.map(toView);
   }
+}
+
+/** One finished attempt, waiting to be written. */
+export interface AttemptResult {
+  event: ClaimedEvent;
+  attemptedAt: Date;
+  outcome: AttemptOutcome;
+  /** When to try again; null when no attempt is left (or the URL is refused). */
+  retryAt: Date | null;
+}
+
+export function statusAfter(r: AttemptResult): EventStatus {
+  return r.outcome.ok ? 'delivered' : r.retryAt ? 'pending' : 'dead';
 }
 
 function toView(row: EventRow): EventView {

@@ -2,7 +2,7 @@ import type { Bus, Consumption } from '@payments/bus';
 import { CallbackRequestSchema, compileValidator, Streams, type CallbackRequest } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import type { NewCallbackEvent } from '../domain/callback-event';
-import type { EventStore } from '../domain/event-store';
+import type { DeliveryEngine } from '../domain/delivery-engine';
 
 const validate = compileValidator(CallbackRequestSchema);
 
@@ -11,7 +11,7 @@ const validate = compileValidator(CallbackRequestSchema);
  * committed; a request seen before (same event id) is ignored, so a redelivery or a republish by a
  * producer is never delivered twice.
  */
-export async function consumeCallbackRequests(bus: Bus, store: EventStore, logger: Logger, onStored: () => void): Promise<Consumption> {
+export async function consumeCallbackRequests(bus: Bus, engine: DeliveryEngine, logger: Logger): Promise<Consumption> {
   await bus.streams.ensure(Streams.callbackRequests);
   return bus.streams.consume<unknown>(Streams.callbackRequests, async (items) => {
     const events: NewCallbackEvent[] = [];
@@ -23,8 +23,7 @@ export async function consumeCallbackRequests(bus: Bus, store: EventStore, logge
       }
       events.push(toEvent(result.value));
     }
-    await store.ingest(events);
-    onStored();
+    await engine.accept(events);
   });
 }
 

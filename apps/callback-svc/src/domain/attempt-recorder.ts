@@ -1,0 +1,50 @@
+import type { Logger } from '@payments/logger';
+import type { AttemptResult, EventStore } from './event-store';
+
+/**
+ * Writes finished attempts in batches: whatever finished while the previous write ran goes in the
+ * next one. Under load that turns thousands of small transactions into a few large ones; when idle,
+ * an attempt is written at once. If the process dies before a write, the event's claim expires and
+ * it is attempted again (at least once, as promised).
+ */
+export class AttemptRecorder {
+  private buffer: Array<{ result: AttemptResult; done: () => void }> = [];
+  private writing: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly logger: Logger,
+    private readonly maxBatch = 500,
+  ) {}
+
+  record(result: AttemptResult): Promise<void> {
+    return new Promise((resolve) => {
+      this.buffer.push({ result, done: resolve });
+      this.writing ??= this.drain().finally(() => {
+        this.writing = undefined;
+      });
+    });
+  }
+
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.splice(0, this.maxBatch);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.store.recordAttempts(batch.map((b) => b.result));
+          break;
+        } catch (err) {
+          // Postgres briefly away: keep the results and try again; claims hold meanwhile.
+          this.logger.error({ err, count: batch.length, attempt }, 'could not record attempts; retrying');
+          await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** attempt)));
+          if (attempt >= 6) break;
+        }
+      }
+      for (const b of batch) b.done();
+    }
+  }
+}

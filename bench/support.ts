@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Shared helpers for the benchmarks: percentiles, a counting receiver, formatting. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export function randomPrefix(): string {
+  return `bench${randomBytes(4).toString('hex')}`;
+}
+
+/** An HTTP server that answers 200 at once and tells when each request arrived. */
+export class CountingReceiver {
+  private server!: Server;
+  url = '';
+  count = 0;
+  readonly arrivals = new Map<string, number>();
+  private waiters: Array<{ n: number; resolve: () => void }> = [];
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const id = req.headers['webhook-id'];
+        if (typeof id === 'string' && !this.arrivals.has(id)) this.arrivals.set(id, Date.now());
+        this.count += 1;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        this.waiters = this.waiters.filter((w) => (this.count >= w.n ? (w.resolve(), false) : true));
+      });
+    });
+    this.server.keepAliveTimeout = 30_000;
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+    return this;
+  }
+
+  reset(): void {
+    this.count = 0;
+    this.arrivals.clear();
+  }
+
+  waitForCount(n: number, timeoutMs = 120_000): Promise<void> {
+    if (this.count >= n) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`only ${this.count} of ${n} arrived`)), timeoutMs);
+      this.waiters.push({ n, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((r) => this.server.close(r));
+  }
+}
+
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
