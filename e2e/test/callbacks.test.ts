@@ -234,3 +234,24 @@ describe('production mode (SSRF guard)', () => {
     }
   });
 });
+
+describe('the README verification snippet', () => {
+  it('accepts our callbacks and rejects a tampered body or another secret', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const code = /<!-- verify-callback -->\s*```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(code).toBeDefined();
+    const verifyCallback = new Function('require', `${code}\nreturn verifyCallback;`)(require) as (s: string, h: Record<string, string>, b: string) => boolean;
+
+    const r = await receiver();
+    const request = publisher.request(tenant.tenantId, r.url);
+    await publisher.publish(request);
+    await waitFor(() => r.delivered().length === 1, 10_000, 'delivery');
+    const got = r.received[0];
+    expect(verifyCallback(tenant.signingSecret, got.headers, got.body)).toBe(true);
+    expect(verifyCallback(tenant.signingSecret, got.headers, got.body.replace('registered', 'paid'))).toBe(false);
+    const other = await system.newTenant('Snippet other');
+    expect(verifyCallback(other.signingSecret, got.headers, got.body)).toBe(false);
+  });
+});
