@@ -8,3 +8,6 @@ export * from './validation';
 export * from './bus';
 export * from './callbacks';
 export * from './streams';
+export * from './receivables';
+export * from './search';
+export * from './booklet';

@@ -9,7 +9,8 @@ import type { FieldError } from './errors';
  * all errors reported, unknown properties removed (DESIGN: unknown fields are ignored), no coercion.
  */
 export function createAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, removeAdditional: 'all', coerceTypes: false, useDefaults: true, strict: false });
+  // verbose: errors carry parentSchema, so pattern errors can quote the field's description (see describe()).
+  const ajv = new Ajv({ allErrors: true, verbose: true, removeAdditional: 'all', coerceTypes: false, useDefaults: true, strict: false });
   addFormats(ajv, ['uuid', 'date', 'date-time', 'email', 'uri']);
   ajv.addFormat('cpf-cnpj', { type: 'string', validate: isValidTaxId });
   const emailFormat = ajv.formats['email'];
@@ -37,6 +38,7 @@ function describe(error: ErrorObject): FieldError {
     case 'format':
       return { path: base, message: FORMAT_MESSAGES[error.params.format] ?? `must match format ${error.params.format}` };
     case 'pattern':
+      if (error.params.pattern === '\\S') return { path: base, message: 'must not be blank' };
       return { path: base, message: error.parentSchema?.description ? `invalid: ${error.parentSchema.description}` : `must match ${error.params.pattern}` };
     default:
       return { path: base, message: error.message ?? 'is invalid' };
@@ -68,7 +70,20 @@ const shared = createAjv();
 
 /** Compiles a schema once; the validator strips unknown fields in place and returns typed data. */
 export function compileValidator<S extends TSchema>(schema: S, ajv: Ajv = shared): Validator<Static<S>> {
-  const validate: ValidateFunction = ajv.compile(schema);
+  const validate: ValidateFunction = registeredValidator(ajv, schema) ?? ajv.compile(schema);
   return (input: unknown) =>
     validate(input) ? { ok: true, value: input as Static<S> } : { ok: false, errors: toFieldErrors(validate.errors ?? []) };
+}
+
+/**
+ * A schema whose $id the instance already knows (e.g. an item schema embedded in a batch schema compiled
+ * earlier) is reused: compiling it again would throw "schema with key or id ... already exists".
+ */
+function registeredValidator(ajv: Ajv, schema: TSchema): ValidateFunction | undefined {
+  if (typeof schema.$id !== 'string') return undefined;
+  const existing = ajv.getSchema(schema.$id);
+  if (existing && JSON.stringify(existing.schema) !== JSON.stringify(schema)) {
+    throw new Error(`another schema with $id ${schema.$id} is already registered`);
+  }
+  return existing;
 }

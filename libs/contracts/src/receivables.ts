@@ -1,0 +1,233 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Batch, IsoDate, RequiredText, StatusMessageSchema, Uuid } from './common';
+import type { FieldError } from './errors';
+import type { ConsultResult, SearchRequest, SearchResultItem } from './search';
+import { compileValidator, type ValidationResult } from './validation';
+
+/** Limits from DESIGN.md section 3 ("Batch and field limits"). */
+export const MAX_URL_LENGTH = 2048;
+export const MAX_ITEM_DESCRIPTION = 500;
+export const MAX_ITEMS_PER_RECEIVABLE = 100;
+/** The largest money value accepted: 9,999,999,999.99. */
+export const MAX_MONEY_VALUE = 9_999_999_999.99;
+
+/** payment_method values of spec 2.3: 1 = hybrid bank slip (slip plus PIX), 3 = PIX. */
+export const PaymentMethods = { hybridSlip: 1, pix: 3 } as const;
+export type PaymentMethod = (typeof PaymentMethods)[keyof typeof PaymentMethods];
+
+export const DiscountTypes = ['NaoTemDesconto', 'ValorFixoAteDataInformada'] as const;
+export type DiscountType = (typeof DiscountTypes)[number];
+
+/** A callback address: an absolute http or https URL of at most 2,048 characters. */
+export const CallbackUrl = (description = 'http or https URL that receives the callbacks') =>
+  Type.String({ format: 'uri', maxLength: MAX_URL_LENGTH, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description });
+
+const Money = (description?: string) => Type.Number({ minimum: 0, maximum: MAX_MONEY_VALUE, description });
+
+export const ReceivableLineItemSchema = Type.Object({
+  description: RequiredText(MAX_ITEM_DESCRIPTION),
+  quantity: Type.Number({ exclusiveMinimum: 0 }),
+  price: Money('Unit price, at most 2 decimals'),
+});
+export type ReceivableLineItem = Static<typeof ReceivableLineItemSchema>;
+
+/** One item of POST /api/v1/accounts-receivable (spec 2.3; required fields per DESIGN 3). */
+export const ReceivableCreateItemSchema = Type.Object(
+  {
+    url_callback: CallbackUrl(),
+    client_id: Uuid('Client identifier in the ERP'),
+    payment_slip_id: Uuid('Booklet (carne) identifier in the ERP'),
+    account_receivable_id: Uuid('Receivable identifier in the ERP'),
+    payment_method: Type.Union([Type.Literal(PaymentMethods.hybridSlip), Type.Literal(PaymentMethods.pix)], {
+      description: '1 = hybrid bank slip (slip plus PIX), 3 = PIX',
+    }),
+    items: Type.Optional(Type.Array(ReceivableLineItemSchema, { maxItems: MAX_ITEMS_PER_RECEIVABLE })),
+    due_date: IsoDate(),
+    emission_date: IsoDate(),
+    value: Type.Number({ exclusiveMinimum: 0, maximum: MAX_MONEY_VALUE, description: 'Charge amount, at most 2 decimals' }),
+    discount_type: Type.Union(DiscountTypes.map((t) => Type.Literal(t))),
+    discount_date: Type.Optional(Type.Union([IsoDate('Last date for the discount'), Type.Null()])),
+    discount_value: Type.Optional(Type.Union([Money('Discount amount, at most 2 decimals'), Type.Null()])),
+    fine_value: Type.Optional(Type.Number({ minimum: 0, maximum: 100, default: 0, description: 'Late penalty, a percentage' })),
+    interest_amount: Type.Optional(
+      Type.Number({ minimum: 0, maximum: MAX_MONEY_VALUE, default: 0, description: 'Interest charged per day of delay' }),
+    ),
+  },
+  { $id: 'ReceivableCreateItem' },
+);
+export type ReceivableCreateItem = Static<typeof ReceivableCreateItemSchema>;
+
+export const ReceivablesCreateRequestSchema = Batch(ReceivableCreateItemSchema, 'ReceivablesCreateRequest');
+export type ReceivablesCreateRequest = Static<typeof ReceivablesCreateRequestSchema>;
+
+/** 202 reply of POST /api/v1/accounts-receivable. */
+export const ReceivablesCreateResponseSchema = Type.Object({ ...StatusMessageSchema.properties }, { $id: 'ReceivablesCreateResponse' });
+export type ReceivablesCreateResponse = Static<typeof ReceivablesCreateResponseSchema>;
+
+/** 202 reply of POST /api/v1/accounts-receivable/{uuid}/cancel. */
+export const CancelResponseSchema = Type.Object(
+  { status: Type.Literal('success'), message: Type.String() },
+  { $id: 'CancelResponse' },
+);
+export type CancelResponse = Static<typeof CancelResponseSchema>;
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Money arithmetic                                                                                 */
+/* ------------------------------------------------------------------------------------------------ */
+
+/**
+ * True when a JSON number has at most 2 decimals, i.e. it is the double nearest to some whole number
+ * of cents. Exact at any magnitude up to the limits: toFixed rounds the exact binary value, so
+ * `Number(v.toFixed(2)) === v` holds exactly for the doubles that JSON "x.yz" parses to. (An absolute
+ * tolerance such as |v*100 - round(v*100)| < 1e-6 wrongly rejects valid values above ~1e8, e.g.
+ * 1234567890.12, whose product by 100 is off by 1.5e-5.)
+ */
+export function hasAtMostTwoDecimals(value: number): boolean {
+  return Number.isFinite(value) && Math.abs(value) < 1e15 && Number(value.toFixed(2)) === value;
+}
+
+/** A money value as integer cents; throws RangeError when it has more than 2 decimals. */
+export function toCents(value: number): number {
+  if (!hasAtMostTwoDecimals(value)) throw new RangeError(`${value} is not an amount with at most 2 decimals`);
+  return Math.round(value * 100) + 0; // + 0 turns -0 into 0
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Cross-field rules                                                                                */
+/* ------------------------------------------------------------------------------------------------ */
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isDate = (v: unknown): v is string => typeof v === 'string' && DATE.test(v);
+
+/**
+ * The rules JSON Schema cannot say, for item `index` of a create batch. Safe on any input (it also runs
+ * on items that failed the schema): a field of the wrong type is left to the schema's error.
+ */
+export function receivableItemRuleErrors(item: unknown, index: number): FieldError[] {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return [];
+  const r = item as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const at = (field: string) => `/${index}/${field}`;
+
+  if (isNumber(r.value) && !hasAtMostTwoDecimals(r.value)) errors.push({ path: at('value'), message: 'must have at most 2 decimals' });
+  if (isNumber(r.discount_value) && !hasAtMostTwoDecimals(r.discount_value)) {
+    errors.push({ path: at('discount_value'), message: 'must have at most 2 decimals' });
+  }
+  if (Array.isArray(r.items)) {
+    r.items.forEach((line, j) => {
+      const price = typeof line === 'object' && line !== null ? (line as Record<string, unknown>).price : undefined;
+      if (isNumber(price) && !hasAtMostTwoDecimals(price)) errors.push({ path: at(`items/${j}/price`), message: 'must have at most 2 decimals' });
+    });
+  }
+
+  if (r.discount_type === 'ValorFixoAteDataInformada') {
+    if (r.discount_date === undefined || r.discount_date === null) {
+      errors.push({ path: at('discount_date'), message: 'is required when discount_type is ValorFixoAteDataInformada' });
+    } else if (isDate(r.discount_date) && isDate(r.due_date) && r.discount_date > r.due_date) {
+      errors.push({ path: at('discount_date'), message: 'must not be after due_date' });
+    }
+    if (r.discount_value === undefined || r.discount_value === null) {
+      errors.push({ path: at('discount_value'), message: 'is required when discount_type is ValorFixoAteDataInformada' });
+    } else if (isNumber(r.discount_value)) {
+      if (r.discount_value <= 0) errors.push({ path: at('discount_value'), message: 'must be greater than 0 when discount_type is ValorFixoAteDataInformada' });
+      else if (isNumber(r.value) && r.discount_value >= r.value) errors.push({ path: at('discount_value'), message: 'must be less than value' });
+    }
+  }
+  return errors;
+}
+
+const validateReceivablesSchema = compileValidator(ReceivablesCreateRequestSchema);
+
+/** Leading batch index of a path (`/3/value` -> 3), for ordering errors by item. */
+const itemIndex = (path: string) => {
+  const m = /^\/(\d+)/.exec(path);
+  return m ? Number(m[1]) : -1;
+};
+
+/**
+ * Validates a create batch: the schema (which also removes unknown fields and fills defaults), then the
+ * cross-field rules of every item. All errors come back together, one per path, in item order.
+ */
+export function validateReceivablesBatch(input: unknown): ValidationResult<ReceivableCreateItem[]> {
+  const schema = validateReceivablesSchema(input);
+  const errors: FieldError[] = schema.ok ? [] : [...schema.errors];
+  if (Array.isArray(input)) {
+    const seen = new Set(errors.map((e) => e.path));
+    input.forEach((item, i) => {
+      for (const e of receivableItemRuleErrors(item, i)) {
+        if (seen.has(e.path)) continue;
+        seen.add(e.path);
+        errors.push(e);
+      }
+    });
+  }
+  if (errors.length === 0) return { ok: true, value: input as ReceivableCreateItem[] };
+  const ordered = errors.map((e, n) => ({ e, n })).sort((a, b) => itemIndex(a.e.path) - itemIndex(b.e.path) || a.n - b.n);
+  return { ok: false, errors: ordered.map(({ e }) => e) };
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* States and labels                                                                                */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** Internal state names (also the search filter values, besides `all`). */
+export const ReceivableStates = ['pending', 'approved', 'rejected', 'cancelled'] as const;
+export type ReceivableState = (typeof ReceivableStates)[number];
+
+export const StatePaymentLabels = ['Pendente', 'Aprovada', 'Rejeitada', 'Cancelada'] as const;
+export type StateLabel = (typeof StatePaymentLabels)[number];
+
+/** The localized status_payment label sent on the wire for each state. */
+export const StateLabels: Record<ReceivableState, StateLabel> = {
+  pending: 'Pendente',
+  approved: 'Aprovada',
+  rejected: 'Rejeitada',
+  cancelled: 'Cancelada',
+};
+
+/** Internal payment types: `undefined` until paid. */
+export const PaymentTypes = ['undefined', 'boleto', 'pix', 'manual'] as const;
+export type PaymentType = (typeof PaymentTypes)[number];
+
+export const PaymentTypeLabelValues = ['naodefinido', 'Boleto', 'Pix', 'Manual'] as const;
+export type PaymentTypeLabel = (typeof PaymentTypeLabelValues)[number];
+
+/** The wire value of paymento_type / payment_type for each internal payment type. */
+export const PaymentTypeLabels: Record<PaymentType, PaymentTypeLabel> = {
+  undefined: 'naodefinido',
+  boleto: 'Boleto',
+  pix: 'Pix',
+  manual: 'Manual',
+};
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Bus messages (gateway -> receivables-svc)                                                        */
+/* ------------------------------------------------------------------------------------------------ */
+
+export interface ReceivablesCreateCommand {
+  tenant_id: string;
+  receivables: ReceivableCreateItem[];
+}
+export interface ReceivableCancelCommand {
+  tenant_id: string;
+  account_receivable_id: string;
+}
+/** The filter part of a search request. */
+export type ReceivablesSearchQuery = Pick<SearchRequest, 'state' | 'start_date' | 'end_date'>;
+export interface ReceivablesSearchCommand {
+  tenant_id: string;
+  query: ReceivablesSearchQuery;
+  limit: number;
+  cursor?: string;
+}
+export type ReceivableSearchResult = SearchResultItem;
+export interface ReceivablesSearchReply {
+  items: ReceivableSearchResult[];
+  next_cursor: string | null;
+}
+export interface ReceivableConsultCommand {
+  tenant_id: string;
+  account_receivable_id: string;
+}
+export type ReceivableConsultReply = ConsultResult;

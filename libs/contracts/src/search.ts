@@ -1,0 +1,84 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IsoDate, Uuid } from './common';
+import type { FieldError } from './errors';
+import { PaymentTypeLabelValues, ReceivableStates, StatePaymentLabels } from './receivables';
+import { compileValidator, type ValidationResult } from './validation';
+
+/** Search filter values (spec 3): every state, or `all`. */
+export const SearchStates = ['all', ...ReceivableStates] as const;
+export type SearchState = (typeof SearchStates)[number];
+
+export const SEARCH_DEFAULT_LIMIT = 500;
+export const SEARCH_MAX_LIMIT = 5000;
+
+/** POST /api/v1/accounts-receivable/search (spec 4.9; limit and cursor per DESIGN "Search"). */
+export const SearchRequestSchema = Type.Object(
+  {
+    state: Type.Union(SearchStates.map((s) => Type.Literal(s))),
+    start_date: IsoDate('First emission date, inclusive'),
+    end_date: IsoDate('Last emission date, inclusive'),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT })),
+    cursor: Type.Optional(Type.String({ maxLength: 512, description: 'X-Next-Cursor of the previous page' })),
+  },
+  { $id: 'SearchRequest' },
+);
+export type SearchRequest = Static<typeof SearchRequestSchema>;
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Cross-field rule: start_date <= end_date. Safe on any input. */
+export function searchRequestRuleErrors(request: unknown): FieldError[] {
+  if (typeof request !== 'object' || request === null) return [];
+  const { start_date, end_date } = request as Record<string, unknown>;
+  if (typeof start_date === 'string' && typeof end_date === 'string' && DATE.test(start_date) && DATE.test(end_date) && start_date > end_date) {
+    return [{ path: '/end_date', message: 'must not be before start_date' }];
+  }
+  return [];
+}
+
+const validateSearchSchema = compileValidator(SearchRequestSchema);
+
+export function validateSearchRequest(input: unknown): ValidationResult<SearchRequest> {
+  const schema = validateSearchSchema(input);
+  const errors = schema.ok ? [] : [...schema.errors];
+  for (const e of searchRequestRuleErrors(input)) if (!errors.some((x) => x.path === e.path)) errors.push(e);
+  return errors.length === 0 ? { ok: true, value: input as SearchRequest } : { ok: false, errors };
+}
+
+/** ISO 8601 date-time with milliseconds and no zone, e.g. 2026-11-23T14:05:09.123 (spec 2.5). */
+export const LOCAL_DATETIME_MS_PATTERN =
+  '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}$';
+
+const summaryFields = {
+  accounts_receivable_id: Uuid(),
+  client_name: Type.String(),
+  status_payment: Type.Union(StatePaymentLabels.map((l) => Type.Literal(l)), { description: 'Localized state label' }),
+};
+const PaymentTypeLabel = () => Type.Union(PaymentTypeLabelValues.map((l) => Type.Literal(l)), { description: 'naodefinido until paid' });
+const paymentFields = {
+  payment_date: Type.Union(
+    [Type.String({ pattern: LOCAL_DATETIME_MS_PATTERN, description: 'ISO 8601, fractional seconds, no zone' }), Type.Null()],
+    { description: 'null when unpaid' },
+  ),
+  amount_due: Type.Number(),
+  amount_paid: Type.Number(),
+  fee_amount: Type.Number(),
+};
+
+/** An element of the search response: the type is spelled `paymento_type` here (spec 2.5). */
+export const SearchResultItemSchema = Type.Object(
+  { ...summaryFields, paymento_type: PaymentTypeLabel(), ...paymentFields },
+  { $id: 'SearchResultItem' },
+);
+export type SearchResultItem = Static<typeof SearchResultItemSchema>;
+
+/** The search response: a plain array (next page cursor in header X-Next-Cursor). */
+export const SearchResponseSchema = Type.Array(SearchResultItemSchema, { $id: 'SearchResponse' });
+export type SearchResponse = Static<typeof SearchResponseSchema>;
+
+/** POST /api/v1/accounts-receivable/{uuid}/consult-transaction: the type is spelled `payment_type` here. */
+export const ConsultResultSchema = Type.Object(
+  { ...summaryFields, payment_type: PaymentTypeLabel(), ...paymentFields },
+  { $id: 'ConsultResult' },
+);
+export type ConsultResult = Static<typeof ConsultResultSchema>;
