@@ -114,6 +114,14 @@ export function receivableItemRuleErrors(item: unknown, index: number): FieldErr
   if (isNumber(r.discount_value) && !hasAtMostTwoDecimals(r.discount_value)) {
     errors.push({ path: at('discount_value'), message: 'must have at most 2 decimals' });
   }
+  if (isNumber(r.interest_amount) && !hasAtMostTwoDecimals(r.interest_amount)) {
+    errors.push({ path: at('interest_amount'), message: 'must have at most 2 decimals' });
+  }
+  // A percentage with 2 decimals (e.g. 2.25 %), as banks register it.
+  if (isNumber(r.fine_value) && !hasAtMostTwoDecimals(r.fine_value)) errors.push({ path: at('fine_value'), message: 'must have at most 2 decimals' });
+  if (isDate(r.emission_date) && isDate(r.due_date) && r.due_date < r.emission_date) {
+    errors.push({ path: at('due_date'), message: 'must not be before emission_date' });
+  }
   if (Array.isArray(r.items)) {
     r.items.forEach((line, j) => {
       const price = typeof line === 'object' && line !== null ? (line as Record<string, unknown>).price : undefined;

@@ -191,3 +191,11 @@ describe('responses and labels', () => {
     expect(PaymentTypeLabels).toEqual({ undefined: 'naodefinido', boleto: 'Boleto', pix: 'Pix', manual: 'Manual' });
   });
 });
+
+describe('rules added for registration', () => {
+  it('rejects interest and fine with more than 2 decimals, and a due date before the emission date', () => {
+    const result = validateReceivablesBatch([{ ...item(), interest_amount: 0.333, fine_value: 2.125, emission_date: '2026-12-10', due_date: '2026-12-01' }]);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors.map((e) => e.path).sort()).toEqual(['/0/due_date', '/0/fine_value', '/0/interest_amount']);
+  });
+});
