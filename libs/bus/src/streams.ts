@@ -16,6 +16,11 @@ const codec = JSONCodec<unknown>();
 
 export type BatchHandler<T> = (items: T[]) => Promise<void>;
 
+/** What became of one message: done (ack), or try again later (redelivered after the delay). */
+export type MessageOutcome = 'done' | { retryInMs: number };
+/** deliveryCount is 1 on the first delivery. */
+export type MessageHandler<T> = (item: T, info: { deliveryCount: number }) => Promise<MessageOutcome>;
+
 export interface Consumption {
   /** Stops taking messages and waits for the batch in hand to be handled and acked. */
   stop(): Promise<void>;
@@ -71,18 +76,62 @@ export class DurableStreams {
     return { duplicate: ack.duplicate };
   }
 
-  async consume<T>(spec: StreamSpec, handler: BatchHandler<T>, opts: { maxBatch?: number; ackWaitMs?: number } = {}): Promise<Consumption> {
+  /**
+   * Handles messages one by one, up to `concurrency` at once, each acked or retried on its own
+   * outcome. A handler that throws has its message retried after a second.
+   */
+  async consumeEach<T>(spec: StreamSpec, handler: MessageHandler<T>, opts: { concurrency?: number; ackWaitMs?: number } = {}): Promise<Consumption> {
+    const concurrency = opts.concurrency ?? 16;
+    const messages = await this.openConsumer(spec, opts.ackWaitMs ?? 60_000, concurrency * 2);
+    const inFlight = new Set<Promise<void>>();
+    const stream = this.streamName(spec);
+
+    const handle = async (m: JsMsg) => {
+      let outcome: MessageOutcome;
+      try {
+        outcome = await handler(codec.decode(m.data) as T, { deliveryCount: m.info.redeliveryCount });
+      } catch (err) {
+        this.logger.error({ err, stream, seq: m.seq }, 'message handler failed; will retry');
+        outcome = { retryInMs: 1_000 };
+      }
+      if (outcome === 'done') m.ack();
+      else m.nak(outcome.retryInMs);
+    };
+
+    const loop = (async () => {
+      for await (const m of messages) {
+        while (inFlight.size >= concurrency) await Promise.race(inFlight);
+        const work: Promise<void> = handle(m).finally(() => inFlight.delete(work));
+        inFlight.add(work);
+      }
+    })();
+
+    return {
+      async stop() {
+        await messages.close().catch(() => undefined);
+        await loop.catch(() => undefined);
+        await Promise.allSettled([...inFlight]);
+      },
+    };
+  }
+
+  private async openConsumer(spec: StreamSpec, ackWaitMs: number, maxMessages: number): Promise<ConsumerMessages> {
     const stream = this.streamName(spec);
     const jsm = await this.nc.jetstreamManager();
     await jsm.consumers.add(stream, {
       durable_name: spec.consumer,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(opts.ackWaitMs ?? 30_000),
+      ack_wait: nanos(ackWaitMs),
       max_ack_pending: 20_000,
     });
     const consumer = await this.nc.jetstream().consumers.get(stream, spec.consumer);
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: 1_000 });
+    return consumer.consume({ max_messages: maxMessages });
+  }
+
+  async consume<T>(spec: StreamSpec, handler: BatchHandler<T>, opts: { maxBatch?: number; ackWaitMs?: number } = {}): Promise<Consumption> {
+    const stream = this.streamName(spec);
+    const messages = await this.openConsumer(spec, opts.ackWaitMs ?? 30_000, 1_000);
     const maxBatch = opts.maxBatch ?? 500;
     const pending: JsMsg[] = [];
     let flushing: Promise<void> | undefined;

@@ -55,3 +55,32 @@ it('drops a republished message with the same id, delivers each id once, and red
   const info = await jsm.streams.info(bus.streams.streamName(spec));
   expect(info.state.messages).toBe(0);
 });
+
+it('consumeEach acks or retries each message on its own outcome, with bounded concurrency', async () => {
+  const each: StreamSpec = { name: 'each', subject: 'each.todo', consumer: 'each-worker', duplicateWindowMs: 60_000 };
+  await bus.streams.ensure(each);
+  const attempts = new Map<string, number>();
+  let running = 0;
+  let maxRunning = 0;
+  const consumption = await bus.streams.consumeEach<{ id: string }>(each, async ({ id }, info) => {
+    running += 1;
+    maxRunning = Math.max(maxRunning, running);
+    await new Promise((r) => setTimeout(r, 20));
+    running -= 1;
+    attempts.set(id, (attempts.get(id) ?? 0) + 1);
+    if (id === 'flaky' && info.deliveryCount < 3) return { retryInMs: 50 }; // 1 on the first delivery
+    return 'done';
+  }, { concurrency: 3 });
+  try {
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'flaky']) await bus.streams.publish(each, { id }, id);
+    await until(() => attempts.size === 6 && attempts.get('flaky') === 3);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(attempts.get('a')).toBe(1);
+    expect(attempts.get('flaky')).toBe(3);
+    expect(maxRunning).toBeLessThanOrEqual(3);
+  } finally {
+    await consumption.stop();
+    const jsm = await bus.connection.jetstreamManager();
+    await jsm.streams.delete(bus.streams.streamName(each)).catch(() => undefined);
+  }
+});

@@ -1,0 +1,20 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { StreamSpec } from '@payments/contracts';
+import type { OutboxDatabase } from './outbox-table';
+
+export interface OutboxMessage {
+  stream: StreamSpec;
+  /** Unique per message and stable: the same logical message always gets the same id. */
+  msgId: string;
+  payload: unknown;
+}
+
+/** Records messages to publish; call it inside the transaction that makes them necessary. */
+export async function enqueue<DB extends OutboxDatabase>(trx: Transaction<DB> | Kysely<DB>, messages: OutboxMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  const db = trx as unknown as Kysely<OutboxDatabase>;
+  await db
+    .insertInto('outbox')
+    .values(messages.map((m) => ({ stream: m.stream.name, msg_id: m.msgId, payload: JSON.stringify(m.payload) })))
+    .execute();
+}

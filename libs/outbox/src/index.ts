@@ -1,0 +1,3 @@
+export { outboxMigration, type OutboxTable, type OutboxDatabase } from './outbox-table';
+export { enqueue, type OutboxMessage } from './enqueue';
+export { OutboxRelay } from './relay';

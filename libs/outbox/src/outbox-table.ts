@@ -1,0 +1,34 @@
+import { sql, type ColumnType, type Generated, type Kysely, type Migration } from 'kysely';
+
+/**
+ * Transactional outbox: work that must follow a state change (a registration job, a callback) is
+ * written in the same transaction as the change, and a relay publishes it to JetStream afterwards.
+ * Nothing is lost if the process dies between the commit and the publish.
+ */
+export interface OutboxTable {
+  id: Generated<string>;
+  /** StreamSpec.name of the stream to publish to. */
+  stream: string;
+  /** Nats-Msg-Id: lets JetStream drop a message published twice (relay crash after publish). */
+  msg_id: string;
+  payload: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
+}
+
+export interface OutboxDatabase {
+  outbox: OutboxTable;
+}
+
+/** Add to a service's migrations: creates its outbox table in its own schema. */
+export const outboxMigration: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('outbox')
+      .addColumn('id', 'bigserial', (c) => c.primaryKey())
+      .addColumn('stream', 'text', (c) => c.notNull())
+      .addColumn('msg_id', 'text', (c) => c.notNull())
+      .addColumn('payload', 'jsonb', (c) => c.notNull())
+      .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      .execute();
+  },
+};

@@ -1,0 +1,95 @@
+import type { Kysely } from 'kysely';
+import type { Bus } from '@payments/bus';
+import type { StreamSpec } from '@payments/contracts';
+import type { Logger } from '@payments/logger';
+import type { OutboxDatabase } from './outbox-table';
+
+/**
+ * Publishes outbox rows to JetStream, oldest first, and deletes them once the stream has stored
+ * them. Rows are locked while being published (FOR UPDATE SKIP LOCKED), so several instances share
+ * the work; if the relay dies after publishing but before deleting, the rows are published again and
+ * JetStream drops them by their Nats-Msg-Id.
+ */
+export class OutboxRelay {
+  private readonly specs: Map<string, StreamSpec>;
+  private running = false;
+  private timer: NodeJS.Timeout | undefined;
+  private cycle: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly db: Kysely<OutboxDatabase>,
+    private readonly bus: Bus,
+    streams: StreamSpec[],
+    private readonly logger: Logger,
+    private readonly options: { batchSize?: number; pollIntervalMs?: number } = {},
+  ) {
+    this.specs = new Map(streams.map((s) => [s.name, s]));
+  }
+
+  start(): void {
+    this.running = true;
+    this.wake();
+  }
+
+  /** Publish now (called after a commit that enqueued something). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.cycle) {
+      this.again = true;
+      return;
+    }
+    this.cycle = this.drain().finally(() => {
+      this.cycle = undefined;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      } else this.schedule();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    while (this.cycle) await this.cycle;
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    if (!this.running) return;
+    this.timer = setTimeout(() => this.wake(), this.options.pollIntervalMs ?? 250);
+    this.timer.unref();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.running && (await this.publishBatch()) > 0);
+    } catch (err) {
+      this.logger.error({ err }, 'outbox relay failed; will retry');
+    }
+  }
+
+  /** Publishes one batch; returns how many rows it handled. */
+  private async publishBatch(): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom('outbox')
+        .select(['id', 'stream', 'msg_id', 'payload'])
+        .orderBy('id')
+        .limit(this.options.batchSize ?? 500)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      if (rows.length === 0) return 0;
+      await Promise.all(
+        rows.map((row) => {
+          const spec = this.specs.get(row.stream);
+          if (!spec) throw new Error(`outbox row ${row.id} names unknown stream ${row.stream}`);
+          return this.bus.streams.publish(spec, row.payload, row.msg_id);
+        }),
+      );
+      await trx.deleteFrom('outbox').where('id', 'in', rows.map((r) => r.id)).execute();
+      return rows.length;
+    });
+  }
+}

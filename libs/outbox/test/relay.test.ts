@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { connectBus, type Bus } from '@payments/bus';
+import type { StreamSpec } from '@payments/contracts';
+import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
+import { createLogger } from '@payments/logger';
+import { enqueue, outboxMigration, OutboxRelay, type OutboxDatabase } from '../src';
+
+const logger = createLogger('outbox-test', 'silent');
+const spec: StreamSpec = { name: 'jobs', subject: 'jobs.todo', consumer: 'jobs-worker', duplicateWindowMs: 60_000 };
+let db: Kysely<OutboxDatabase>;
+let drop: () => Promise<void>;
+let bus: Bus;
+
+beforeAll(async () => {
+  const test = await createTestDatabase();
+  drop = test.drop;
+  db = createDatabase<OutboxDatabase>({ url: test.url, schema: 'svc' });
+  await migrateToLatest(db, 'svc', { '0001_outbox': outboxMigration });
+  bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix: `t${randomBytes(4).toString('hex')}`, name: 'outbox-test', logger });
+  await bus.streams.ensure(spec);
+});
+afterAll(async () => {
+  const jsm = await bus.connection.jetstreamManager();
+  await jsm.streams.delete(bus.streams.streamName(spec)).catch(() => undefined);
+  await bus.close();
+  await db.destroy();
+  await drop();
+});
+
+it('publishes what a committed transaction enqueued, once, and nothing from a rolled-back one', async () => {
+  await db.transaction().execute((trx) => enqueue(trx, Array.from({ length: 1200 }, (_, i) => ({ stream: spec, msgId: `m${i}`, payload: { i } }))));
+  await db.transaction().execute(async (trx) => {
+    await enqueue(trx, [{ stream: spec, msgId: 'ghost', payload: { i: -1 } }]);
+    throw new Error('rollback');
+  }).catch(() => undefined);
+  // A duplicate row (as after a relay crash between publish and delete) is dropped by Nats-Msg-Id.
+  await enqueue(db, [{ stream: spec, msgId: 'm0', payload: { i: 0 } }]);
+
+  const seen: number[] = [];
+  const consumption = await bus.streams.consume<{ i: number }>(spec, async (items) => {
+    seen.push(...items.map((x) => x.i));
+  });
+  const relay = new OutboxRelay(db, bus, [spec], logger, { pollIntervalMs: 50 });
+  const relay2 = new OutboxRelay(db, bus, [spec], logger, { pollIntervalMs: 50 }); // a second instance
+  relay.start();
+  relay2.start();
+  try {
+    const end = Date.now() + 10_000;
+    while (seen.length < 1200 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen).toHaveLength(1200);
+    expect(new Set(seen).size).toBe(1200);
+    expect(seen).not.toContain(-1);
+    const left = await db.selectFrom('outbox').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(left.n)).toBe(0);
+  } finally {
+    await relay.stop();
+    await relay2.stop();
+    await consumption.stop();
+  }
+});
