@@ -21,6 +21,7 @@ import { IdempotencyStore } from './idempotency/idempotency-store';
 import { mountAuthRoutes } from './routes/auth-routes';
 import { clientEndpoints } from './routes/client-routes';
 import { callbackEndpoints } from './routes/callback-routes';
+import { receivableEndpoints } from './routes/receivable-routes';
 import { serveSigningSecrets } from './tenancy/signing-secret-responder';
 
 export interface RunningGateway {
@@ -47,7 +48,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const authGuard = requireAccessToken(db, keys, config.jwt);
   mountAuthRoutes(router, { db, keys, settings: config.jwt, requireAccessToken: authGuard });
   const pipeline = { guards: [authGuard, tenantRateLimit(config.rateLimit.perSecond, config.rateLimit.burst)], bodyParser: jsonBody(config.bodyLimitBytes), idempotency };
-  for (const endpoint of [...clientEndpoints(bus), ...callbackEndpoints(bus)]) mountEndpoint(router, pipeline, endpoint);
+  for (const endpoint of [...clientEndpoints(bus), ...receivableEndpoints(bus), ...callbackEndpoints(bus)]) mountEndpoint(router, pipeline, endpoint);
   serveSigningSecrets(bus, db);
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };

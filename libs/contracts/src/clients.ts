@@ -94,3 +94,25 @@ export interface ClientUpdateCommand {
   client_id: string;
   client: ClientUpdateRequest;
 }
+
+/** receivables-svc -> clients-svc: who are these clients (the payer printed on a charge)? */
+export interface ClientsLookupCommand {
+  tenant_id: string;
+  client_ids: string[];
+}
+export interface PayerSnapshot {
+  client_id: string;
+  name: string;
+  cnpj_cpf: string;
+  address: string | null;
+  number: string | null;
+  neighborhood: string | null;
+  city: string | null;
+  state: string | null;
+  zip_code: string | null;
+  email: string | null;
+}
+/** Only the clients found; a missing id is absent. */
+export interface ClientsLookupReply {
+  clients: PayerSnapshot[];
+}

@@ -15,4 +15,20 @@ export interface StreamSpec {
 
 export const Streams = {
   callbackRequests: { name: 'callbacks', subject: 'callbacks.requested', consumer: 'callback-svc', duplicateWindowMs: 10 * 60_000 },
+  receivableRegistrations: { name: 'registrations', subject: 'receivables.registration', consumer: 'registration-worker', duplicateWindowMs: 10 * 60_000 },
+  receivableCancellations: { name: 'cancellations', subject: 'receivables.cancellation', consumer: 'cancellation-worker', duplicateWindowMs: 10 * 60_000 },
 } as const satisfies Record<string, StreamSpec>;
+
+/** Job on Streams.receivableRegistrations: register this receivable with the payment provider. */
+export interface RegistrationJob {
+  tenant_id: string;
+  receivable_id: string;
+}
+
+/** Job on Streams.receivableCancellations: cancel at the provider (on request, or a charge registered after its receivable was cancelled). */
+export interface CancellationJob {
+  tenant_id: string;
+  receivable_id: string;
+  /** `requested`: the ERP asked, a callback follows; `cleanup`: no callback. */
+  reason: 'requested' | 'cleanup';
+}

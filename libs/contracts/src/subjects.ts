@@ -7,6 +7,7 @@ export const Subjects = {
   clients: {
     create: 'clients.create',
     update: 'clients.update',
+    lookup: 'clients.lookup',
   },
   receivables: {
     create: 'receivables.create',

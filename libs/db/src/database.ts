@@ -4,6 +4,8 @@ import pg from 'pg';
 // NUMERIC and BIGINT come back as strings by default; money is handled in integer cents as BIGINT,
 // which fits a JS number below 2^53 (our largest value, 9,999,999,999.99, is ~1e12 cents).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+// DATE is a calendar day, not an instant: keep 'YYYY-MM-DD' instead of a Date at local midnight.
+pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
 
 export interface DatabaseOptions {
   url: string;

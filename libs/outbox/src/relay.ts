@@ -10,20 +10,23 @@ import type { OutboxDatabase } from './outbox-table';
  * the work; if the relay dies after publishing but before deleting, the rows are published again and
  * JetStream drops them by their Nats-Msg-Id.
  */
-export class OutboxRelay {
+export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
   private readonly specs: Map<string, StreamSpec>;
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private cycle: Promise<void> | undefined;
   private again = false;
+  private readonly db: Kysely<OutboxDatabase>;
 
   constructor(
-    private readonly db: Kysely<OutboxDatabase>,
+    db: Kysely<DB>,
     private readonly bus: Bus,
     streams: StreamSpec[],
     private readonly logger: Logger,
     private readonly options: { batchSize?: number; pollIntervalMs?: number } = {},
   ) {
+    // Any service database that contains the outbox table (kysely's types are invariant in the table map).
+    this.db = db as unknown as Kysely<OutboxDatabase>;
     this.specs = new Map(streams.map((s) => [s.name, s]));
   }
 

@@ -82,3 +82,10 @@ function toClient(row: ClientRow): Client {
     email: row.email,
   };
 }
+
+/** The tenant's clients among `clientIds` (missing ones are simply absent). */
+export async function findClients(db: Kysely<ClientsDatabase>, tenantId: string, clientIds: string[]): Promise<Client[]> {
+  if (clientIds.length === 0) return [];
+  const rows = await db.selectFrom('clients').selectAll().where('tenant_id', '=', tenantId).where('client_id', 'in', [...new Set(clientIds.map((id) => id.toLowerCase()))]).execute();
+  return rows.map(toClient);
+}

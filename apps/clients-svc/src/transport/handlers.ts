@@ -5,12 +5,14 @@ import {
   Subjects,
   type ClientsCreateCommand,
   type ClientsCreateResponse,
+  type ClientsLookupCommand,
+  type ClientsLookupReply,
   type ClientUpdateCommand,
   type ClientUpdateResponse,
   type CreatedClient,
 } from '@payments/contracts';
 import type { ClientsDatabase } from '../db/schema';
-import { registerClients, updateClient } from '../domain/client-registry';
+import { findClients, registerClients, updateClient } from '../domain/client-registry';
 import { detailsFromWire, newClientFromWire, toClientData } from './wire';
 
 /** Bus handlers: commands in, spec-shaped replies out. The gateway has validated every command. */
@@ -21,6 +23,15 @@ export function registerHandlers(bus: Bus, db: Kysely<ClientsDatabase>): void {
   bus.serve<ClientUpdateCommand, ClientUpdateResponse>(Subjects.clients.update, (cmd) => updateOne(db, cmd), {
     queue: QueueGroups.clients,
   });
+  bus.serve<ClientsLookupCommand, ClientsLookupReply>(Subjects.clients.lookup, async (cmd) => {
+    const clients = await findClients(db, cmd.tenant_id, cmd.client_ids);
+    return {
+      clients: clients.map((c) => ({
+        client_id: c.clientId, name: c.name, cnpj_cpf: c.taxId, address: c.address, number: c.number, neighborhood: c.neighborhood,
+        city: c.city, state: c.state, zip_code: c.zipCode, email: c.email,
+      })),
+    };
+  }, { queue: QueueGroups.clients });
 }
 
 async function createClients(db: Kysely<ClientsDatabase>, cmd: ClientsCreateCommand): Promise<ClientsCreateResponse> {

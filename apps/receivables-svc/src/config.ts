@@ -1,0 +1,26 @@
+import { envInt, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
+
+export interface ReceivablesConfig extends CommonConfig {
+  /** receivables-svc's own HTTP port (provider webhooks). */
+  port: number;
+  provider: { baseUrl: string; apiKey: string; timeoutMs: number; retries: number; webhookSecret: string };
+  workerConcurrency: number;
+  /** Zone in which zoneless datetimes (payment_date) are written. */
+  timeZone: string;
+}
+
+export function loadReceivablesConfig(env: Record<string, string | undefined> = process.env): ReceivablesConfig {
+  return {
+    ...loadCommonConfig(env),
+    port: envInt('RECEIVABLES_PORT', 3200, env),
+    provider: {
+      baseUrl: envString('PROVIDER_BASE_URL', 'http://127.0.0.1:3100', env),
+      apiKey: envString('PROVIDER_API_KEY', 'sandbox-api-key', env),
+      timeoutMs: envInt('PROVIDER_TIMEOUT_MS', 15_000, env, 1),
+      retries: envInt('PROVIDER_RETRIES', 2, env),
+      webhookSecret: envString('PROVIDER_WEBHOOK_SECRET', 'sandbox-webhook-secret', env),
+    },
+    workerConcurrency: envInt('REGISTRATION_CONCURRENCY', 32, env, 1),
+    timeZone: envString('TIME_ZONE', 'America/Sao_Paulo', env),
+  };
+}

@@ -1,0 +1,74 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { OutboxDatabase } from '@payments/outbox';
+import type { PaymentType, ReceivableState } from '@payments/contracts';
+
+/** Where a receivable stands with the provider, beside its business state. */
+export type RegistrationStatus = 'queued' | 'registered' | 'rejected' | 'skipped';
+
+/** Tables of schema `receivables`. Money is integer cents (BIGINT); dates are DATE; instants TIMESTAMPTZ. */
+export interface ReceivablesTable {
+  id: string;
+  tenant_id: string;
+  account_receivable_id: string;
+  client_id: string;
+  payment_slip_id: string;
+  payment_method: number;
+  url_callback: string;
+  emission_date: ColumnType<string, string, string>;
+  due_date: ColumnType<string, string, string>;
+  amount_cents: number;
+  discount_type: string;
+  discount_cents: number | null;
+  discount_until: ColumnType<string | null, string | null, string | null>;
+  /** Late penalty in hundredths of a percent (2.5 % = 250). */
+  fine_bp: number;
+  interest_cents_per_day: number;
+  items: ColumnType<unknown, string, string>;
+  /** The payer as registered when the charge was issued (printed on the slip). */
+  payer: ColumnType<unknown, string, string>;
+  client_name: string;
+  state: ReceivableState;
+  registration_status: RegistrationStatus;
+  provider_charge_id: string | null;
+  our_number: string | null;
+  barcode: string | null;
+  typeable_line: string | null;
+  pix_copy_and_paste: string | null;
+  qrcode_image_url: string | null;
+  pdf_url: string | null;
+  rejection_code: string | null;
+  rejection_message: string | null;
+  payment_date: Date | null;
+  amount_paid_cents: number | null;
+  fee_cents: number | null;
+  payment_type: PaymentType;
+  cancel_requested_at: Date | null;
+  /** How many cancellations were requested: part of the cancellation callback's event id. */
+  cancellation_requests: number;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface StateHistoryTable {
+  id: Generated<string>;
+  receivable_id: string;
+  tenant_id: string;
+  from_state: ReceivableState | null;
+  to_state: ReceivableState;
+  reason: string;
+  at: Generated<Date>;
+}
+
+/** Provider notifications already applied (the provider retries; each counts once). */
+export interface ProviderEventsTable {
+  event_id: string;
+  received_at: Generated<Date>;
+}
+
+export interface ReceivablesDatabase extends OutboxDatabase {
+  receivables: ReceivablesTable;
+  state_history: StateHistoryTable;
+  provider_events: ProviderEventsTable;
+}
+
+export type ReceivableRow = Selectable<ReceivablesTable>;

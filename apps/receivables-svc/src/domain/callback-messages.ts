@@ -1,0 +1,69 @@
+import {
+  PaymentTypeLabels,
+  Streams,
+  type CallbackEventType,
+  type CallbackRequest,
+  type CancellationCallback,
+  type CancellationFailedCallback,
+  type PaidCallback,
+  type RegisteredCallback,
+  type RegistrationFailedCallback,
+} from '@payments/contracts';
+import type { OutboxMessage } from '@payments/outbox';
+import type { ReceivableRow } from '../db/schema';
+import { fromCents } from './money';
+
+/**
+ * The callbacks a receivable causes, as outbox messages for callback-svc. Event ids are derived from
+ * the receivable (and the cancellation request number), so a message written twice is one event.
+ */
+function callback(row: ReceivableRow, kind: string, eventType: CallbackEventType, payload: CallbackRequest['payload']): OutboxMessage {
+  const eventId = `evt_${kind}_${row.id.replace(/-/g, '')}`;
+  const request: CallbackRequest = { event_id: eventId, tenant_id: row.tenant_id, event_type: eventType, url: row.url_callback, payload };
+  return { stream: Streams.callbackRequests, msgId: eventId, payload: request };
+}
+
+export function registeredCallback(row: ReceivableRow): OutboxMessage {
+  const payload: RegisteredCallback = {
+    success: true,
+    type: 'registered',
+    accounts_receivable_id: row.account_receivable_id,
+    payment_data: {
+      typeable_line: row.typeable_line ?? '',
+      barcode: row.barcode ?? '',
+      our_number: row.our_number ?? '',
+      pix_copy_and_paste: row.pix_copy_and_paste ?? '',
+      qrcode_image: row.qrcode_image_url ?? '',
+      pdf: row.pdf_url ?? '',
+    },
+  };
+  return callback(row, 'registered', 'receivable.registered', payload);
+}
+
+export function registrationFailedCallback(row: ReceivableRow, code: string, message: string): OutboxMessage {
+  const payload: RegistrationFailedCallback = { success: false, type: 'registered', accounts_receivable_id: row.account_receivable_id, error: { code, message } };
+  return callback(row, 'registered', 'receivable.registration_failed', payload);
+}
+
+export function cancelledCallback(row: ReceivableRow): OutboxMessage {
+  const payload: CancellationCallback = { status: 'success', accounts_receivable_id: row.account_receivable_id, message: 'the receivable was cancelled' };
+  return callback(row, `cancel${row.cancellation_requests}`, 'receivable.cancelled', payload);
+}
+
+export function cancellationFailedCallback(row: ReceivableRow, message: string): OutboxMessage {
+  const payload: CancellationFailedCallback = { status: 'error', accounts_receivable_id: row.account_receivable_id, message };
+  return callback(row, `cancel${row.cancellation_requests}`, 'receivable.cancellation_failed', payload);
+}
+
+export function paidCallback(row: ReceivableRow, paymentDate: string): OutboxMessage {
+  const payload: PaidCallback = {
+    success: true,
+    type: 'paid',
+    accounts_receivable_id: row.account_receivable_id,
+    payment_date: paymentDate,
+    amount_paid: fromCents(row.amount_paid_cents ?? 0),
+    fee_amount: fromCents(row.fee_cents ?? 0),
+    payment_type: PaymentTypeLabels[row.payment_type],
+  };
+  return callback(row, 'paid', 'receivable.paid', payload);
+}

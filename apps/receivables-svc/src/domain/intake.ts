@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import type { Insertable, Kysely } from 'kysely';
+import { PaymentMethods, ServiceError, Streams, toCents, type FieldError, type ReceivableCreateItem, type RegistrationJob } from '@payments/contracts';
+import { enqueue } from '@payments/outbox';
+import type { ReceivablesDatabase, ReceivablesTable } from '../db/schema';
+import type { ClientDirectory, Payer } from './ports';
+import { recordTransition } from './state-history';
+
+export interface IntakeResult {
+  created: number;
+  alreadyExisting: number;
+}
+
+/**
+ * Records a batch of charges at once (state pending) with their registration jobs, in one
+ * transaction: when this returns, every charge is stored and its registration will happen. An
+ * account_receivable_id the tenant already used is not created, registered or called back twice.
+ * Every client must be registered; otherwise nothing is stored.
+ */
+export async function acceptReceivables(db: Kysely<ReceivablesDatabase>, clients: ClientDirectory, tenantId: string, items: ReceivableCreateItem[]): Promise<IntakeResult> {
+  const payers = await clients.find(tenantId, items.map((i) => i.client_id));
+  const missing: FieldError[] = items.flatMap((item, index) =>
+    payers.has(item.client_id.toLowerCase()) ? [] : [{ path: `/${index}/client_id`, message: 'no client with this client_id is registered for this tenant' }],
+  );
+  if (missing.length > 0) throw new ServiceError('validation_failed', 'some receivables name clients that are not registered; register them first (POST /api/v1/clients)', missing);
+
+  const rows = items.map((item) => toRow(tenantId, item, payers.get(item.client_id.toLowerCase())!));
+  const inserted = await db.transaction().execute(async (trx) => {
+    const created = await trx
+      .insertInto('receivables')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['tenant_id', 'account_receivable_id']).doNothing())
+      .returning(['id', 'tenant_id'])
+      .execute();
+    await recordTransition(trx, created, null, 'pending', 'received');
+    await enqueue(
+      trx,
+      created.map((r) => {
+        const job: RegistrationJob = { tenant_id: r.tenant_id, receivable_id: r.id };
+        return { stream: Streams.receivableRegistrations, msgId: `reg_${r.id}`, payload: job };
+      }),
+    );
+    return created.length;
+  });
+  return { created: inserted, alreadyExisting: items.length - inserted };
+}
+
+function toRow(tenantId: string, item: ReceivableCreateItem, payer: Payer): Insertable<ReceivablesTable> {
+  const hasDiscount = item.discount_type === 'ValorFixoAteDataInformada';
+  return {
+    id: randomUUID(),
+    tenant_id: tenantId,
+    account_receivable_id: item.account_receivable_id.toLowerCase(),
+    client_id: item.client_id.toLowerCase(),
+    payment_slip_id: item.payment_slip_id.toLowerCase(),
+    payment_method: item.payment_method === PaymentMethods.pix ? PaymentMethods.pix : PaymentMethods.hybridSlip,
+    url_callback: item.url_callback,
+    emission_date: item.emission_date,
+    due_date: item.due_date,
+    amount_cents: toCents(item.value),
+    discount_type: item.discount_type,
+    discount_cents: hasDiscount && item.discount_value != null ? toCents(item.discount_value) : null,
+    discount_until: hasDiscount ? (item.discount_date ?? null) : null,
+    fine_bp: Math.round((item.fine_value ?? 0) * 100),
+    interest_cents_per_day: toCents(item.interest_amount ?? 0),
+    items: JSON.stringify((item.items ?? []).map((line) => ({ description: line.description, quantity: line.quantity, price_cents: toCents(line.price) }))),
+    payer: JSON.stringify(payer),
+    client_name: payer.name,
+    state: 'pending',
+    registration_status: 'queued',
+    provider_charge_id: null,
+    our_number: null,
+    barcode: null,
+    typeable_line: null,
+    pix_copy_and_paste: null,
+    qrcode_image_url: null,
+    pdf_url: null,
+    rejection_code: null,
+    rejection_message: null,
+    payment_date: null,
+    amount_paid_cents: null,
+    fee_cents: null,
+    payment_type: 'undefined',
+    cancel_requested_at: null,
+    cancellation_requests: 0,
+  };
+}

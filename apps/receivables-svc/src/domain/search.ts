@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import {
+  PaymentTypeLabels,
+  ServiceError,
+  StateLabels,
+  type ConsultResult,
+  type ReceivablesSearchQuery,
+  type SearchResultItem,
+} from '@payments/contracts';
+import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
+import { formatLocalDateTime } from './local-datetime';
+import { fromCents } from './money';
+
+type SummaryRow = Pick<ReceivableRow, 'account_receivable_id' | 'client_name' | 'state' | 'payment_type' | 'payment_date' | 'amount_cents' | 'amount_paid_cents' | 'fee_cents' | 'emission_date'>;
+const SUMMARY_COLUMNS = ['account_receivable_id', 'client_name', 'state', 'payment_type', 'payment_date', 'amount_cents', 'amount_paid_cents', 'fee_cents', 'emission_date'] as const;
+
+export interface SearchPage {
+  items: SearchResultItem[];
+  nextCursor: string | null;
+}
+
+/**
+ * Receivables of a tenant by state and emission-date range (inclusive), ordered by emission date then
+ * id, one page at a time (keyset paging: fast at any depth, on the (tenant, [state,] emission_date,
+ * id) indexes).
+ */
+export async function searchReceivables(db: Kysely<ReceivablesDatabase>, tenantId: string, query: ReceivablesSearchQuery, limit: number, cursor: string | undefined, timeZone: string): Promise<SearchPage> {
+  let q = db
+    .selectFrom('receivables')
+    .select(SUMMARY_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('emission_date', '>=', query.start_date)
+    .where('emission_date', '<=', query.end_date);
+  if (query.state !== 'all') q = q.where('state', '=', query.state);
+  if (cursor !== undefined) {
+    const after = decodeCursor(cursor);
+    q = q.where((eb) => eb(eb.refTuple('emission_date', 'account_receivable_id'), '>', eb.tuple(after.emissionDate, after.id)));
+  }
+  const rows = await q.orderBy('emission_date').orderBy('account_receivable_id').limit(limit + 1).execute();
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map((r) => {
+      const s = summary(r, timeZone);
+      return { ...s.common, paymento_type: s.paymentType };
+    }),
+    nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
+  };
+}
+
+export async function consultReceivable(db: Kysely<ReceivablesDatabase>, tenantId: string, accountReceivableId: string, timeZone: string): Promise<ConsultResult> {
+  const row = await db.selectFrom('receivables').select(SUMMARY_COLUMNS).where('tenant_id', '=', tenantId).where('account_receivable_id', '=', accountReceivableId).executeTakeFirst();
+  if (!row) throw new ServiceError('not_found', `no receivable ${accountReceivableId}`);
+  const s = summary(row, timeZone);
+  return { ...s.common, payment_type: s.paymentType };
+}
+
+function summary(r: SummaryRow, timeZone: string) {
+  return {
+    common: {
+      accounts_receivable_id: r.account_receivable_id,
+      client_name: r.client_name,
+      status_payment: StateLabels[r.state],
+      payment_date: r.payment_date ? formatLocalDateTime(r.payment_date, timeZone) : null,
+      amount_due: fromCents(r.amount_cents),
+      amount_paid: fromCents(r.amount_paid_cents ?? 0),
+      fee_amount: fromCents(r.fee_cents ?? 0),
+    },
+    paymentType: PaymentTypeLabels[r.payment_type],
+  };
+}
+
+function encodeCursor(r: SummaryRow): string {
+  return Buffer.from(JSON.stringify([r.emission_date, r.account_receivable_id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { emissionDate: string; id: string } {
+  try {
+    const [emissionDate, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
+    if (typeof emissionDate !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(emissionDate) || typeof id !== 'string' || !/^[0-9a-f-]{36}$/.test(id)) throw new Error('bad cursor');
+    return { emissionDate, id };
+  } catch {
+    throw new ServiceError('validation_failed', 'the cursor is not one this API handed out', [{ path: '/cursor', message: 'is invalid' }]);
+  }
+}

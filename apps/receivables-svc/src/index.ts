@@ -1,0 +1,2 @@
+export { startReceivablesService, type RunningReceivablesService } from './service';
+export { loadReceivablesConfig, type ReceivablesConfig } from './config';

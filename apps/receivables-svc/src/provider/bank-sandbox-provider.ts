@@ -1,0 +1,112 @@
+import ky, { HTTPError, type KyInstance } from 'ky';
+import {
+  ProviderUnavailableError,
+  type CancellationOutcome,
+  type ChargeRequest,
+  type PaymentProvider,
+  type ProviderCharge,
+  type RegistrationOutcome,
+} from '../domain/ports';
+
+export interface BankSandboxOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  /** Retries of one call on 5xx and network errors, with ky's exponential backoff. */
+  retries: number;
+}
+
+interface ChargeResponse {
+  charge_id: string;
+  our_number: string;
+  barcode: string | null;
+  typeable_line: string | null;
+  pix_copy_and_paste: string;
+  qrcode_image_url: string;
+  pdf_url: string;
+}
+
+/**
+ * The payment provider adapter for the bank sandbox's charge API (HTTP, ky). A real bank's adapter
+ * implements the same PaymentProvider interface and is chosen by configuration.
+ */
+export class BankSandboxProvider implements PaymentProvider {
+  private readonly http: KyInstance;
+
+  constructor(options: BankSandboxOptions) {
+    this.http = ky.create({
+      prefixUrl: options.baseUrl,
+      timeout: options.timeoutMs,
+      headers: { authorization: `Bearer ${options.apiKey}` },
+      retry: { limit: options.retries, methods: ['post', 'get'], statusCodes: [500, 502, 503, 504], backoffLimit: 2_000 },
+    });
+  }
+
+  async register(request: ChargeRequest): Promise<RegistrationOutcome> {
+    const body = {
+      kind: request.kind,
+      amount_cents: request.amountCents,
+      issue_date: request.issueDate,
+      due_date: request.dueDate,
+      payer: {
+        name: request.payer.name,
+        tax_id: request.payer.taxId,
+        address: [request.payer.address, request.payer.number, request.payer.neighborhood].filter(Boolean).join(', ') || undefined,
+        city: request.payer.city ?? undefined,
+        state: request.payer.state ?? undefined,
+        zip_code: request.payer.zipCode ?? undefined,
+      },
+      discount: request.discount ? { amount_cents: request.discount.amountCents, until: request.discount.until } : null,
+      fine_percent_bp: request.fineBp,
+      interest_per_day_cents: request.interestPerDayCents,
+      instructions: request.instructions,
+      description_lines: request.descriptionLines.map((l) => ({ description: l.description, quantity: l.quantity, price_cents: l.priceCents })),
+      reference: request.reference,
+    };
+    try {
+      const charge = await this.http.post('v1/charges', { json: body, headers: { 'idempotency-key': request.idempotencyKey } }).json<ChargeResponse>();
+      return { kind: 'registered', charge: toCharge(charge) };
+    } catch (err) {
+      const refusal = await clientError(err);
+      if (refusal) return { kind: 'rejected', code: refusal.code, message: refusal.message };
+      throw unavailable(err);
+    }
+  }
+
+  async cancel(chargeId: string): Promise<CancellationOutcome> {
+    try {
+      await this.http.post(`v1/charges/${encodeURIComponent(chargeId)}/cancel`);
+      return 'cancelled';
+    } catch (err) {
+      if (err instanceof HTTPError && err.response.status === 409) return 'not_open';
+      throw unavailable(err);
+    }
+  }
+}
+
+function toCharge(c: ChargeResponse): ProviderCharge {
+  return {
+    chargeId: c.charge_id,
+    ourNumber: c.our_number,
+    barcode: c.barcode,
+    typeableLine: c.typeable_line,
+    pixCopyAndPaste: c.pix_copy_and_paste,
+    qrcodeImageUrl: c.qrcode_image_url,
+    pdfUrl: c.pdf_url,
+  };
+}
+
+/** A 4xx answer (other than auth and rate limits) is the provider refusing the charge: final. */
+async function clientError(err: unknown): Promise<{ code: string; message: string } | undefined> {
+  if (!(err instanceof HTTPError)) return undefined;
+  const status = err.response.status;
+  if (status < 400 || status >= 500 || status === 401 || status === 403 || status === 408 || status === 429) return undefined;
+  const body = (await err.response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+  return { code: body.error?.code ?? `http_${status}`, message: body.error?.message ?? `the provider refused the charge (HTTP ${status})` };
+}
+
+function unavailable(err: unknown): ProviderUnavailableError {
+  if (err instanceof ProviderUnavailableError) return err;
+  if (err instanceof HTTPError) return new ProviderUnavailableError(`provider answered HTTP ${err.response.status}`);
+  return new ProviderUnavailableError((err as Error).message ?? 'provider unreachable');
+}

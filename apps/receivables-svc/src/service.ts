@@ -1,0 +1,48 @@
+import { connectBus } from '@payments/bus';
+import { Streams } from '@payments/contracts';
+import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { createLogger, type Logger } from '@payments/logger';
+import { OutboxRelay } from '@payments/outbox';
+import type { ReceivablesConfig } from './config';
+import { migrations, SCHEMA } from './db/migrations';
+import type { ReceivablesDatabase } from './db/schema';
+import { BankSandboxProvider } from './provider/bank-sandbox-provider';
+import { registerHandlers } from './transport/bus-handlers';
+import { BusClientDirectory } from './transport/client-directory';
+import { startProviderWebhookServer } from './transport/http-server';
+import { startWorkers } from './transport/workers';
+
+export interface RunningReceivablesService {
+  /** Port of the provider webhook endpoint. */
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts receivables-svc: gateway requests, registration and cancellation workers, outbox relay, provider webhooks. */
+export async function startReceivablesService(config: ReceivablesConfig, logger: Logger = createLogger('receivables-svc', config.logLevel)): Promise<RunningReceivablesService> {
+  await ensureDatabase(config.databaseUrl);
+  const db = createDatabase<ReceivablesDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'receivables-svc', poolSize: 20 });
+  await migrateToLatest(db, SCHEMA, migrations);
+  const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'receivables-svc', logger, requestTimeoutMs: config.busTimeoutMs });
+  for (const spec of [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests]) await bus.streams.ensure(spec);
+
+  const relay = new OutboxRelay(db, bus, [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests], logger);
+  const onEnqueued = () => relay.wake();
+  const provider = new BankSandboxProvider(config.provider);
+  registerHandlers(bus, { db, clients: new BusClientDirectory(bus), timeZone: config.timeZone, onEnqueued });
+  relay.start();
+  const workers = await startWorkers(bus, { db, provider, logger }, { concurrency: config.workerConcurrency, onEnqueued });
+  const http = await startProviderWebhookServer({ db, port: config.port, webhookSecret: config.provider.webhookSecret, timeZone: config.timeZone, logger, onEnqueued });
+  logger.info({ busPrefix: config.busPrefix, port: http.port, provider: config.provider.baseUrl }, 'receivables-svc ready');
+
+  return {
+    port: http.port,
+    async stop() {
+      await http.stop();
+      await Promise.all(workers.map((w) => w.stop()));
+      await relay.stop();
+      await bus.close();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import type { Bus, Consumption } from '@payments/bus';
+import { Streams, type CancellationJob, type RegistrationJob } from '@payments/contracts';
+import { processCancellation, type CancellationDeps } from '../domain/cancellation';
+import { registerReceivable, type RegistrationDeps } from '../domain/registration';
+
+/**
+ * The JetStream consumers of receivables-svc: registration and cancellation jobs, several at once.
+ * A job is acked only after its result is committed; `onEnqueued` wakes the outbox relay.
+ */
+export async function startWorkers(bus: Bus, deps: RegistrationDeps & CancellationDeps, opts: { concurrency: number; onEnqueued: () => void }): Promise<Consumption[]> {
+  await bus.streams.ensure(Streams.receivableRegistrations);
+  await bus.streams.ensure(Streams.receivableCancellations);
+  const registrations = await bus.streams.consumeEach<RegistrationJob>(Streams.receivableRegistrations, async (job, info) => {
+    const outcome = await registerReceivable(deps, job, info.deliveryCount);
+    if (outcome === 'done') opts.onEnqueued();
+    return outcome;
+  }, { concurrency: opts.concurrency });
+  const cancellations = await bus.streams.consumeEach<CancellationJob>(Streams.receivableCancellations, async (job, info) => {
+    const outcome = await processCancellation(deps, job, info.deliveryCount);
+    if (outcome === 'done') opts.onEnqueued();
+    return outcome;
+  }, { concurrency: Math.max(1, Math.floor(opts.concurrency / 4)) });
+  return [registrations, cancellations];
+}
