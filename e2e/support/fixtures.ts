@@ -7,7 +7,7 @@ export const VALID_ALPHANUMERIC_CNPJ = '12.ABC.345/01DE-35';
 
 export function clientPayload(overrides: Record<string, unknown> = {}) {
   return {
-    client_id: randomUUID(),
+    client_id: randomUUID() as string,
     name: 'Maria da Silva',
     cnpj_cpf: VALID_CPF,
     address: 'Rua das Flores',
@@ -20,6 +20,25 @@ export function clientPayload(overrides: Record<string, unknown> = {}) {
     telephone: '1133334444',
     phone_number: '11999998888',
     email: 'maria@example.com',
+    ...overrides,
+  };
+}
+
+/** A valid receivable creation item (spec 2.3) for a registered client. */
+export function receivablePayload(clientId: string, urlCallback: string, overrides: Record<string, unknown> = {}) {
+  return {
+    url_callback: urlCallback,
+    client_id: clientId,
+    payment_slip_id: randomUUID() as string,
+    account_receivable_id: randomUUID() as string,
+    payment_method: 1,
+    items: [{ description: 'Mensalidade', quantity: 1, price: 150.75 }],
+    due_date: '2026-12-15',
+    emission_date: '2026-11-23',
+    value: 150.75,
+    discount_type: 'NaoTemDesconto',
+    fine_value: 2,
+    interest_amount: 0.05,
     ...overrides,
   };
 }

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
+import { createServer } from 'node:net';
+import { loadBankSandboxConfig, startBankSandbox } from '@payments/bank-sandbox';
 import { loadCallbackConfig, startCallbackService, type RunningCallbackService } from '@payments/callback-svc';
+import { loadReceivablesConfig, startReceivablesService, type RunningReceivablesService } from '@payments/receivables-svc';
 import { loadClientsConfig, startClientsService, type RunningClientsService } from '@payments/clients-svc';
 import type { Logger } from '@payments/logger';
 import { createTestDatabase } from '@payments/db';
@@ -14,6 +17,9 @@ export interface TestSystem {
   gateway: RunningGateway;
   clients?: RunningClientsService;
   callbacks?: RunningCallbackService;
+  receivables?: RunningReceivablesService;
+  /** Base URL of the bank sandbox, when started. */
+  sandboxUrl?: string;
   /** The environment every app of this system was started with. */
   env: Record<string, string>;
   api: ApiClient;
@@ -40,6 +46,19 @@ export interface SystemOptions {
   withCallbacks?: boolean;
   /** Logger for callback-svc (to read what it logs). */
   callbackLogger?: Logger;
+  /** Start the bank sandbox and receivables-svc (and callback-svc) too: the whole charge path. */
+  withReceivables?: boolean;
+  /** Start the bank sandbox but leave receivables-svc to the test (e.g. as its own process). */
+  withSandboxOnly?: boolean;
+}
+
+/** A free TCP port (to wire the sandbox's webhook to receivables-svc before either starts). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
 }
 
 /**
@@ -49,11 +68,20 @@ export interface SystemOptions {
 export async function startSystem(options: SystemOptions = {}): Promise<TestSystem> {
   const database = await createTestDatabase();
   const busPrefix = `t${randomBytes(5).toString('hex')}`;
-  const env = { DATABASE_URL: database.url, BUS_PREFIX: busPrefix, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', BUS_TIMEOUT_MS: '5000', ...options.env };
+  const charges = options.withReceivables || options.withSandboxOnly;
+  const receivablesPort = charges ? await freePort() : 0;
+  const env: Record<string, string> = {
+    DATABASE_URL: database.url, BUS_PREFIX: busPrefix, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', BUS_TIMEOUT_MS: '5000',
+    RECEIVABLES_PORT: String(receivablesPort), BANK_SANDBOX_PORT: '0', BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
+    ...options.env,
+  };
+  const sandbox = charges ? await startBankSandbox(loadBankSandboxConfig(env), createLogger('bank-sandbox', env.LOG_LEVEL)) : undefined;
+  if (sandbox) env.PROVIDER_BASE_URL = sandbox.url;
   const logger = (name: string) => createLogger(name, env.LOG_LEVEL);
   const clients = options.withoutClients ? undefined : await startClientsService(loadClientsConfig(env), logger('clients-svc'));
   const gateway = await startGateway(loadGatewayConfig(env), logger('gateway'));
-  const callbacks = options.withCallbacks ? await startCallbackService(loadCallbackConfig(env), options.callbackLogger ?? logger('callback-svc')) : undefined;
+  const callbacks = options.withCallbacks || options.withReceivables ? await startCallbackService(loadCallbackConfig(env), options.callbackLogger ?? logger('callback-svc')) : undefined;
+  const receivables = options.withReceivables ? await startReceivablesService(loadReceivablesConfig(env), logger('receivables-svc')) : undefined;
   const api = new ApiClient(gateway.url);
   const adminDb = await openAdminDatabase(database.url);
 
@@ -63,6 +91,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     gateway,
     clients,
     callbacks,
+    receivables,
+    sandboxUrl: sandbox?.url,
     env,
     api,
     async newTenant(name = 'Tenant') {
@@ -74,7 +104,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     },
     async stop() {
       // Each step runs even if an earlier one failed, so jest never hangs on an open handle.
-      await Promise.allSettled([gateway.stop(), clients?.stop(), callbacks?.stop()]);
+      await Promise.allSettled([gateway.stop(), clients?.stop(), callbacks?.stop(), receivables?.stop()]);
+      await sandbox?.stop().catch(() => undefined);
       await adminDb.destroy().catch(() => undefined);
       await deleteBusStreams(busPrefix).catch(() => undefined);
       await database.drop().catch(() => undefined);

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { BankSandboxDatabase, ChargeRow } from '../db/schema';
+import { acceptsMethod, type Charge, type ChargeTerms } from './charge';
+import { sandboxFeeCents, type SettlementMethod } from './money';
+import { formatOurNumber, issuePaymentData, type PayeeAccount } from './slip-issuer';
+import { chargePaidEvent } from './webhook-event';
+
+export type RegisterOutcome =
+  /** A new charge was stored. */
+  | { outcome: 'created'; charge: Charge }
+  /** The same Idempotency-Key with the same request: the charge it created, nothing new. */
+  | { outcome: 'replayed'; charge: Charge }
+  /** The same Idempotency-Key with another request. */
+  | { outcome: 'key_reused' };
+
+export type CancelOutcome = { outcome: 'cancelled'; charge: Charge } | { outcome: 'not_open'; charge: Charge } | { outcome: 'not_found' };
+
+export type SettleOutcome =
+  | { outcome: 'settled'; charge: Charge; eventId: string }
+  | { outcome: 'not_open'; charge: Charge }
+  | { outcome: 'method_not_accepted'; charge: Charge }
+  | { outcome: 'not_found' };
+
+/** The bank's ledger of charges. Every state change is one conditional statement or one transaction. */
+export class ChargeStore {
+  constructor(
+    private readonly db: Kysely<BankSandboxDatabase>,
+    private readonly account: PayeeAccount,
+  ) {}
+
+  /** What an Idempotency-Key already stands for: null when it was never used. */
+  async lookupIdempotencyKey(key: string, fingerprint: string): Promise<RegisterOutcome | null> {
+    const row = await this.db.selectFrom('charges').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
+    if (!row) return null;
+    return row.request_fingerprint === fingerprint ? { outcome: 'replayed', charge: toCharge(row) } : { outcome: 'key_reused' };
+  }
+
+  /**
+   * Registers a charge exactly once per Idempotency-Key: requests racing with the same key all end up
+   * with the one row that won the unique index (a loser's sequence number is simply skipped). Callers
+   * look the key up first, so a plain replay does not spend a number.
+   */
+  async register(key: string, fingerprint: string, terms: ChargeTerms): Promise<RegisterOutcome> {
+    const { value } = await sql<{ value: number }>`select nextval('our_number_seq') as value`.execute(this.db).then((r) => r.rows[0]);
+    const ourNumber = formatOurNumber(Number(value));
+    const payment = issuePaymentData(this.account, ourNumber, terms);
+    const inserted = await this.db
+      .insertInto('charges')
+      .values({
+        charge_id: randomUUID(),
+        our_number: ourNumber,
+        idempotency_key: key,
+        request_fingerprint: fingerprint,
+        kind: terms.kind,
+        status: 'registered',
+        amount_cents: terms.amountCents,
+        issue_date: terms.issueDate,
+        due_date: terms.dueDate,
+        payer: JSON.stringify(terms.payer),
+        discount: JSON.stringify(terms.discount),
+        fine_percent_bp: terms.finePercentBp,
+        interest_per_day_cents: terms.interestPerDayCents,
+        instructions: JSON.stringify(terms.instructions),
+        description_lines: JSON.stringify(terms.descriptionLines),
+        reference: terms.reference,
+        barcode: payment.barcode,
+        typeable_line: payment.typeableLine,
+        pix_copy_and_paste: payment.pixCopyAndPaste,
+      })
+      .onConflict((oc) => oc.column('idempotency_key').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return { outcome: 'created', charge: toCharge(inserted) };
+    const winner = await this.lookupIdempotencyKey(key, fingerprint);
+    if (!winner) throw new Error(`charge with Idempotency-Key ${key} vanished after a conflict`);
+    return winner;
+  }
+
+  async get(chargeId: string): Promise<Charge | null> {
+    const row = await this.db.selectFrom('charges').selectAll().where('charge_id', '=', chargeId).executeTakeFirst();
+    return row ? toCharge(row) : null;
+  }
+
+  async getByOurNumber(ourNumber: string): Promise<Charge | null> {
+    const row = await this.db.selectFrom('charges').selectAll().where('our_number', '=', ourNumber).executeTakeFirst();
+    return row ? toCharge(row) : null;
+  }
+
+  /** Cancels an open charge; cancelling a cancelled one is answered with it again (a retried cancel). */
+  async cancel(chargeId: string, at: Date = new Date()): Promise<CancelOutcome> {
+    const updated = await this.db
+      .updateTable('charges')
+      .set({ status: 'cancelled', cancelled_at: at })
+      .where('charge_id', '=', chargeId)
+      .where('status', '=', 'registered')
+      .returningAll()
+      .executeTakeFirst();
+    if (updated) return { outcome: 'cancelled', charge: toCharge(updated) };
+    const current = await this.get(chargeId);
+    if (!current) return { outcome: 'not_found' };
+    return current.status === 'cancelled' ? { outcome: 'cancelled', charge: current } : { outcome: 'not_open', charge: current };
+  }
+
+  /**
+   * Settles an open charge and records its webhook in the same transaction, so a payment is never
+   * without its notification (and a crash right after it still delivers it on the next start).
+   * amountPaidCents null = the charge's value.
+   */
+  async settle(ourNumber: string, method: SettlementMethod, amountPaidCents: number | null, at: Date = new Date()): Promise<SettleOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('charges').selectAll().where('our_number', '=', ourNumber).forUpdate().executeTakeFirst();
+      if (!row) return { outcome: 'not_found' };
+      const current = toCharge(row);
+      if (current.status !== 'registered') return { outcome: 'not_open', charge: current };
+      if (!acceptsMethod(current.kind, method)) return { outcome: 'method_not_accepted', charge: current };
+      const paid = amountPaidCents ?? current.amountCents;
+      const settlement = { paidAt: at, amountPaidCents: paid, feeCents: sandboxFeeCents(method, paid), method };
+      const updated = await trx
+        .updateTable('charges')
+        .set({ status: 'paid', paid_at: at, amount_paid_cents: paid, fee_cents: settlement.feeCents, payment_method: method })
+        .where('charge_id', '=', current.chargeId)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const eventId = await recordNotification(trx, current.chargeId, JSON.stringify(chargePaidEvent(current, settlement)), at);
+      return { outcome: 'settled', charge: toCharge(updated), eventId };
+    });
+  }
+}
+
+async function recordNotification(trx: Transaction<BankSandboxDatabase>, chargeId: string, body: string, at: Date): Promise<string> {
+  const eventId = randomUUID();
+  await trx
+    .insertInto('notifications')
+    .values({ event_id: eventId, charge_id: chargeId, event_type: 'charge.paid', body, status: 'pending', next_attempt_at: at })
+    .execute();
+  return eventId;
+}
+
+function toCharge(row: ChargeRow): Charge {
+  return {
+    chargeId: row.charge_id,
+    ourNumber: row.our_number,
+    kind: row.kind,
+    status: row.status,
+    amountCents: row.amount_cents,
+    issueDate: row.issue_date,
+    dueDate: row.due_date,
+    payer: row.payer,
+    discount: row.discount,
+    finePercentBp: row.fine_percent_bp,
+    interestPerDayCents: row.interest_per_day_cents,
+    instructions: row.instructions,
+    descriptionLines: row.description_lines,
+    reference: row.reference,
+    barcode: row.barcode,
+    typeableLine: row.typeable_line,
+    pixCopyAndPaste: row.pix_copy_and_paste,
+    createdAt: row.created_at,
+    cancelledAt: row.cancelled_at,
+    settlement:
+      row.status === 'paid' && row.paid_at && row.amount_paid_cents !== null && row.fee_cents !== null && row.payment_method
+        ? { paidAt: row.paid_at, amountPaidCents: row.amount_paid_cents, feeCents: row.fee_cents, method: row.payment_method }
+        : null,
+  };
+}

@@ -1,0 +1,71 @@
+import type { SettlementMethod } from './money';
+
+/** A charge as the sandbox bank keeps it. English names; the wire mapping lives in http/. */
+export type ChargeKind = 'hybrid_slip' | 'pix';
+export type ChargeStatus = 'registered' | 'paid' | 'cancelled';
+
+export interface Payer {
+  name: string;
+  taxId: string;
+  address: string | null;
+  city: string | null;
+  state: string | null;
+  zipCode: string | null;
+}
+
+export interface Discount {
+  amountCents: number;
+  /** Last day the discount applies, YYYY-MM-DD. */
+  until: string;
+}
+
+export interface DescriptionLine {
+  description: string;
+  quantity: number;
+  priceCents: number;
+}
+
+/** What the payee asks the bank to collect. */
+export interface ChargeTerms {
+  kind: ChargeKind;
+  amountCents: number;
+  issueDate: string;
+  dueDate: string;
+  payer: Payer;
+  discount: Discount | null;
+  /** Late fine, in basis points of the amount (200 = 2 %). */
+  finePercentBp: number;
+  interestPerDayCents: number;
+  instructions: string[];
+  descriptionLines: DescriptionLine[];
+  /** The payee's own reference, echoed back. */
+  reference: string | null;
+}
+
+/** What the bank hands back for paying: slip data (hybrid slips only) and the PIX BR Code (always). */
+export interface PaymentData {
+  ourNumber: string;
+  barcode: string | null;
+  typeableLine: string | null;
+  pixCopyAndPaste: string;
+}
+
+export interface Settlement {
+  paidAt: Date;
+  amountPaidCents: number;
+  feeCents: number;
+  method: SettlementMethod;
+}
+
+export interface Charge extends ChargeTerms, PaymentData {
+  chargeId: string;
+  status: ChargeStatus;
+  createdAt: Date;
+  cancelledAt: Date | null;
+  settlement: Settlement | null;
+}
+
+/** Methods a charge can be settled by: a PIX charge has no slip to pay. */
+export function acceptsMethod(kind: ChargeKind, method: SettlementMethod): boolean {
+  return method !== 'boleto' || kind === 'hybrid_slip';
+}

@@ -1,0 +1,45 @@
+/** Money in integer cents, and the sandbox's tariff. */
+
+export type SettlementMethod = 'boleto' | 'pix' | 'manual';
+
+/** R$ 1.99 per slip paid. */
+export const SLIP_FEE_CENTS = 199;
+/** 0.99 % of a PIX payment, in basis points. */
+export const PIX_FEE_BASIS_POINTS = 99;
+
+/** The sandbox tariff for one payment: slip flat, PIX a percentage rounded half-up to the cent, manual free. */
+export function sandboxFeeCents(method: SettlementMethod, amountPaidCents: number): number {
+  switch (method) {
+    case 'boleto':
+      return SLIP_FEE_CENTS;
+    case 'pix':
+      // Integer arithmetic: amountPaidCents * 99 stays far below 2^53 for any amount we accept.
+      return Math.floor((amountPaidCents * PIX_FEE_BASIS_POINTS + 5_000) / 10_000);
+    case 'manual':
+      return 0;
+  }
+}
+
+/** Reais with at most 2 decimals -> cents; null when the number has more decimals or is not positive. */
+export function reaisToCents(amount: number): number | null {
+  if (!Number.isFinite(amount) || amount <= 0) return null;
+  const cents = Math.round(amount * 100);
+  // A JSON number with 2 decimals is the double nearest to cents / 100, and so is that division: equal
+  // exactly when the amount had no further decimals, at any magnitude.
+  return Number.isSafeInteger(cents) && cents / 100 === amount ? cents : null;
+}
+
+/** "R$ 1.234,56", as printed on a Brazilian slip. */
+export function formatReais(cents: number): string {
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(cents);
+  const reais = Math.floor(abs / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return `${sign}R$ ${reais},${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** "2,00%" from basis points. */
+export function formatPercent(basisPoints: number): string {
+  return `${Math.floor(basisPoints / 100)},${String(basisPoints % 100).padStart(2, '0')}%`;
+}

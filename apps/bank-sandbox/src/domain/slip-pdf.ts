@@ -1,0 +1,132 @@
+import PDFDocument from 'pdfkit';
+import { formatTypeableLine } from './barcode';
+import type { Charge } from './charge';
+import { formatReais } from './money';
+import { itfBarWidths, qrCodePng } from './payment-images';
+import { formatBrazilianDate, instructionLines } from './slip-text';
+
+/** Who is collecting: printed in the slip's "Beneficiário" box. */
+export interface PayeeDetails {
+  bankCode: string;
+  bankName: string;
+  name: string;
+  taxId: string;
+  agency: string;
+  wallet: string;
+  account: string;
+}
+
+const MM = 72 / 25.4;
+const PAGE_MARGIN = 36;
+/** FEBRABAN's ITF: 13 mm tall, about 103 mm wide for 44 digits, i.e. a narrow module of ~0.254 mm. */
+const BAR_HEIGHT = 13 * MM;
+const NARROW_MODULE = 0.254 * MM;
+
+/**
+ * The charge as a one-page A4 PDF: payee, payer, due date, value, our number, instructions (discount,
+ * fine, interest), description lines; for a hybrid slip the typeable line and the ITF barcode; for
+ * every charge the PIX QR code and its copy-and-paste text.
+ */
+export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Promise<Buffer> {
+  const qr = await qrCodePng(charge.pixCopyAndPaste);
+  const doc = new PDFDocument({ size: 'A4', margin: PAGE_MARGIN, info: { Title: `Cobrança ${charge.ourNumber}`, Author: payee.bankName } });
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+
+  const left = PAGE_MARGIN;
+  const width = doc.page.width - 2 * PAGE_MARGIN;
+  let y = PAGE_MARGIN;
+
+  // Header: bank and, for a slip, the typeable line (what a payer types into a banking app).
+  doc.font('Helvetica-Bold').fontSize(14).text(`${payee.bankName} | ${payee.bankCode}`, left, y);
+  if (charge.typeableLine) {
+    doc.font('Courier-Bold').fontSize(10.5).text(formatTypeableLine(charge.typeableLine), left, y + 3, { width, align: 'right' });
+  } else {
+    doc.font('Helvetica-Bold').fontSize(11).text('Cobrança PIX', left, y + 2, { width, align: 'right' });
+  }
+  y += 24;
+  doc.moveTo(left, y).lineTo(left + width, y).lineWidth(1.5).stroke();
+  y += 6;
+
+  const box = (label: string, value: string, x: number, boxWidth: number, top: number, height = 30) => {
+    doc.rect(x, top, boxWidth, height).lineWidth(0.5).stroke();
+    doc.font('Helvetica').fontSize(6.5).text(label, x + 3, top + 3, { width: boxWidth - 6 });
+    doc.font('Helvetica-Bold').fontSize(9).text(value, x + 3, top + 13, { width: boxWidth - 6, height: height - 14, ellipsis: true });
+  };
+
+  const column = width * 0.7;
+  box('Beneficiário', `${payee.name} - CNPJ ${payee.taxId}`, left, column, y);
+  box('Vencimento', formatBrazilianDate(charge.dueDate), left + column, width - column, y);
+  y += 30;
+  box('Agência / Código do beneficiário', `${payee.agency} / ${payee.account}`, left, column / 2, y);
+  box('Data do documento', formatBrazilianDate(charge.issueDate), left + column / 2, column / 2, y);
+  box('Valor do documento', formatReais(charge.amountCents), left + column, width - column, y);
+  y += 30;
+  box('Carteira / Nosso número', `${payee.wallet} / ${charge.ourNumber}`, left, column / 2, y);
+  box('Referência', charge.reference ?? '-', left + column / 2, column / 2, y);
+  box('Espécie', charge.kind === 'hybrid_slip' ? 'Boleto híbrido (boleto + PIX)' : 'PIX', left + column, width - column, y);
+  y += 30;
+
+  const lines = instructionLines(charge);
+  const instructionsHeight = Math.max(46, 16 + lines.length * 11);
+  doc.rect(left, y, width, instructionsHeight).lineWidth(0.5).stroke();
+  doc.font('Helvetica').fontSize(6.5).text('Instruções (texto de responsabilidade do beneficiário)', left + 3, y + 3);
+  doc.font('Helvetica').fontSize(8.5).text(lines.length > 0 ? lines.join('\n') : '-', left + 3, y + 13, { width: width - 6 });
+  y += instructionsHeight;
+
+  const payer = charge.payer;
+  const address = [payer.address, payer.city, payer.state, payer.zipCode].filter((part): part is string => !!part).join(', ');
+  box('Pagador', `${payer.name} - CPF/CNPJ ${payer.taxId}${address ? `\n${address}` : ''}`, left, width, y, 40);
+  y += 48;
+
+  if (charge.descriptionLines.length > 0) {
+    doc.font('Helvetica-Bold').fontSize(8).text('Descrição', left, y);
+    y += 11;
+    doc.font('Helvetica').fontSize(8);
+    for (const line of charge.descriptionLines.slice(0, 12)) {
+      doc.text(`${line.quantity} x ${line.description}`, left, y, { width: width - 110, lineBreak: false, ellipsis: true });
+      doc.text(formatReais(line.priceCents), left + width - 100, y, { width: 100, align: 'right' });
+      y += 10;
+    }
+    if (charge.descriptionLines.length > 12) {
+      doc.text(`... e mais ${charge.descriptionLines.length - 12} itens`, left, y);
+      y += 10;
+    }
+    y += 6;
+  }
+
+  // PIX: the QR code and its copy-and-paste text (every charge; a hybrid slip can be paid either way).
+  const qrSize = 120;
+  doc.font('Helvetica-Bold').fontSize(9).text('Pague com PIX', left, y);
+  doc.image(qr, left, y + 12, { width: qrSize, height: qrSize });
+  doc.font('Helvetica').fontSize(6.5).text('PIX copia e cola', left + qrSize + 12, y + 14);
+  doc.font('Courier').fontSize(7).text(charge.pixCopyAndPaste, left + qrSize + 12, y + 24, { width: width - qrSize - 12 });
+  y += qrSize + 24;
+
+  if (charge.barcode) {
+    doc.moveTo(left, y).lineTo(left + width, y).dash(3, { space: 3 }).lineWidth(0.5).stroke().undash();
+    y += 8;
+    doc.font('Helvetica').fontSize(6.5).text('Ficha de compensação - autenticação mecânica', left, y);
+    y += 12;
+    drawItf(doc, charge.barcode, left, y);
+    y += BAR_HEIGHT + 4;
+    doc.font('Courier').fontSize(7).text(charge.barcode, left, y);
+  }
+
+  doc.end();
+  return done;
+}
+
+/** Draws the ITF bars as vector rectangles, starting with a bar; a quiet zone of 10 modules before it. */
+function drawItf(doc: PDFKit.PDFDocument, barcode: string, x: number, y: number): void {
+  let cursor = x + 10 * NARROW_MODULE;
+  itfBarWidths(barcode).forEach((modules, index) => {
+    const w = modules * NARROW_MODULE;
+    if (index % 2 === 0 && w > 0) doc.rect(cursor, y, w, BAR_HEIGHT).fill('#000000');
+    cursor += w;
+  });
+}

@@ -1,0 +1,156 @@
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from '@payments/logger';
+import type { BankSandboxDatabase, NotificationRow } from '../db/schema';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER, signSandboxWebhook } from './webhook-signature';
+
+export interface WebhookSettings {
+  url: string;
+  secret: string;
+  /** Delays after each failed attempt; the last one repeats until maxAttempts. */
+  retryScheduleMs: number[];
+  /** After this many failed attempts the notification is kept as failed. */
+  maxAttempts: number;
+  timeoutMs: number;
+  /** How often the queue is looked at (a payment also wakes it at once). */
+  pollIntervalMs: number;
+}
+
+/** Up to this many notifications are claimed per pass. */
+const BATCH = 20;
+
+/** Delay before attempt n+1 after n failures (n >= 1). */
+export function retryDelayMs(scheduleMs: number[], failures: number): number {
+  return scheduleMs[Math.min(failures, scheduleMs.length) - 1] ?? 0;
+}
+
+/**
+ * Delivers the payment webhooks kept in table `notifications`: the table is the queue, so pending
+ * notifications survive a restart and are resumed. Each pass claims the due ones (a lease keeps a
+ * slow attempt from being started twice), POSTs them signed, and records success or the next attempt.
+ */
+export class WebhookDispatcher {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private wakeRequested = false;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Kysely<BankSandboxDatabase>,
+    private readonly settings: WebhookSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** Look at the queue now (a payment was just recorded). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.wakeRequested = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the attempts in flight (each bounded by timeoutMs). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.pass()
+        .catch((err: unknown) => this.logger.warn({ err }, 'webhook pass failed'))
+        .finally(() => {
+          this.running = null;
+          const again = this.wakeRequested;
+          this.wakeRequested = false;
+          this.schedule(again ? 0 : this.settings.pollIntervalMs);
+        });
+    }, delayMs);
+  }
+
+  private async pass(): Promise<void> {
+    for (;;) {
+      const due = await this.claimDue();
+      await Promise.all(due.map((n) => this.attempt(n)));
+      if (due.length < BATCH || this.stopped) return;
+    }
+  }
+
+  private async claimDue(): Promise<NotificationRow[]> {
+    const leaseMs = this.settings.timeoutMs + 10_000;
+    const result = await sql<NotificationRow>`
+      update notifications set locked_until = now() + ${leaseMs} * interval '1 millisecond'
+      where event_id in (
+        select event_id from notifications
+        where status = 'pending' and next_attempt_at <= now() and (locked_until is null or locked_until < now())
+        order by next_attempt_at
+        limit ${BATCH}
+        for update skip locked)
+      returning *`.execute(this.db);
+    return result.rows;
+  }
+
+  private async attempt(notification: NotificationRow): Promise<void> {
+    const outcome = await this.post(notification);
+    const attempts = notification.attempt_count + 1;
+    if (outcome.ok) {
+      await this.db
+        .updateTable('notifications')
+        .set({ status: 'delivered', attempt_count: attempts, delivered_at: new Date(), locked_until: null, next_attempt_at: null, last_status_code: outcome.statusCode, last_error: null })
+        .where('event_id', '=', notification.event_id)
+        .execute();
+      this.logger.info({ eventId: notification.event_id, chargeId: notification.charge_id, attempts }, 'payment webhook delivered');
+      return;
+    }
+    const givingUp = attempts >= this.settings.maxAttempts;
+    const delay = retryDelayMs(this.settings.retryScheduleMs, attempts);
+    await this.db
+      .updateTable('notifications')
+      .set({
+        status: givingUp ? 'failed' : 'pending',
+        attempt_count: attempts,
+        next_attempt_at: givingUp ? null : new Date(Date.now() + delay),
+        locked_until: null,
+        last_status_code: outcome.statusCode,
+        last_error: outcome.error,
+      })
+      .where('event_id', '=', notification.event_id)
+      .execute();
+    this.logger.warn(
+      { eventId: notification.event_id, chargeId: notification.charge_id, attempts, statusCode: outcome.statusCode, error: outcome.error, retryInMs: givingUp ? null : delay },
+      givingUp ? 'payment webhook failed: giving up' : 'payment webhook failed: will retry',
+    );
+  }
+
+  private async post(notification: NotificationRow): Promise<{ ok: boolean; statusCode: number | null; error: string | null }> {
+    try {
+      const response = await fetch(this.settings.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [SIGNATURE_HEADER]: signSandboxWebhook(this.settings.secret, notification.body),
+          [EVENT_ID_HEADER]: notification.event_id,
+        },
+        body: notification.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.settings.timeoutMs),
+      });
+      await response.arrayBuffer().catch(() => undefined); // drain, so the connection is reused
+      const ok = response.status >= 200 && response.status < 300;
+      return { ok, statusCode: response.status, error: ok ? null : `HTTP ${response.status}` };
+    } catch (err) {
+      const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+      return { ok: false, statusCode: null, error: `${err instanceof Error ? err.message : String(err)}${cause}` };
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import stableStringify from 'fast-json-stable-stringify';
+import { planRegistration } from '../domain/behaviour';
+import { renderChargePdf } from '../domain/slip-pdf';
+import { qrCodePng } from '../domain/payment-images';
+import type { Charge } from '../domain/charge';
+import { parseChargeRequest } from './charge-request';
+import type { SandboxDeps } from './context';
+import { BankApiError } from './errors';
+import { chargeResponse } from './wire';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The bank-like charge API: register (idempotent by Idempotency-Key), read, cancel, all behind
+ * `Authorization: Bearer <api key>`; the PDF and QR-code image are public (their links go to ERPs).
+ */
+export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
+  const auth = requireApiKey(deps.apiKey);
+
+  router.post('/v1/charges', auth, async (ctx) => {
+    const key = ctx.get('idempotency-key').trim();
+    if (!key || key.length > 255) throw new BankApiError(422, 'invalid_request', 'send an Idempotency-Key header of 1 to 255 characters');
+    const body: unknown = (ctx.request as { body?: unknown }).body;
+    const parsed = parseChargeRequest(body);
+    if (!parsed.ok) {
+      const message = parsed.problems.map((p) => `${p.path} ${p.message}`).join('; ');
+      throw new BankApiError(422, 'invalid_request', message, parsed.problems);
+    }
+    const fingerprint = createHash('sha256').update(stableStringify(body)).digest('hex');
+    const plan = planRegistration(deps.behaviour.mode, parsed.terms.payer.name);
+    const answer = async (status: number, charge: Charge, replayed: boolean) => {
+      if (plan.slow) await sleep(deps.slowMs);
+      ctx.status = status;
+      if (replayed) ctx.set('idempotent-replayed', 'true');
+      ctx.body = chargeResponse(charge, deps.publicUrl());
+    };
+
+    // A key already used stands for what it did then, whatever the bank's mood now.
+    const earlier = await deps.store.lookupIdempotencyKey(key, fingerprint);
+    if (earlier?.outcome === 'key_reused') throw keyReused();
+    if (earlier) return answer(200, earlier.charge, true);
+
+    if (plan.outcome !== 'accept') {
+      if (plan.slow) await sleep(deps.slowMs);
+      if (plan.outcome === 'fail') throw new BankApiError(503, 'unavailable', 'the bank could not process the registration now; try again later');
+      throw new BankApiError(422, 'charge_rejected', 'the bank refused to register this charge');
+    }
+    const registered = await deps.store.register(key, fingerprint, parsed.terms);
+    if (registered.outcome === 'key_reused') throw keyReused();
+    if (registered.outcome === 'created') deps.logger.info({ chargeId: registered.charge.chargeId, ourNumber: registered.charge.ourNumber, kind: registered.charge.kind }, 'charge registered');
+    return answer(registered.outcome === 'created' ? 201 : 200, registered.charge, registered.outcome === 'replayed');
+  });
+
+  router.get('/v1/charges/:chargeId', auth, async (ctx) => {
+    ctx.body = chargeResponse(await findCharge(deps, ctx.params.chargeId), deps.publicUrl());
+  });
+
+  router.post('/v1/charges/:chargeId/cancel', auth, async (ctx) => {
+    const result = UUID.test(ctx.params.chargeId) ? await deps.store.cancel(ctx.params.chargeId.toLowerCase()) : ({ outcome: 'not_found' } as const);
+    if (result.outcome === 'not_found') throw chargeNotFound(ctx.params.chargeId);
+    if (result.outcome === 'not_open') throw new BankApiError(409, 'charge_not_open', `charge ${result.charge.chargeId} is ${result.charge.status}: it cannot be cancelled`);
+    ctx.body = chargeResponse(result.charge, deps.publicUrl());
+  });
+
+  router.get('/v1/charges/:chargeId/pdf', async (ctx) => {
+    const charge = await findCharge(deps, ctx.params.chargeId);
+    ctx.type = 'application/pdf';
+    ctx.set('content-disposition', `inline; filename="charge-${charge.ourNumber}.pdf"`);
+    ctx.body = await renderChargePdf(charge, deps.payee);
+  });
+
+  router.get('/v1/charges/:chargeId/qrcode.png', async (ctx) => {
+    const charge = await findCharge(deps, ctx.params.chargeId);
+    ctx.type = 'image/png';
+    ctx.body = await qrCodePng(charge.pixCopyAndPaste);
+  });
+}
+
+async function findCharge(deps: SandboxDeps, chargeId: string): Promise<Charge> {
+  const charge = UUID.test(chargeId) ? await deps.store.get(chargeId.toLowerCase()) : null;
+  if (!charge) throw chargeNotFound(chargeId);
+  return charge;
+}
+
+function chargeNotFound(chargeId: string): BankApiError {
+  return new BankApiError(404, 'not_found', `no charge ${chargeId}`);
+}
+
+function keyReused(): BankApiError {
+  return new BankApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request');
+}
+
+/** `Authorization: Bearer <api key>`, compared in constant time. */
+function requireApiKey(apiKey: string) {
+  const expected = createHash('sha256').update(apiKey).digest();
+  return async (ctx: Context, next: Next) => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+    const given = match ? createHash('sha256').update(match[1]).digest() : null;
+    if (!given || !timingSafeEqual(given, expected)) throw new BankApiError(401, 'unauthorized', 'send Authorization: Bearer <api key>');
+    await next();
+  };
+}

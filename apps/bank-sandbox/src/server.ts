@@ -1,0 +1,69 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { createLogger, type Logger } from '@payments/logger';
+import type { BankSandboxConfig } from './config';
+import { migrations, SCHEMA } from './db/migrations';
+import type { BankSandboxDatabase } from './db/schema';
+import { Behaviour } from './domain/behaviour';
+import { ChargeStore } from './domain/charge-store';
+import { WebhookDispatcher } from './domain/webhook-dispatcher';
+import { createSandboxApp } from './http/app';
+
+export interface RunningBankSandbox {
+  /** Where it answers, e.g. http://127.0.0.1:3100 */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the bank sandbox: migrates schema `bank_sandbox`, serves HTTP on config.port (0 = any), and
+ * resumes delivering the payment webhooks still pending from an earlier run.
+ */
+export async function startBankSandbox(config: BankSandboxConfig, logger: Logger = createLogger('bank-sandbox', config.logLevel)): Promise<RunningBankSandbox> {
+  await ensureDatabase(config.databaseUrl);
+  const db = createDatabase<BankSandboxDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'bank-sandbox' });
+  await migrateToLatest(db, SCHEMA, migrations);
+  const dispatcher = new WebhookDispatcher(db, config.webhook, logger);
+  let port = config.port;
+  const app = createSandboxApp({
+    db,
+    store: new ChargeStore(db, config.account),
+    behaviour: new Behaviour(config.initialMode),
+    dispatcher,
+    payee: config.payee,
+    apiKey: config.apiKey,
+    slowMs: config.slowMs,
+    publicUrl: () => config.publicUrl ?? `http://localhost:${port}`,
+    logger,
+  });
+
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (err: unknown) => {
+    await db.destroy();
+    throw err;
+  });
+  port = (server.address() as AddressInfo).port;
+  dispatcher.start();
+  logger.info({ port, mode: config.initialMode, webhookUrl: config.webhook.url }, 'bank-sandbox ready');
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      // Stop taking connections and let requests in flight finish; then the webhook loop; then Postgres.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await dispatcher.stop();
+      await db.destroy();
+    },
+  };
+}
