@@ -18,6 +18,8 @@ export class CountingReceiver {
   url = '';
   count = 0;
   readonly arrivals = new Map<string, number>();
+  /** First arrival per accounts_receivable_id found in the body (receivables callbacks). */
+  readonly bodies = new Map<string, number>();
   private waiters: Array<{ n: number; resolve: () => void }> = [];
 
   async start(): Promise<this> {
@@ -25,8 +27,11 @@ export class CountingReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        const now = Date.now();
         const id = req.headers['webhook-id'];
-        if (typeof id === 'string' && !this.arrivals.has(id)) this.arrivals.set(id, Date.now());
+        if (typeof id === 'string' && !this.arrivals.has(id)) this.arrivals.set(id, now);
+        const arId = /"accounts_receivable_id":"([0-9a-f-]{36})"/.exec(Buffer.concat(chunks).toString('utf8'))?.[1];
+        if (arId && !this.bodies.has(arId)) this.bodies.set(arId, now);
         this.count += 1;
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         this.waiters = this.waiters.filter((w) => (this.count >= w.n ? (w.resolve(), false) : true));
@@ -41,6 +46,7 @@ export class CountingReceiver {
   reset(): void {
     this.count = 0;
     this.arrivals.clear();
+    this.bodies.clear();
   }
 
   waitForCount(n: number, timeoutMs = 120_000): Promise<void> {

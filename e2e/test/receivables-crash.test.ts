@@ -14,7 +14,7 @@ beforeAll(async () => {
   system = await startSystem({ withSandboxOnly: true, withCallbacks: true, env: { CALLBACK_POLL_INTERVAL_MS: '100' } });
   tenant = await system.newTenant('Crash');
   receiver = await new CallbackReceiver().start();
-  receivables = new AppProcess('receivables-svc', { ...system.env, LOG_LEVEL: 'warn', REGISTRATION_CONCURRENCY: '16' });
+  receivables = new AppProcess('receivables-svc', { ...system.env, LOG_LEVEL: 'info', REGISTRATION_CONCURRENCY: '16' });
 });
 afterAll(async () => {
   await receivables?.kill();

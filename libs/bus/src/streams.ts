@@ -14,7 +14,11 @@ import type { Logger } from '@payments/logger';
 
 const codec = JSONCodec<unknown>();
 
-export type BatchHandler<T> = (items: T[]) => Promise<void>;
+/**
+ * Handles a batch; may return one outcome per item (same order) to retry some of them. Returning
+ * nothing acks them all; throwing retries them all after a second.
+ */
+export type BatchHandler<T> = (items: T[], info: { deliveryCounts: number[] }) => Promise<void | MessageOutcome[]>;
 
 /** What became of one message: done (ack), or try again later (redelivered after the delay). */
 export type MessageOutcome = 'done' | { retryInMs: number };
@@ -151,8 +155,12 @@ export class DurableStreams {
           }
         }
         try {
-          await handler(items);
-          for (const m of good) m.ack();
+          const outcomes = await handler(items, { deliveryCounts: good.map((m) => m.info.redeliveryCount) });
+          good.forEach((m, i) => {
+            const outcome = outcomes?.[i] ?? 'done';
+            if (outcome === 'done') m.ack();
+            else m.nak(outcome.retryInMs);
+          });
         } catch (err) {
           this.logger.error({ err, stream, count: good.length }, 'batch handler failed; messages will be redelivered');
           for (const m of good) m.nak(1_000);

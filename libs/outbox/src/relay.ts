@@ -66,7 +66,8 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
 
   private async drain(): Promise<void> {
     try {
-      while (this.running && (await this.publishBatch()) > 0);
+      // A short batch means the table is drained; a full one means there may be more.
+      while (this.running && (await this.publishBatch()) >= (this.options.batchSize ?? 500));
     } catch (err) {
       this.logger.error({ err }, 'outbox relay failed; will retry');
     }

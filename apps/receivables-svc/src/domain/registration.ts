@@ -1,85 +1,113 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Logger } from '@payments/logger';
 import { Streams, type CancellationJob, type RegistrationJob } from '@payments/contracts';
-import { enqueue } from '@payments/outbox';
+import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import { registeredCallback, registrationFailedCallback } from './callback-messages';
 import { backoff, type JobOutcome } from './job-outcome';
-import { ProviderUnavailableError, type ChargeRequest, type Payer, type PaymentProvider, type RegistrationOutcome } from './ports';
+import { ProviderUnavailableError, type ChargeRequest, type Payer, type PaymentProvider, type ProviderCharge, type RegistrationOutcome } from './ports';
 import { recordTransition } from './state-history';
 
 export interface RegistrationDeps {
   db: Kysely<ReceivablesDatabase>;
   provider: PaymentProvider;
   logger: Logger;
+  /** Provider calls in flight at once within a batch. */
+  providerConcurrency: number;
 }
+
+type Attempt = { row: ReceivableRow; outcome: RegistrationOutcome };
 
 /**
- * Registers one receivable with the provider and records the result with its callback. Safe to run
- * twice for the same job (a redelivery after a crash): the provider call is idempotent on our
- * receivable id, and the result is written only while the receivable is still queued.
+ * Registers a batch of receivables with the provider and records the results with their callbacks,
+ * in one transaction for the whole batch. Safe to run twice for the same job (a redelivery after a
+ * crash): the provider call is idempotent on our receivable id, and a result is written only while
+ * its receivable is still queued. Returns one outcome per job: done, or retry later (provider down).
  */
-export async function registerReceivable(deps: RegistrationDeps, job: RegistrationJob, deliveryCount: number): Promise<JobOutcome> {
-  const row = await deps.db.selectFrom('receivables').selectAll().where('id', '=', job.receivable_id).where('tenant_id', '=', job.tenant_id).executeTakeFirst();
-  if (!row || row.registration_status !== 'queued') return 'done';
-  if (row.state === 'cancelled') {
-    // Cancelled before it reached the provider: nothing to register.
-    await deps.db.updateTable('receivables').set({ registration_status: 'skipped', updated_at: new Date() }).where('id', '=', row.id).where('registration_status', '=', 'queued').execute();
-    return 'done';
-  }
-  let outcome: RegistrationOutcome;
-  try {
-    outcome = await deps.provider.register(chargeRequest(row));
-  } catch (err) {
-    if (err instanceof ProviderUnavailableError) {
-      deps.logger.warn({ receivableId: row.id, deliveryCount, reason: err.message }, 'provider unavailable; registration stays queued');
-      return backoff(deliveryCount);
-    }
-    throw err;
-  }
-  await recordOutcome(deps.db, row.id, outcome);
-  return 'done';
-}
+export async function registerReceivables(deps: RegistrationDeps, jobs: RegistrationJob[], deliveryCounts: number[]): Promise<JobOutcome[]> {
+  const outcomes: JobOutcome[] = jobs.map(() => 'done');
+  const ids = jobs.map((j) => j.receivable_id);
+  const rows = ids.length === 0 ? [] : await deps.db.selectFrom('receivables').selectAll().where('id', 'in', ids).execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
 
-async function recordOutcome(db: Kysely<ReceivablesDatabase>, receivableId: string, outcome: RegistrationOutcome): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('receivables').selectAll().where('id', '=', receivableId).forUpdate().executeTakeFirstOrThrow();
-    if (current.registration_status !== 'queued') return; // another worker got here first
-    const now = new Date();
-    if (outcome.kind === 'registered') {
-      const c = outcome.charge;
-      const updated = await trx
-        .updateTable('receivables')
-        .set({
-          registration_status: 'registered', provider_charge_id: c.chargeId, our_number: c.ourNumber, barcode: c.barcode, typeable_line: c.typeableLine,
-          pix_copy_and_paste: c.pixCopyAndPaste, qrcode_image_url: c.qrcodeImageUrl, pdf_url: c.pdfUrl, updated_at: now,
-        })
-        .where('id', '=', receivableId)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      if (updated.state === 'pending') {
-        await enqueue(trx, [registeredCallback(updated)]);
-      } else if (updated.state === 'cancelled') {
-        // Cancelled while the provider was registering it: cancel the new charge too, quietly.
-        const job: CancellationJob = { tenant_id: updated.tenant_id, receivable_id: updated.id, reason: 'cleanup' };
-        await enqueue(trx, [{ stream: Streams.receivableCancellations, msgId: `cleanup_${updated.id}`, payload: job }]);
-      }
-      return;
-    }
-    const updated = await trx
-      .updateTable('receivables')
-      .set({
-        registration_status: 'rejected', rejection_code: outcome.code, rejection_message: outcome.message, updated_at: now,
-        state: current.state === 'pending' ? 'rejected' : current.state,
-      })
-      .where('id', '=', receivableId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    if (current.state === 'pending') {
-      await recordTransition(trx, [updated], 'pending', 'rejected', `provider rejected: ${outcome.code}`);
-      await enqueue(trx, [registrationFailedCallback(updated, outcome.code, outcome.message)]);
+  const toSkip: string[] = [];
+  const toRegister: Array<{ row: ReceivableRow; index: number }> = [];
+  jobs.forEach((job, index) => {
+    const row = byId.get(job.receivable_id);
+    if (!row || row.tenant_id !== job.tenant_id || row.registration_status !== 'queued') return;
+    if (row.state === 'cancelled') toSkip.push(row.id); // cancelled before it reached the provider
+    else toRegister.push({ row, index });
+  });
+
+  const attempts: Attempt[] = [];
+  await forEachConcurrently(toRegister, deps.providerConcurrency, async ({ row, index }) => {
+    try {
+      attempts.push({ row, outcome: await deps.provider.register(chargeRequest(row)) });
+    } catch (err) {
+      if (!(err instanceof ProviderUnavailableError)) throw err;
+      deps.logger.warn({ receivableId: row.id, deliveryCount: deliveryCounts[index], reason: err.message }, 'provider unavailable; registration stays queued');
+      outcomes[index] = backoff(deliveryCounts[index]);
     }
   });
+
+  if (toSkip.length > 0 || attempts.length > 0) await deps.db.transaction().execute((trx) => recordResults(trx, attempts, toSkip));
+  return outcomes;
+}
+
+async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: Attempt[], toSkip: string[]): Promise<void> {
+  const now = new Date();
+  if (toSkip.length > 0) {
+    await trx.updateTable('receivables').set({ registration_status: 'skipped', updated_at: now }).where('id', 'in', toSkip).where('registration_status', '=', 'queued').execute();
+  }
+  const registered = attempts.filter((a): a is { row: ReceivableRow; outcome: { kind: 'registered'; charge: ProviderCharge } } => a.outcome.kind === 'registered');
+  const rejected = attempts.filter((a): a is { row: ReceivableRow; outcome: { kind: 'rejected'; code: string; message: string } } => a.outcome.kind === 'rejected');
+  const messages: OutboxMessage[] = [];
+
+  if (registered.length > 0) {
+    const values = registered.map(({ row, outcome: { charge: c } }) =>
+      sql`(${row.id}::uuid, ${c.chargeId}, ${c.ourNumber}, ${c.barcode}, ${c.typeableLine}, ${c.pixCopyAndPaste}, ${c.qrcodeImageUrl}, ${c.pdfUrl})`);
+    // Only rows still queued are written: another worker may have recorded the same result already.
+    const updated = await sql<ReceivableRow>`
+      update receivables r set registration_status = 'registered', provider_charge_id = v.charge_id, our_number = v.our_number,
+        barcode = v.barcode, typeable_line = v.typeable_line, pix_copy_and_paste = v.pix, qrcode_image_url = v.qr, pdf_url = v.pdf, updated_at = ${now}
+      from (values ${sql.join(values)}) as v(id, charge_id, our_number, barcode, typeable_line, pix, qr, pdf)
+      where r.id = v.id and r.registration_status = 'queued'
+      returning r.*`.execute(trx);
+    for (const row of updated.rows) {
+      if (row.state === 'pending') messages.push(registeredCallback(row));
+      else if (row.state === 'cancelled') {
+        // Cancelled while the provider was registering it: cancel the new charge too, quietly.
+        const job: CancellationJob = { tenant_id: row.tenant_id, receivable_id: row.id, reason: 'cleanup' };
+        messages.push({ stream: Streams.receivableCancellations, msgId: `cleanup_${row.id}`, payload: job });
+      }
+    }
+  }
+
+  for (const { row, outcome } of rejected) {
+    const updated = await trx
+      .updateTable('receivables')
+      .set((eb) => ({
+        registration_status: 'rejected', rejection_code: outcome.code, rejection_message: outcome.message, updated_at: now,
+        state: eb.case().when('state', '=', 'pending').then('rejected' as const).else(eb.ref('state')).end(),
+      }))
+      .where('id', '=', row.id)
+      .where('registration_status', '=', 'queued')
+      .returningAll()
+      .executeTakeFirst();
+    if (updated?.state === 'rejected' && row.state === 'pending') {
+      await recordTransition(trx, [updated], 'pending', 'rejected', `provider rejected: ${outcome.code}`);
+      messages.push(registrationFailedCallback(updated, outcome.code, outcome.message));
+    }
+  }
+  await enqueue(trx, messages);
+}
+
+async function forEachConcurrently<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 function chargeRequest(row: ReceivableRow): ChargeRequest {

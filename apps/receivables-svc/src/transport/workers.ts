@@ -1,7 +1,7 @@
 import type { Bus, Consumption } from '@payments/bus';
 import { Streams, type CancellationJob, type RegistrationJob } from '@payments/contracts';
 import { processCancellation, type CancellationDeps } from '../domain/cancellation';
-import { registerReceivable, type RegistrationDeps } from '../domain/registration';
+import { registerReceivables, type RegistrationDeps } from '../domain/registration';
 
 /**
  * The JetStream consumers of receivables-svc: registration and cancellation jobs, several at once.
@@ -10,11 +10,13 @@ import { registerReceivable, type RegistrationDeps } from '../domain/registratio
 export async function startWorkers(bus: Bus, deps: RegistrationDeps & CancellationDeps, opts: { concurrency: number; onEnqueued: () => void }): Promise<Consumption[]> {
   await bus.streams.ensure(Streams.receivableRegistrations);
   await bus.streams.ensure(Streams.receivableCancellations);
-  const registrations = await bus.streams.consumeEach<RegistrationJob>(Streams.receivableRegistrations, async (job, info) => {
-    const outcome = await registerReceivable(deps, job, info.deliveryCount);
-    if (outcome === 'done') opts.onEnqueued();
-    return outcome;
-  }, { concurrency: opts.concurrency });
+  // Registrations go in batches (whatever arrived meanwhile, up to 200): one read and one write
+  // transaction per batch, the provider calls of a batch in parallel.
+  const registrations = await bus.streams.consume<RegistrationJob>(Streams.receivableRegistrations, async (jobs, info) => {
+    const outcomes = await registerReceivables(deps, jobs, info.deliveryCounts);
+    opts.onEnqueued();
+    return outcomes;
+  }, { maxBatch: 200, ackWaitMs: 120_000 });
   const cancellations = await bus.streams.consumeEach<CancellationJob>(Streams.receivableCancellations, async (job, info) => {
     const outcome = await processCancellation(deps, job, info.deliveryCount);
     if (outcome === 'done') opts.onEnqueued();

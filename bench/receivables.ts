@@ -1,0 +1,152 @@
+/**
+ * bench/receivables: 20,000 charges in batches of 1,000 through the gateway, until every registered
+ * callback has arrived; beside a bare multi-row INSERT of the same 20,000 rows into Postgres in the
+ * same run. Targets (issue 4, 2-core machine): accept at >= 40 % of the bare insert rate; end to end
+ * >= 1,000 charges/s. Every app runs as its own process, as `npm start` runs them.
+ */
+import { randomUUID } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createTestDatabase } from '@payments/db';
+import { createTenant, openAdminDatabase } from '@payments/gateway';
+import { CountingReceiver, fmt, percentile, randomPrefix } from './support';
+
+const TOTAL = Number(process.env.BENCH_CHARGES ?? 20_000);
+const BATCH = 1_000;
+const CONCURRENT_POSTS = Number(process.env.BENCH_CONCURRENT_POSTS ?? 2);
+const root = join(__dirname, '..');
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+function startApp(app: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '--import', 'tsx', join(root, 'apps', app, 'src', 'main.ts')], { cwd: root, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes(ready)) resolve(child);
+      if (out.length > 100_000) out = out.slice(-10_000);
+    });
+    child.once('exit', (code) => reject(new Error(`${app} exited ${code}`)));
+  });
+}
+
+function itemFor(clientId: string, url: string, i: number) {
+  return {
+    url_callback: url, client_id: clientId, payment_slip_id: randomUUID(), account_receivable_id: randomUUID(),
+    payment_method: i % 2 === 0 ? 1 : 3, items: [{ description: 'Mensalidade', quantity: 1, price: 99.9 }],
+    due_date: '2026-12-20', emission_date: '2026-11-23', value: 99.9, discount_type: 'NaoTemDesconto', fine_value: 2, interest_amount: 0.03,
+  };
+}
+
+/** Baseline: the same rows, as bare multi-row INSERTs of 1,000 into a table shaped like receivables. */
+async function bareInsertRate(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query('create table bench_bare (like receivables.receivables including defaults)');
+  const started = performance.now();
+  for (let b = 0; b < TOTAL / BATCH; b++) {
+    const values: unknown[] = [];
+    const rows: string[] = [];
+    for (let i = 0; i < BATCH; i++) {
+      const p = values.length;
+      values.push(randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), 1, 'http://127.0.0.1/hook', '2026-11-23', '2026-12-20', 9990, 'NaoTemDesconto', 200, 3, '[]', '{}', 'Maria', 'pending', 'queued');
+      rows.push(`(${Array.from({ length: 18 }, (_, k) => `$${p + k + 1}`).join(',')})`);
+    }
+    await client.query(
+      `insert into bench_bare (id, tenant_id, account_receivable_id, client_id, payment_slip_id, payment_method, url_callback, emission_date, due_date, amount_cents, discount_type, fine_bp, interest_cents_per_day, items, payer, client_name, state, registration_status) values ${rows.join(',')}`,
+      values,
+    );
+  }
+  const rate = TOTAL / ((performance.now() - started) / 1000);
+  await client.query('drop table bench_bare');
+  await client.end();
+  return rate;
+}
+
+async function main(): Promise<void> {
+  const database = await createTestDatabase();
+  const prefix = randomPrefix();
+  const gatewayPort = await freePort();
+  const receivablesPort = await freePort();
+  const sandboxPort = await freePort();
+  const env: Record<string, string> = {
+    DATABASE_URL: database.url, BUS_PREFIX: prefix, PORT: String(gatewayPort), RECEIVABLES_PORT: String(receivablesPort), BANK_SANDBOX_PORT: String(sandboxPort),
+    PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`, BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
+    RATE_LIMIT_PER_SECOND: '0',
+  };
+  const children: ChildProcess[] = [];
+  const receiver = await new CountingReceiver().start();
+  try {
+    children.push(await startApp('bank-sandbox', env, 'bank-sandbox ready'));
+    children.push(await startApp('clients-svc', env, 'clients-svc ready'));
+    children.push(await startApp('callback-svc', env, 'callback-svc ready'));
+    children.push(await startApp('receivables-svc', env, 'receivables-svc ready'));
+    children.push(await startApp('gateway', env, 'gateway listening'));
+    const api = `http://127.0.0.1:${gatewayPort}/api/v1`;
+    const admin = await openAdminDatabase(database.url);
+    const tenant = await createTenant(admin, 'bench');
+    await admin.destroy();
+    const jwt = ((await (await fetch(`${api}/authenticate`, { method: 'POST', headers: { authorization: `Bearer ${tenant.integration_token}` } })).json()) as { access_token: string }).access_token;
+    const headers = { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' };
+    const clientId = randomUUID();
+    await fetch(`${api}/clients`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify([{ client_id: clientId, name: 'Maria da Silva', cnpj_cpf: '529.982.247-25' }]) });
+
+    const bareRate = await bareInsertRate(database.url);
+
+    const batches = Array.from({ length: TOTAL / BATCH }, () => Array.from({ length: BATCH }, (_, i) => itemFor(clientId, receiver.url, i)));
+    const postedAt = new Map<string, number>();
+    const started = Date.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: CONCURRENT_POSTS }, async () => {
+      while (next < batches.length) {
+        const batch = batches[next++];
+        const body = JSON.stringify(batch);
+        const sentAt = Date.now();
+        const res = await fetch(`${api}/accounts-receivable`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body });
+        if (res.status !== 202) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
+        for (const item of batch) postedAt.set(item.account_receivable_id, sentAt);
+      }
+    }));
+    const acceptedIn = (Date.now() - started) / 1000;
+    await receiver.waitForCount(TOTAL, 600_000);
+    const endToEnd = (Date.now() - started) / 1000;
+
+    // Callback arrival per charge, by the id in its body: re-read from the receiver's arrivals by webhook-id is not enough, so ask the bodies.
+    const latencies = [...receiver.bodies.entries()].map(([arId, at]) => at - postedAt.get(arId)!).sort((a, b) => a - b);
+    console.log('\nbench/receivables');
+    console.log(`  bare multi-row INSERT of ${fmt(TOTAL)} rows (1,000 per statement): ${fmt(bareRate)} rows/s`);
+    console.log(`  accepted through the gateway (${fmt(TOTAL / BATCH)} POSTs of 1,000, ${CONCURRENT_POSTS} at a time): ${fmt(TOTAL / acceptedIn)} charges/s`);
+    console.log(`  ratio accepted / bare insert: ${fmt((TOTAL / acceptedIn / bareRate) * 100, 1)} %   (target >= 40 %)`);
+    console.log(`  end to end, POST to registered callback: ${fmt(TOTAL / endToEnd)} charges/s over ${fmt(endToEnd, 1)} s   (target >= 1,000 charges/s)`);
+    console.log(`  time from POST to callback: p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(percentile(latencies, 99))} ms`);
+  } finally {
+    for (const child of children.reverse()) {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+    }
+    await receiver.stop();
+    const { connect } = await import('nats');
+    const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
+    const jsm = await nc.jetstreamManager();
+    for await (const s of jsm.streams.list()) if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
+    await nc.drain();
+    await database.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
