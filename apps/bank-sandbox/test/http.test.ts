@@ -396,3 +396,45 @@ describe('cancellation and reads', () => {
     await expect(migrateToLatest(db, SCHEMA, migrations)).resolves.toBeUndefined();
   });
 });
+
+describe('batch registration', () => {
+  type BatchResult = { status: number; charge?: ChargeResponse; error?: { code: string } };
+  const batch = (charges: unknown[]) => call('POST', '/v1/charges/batch', { body: { charges } });
+
+  it('registers many charges at once, one result per charge in order, idempotent per key', async () => {
+    const before = await chargeCount();
+    const keys = [randomUUID(), randomUUID(), randomUUID()];
+    const charges = [
+      { idempotency_key: keys[0], ...chargeBody({ kind: 'pix' }) },
+      { idempotency_key: keys[1], ...chargeBody({ payer: { name: 'Rejeite [sandbox:reject]', tax_id: '529.982.247-25' } }) },
+      { idempotency_key: keys[2], ...chargeBody({ amount_cents: -1 }) },
+      { idempotency_key: keys[0], ...chargeBody({ kind: 'pix' }) },
+      { ...chargeBody() },
+    ];
+    const first = await batch(charges);
+    expect(first.status).toBe(200);
+    const results = (first.body as { results: BatchResult[] }).results;
+    expect(results.map((r) => r.status)).toEqual([201, 422, 422, 200, 422]);
+    expect(results[1].error?.code).toBe('charge_rejected');
+    expect(results[2].error?.code).toBe('invalid_request');
+    expect(results[3].charge?.charge_id).toBe(results[0].charge?.charge_id);
+    expect(await chargeCount()).toBe(before + 1);
+
+    const again = await batch([charges[0], { idempotency_key: keys[0], ...chargeBody({ kind: 'hybrid_slip' }) }]);
+    const replay = (again.body as { results: BatchResult[] }).results;
+    expect(replay[0]).toMatchObject({ status: 200, charge: { our_number: results[0].charge?.our_number } });
+    expect(replay[1].error?.code).toBe('idempotency_key_reused');
+    expect(await chargeCount()).toBe(before + 1);
+  });
+
+  it('answers 503 to the whole batch when the bank is down, and 422 to an empty or oversized batch', async () => {
+    await setMode('down');
+    try {
+      expect((await batch([{ idempotency_key: randomUUID(), ...chargeBody() }])).status).toBe(503);
+    } finally {
+      await setMode('normal');
+    }
+    expect((await batch([])).status).toBe(422);
+    expect((await call('POST', '/v1/charges/batch', { body: { charges: [] }, key: 'wrong' })).status).toBe(401);
+  });
+});

@@ -20,7 +20,8 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
       retries: envInt('PROVIDER_RETRIES', 2, env),
       webhookSecret: envString('PROVIDER_WEBHOOK_SECRET', 'sandbox-webhook-secret', env),
     },
-    workerConcurrency: envInt('REGISTRATION_CONCURRENCY', 32, env, 1),
+    // Registration jobs (chunks of 100 receivables) handled at once.
+    workerConcurrency: envInt('REGISTRATION_CONCURRENCY', 4, env, 1),
     timeZone: envString('TIME_ZONE', 'America/Sao_Paulo', env),
   };
 }

@@ -31,7 +31,7 @@ export async function startReceivablesService(config: ReceivablesConfig, logger:
   const provider = new BankSandboxProvider(config.provider);
   registerHandlers(bus, { db, clients: new BusClientDirectory(bus), timeZone: config.timeZone, onEnqueued });
   relay.start();
-  const workers = await startWorkers(bus, { db, provider, logger, providerConcurrency: config.workerConcurrency }, { concurrency: config.workerConcurrency, onEnqueued });
+  const workers = await startWorkers(bus, { db, provider, logger }, { concurrency: config.workerConcurrency, onEnqueued });
   const http = await startProviderWebhookServer({ db, port: config.port, webhookSecret: config.provider.webhookSecret, timeZone: config.timeZone, logger, onEnqueued });
   logger.info({ busPrefix: config.busPrefix, port: http.port, provider: config.provider.baseUrl }, 'receivables-svc ready');
 

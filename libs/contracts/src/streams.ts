@@ -19,10 +19,10 @@ export const Streams = {
   receivableCancellations: { name: 'cancellations', subject: 'receivables.cancellation', consumer: 'cancellation-worker', duplicateWindowMs: 10 * 60_000 },
 } as const satisfies Record<string, StreamSpec>;
 
-/** Job on Streams.receivableRegistrations: register this receivable with the payment provider. */
+/** Job on Streams.receivableRegistrations: register these receivables (one intake's chunk) with the provider. */
 export interface RegistrationJob {
   tenant_id: string;
-  receivable_id: string;
+  receivable_ids: string[];
 }
 
 /** Job on Streams.receivableCancellations: cancel at the provider (on request, or a charge registered after its receivable was cancelled). */

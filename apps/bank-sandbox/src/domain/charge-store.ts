@@ -47,27 +47,7 @@ export class ChargeStore {
     const payment = issuePaymentData(this.account, ourNumber, terms);
     const inserted = await this.db
       .insertInto('charges')
-      .values({
-        charge_id: randomUUID(),
-        our_number: ourNumber,
-        idempotency_key: key,
-        request_fingerprint: fingerprint,
-        kind: terms.kind,
-        status: 'registered',
-        amount_cents: terms.amountCents,
-        issue_date: terms.issueDate,
-        due_date: terms.dueDate,
-        payer: JSON.stringify(terms.payer),
-        discount: JSON.stringify(terms.discount),
-        fine_percent_bp: terms.finePercentBp,
-        interest_per_day_cents: terms.interestPerDayCents,
-        instructions: JSON.stringify(terms.instructions),
-        description_lines: JSON.stringify(terms.descriptionLines),
-        reference: terms.reference,
-        barcode: payment.barcode,
-        typeable_line: payment.typeableLine,
-        pix_copy_and_paste: payment.pixCopyAndPaste,
-      })
+      .values(chargeValues(randomUUID(), ourNumber, key, fingerprint, terms, payment))
       .onConflict((oc) => oc.column('idempotency_key').doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -75,6 +55,36 @@ export class ChargeStore {
     const winner = await this.lookupIdempotencyKey(key, fingerprint);
     if (!winner) throw new Error(`charge with Idempotency-Key ${key} vanished after a conflict`);
     return winner;
+  }
+
+  /**
+   * Registers many charges in three statements whatever their number (the bank's batch, "remessa",
+   * interface): keys already used are answered from the ledger, new ones get our numbers from one
+   * sequence call and go in one multi-row insert. Outcomes come back in request order.
+   */
+  async registerMany(requests: Array<{ key: string; fingerprint: string; terms: ChargeTerms }>): Promise<RegisterOutcome[]> {
+    if (requests.length === 0) return [];
+    const keys = requests.map((r) => r.key);
+    const existing = new Map((await this.db.selectFrom('charges').selectAll().where('idempotency_key', 'in', keys).execute()).map((row) => [row.idempotency_key, row]));
+    const fresh = requests.filter((r, i) => !existing.has(r.key) && keys.indexOf(r.key) === i);
+    if (fresh.length > 0) {
+      const numbers = await sql<{ value: string }>`select nextval('our_number_seq') as value from generate_series(1, ${fresh.length})`.execute(this.db);
+      const rows = fresh.map((r, i) => {
+        const ourNumber = formatOurNumber(Number(numbers.rows[i].value));
+        const payment = issuePaymentData(this.account, ourNumber, r.terms);
+        return chargeValues(randomUUID(), ourNumber, r.key, r.fingerprint, r.terms, payment);
+      });
+      const inserted = await this.db.insertInto('charges').values(rows).onConflict((oc) => oc.column('idempotency_key').doNothing()).returningAll().execute();
+      for (const row of inserted) existing.set(row.idempotency_key, row);
+      const lost = fresh.filter((r) => !existing.has(r.key)).map((r) => r.key);
+      if (lost.length > 0) {
+        // Raced by another request with the same keys: theirs stand.
+        for (const row of await this.db.selectFrom('charges').selectAll().where('idempotency_key', 'in', lost).execute()) existing.set(row.idempotency_key, row);
+      }
+      const created = new Set(inserted.map((r) => r.idempotency_key));
+      return requests.map((r) => outcomeFor(existing.get(r.key), r.fingerprint, created.has(r.key) && fresh.find((f) => f.key === r.key) === r));
+    }
+    return requests.map((r) => outcomeFor(existing.get(r.key), r.fingerprint, false));
   }
 
   async get(chargeId: string): Promise<Charge | null> {
@@ -126,6 +136,36 @@ export class ChargeStore {
       return { outcome: 'settled', charge: toCharge(updated), eventId };
     });
   }
+}
+
+function chargeValues(chargeId: string, ourNumber: string, key: string, fingerprint: string, terms: ChargeTerms, payment: ReturnType<typeof issuePaymentData>) {
+  return {
+    charge_id: chargeId,
+    our_number: ourNumber,
+    idempotency_key: key,
+    request_fingerprint: fingerprint,
+    kind: terms.kind,
+    status: 'registered' as const,
+    amount_cents: terms.amountCents,
+    issue_date: terms.issueDate,
+    due_date: terms.dueDate,
+    payer: JSON.stringify(terms.payer),
+    discount: JSON.stringify(terms.discount),
+    fine_percent_bp: terms.finePercentBp,
+    interest_per_day_cents: terms.interestPerDayCents,
+    instructions: JSON.stringify(terms.instructions),
+    description_lines: JSON.stringify(terms.descriptionLines),
+    reference: terms.reference,
+    barcode: payment.barcode,
+    typeable_line: payment.typeableLine,
+    pix_copy_and_paste: payment.pixCopyAndPaste,
+  };
+}
+
+function outcomeFor(row: ChargeRow | undefined, fingerprint: string, created: boolean): RegisterOutcome {
+  if (!row) throw new Error('a registered charge vanished');
+  if (row.request_fingerprint !== fingerprint) return { outcome: 'key_reused' };
+  return { outcome: created ? 'created' : 'replayed', charge: toCharge(row) };
 }
 
 async function recordNotification(trx: Transaction<BankSandboxDatabase>, chargeId: string, body: string, at: Date): Promise<string> {

@@ -11,7 +11,7 @@ export function createSandboxApp(deps: SandboxDeps): Koa {
   const app = new Koa();
   app.use(errorHandler(deps.logger));
   app.use(downMode(deps));
-  app.use(bodyParser({ enableTypes: ['json'], strict: true }));
+  app.use(bodyParser({ enableTypes: ['json'], strict: true, jsonLimit: '4mb' }));
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok', mode: deps.behaviour.mode };

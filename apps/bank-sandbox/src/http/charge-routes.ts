@@ -6,13 +6,14 @@ import stableStringify from 'fast-json-stable-stringify';
 import { planRegistration } from '../domain/behaviour';
 import { renderChargePdf } from '../domain/slip-pdf';
 import { qrCodePng } from '../domain/payment-images';
-import type { Charge } from '../domain/charge';
+import type { Charge, ChargeTerms } from '../domain/charge';
 import { parseChargeRequest } from './charge-request';
 import type { SandboxDeps } from './context';
 import { BankApiError } from './errors';
 import { chargeResponse } from './wire';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_BATCH = 500;
 
 /**
  * The bank-like charge API: register (idempotent by Idempotency-Key), read, cancel, all behind
@@ -51,8 +52,53 @@ export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
     }
     const registered = await deps.store.register(key, fingerprint, parsed.terms);
     if (registered.outcome === 'key_reused') throw keyReused();
-    if (registered.outcome === 'created') deps.logger.info({ chargeId: registered.charge.chargeId, ourNumber: registered.charge.ourNumber, kind: registered.charge.kind }, 'charge registered');
+    if (registered.outcome === 'created') deps.logger.debug({ chargeId: registered.charge.chargeId, ourNumber: registered.charge.ourNumber, kind: registered.charge.kind }, 'charge registered');
     return answer(registered.outcome === 'created' ? 201 : 200, registered.charge, registered.outcome === 'replayed');
+  });
+
+  /**
+   * Batch registration: `{ charges: [{ idempotency_key, ...the body of POST /v1/charges }] }`, at most
+   * 500. Answers 200 with one result per charge, in order: `{ status, charge }` (201 new, 200 replay)
+   * or `{ status, error }` (422 invalid or rejected, 503 could not be processed now). A bank that is
+   * down answers 503 to the whole batch.
+   */
+  router.post('/v1/charges/batch', auth, async (ctx) => {
+    const body = (ctx.request as { body?: { charges?: unknown } }).body;
+    const items = Array.isArray(body?.charges) ? (body.charges as Array<Record<string, unknown>>) : null;
+    if (!items || items.length === 0 || items.length > MAX_BATCH) throw new BankApiError(422, 'invalid_request', `send { charges: [...] } with 1 to ${MAX_BATCH} charges`);
+    if (deps.behaviour.mode === 'down') {
+      throw new BankApiError(503, 'unavailable', 'the bank could not process the registration now; try again later');
+    }
+    type Result = { status: number; charge?: ReturnType<typeof chargeResponse>; error?: { code: string; message: string } };
+    const results: Result[] = new Array(items.length);
+    const accepted: Array<{ index: number; key: string; fingerprint: string; terms: ChargeTerms }> = [];
+    let slow = false;
+    items.forEach((item, index) => {
+      const { idempotency_key: key, ...charge } = item ?? {};
+      if (typeof key !== 'string' || key.trim() === '' || key.length > 255) {
+        results[index] = { status: 422, error: { code: 'invalid_request', message: 'idempotency_key must be 1 to 255 characters' } };
+        return;
+      }
+      const parsed = parseChargeRequest(charge);
+      if (!parsed.ok) {
+        results[index] = { status: 422, error: { code: 'invalid_request', message: parsed.problems.map((p) => `${p.path} ${p.message}`).join('; ') } };
+        return;
+      }
+      const plan = planRegistration(deps.behaviour.mode, parsed.terms.payer.name);
+      slow ||= plan.slow;
+      if (plan.outcome === 'fail') results[index] = { status: 503, error: { code: 'unavailable', message: 'the bank could not process this registration now' } };
+      else if (plan.outcome === 'reject') results[index] = { status: 422, error: { code: 'charge_rejected', message: 'the bank refused to register this charge' } };
+      else accepted.push({ index, key, fingerprint: createHash('sha256').update(stableStringify(charge)).digest('hex'), terms: parsed.terms });
+    });
+    const outcomes = await deps.store.registerMany(accepted);
+    outcomes.forEach((outcome, i) => {
+      results[accepted[i].index] =
+        outcome.outcome === 'key_reused'
+          ? { status: 422, error: { code: 'idempotency_key_reused', message: 'this idempotency_key was used with another charge' } }
+          : { status: outcome.outcome === 'created' ? 201 : 200, charge: chargeResponse(outcome.charge, deps.publicUrl()) };
+    });
+    if (slow) await sleep(deps.slowMs);
+    ctx.body = { results };
   });
 
   router.get('/v1/charges/:chargeId', auth, async (ctx) => {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import { PaymentMethods, ServiceError, Streams, toCents, type FieldError, type ReceivableCreateItem, type RegistrationJob } from '@payments/contracts';
-import { enqueue } from '@payments/outbox';
+import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { ReceivablesDatabase, ReceivablesTable } from '../db/schema';
 import type { ClientDirectory, Payer } from './ports';
-import { recordTransition } from './state-history';
 
 export interface IntakeResult {
   created: number;
@@ -12,8 +11,8 @@ export interface IntakeResult {
 }
 
 /**
- * Records a batch of charges at once (state pending) with their registration jobs, in one
- * transaction: when this returns, every charge is stored and its registration will happen. An
+ * Records a batch of charges at once (state pending, their initial state: the history records the
+ * transitions after it) with their registration jobs, in one transaction: when this returns, every charge is stored and its registration will happen. An
  * account_receivable_id the tenant already used is not created, registered or called back twice.
  * Every client must be registered; otherwise nothing is stored.
  */
@@ -30,19 +29,24 @@ export async function acceptReceivables(db: Kysely<ReceivablesDatabase>, clients
       .insertInto('receivables')
       .values(rows)
       .onConflict((oc) => oc.columns(['tenant_id', 'account_receivable_id']).doNothing())
-      .returning(['id', 'tenant_id'])
+      .returning('id')
       .execute();
-    await recordTransition(trx, created, null, 'pending', 'received');
-    await enqueue(
-      trx,
-      created.map((r) => {
-        const job: RegistrationJob = { tenant_id: r.tenant_id, receivable_id: r.id };
-        return { stream: Streams.receivableRegistrations, msgId: `reg_${r.id}`, payload: job };
-      }),
-    );
+    await enqueue(trx, registrationJobs(tenantId, created.map((r) => r.id)));
     return created.length;
   });
   return { created: inserted, alreadyExisting: items.length - inserted };
+}
+
+/** Registration goes in chunks: one job per REGISTRATION_CHUNK receivables, named after its first one. */
+const REGISTRATION_CHUNK = 100;
+
+function registrationJobs(tenantId: string, ids: string[]): OutboxMessage[] {
+  const jobs: OutboxMessage[] = [];
+  for (let i = 0; i < ids.length; i += REGISTRATION_CHUNK) {
+    const job: RegistrationJob = { tenant_id: tenantId, receivable_ids: ids.slice(i, i + REGISTRATION_CHUNK) };
+    jobs.push({ stream: Streams.receivableRegistrations, msgId: `reg_${job.receivable_ids[0]}`, payload: job });
+  }
+  return jobs;
 }
 
 function toRow(tenantId: string, item: ReceivableCreateItem, payer: Payer): Insertable<ReceivablesTable> {

@@ -57,8 +57,12 @@ export class ProviderUnavailableError extends Error {
   override readonly name = 'ProviderUnavailableError';
 }
 
+/** One outcome per request, in order; `unavailable` means that one charge may be tried again later. */
+export type BatchRegistrationOutcome = RegistrationOutcome | { kind: 'unavailable'; reason: string };
+
 export interface PaymentProvider {
-  register(request: ChargeRequest): Promise<RegistrationOutcome>;
+  /** Registers charges (a bank's batch interface, or parallel single calls); throws ProviderUnavailableError when the provider cannot be reached at all. */
+  registerMany(requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]>;
   cancel(chargeId: string): Promise<CancellationOutcome>;
 }
 

@@ -5,53 +5,49 @@ import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import { registeredCallback, registrationFailedCallback } from './callback-messages';
 import { backoff, type JobOutcome } from './job-outcome';
-import { ProviderUnavailableError, type ChargeRequest, type Payer, type PaymentProvider, type ProviderCharge, type RegistrationOutcome } from './ports';
+import { ProviderUnavailableError, type BatchRegistrationOutcome, type ChargeRequest, type Payer, type PaymentProvider, type ProviderCharge, type RegistrationOutcome } from './ports';
 import { recordTransition } from './state-history';
 
 export interface RegistrationDeps {
   db: Kysely<ReceivablesDatabase>;
   provider: PaymentProvider;
   logger: Logger;
-  /** Provider calls in flight at once within a batch. */
-  providerConcurrency: number;
 }
 
 type Attempt = { row: ReceivableRow; outcome: RegistrationOutcome };
 
 /**
- * Registers a batch of receivables with the provider and records the results with their callbacks,
- * in one transaction for the whole batch. Safe to run twice for the same job (a redelivery after a
- * crash): the provider call is idempotent on our receivable id, and a result is written only while
- * its receivable is still queued. Returns one outcome per job: done, or retry later (provider down).
+ * Registers a job's receivables with the provider (one batch call) and records the results with their
+ * callbacks in one transaction. Safe to run twice for the same job (a redelivery after a crash): the
+ * provider is idempotent on our receivable ids, and a result is written only while its receivable is
+ * still queued. When the provider cannot take some of them now, the job is retried later (the ones
+ * already registered are skipped then).
  */
-export async function registerReceivables(deps: RegistrationDeps, jobs: RegistrationJob[], deliveryCounts: number[]): Promise<JobOutcome[]> {
-  const outcomes: JobOutcome[] = jobs.map(() => 'done');
-  const ids = jobs.map((j) => j.receivable_id);
-  const rows = ids.length === 0 ? [] : await deps.db.selectFrom('receivables').selectAll().where('id', 'in', ids).execute();
-  const byId = new Map(rows.map((r) => [r.id, r]));
+export async function registerReceivables(deps: RegistrationDeps, job: RegistrationJob, deliveryCount: number): Promise<JobOutcome> {
+  const rows = await deps.db.selectFrom('receivables').selectAll().where('id', 'in', job.receivable_ids).where('tenant_id', '=', job.tenant_id).execute();
+  const queued = rows.filter((r) => r.registration_status === 'queued');
+  const toSkip = queued.filter((r) => r.state === 'cancelled').map((r) => r.id); // cancelled before it reached the provider
+  const toRegister = queued.filter((r) => r.state !== 'cancelled');
 
-  const toSkip: string[] = [];
-  const toRegister: Array<{ row: ReceivableRow; index: number }> = [];
-  jobs.forEach((job, index) => {
-    const row = byId.get(job.receivable_id);
-    if (!row || row.tenant_id !== job.tenant_id || row.registration_status !== 'queued') return;
-    if (row.state === 'cancelled') toSkip.push(row.id); // cancelled before it reached the provider
-    else toRegister.push({ row, index });
-  });
-
-  const attempts: Attempt[] = [];
-  await forEachConcurrently(toRegister, deps.providerConcurrency, async ({ row, index }) => {
+  let outcomes: BatchRegistrationOutcome[] = [];
+  if (toRegister.length > 0) {
     try {
-      attempts.push({ row, outcome: await deps.provider.register(chargeRequest(row)) });
+      outcomes = await deps.provider.registerMany(toRegister.map(chargeRequest));
     } catch (err) {
       if (!(err instanceof ProviderUnavailableError)) throw err;
-      deps.logger.warn({ receivableId: row.id, deliveryCount: deliveryCounts[index], reason: err.message }, 'provider unavailable; registration stays queued');
-      outcomes[index] = backoff(deliveryCounts[index]);
+      deps.logger.warn({ count: toRegister.length, deliveryCount, reason: err.message }, 'provider unavailable; registrations stay queued');
+      outcomes = toRegister.map(() => ({ kind: 'unavailable', reason: err.message }));
     }
+  }
+  const attempts: Attempt[] = [];
+  let unavailable = 0;
+  toRegister.forEach((row, i) => {
+    const outcome = outcomes[i];
+    if (outcome.kind === 'unavailable') unavailable += 1;
+    else attempts.push({ row, outcome });
   });
-
   if (toSkip.length > 0 || attempts.length > 0) await deps.db.transaction().execute((trx) => recordResults(trx, attempts, toSkip));
-  return outcomes;
+  return unavailable > 0 ? backoff(deliveryCount) : 'done';
 }
 
 async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: Attempt[], toSkip: string[]): Promise<void> {
@@ -100,14 +96,6 @@ async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: At
     }
   }
   await enqueue(trx, messages);
-}
-
-async function forEachConcurrently<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 function chargeRequest(row: ReceivableRow): ChargeRequest {

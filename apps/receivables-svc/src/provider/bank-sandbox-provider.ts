@@ -5,7 +5,7 @@ import {
   type ChargeRequest,
   type PaymentProvider,
   type ProviderCharge,
-  type RegistrationOutcome,
+  type BatchRegistrationOutcome,
 } from '../domain/ports';
 
 export interface BankSandboxOptions {
@@ -14,6 +14,38 @@ export interface BankSandboxOptions {
   timeoutMs: number;
   /** Retries of one call on 5xx and network errors, with ky's exponential backoff. */
   retries: number;
+}
+
+const BATCH_SIZE = 200;
+
+interface BatchResult {
+  status: number;
+  charge?: ChargeResponse;
+  error?: { code: string; message: string };
+}
+
+function toWire(request: ChargeRequest) {
+  return {
+    idempotency_key: request.idempotencyKey,
+    kind: request.kind,
+    amount_cents: request.amountCents,
+    issue_date: request.issueDate,
+    due_date: request.dueDate,
+    payer: {
+      name: request.payer.name,
+      tax_id: request.payer.taxId,
+      address: [request.payer.address, request.payer.number, request.payer.neighborhood].filter(Boolean).join(', ') || undefined,
+      city: request.payer.city ?? undefined,
+      state: request.payer.state ?? undefined,
+      zip_code: request.payer.zipCode ?? undefined,
+    },
+    discount: request.discount ? { amount_cents: request.discount.amountCents, until: request.discount.until } : null,
+    fine_percent_bp: request.fineBp,
+    interest_per_day_cents: request.interestPerDayCents,
+    instructions: request.instructions,
+    description_lines: request.descriptionLines.map((l) => ({ description: l.description, quantity: l.quantity, price_cents: l.priceCents })),
+    reference: request.reference,
+  };
 }
 
 interface ChargeResponse {
@@ -42,35 +74,26 @@ export class BankSandboxProvider implements PaymentProvider {
     });
   }
 
-  async register(request: ChargeRequest): Promise<RegistrationOutcome> {
-    const body = {
-      kind: request.kind,
-      amount_cents: request.amountCents,
-      issue_date: request.issueDate,
-      due_date: request.dueDate,
-      payer: {
-        name: request.payer.name,
-        tax_id: request.payer.taxId,
-        address: [request.payer.address, request.payer.number, request.payer.neighborhood].filter(Boolean).join(', ') || undefined,
-        city: request.payer.city ?? undefined,
-        state: request.payer.state ?? undefined,
-        zip_code: request.payer.zipCode ?? undefined,
-      },
-      discount: request.discount ? { amount_cents: request.discount.amountCents, until: request.discount.until } : null,
-      fine_percent_bp: request.fineBp,
-      interest_per_day_cents: request.interestPerDayCents,
-      instructions: request.instructions,
-      description_lines: request.descriptionLines.map((l) => ({ description: l.description, quantity: l.quantity, price_cents: l.priceCents })),
-      reference: request.reference,
-    };
+  /** Registers through the bank's batch endpoint, at most 200 charges per call. */
+  async registerMany(requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
+    const outcomes: BatchRegistrationOutcome[] = [];
+    for (let i = 0; i < requests.length; i += BATCH_SIZE) outcomes.push(...(await this.registerChunk(requests.slice(i, i + BATCH_SIZE))));
+    return outcomes;
+  }
+
+  private async registerChunk(requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
+    let response: { results: BatchResult[] };
     try {
-      const charge = await this.http.post('v1/charges', { json: body, headers: { 'idempotency-key': request.idempotencyKey } }).json<ChargeResponse>();
-      return { kind: 'registered', charge: toCharge(charge) };
+      response = await this.http.post('v1/charges/batch', { json: { charges: requests.map(toWire) } }).json<{ results: BatchResult[] }>();
     } catch (err) {
-      const refusal = await clientError(err);
-      if (refusal) return { kind: 'rejected', code: refusal.code, message: refusal.message };
       throw unavailable(err);
     }
+    return requests.map((_, i) => {
+      const r = response.results[i];
+      if (r && (r.status === 200 || r.status === 201) && r.charge) return { kind: 'registered', charge: toCharge(r.charge) };
+      if (r && r.status >= 400 && r.status < 500) return { kind: 'rejected', code: r.error?.code ?? `http_${r.status}`, message: r.error?.message ?? 'the provider refused the charge' };
+      return { kind: 'unavailable', reason: r?.error?.message ?? 'no result for this charge' };
+    });
   }
 
   async cancel(chargeId: string): Promise<CancellationOutcome> {
@@ -94,15 +117,6 @@ function toCharge(c: ChargeResponse): ProviderCharge {
     qrcodeImageUrl: c.qrcode_image_url,
     pdfUrl: c.pdf_url,
   };
-}
-
-/** A 4xx answer (other than auth and rate limits) is the provider refusing the charge: final. */
-async function clientError(err: unknown): Promise<{ code: string; message: string } | undefined> {
-  if (!(err instanceof HTTPError)) return undefined;
-  const status = err.response.status;
-  if (status < 400 || status >= 500 || status === 401 || status === 403 || status === 408 || status === 429) return undefined;
-  const body = (await err.response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-  return { code: body.error?.code ?? `http_${status}`, message: body.error?.message ?? `the provider refused the charge (HTTP ${status})` };
 }
 
 function unavailable(err: unknown): ProviderUnavailableError {

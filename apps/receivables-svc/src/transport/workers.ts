@@ -10,13 +10,12 @@ import { registerReceivables, type RegistrationDeps } from '../domain/registrati
 export async function startWorkers(bus: Bus, deps: RegistrationDeps & CancellationDeps, opts: { concurrency: number; onEnqueued: () => void }): Promise<Consumption[]> {
   await bus.streams.ensure(Streams.receivableRegistrations);
   await bus.streams.ensure(Streams.receivableCancellations);
-  // Registrations go in batches (whatever arrived meanwhile, up to 200): one read and one write
-  // transaction per batch, the provider calls of a batch in parallel.
-  const registrations = await bus.streams.consume<RegistrationJob>(Streams.receivableRegistrations, async (jobs, info) => {
-    const outcomes = await registerReceivables(deps, jobs, info.deliveryCounts);
+  // A registration job is a chunk of up to 100 receivables: one provider batch call, one write transaction.
+  const registrations = await bus.streams.consumeEach<RegistrationJob>(Streams.receivableRegistrations, async (job, info) => {
+    const outcome = await registerReceivables(deps, job, info.deliveryCount);
     opts.onEnqueued();
-    return outcomes;
-  }, { maxBatch: 200, ackWaitMs: 120_000 });
+    return outcome;
+  }, { concurrency: opts.concurrency, ackWaitMs: 120_000 });
   const cancellations = await bus.streams.consumeEach<CancellationJob>(Streams.receivableCancellations, async (job, info) => {
     const outcome = await processCancellation(deps, job, info.deliveryCount);
     if (outcome === 'done') opts.onEnqueued();
