@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, openAdminDatabase } from '@payments/gateway';
-import { CountingReceiver, fmt, percentile, randomPrefix } from './support';
+import { CountingReceiver, cpuSeconds, cpuSecondsOf, fmt, percentile, randomPrefix } from './support';
 
 const TOTAL = Number(process.env.BENCH_CHARGES ?? 20_000);
 const BATCH = 1_000;
@@ -102,6 +102,11 @@ async function main(): Promise<void> {
 
     const bareRate = await bareInsertRate(database.url);
 
+    const apps = ['bank-sandbox', 'clients-svc', 'callback-svc', 'receivables-svc', 'gateway'];
+    const cpuBefore = children.map((c) => cpuSeconds(c.pid!));
+    const pgBefore = cpuSecondsOf(/^postgres/);
+    const natsBefore = cpuSecondsOf(/nats-server/);
+    const selfBefore = process.cpuUsage();
     const batches = Array.from({ length: TOTAL / BATCH }, () => Array.from({ length: BATCH }, (_, i) => itemFor(clientId, receiver.url, i)));
     const postedAt = new Map<string, number>();
     const started = Date.now();
@@ -119,6 +124,13 @@ async function main(): Promise<void> {
     const acceptedIn = (Date.now() - started) / 1000;
     await receiver.waitForCount(TOTAL, 600_000);
     const endToEnd = (Date.now() - started) / 1000;
+    const selfCpu = process.cpuUsage(selfBefore);
+    const cpu = [
+      ...apps.map((app, i) => `${app} ${fmt(cpuSeconds(children[i].pid!) - cpuBefore[i], 1)}`),
+      `postgres ${fmt(cpuSecondsOf(/^postgres/) - pgBefore, 1)}`,
+      `nats ${fmt(cpuSecondsOf(/nats-server/) - natsBefore, 1)}`,
+      `bench (client + receiver) ${fmt((selfCpu.user + selfCpu.system) / 1e6, 1)}`,
+    ];
 
     // Callback arrival per charge, by the id in its body: re-read from the receiver's arrivals by webhook-id is not enough, so ask the bodies.
     const latencies = [...receiver.bodies.entries()].map(([arId, at]) => at - postedAt.get(arId)!).sort((a, b) => a - b);
@@ -128,6 +140,7 @@ async function main(): Promise<void> {
     console.log(`  ratio accepted / bare insert: ${fmt((TOTAL / acceptedIn / bareRate) * 100, 1)} %   (target >= 40 %)`);
     console.log(`  end to end, POST to registered callback: ${fmt(TOTAL / endToEnd)} charges/s over ${fmt(endToEnd, 1)} s   (target >= 1,000 charges/s)`);
     console.log(`  time from POST to callback: p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(percentile(latencies, 99))} ms`);
+    console.log(`  CPU seconds used meanwhile (2 cores = ${fmt(2 * endToEnd, 1)} available): ${cpu.join(', ')}`);
   } finally {
     for (const child of children.reverse()) {
       child.kill('SIGTERM');
