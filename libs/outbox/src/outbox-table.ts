@@ -27,7 +27,8 @@ export const outboxMigration: Migration = {
       .addColumn('id', 'bigserial', (c) => c.primaryKey())
       .addColumn('stream', 'text', (c) => c.notNull())
       .addColumn('msg_id', 'text', (c) => c.notNull())
-      .addColumn('payload', 'jsonb', (c) => c.notNull())
+      // json, not jsonb: keeps the payload's key order, as the callback's receiver will read it.
+      .addColumn('payload', 'json', (c) => c.notNull())
       .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .execute();
   },
