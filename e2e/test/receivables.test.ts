@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { CallbackReceiver, waitFor } from '../support/receiver';
@@ -289,4 +289,36 @@ it('pages search results by emission date with X-Next-Cursor, inclusive of both 
     .sort((a, b) => a.emission_date.localeCompare(b.emission_date) || a.account_receivable_id.localeCompare(b.account_receivable_id))
     .map((b) => b.account_receivable_id);
   expect(seen.map((s) => s.accounts_receivable_id)).toEqual(expected);
+});
+
+describe('provider webhook endpoint (receivables-svc)', () => {
+  const url = () => `http://127.0.0.1:${system.receivables!.port}/provider/webhooks/bank-sandbox`;
+  const send = async (body: string, signature: string | undefined, eventId = randomUUID()) =>
+    fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { 'x-sandbox-signature': signature } : {}), 'x-sandbox-event-id': eventId }, body });
+  const sign = (raw: string) => `sha256=${createHmac('sha256', 'sandbox-webhook-secret').update(raw).digest('hex')}`;
+
+  it('refuses unsigned or wrongly signed notifications (401) and answers 404 for an unknown charge, changing nothing', async () => {
+    const body = JSON.stringify({ event: 'charge.paid', charge_id: randomUUID(), our_number: '1', paid_at: new Date().toISOString(), amount_paid_cents: 100, fee_cents: 1, method: 'pix' });
+    expect((await send(body, undefined)).status).toBe(401);
+    expect((await send(body, 'sha256=' + '0'.repeat(64))).status).toBe(401);
+    expect((await send('not json', sign('not json'))).status).toBe(401);
+    expect((await send(body, sign(body))).status).toBe(404);
+  });
+
+  it('counts a notification delivered twice once', async () => {
+    const item = receivablePayload(clientId, receiver.url, { payment_method: 3, value: 50 });
+    await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
+    await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
+    const rows = await queryRows<{ provider_charge_id: string }>(system.databaseUrl, 'select provider_charge_id from receivables.receivables where account_receivable_id = $1', [item.account_receivable_id]);
+    const body = JSON.stringify({ event: 'charge.paid', charge_id: rows[0].provider_charge_id, our_number: '1', paid_at: '2026-11-23T15:00:00.000Z', amount_paid_cents: 5000, fee_cents: 50, method: 'pix' });
+    const eventId = randomUUID();
+    const first = await send(body, sign(body), eventId);
+    const second = await send(body, sign(body), eventId);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(await second.json()).toEqual({ result: 'duplicate' });
+    await waitFor(() => callbacksFor(item.account_receivable_id).some((c) => c.type === 'paid'), 15_000, 'paid callback');
+    await new Promise((r) => setTimeout(r, 800));
+    expect(callbacksFor(item.account_receivable_id).filter((c) => c.type === 'paid')).toHaveLength(1);
+    expect(callbacksFor(item.account_receivable_id).find((c) => c.type === 'paid')?.payment_date).toBe('2026-11-23T12:00:00.000');
+  });
 });
