@@ -30,7 +30,7 @@ interface PixVector {
   crc: string;
 }
 
-const vectors = join(__dirname, '../../../shared/vectors');
+const vectors = join(__dirname, '../../test-vectors');
 const boleto: BoletoVector[] = JSON.parse(readFileSync(join(vectors, 'boleto.json'), 'utf8'));
 const pix: PixVector[] = JSON.parse(readFileSync(join(vectors, 'pix.json'), 'utf8'));
 

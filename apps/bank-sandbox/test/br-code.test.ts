@@ -13,7 +13,7 @@ interface PixVector {
   txid: string;
   crc: string;
 }
-const vectors: PixVector[] = JSON.parse(readFileSync(join(__dirname, '../../../../shared/vectors/pix.json'), 'utf8'));
+const vectors: PixVector[] = JSON.parse(readFileSync(join(__dirname, '../../../test-vectors/pix.json'), 'utf8'));
 const receiver = { key: '5f84a4c5-c5cb-4599-9f13-7eb4d419dacc', merchantName: 'PAYMENTS SANDBOX LTDA', merchantCity: 'SAO PAULO' };
 
 it.each(vectors)('the library we build BR Codes with reproduces the public vector, CRC included', (v) => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { decodeQrPng } from '../../../e2e/support/slip-checks';
 import { itfBarWidths, qrCodePng } from '../src/domain/payment-images';
 
-const vector: { barcode: string } = JSON.parse(readFileSync(join(__dirname, '../../../../shared/vectors/boleto.json'), 'utf8'))[0];
+const vector: { barcode: string } = JSON.parse(readFileSync(join(__dirname, '../../../test-vectors/boleto.json'), 'utf8'))[0];
 
 /** Interleaved 2 of 5 digit patterns (N narrow, W wide), from the symbology's definition. */
 const ITF_DIGITS = ['NNWWN', 'WNNNW', 'NWNNW', 'WWNNN', 'NNWNW', 'WNWNN', 'NWWNN', 'NNNWW', 'WNNWN', 'NWNWN'];

@@ -14,7 +14,7 @@ interface BoletoVector {
   due_date_before_2025_reset: string;
   value: number;
 }
-const vectors: BoletoVector[] = JSON.parse(readFileSync(join(__dirname, '../../../../shared/vectors/boleto.json'), 'utf8'));
+const vectors: BoletoVector[] = JSON.parse(readFileSync(join(__dirname, '../../../test-vectors/boleto.json'), 'utf8'));
 
 describe('check digits', () => {
   it('modulo 10 weighs 2,1 from the right and sums the digits of products', () => {

@@ -4,7 +4,7 @@ import { createStaticPix, hasError } from 'pix-utils';
  * The PIX BR Code (EMV QRCPS-MPM "copia e cola") of a charge. pix-utils assembles it exactly as the BCB
  * manual asks (payload format 01, merchant account 26 with GUI br.gov.bcb.pix and the key, merchant
  * category 0000, currency 986, amount 54, country BR, name 59, city 60, txid in 62-05, CRC16-CCITT-FALSE
- * in 63) and reproduces the vector in shared/vectors/pix.json; this module fixes what we feed it.
+ * in 63) and reproduces the vector in test-vectors/pix.json; this module fixes what we feed it.
  */
 export interface PixReceiver {
   /** The receiving PIX key (the sandbox uses a random-key EVP uuid). */
