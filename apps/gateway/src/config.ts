@@ -1,4 +1,5 @@
 import { envInt, envOptional, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
+import { downloadLinkSecret } from '@payments/signed-links';
 
 export interface GatewayConfig extends CommonConfig {
   port: number;
@@ -15,6 +16,8 @@ export interface GatewayConfig extends CommonConfig {
   rateLimit: { perSecond: number; burst: number };
   bodyLimitBytes: number;
   idempotency: { ttlHours: number; lockTimeoutMs: number };
+  /** Checks the signed booklet download links booklet-svc hands out (same secret there). */
+  downloadLinkSecret: string;
 }
 
 export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
@@ -37,5 +40,6 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       // A key locked longer than this belongs to a request that died with its gateway: it may be taken over.
       lockTimeoutMs: envInt('IDEMPOTENCY_LOCK_TIMEOUT_MS', 2 * common.busTimeoutMs + 5_000, env, 1),
     },
+    downloadLinkSecret: downloadLinkSecret(env, common.mode),
   };
 }

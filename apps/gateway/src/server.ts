@@ -22,7 +22,8 @@ import { mountAuthRoutes } from './routes/auth-routes';
 import { clientEndpoints } from './routes/client-routes';
 import { callbackEndpoints } from './routes/callback-routes';
 import { receivableEndpoints } from './routes/receivable-routes';
-import { serveSigningSecrets } from './tenancy/signing-secret-responder';
+import { bookletEndpoints, mountBookletDownload } from './routes/booklet-routes';
+import { serveTenantQueries } from './tenancy/tenant-queries-responder';
 
 export interface RunningGateway {
   /** Base URL the gateway answers on, e.g. http://127.0.0.1:3000 */
@@ -48,8 +49,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const authGuard = requireAccessToken(db, keys, config.jwt);
   mountAuthRoutes(router, { db, keys, settings: config.jwt, requireAccessToken: authGuard });
   const pipeline = { guards: [authGuard, tenantRateLimit(config.rateLimit.perSecond, config.rateLimit.burst)], bodyParser: jsonBody(config.bodyLimitBytes), idempotency };
-  for (const endpoint of [...clientEndpoints(bus), ...receivableEndpoints(bus), ...callbackEndpoints(bus)]) mountEndpoint(router, pipeline, endpoint);
-  serveSigningSecrets(bus, db);
+  for (const endpoint of [...clientEndpoints(bus), ...receivableEndpoints(bus), ...bookletEndpoints(bus), ...callbackEndpoints(bus)]) mountEndpoint(router, pipeline, endpoint);
+  mountBookletDownload(router, bus, config.downloadLinkSecret);
+  serveTenantQueries(bus, db);
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });

@@ -22,3 +22,45 @@ export interface BookletRequestCommand {
   payment_slip_id: string;
   url_callback: string;
 }
+
+/** booklet-svc -> receivables-svc: the installments of a payment slip id (cancelled and rejected left out). */
+export interface InstallmentsCommand {
+  tenant_id: string;
+  payment_slip_id: string;
+}
+export interface InstallmentView {
+  account_receivable_id: string;
+  due_date: string;
+  amount_cents: number;
+  instructions: string[];
+  /** false while the provider has not registered it yet (no payment data). */
+  registered: boolean;
+  our_number: string | null;
+  typeable_line: string | null;
+  barcode: string | null;
+  pix_copy_and_paste: string | null;
+  payer: { name: string; cnpj_cpf: string; address: string | null; number: string | null; neighborhood: string | null; city: string | null; state: string | null; zip_code: string | null };
+}
+export interface InstallmentsReply {
+  installments: InstallmentView[];
+}
+
+/** booklet-svc -> gateway: who the tenant is (the payee printed on a booklet). */
+export interface TenantProfileCommand {
+  tenant_id: string;
+}
+export interface TenantProfileReply {
+  name: string;
+}
+
+/** gateway -> booklet-svc: the PDF behind a (verified) download link. */
+export interface BookletDownloadCommand {
+  booklet_id: string;
+}
+export interface BookletDownloadReply {
+  payment_slip_id: string;
+  pdf_base64: string;
+}
+
+/** Gateway path of signed booklet downloads: `${BOOKLET_DOWNLOAD_PATH}/{booklet_id}?expires=..&signature=..`. */
+export const BOOKLET_DOWNLOAD_PATH = '/api/v1/bank-slip-booklet/downloads';

@@ -16,6 +16,7 @@ export interface StreamSpec {
 export const Streams = {
   callbackRequests: { name: 'callbacks', subject: 'callbacks.requested', consumer: 'callback-svc', duplicateWindowMs: 10 * 60_000 },
   receivableRegistrations: { name: 'registrations', subject: 'receivables.registration', consumer: 'registration-worker', duplicateWindowMs: 10 * 60_000 },
+  bookletBuilds: { name: 'booklets', subject: 'booklets.build', consumer: 'booklet-worker', duplicateWindowMs: 10 * 60_000 },
   receivableCancellations: { name: 'cancellations', subject: 'receivables.cancellation', consumer: 'cancellation-worker', duplicateWindowMs: 10 * 60_000 },
 } as const satisfies Record<string, StreamSpec>;
 
@@ -31,4 +32,10 @@ export interface CancellationJob {
   receivable_id: string;
   /** `requested`: the ERP asked, a callback follows; `cleanup`: no callback. */
   reason: 'requested' | 'cleanup';
+}
+
+/** Job on Streams.bookletBuilds: build this booklet request's PDF. */
+export interface BookletJob {
+  tenant_id: string;
+  booklet_id: string;
 }

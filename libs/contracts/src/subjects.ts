@@ -14,12 +14,15 @@ export const Subjects = {
     cancel: 'receivables.cancel',
     search: 'receivables.search',
     consult: 'receivables.consult',
+    installments: 'receivables.installments',
   },
   booklets: {
     request: 'booklets.request',
+    download: 'booklets.download',
   },
   tenants: {
     signingSecret: 'tenants.signing-secret',
+    profile: 'tenants.profile',
   },
   callbacks: {
     list: 'callbacks.list',

@@ -4,6 +4,8 @@ import {
   QueueGroups,
   Subjects,
   type CancelResponse,
+  type InstallmentsCommand,
+  type InstallmentsReply,
   type ReceivableCancelCommand,
   type ReceivableConsultCommand,
   type ReceivableConsultReply,
@@ -15,6 +17,7 @@ import {
 import type { ReceivablesDatabase } from '../db/schema';
 import { requestCancellation } from '../domain/cancellation';
 import { acceptReceivables } from '../domain/intake';
+import { listInstallments } from '../domain/installments';
 import type { ClientDirectory } from '../domain/ports';
 import { consultReceivable, searchReceivables } from '../domain/search';
 
@@ -38,6 +41,10 @@ export function registerHandlers(bus: Bus, deps: { db: Kysely<ReceivablesDatabas
     const page = await searchReceivables(deps.db, cmd.tenant_id, cmd.query, cmd.limit, cmd.cursor, deps.timeZone);
     return { items: page.items, next_cursor: page.nextCursor };
   }, { queue });
+
+  bus.serve<InstallmentsCommand, InstallmentsReply>(Subjects.receivables.installments, async (cmd) => ({
+    installments: await listInstallments(deps.db, cmd.tenant_id, cmd.payment_slip_id),
+  }), { queue });
 
   bus.serve<ReceivableConsultCommand, ReceivableConsultReply>(Subjects.receivables.consult, (cmd) =>
     consultReceivable(deps.db, cmd.tenant_id, cmd.account_receivable_id, deps.timeZone), { queue });

@@ -1,0 +1,62 @@
+import type Router from '@koa/router';
+import type { Bus } from '@payments/bus';
+import {
+  BOOKLET_DOWNLOAD_PATH,
+  BookletRequestSchema,
+  compileValidator,
+  ServiceError,
+  Subjects,
+  type BookletDownloadCommand,
+  type BookletDownloadReply,
+  type BookletRequest,
+  type BookletRequestCommand,
+  type BookletResponse,
+} from '@payments/contracts';
+import { checkLink } from '@payments/signed-links';
+import type { GatewayState } from '../http/context';
+import { uuidParam, type Endpoint } from '../http/endpoint';
+import { requestBody } from '../http/json-body';
+import { validationError } from '../http/problem';
+
+const validateRequest = compileValidator(BookletRequestSchema);
+
+/** POST /api/v1/bank-slip-booklet/{payment_slip_id}: queue a booklet (spec 4.11). */
+export function bookletEndpoints(bus: Bus): Endpoint<unknown>[] {
+  const request: Endpoint<{ paymentSlipId: string; body: BookletRequest }> = {
+    method: 'post',
+    path: '/api/v1/bank-slip-booklet/:uuid',
+    idempotency: 'required',
+    parse(ctx) {
+      const paymentSlipId = uuidParam(ctx, 'uuid');
+      const result = validateRequest(requestBody(ctx));
+      if (!result.ok) throw validationError(result.errors);
+      return { paymentSlipId, body: result.value };
+    },
+    async handle({ paymentSlipId, body }, ctx) {
+      const reply = await bus.request<BookletRequestCommand, BookletResponse>(Subjects.booklets.request, { tenant_id: ctx.state.tenantId!, payment_slip_id: paymentSlipId, url_callback: body.url_callback });
+      return { status: 202, body: reply };
+    },
+  };
+  return [request] as Endpoint<unknown>[];
+}
+
+/**
+ * GET {BOOKLET_DOWNLOAD_PATH}/{booklet_id}?expires&signature: the booklet PDF, for whoever holds a link
+ * booklet-svc signed (no bearer token). Altered link: 403; expired: 410.
+ */
+export function mountBookletDownload(router: Router<GatewayState>, bus: Bus, secret: string): void {
+  router.get(`${BOOKLET_DOWNLOAD_PATH}/:booklet_id`, async (ctx) => {
+    const bookletId = ctx.params.booklet_id ?? '';
+    const expires = typeof ctx.query.expires === 'string' ? ctx.query.expires : undefined;
+    const signature = typeof ctx.query.signature === 'string' ? ctx.query.signature : undefined;
+    const check = checkLink(secret, bookletId, expires, signature);
+    if (check === 'tampered') throw new ServiceError('forbidden', 'this download link is not valid (altered or incomplete)');
+    if (check === 'expired') throw new ServiceError('gone', 'this download link has expired; request the booklet again');
+    const reply = await bus.request<BookletDownloadCommand, BookletDownloadReply>(Subjects.booklets.download, { booklet_id: bookletId }, { service: 'booklets', timeoutMs: 30_000 });
+    ctx.status = 200;
+    ctx.type = 'application/pdf';
+    ctx.set('content-disposition', `inline; filename="carne-${reply.payment_slip_id}.pdf"`);
+    ctx.set('cache-control', 'private, max-age=300');
+    ctx.body = Buffer.from(reply.pdf_base64, 'base64');
+  });
+}

@@ -1,0 +1,29 @@
+import type { Kysely } from 'kysely';
+import type { Bus } from '@payments/bus';
+import { QueueGroups, ServiceError, Subjects, type SigningSecretCommand, type SigningSecretReply, type TenantProfileCommand, type TenantProfileReply } from '@payments/contracts';
+import type { GatewayDatabase } from '../db/schema';
+
+/**
+ * The gateway owns tenants: it tells callback-svc the secret that signs a tenant's callbacks, and
+ * booklet-svc the tenant's name (the payee printed on a booklet).
+ */
+export function serveTenantQueries(bus: Bus, db: Kysely<GatewayDatabase>): void {
+  bus.serve<SigningSecretCommand, SigningSecretReply>(
+    Subjects.tenants.signingSecret,
+    async ({ tenant_id }) => {
+      const row = await db.selectFrom('tenants').select('signing_secret').where('id', '=', tenant_id).executeTakeFirst();
+      if (!row) throw new ServiceError('not_found', `no tenant ${tenant_id}`);
+      return { signing_secret: row.signing_secret };
+    },
+    { queue: QueueGroups.gateway },
+  );
+  bus.serve<TenantProfileCommand, TenantProfileReply>(
+    Subjects.tenants.profile,
+    async ({ tenant_id }) => {
+      const row = await db.selectFrom('tenants').select('name').where('id', '=', tenant_id).executeTakeFirst();
+      if (!row) throw new ServiceError('not_found', `no tenant ${tenant_id}`);
+      return { name: row.name };
+    },
+    { queue: QueueGroups.gateway },
+  );
+}
