@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
 import { createServer } from 'node:net';
 import { loadBankSandboxConfig, startBankSandbox } from '@payments/bank-sandbox';
+import { loadBookletConfig, startBookletService, type RunningBookletService } from '@payments/booklet-svc';
 import { loadCallbackConfig, startCallbackService, type RunningCallbackService } from '@payments/callback-svc';
 import { loadReceivablesConfig, startReceivablesService, type RunningReceivablesService } from '@payments/receivables-svc';
 import { loadClientsConfig, startClientsService, type RunningClientsService } from '@payments/clients-svc';
@@ -18,6 +19,7 @@ export interface TestSystem {
   clients?: RunningClientsService;
   callbacks?: RunningCallbackService;
   receivables?: RunningReceivablesService;
+  booklets?: RunningBookletService;
   /** Base URL of the bank sandbox, when started. */
   sandboxUrl?: string;
   /** The environment every app of this system was started with. */
@@ -48,6 +50,8 @@ export interface SystemOptions {
   callbackLogger?: Logger;
   /** Start the bank sandbox and receivables-svc (and callback-svc) too: the whole charge path. */
   withReceivables?: boolean;
+  /** Start booklet-svc too (with the receivables path). */
+  withBooklets?: boolean;
   /** Start the bank sandbox but leave receivables-svc to the test (e.g. as its own process). */
   withSandboxOnly?: boolean;
 }
@@ -80,6 +84,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   const logger = (name: string) => createLogger(name, env.LOG_LEVEL);
   const clients = options.withoutClients ? undefined : await startClientsService(loadClientsConfig(env), logger('clients-svc'));
   const gateway = await startGateway(loadGatewayConfig(env), logger('gateway'));
+  // Download links must point at this gateway's ephemeral port.
+  const booklets = options.withBooklets ? await startBookletService(loadBookletConfig({ ...env, PUBLIC_BASE_URL: gateway.url }), logger('booklet-svc')) : undefined;
   const callbacks = options.withCallbacks || options.withReceivables ? await startCallbackService(loadCallbackConfig(env), options.callbackLogger ?? logger('callback-svc')) : undefined;
   const receivables = options.withReceivables ? await startReceivablesService(loadReceivablesConfig(env), logger('receivables-svc')) : undefined;
   const api = new ApiClient(gateway.url);
@@ -92,6 +98,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     clients,
     callbacks,
     receivables,
+    booklets,
     sandboxUrl: sandbox?.url,
     env,
     api,
@@ -104,7 +111,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     },
     async stop() {
       // Each step runs even if an earlier one failed, so jest never hangs on an open handle.
-      await Promise.allSettled([gateway.stop(), clients?.stop(), callbacks?.stop(), receivables?.stop()]);
+      await Promise.allSettled([gateway.stop(), clients?.stop(), callbacks?.stop(), receivables?.stop(), booklets?.stop()]);
       await sandbox?.stop().catch(() => undefined);
       await adminDb.destroy().catch(() => undefined);
       await deleteBusStreams(busPrefix).catch(() => undefined);

@@ -1,0 +1,21 @@
+import { envInt, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
+import { downloadLinkSecret } from '@payments/signed-links';
+
+export interface BookletConfig extends CommonConfig {
+  /** Base of the gateway's public URL: download links point there. */
+  publicBaseUrl: string;
+  downloadLinkSecret: string;
+  downloadLinkTtlSeconds: number;
+  maxWaitForRegistrationMs: number;
+}
+
+export function loadBookletConfig(env: Record<string, string | undefined> = process.env): BookletConfig {
+  const common = loadCommonConfig(env);
+  return {
+    ...common,
+    publicBaseUrl: envString('PUBLIC_BASE_URL', `http://localhost:${envInt('PORT', 3000, env)}`, env),
+    downloadLinkSecret: downloadLinkSecret(env, common.mode),
+    downloadLinkTtlSeconds: envInt('DOWNLOAD_LINK_TTL_SECONDS', 7 * 24 * 3600, env, 1),
+    maxWaitForRegistrationMs: envInt('BOOKLET_MAX_WAIT_MS', 3_600_000, env, 1),
+  };
+}

@@ -1,0 +1,32 @@
+import type { Generated, Selectable } from 'kysely';
+import type { OutboxDatabase } from '@payments/outbox';
+
+/** Tables of schema `booklets`: one row per booklet request, its PDF once built. */
+export type BookletStatus = 'queued' | 'ready' | 'failed';
+
+export interface BookletsTable {
+  id: string;
+  tenant_id: string;
+  payment_slip_id: string;
+  url_callback: string;
+  status: BookletStatus;
+  installment_count: number | null;
+  page_count: number | null;
+  error: string | null;
+  created_at: Generated<Date>;
+  finished_at: Date | null;
+}
+
+/** The PDFs, apart from the requests (a file store behind PdfStore; an object store can replace it). */
+export interface BookletFilesTable {
+  booklet_id: string;
+  pdf: Buffer;
+  created_at: Generated<Date>;
+}
+
+export interface BookletsDatabase extends OutboxDatabase {
+  booklets: BookletsTable;
+  booklet_files: BookletFilesTable;
+}
+
+export type BookletRow = Selectable<BookletsTable>;

@@ -1,0 +1,125 @@
+import { PassThrough } from 'node:stream';
+import type { Kysely } from 'kysely';
+import type { Logger } from '@payments/logger';
+import { Streams, type BookletFailedCallback, type BookletJob, type BookletSentCallback, type CallbackRequest, type InstallmentView } from '@payments/contracts';
+import { enqueue, type OutboxMessage } from '@payments/outbox';
+import type { BookletRow, BookletsDatabase } from '../db/schema';
+import type { BookletDocument } from './booklet-document';
+import { renderBooklet } from './booklet-pdf';
+import type { DownloadLinks, InstallmentSource, PdfStore } from './ports';
+
+export type BuildOutcome = 'done' | { retryInMs: number };
+
+export interface BuilderDeps {
+  db: Kysely<BookletsDatabase>;
+  source: InstallmentSource;
+  store: PdfStore;
+  links: DownloadLinks;
+  logger: Logger;
+  /** How long a booklet waits for its installments' registration before it fails. */
+  maxWaitMs: number;
+}
+
+/**
+ * Builds a queued booklet: waits (by retrying the job) while some installment is not registered yet,
+ * then renders the PDF, stores it and queues the "sent" callback with the signed download link.
+ * A build that cannot succeed queues the failure callback instead.
+ */
+export async function buildBooklet(deps: BuilderDeps, job: BookletJob): Promise<BuildOutcome> {
+  const booklet = await deps.db.selectFrom('booklets').selectAll().where('id', '=', job.booklet_id).where('tenant_id', '=', job.tenant_id).executeTakeFirst();
+  if (!booklet || booklet.status !== 'queued') return 'done';
+  const installments = await deps.source.installments(booklet.tenant_id, booklet.payment_slip_id);
+  if (installments.length === 0) return finish(deps, booklet, { failure: { code: 'no_installments', message: 'every installment of this booklet was cancelled or rejected' } });
+  if (installments.some((i) => !i.registered)) {
+    if (Date.now() - booklet.created_at.getTime() > deps.maxWaitMs) {
+      return finish(deps, booklet, { failure: { code: 'registration_pending', message: 'some installments are still not registered with the provider' } });
+    }
+    return { retryInMs: 2_000 };
+  }
+  const doc: BookletDocument = {
+    paymentSlipId: booklet.payment_slip_id,
+    payee: { name: await deps.source.payeeName(booklet.tenant_id), taxId: '', address: [] },
+    payer: payerOf(installments[0]),
+    installments: installments.map((i, n) => ({
+      accountReceivableId: i.account_receivable_id,
+      number: n + 1,
+      dueDate: i.due_date,
+      amountCents: i.amount_cents,
+      instructions: i.instructions,
+      ourNumber: i.our_number ?? '',
+      typeableLine: i.typeable_line,
+      barcode: i.barcode,
+      pixCopyAndPaste: i.pix_copy_and_paste ?? '',
+    })),
+  };
+  let pdf: Buffer;
+  let pageCount: number;
+  try {
+    ({ pdf, pageCount } = await renderToBuffer(doc));
+  } catch (err) {
+    deps.logger.error({ err, bookletId: booklet.id }, 'booklet rendering failed');
+    return finish(deps, booklet, { failure: { code: 'render_failed', message: 'the booklet PDF could not be built' } });
+  }
+  await deps.store.put(booklet.id, pdf);
+  return finish(deps, booklet, { installmentCount: installments.length, pageCount });
+}
+
+async function renderToBuffer(doc: BookletDocument): Promise<{ pdf: Buffer; pageCount: number }> {
+  const sink = new PassThrough();
+  const chunks: Buffer[] = [];
+  sink.on('data', (c: Buffer) => chunks.push(c));
+  const ended = new Promise<void>((resolve, reject) => {
+    sink.on('end', resolve);
+    sink.on('error', reject);
+  });
+  const { pageCount } = await renderBooklet(doc, sink);
+  await ended;
+  return { pdf: Buffer.concat(chunks), pageCount };
+}
+
+type Result = { installmentCount: number; pageCount: number } | { failure: { code: string; message: string } };
+
+async function finish(deps: BuilderDeps, booklet: BookletRow, result: Result): Promise<'done'> {
+  await deps.db.transaction().execute(async (trx) => {
+    const failed = 'failure' in result;
+    const updated = await trx
+      .updateTable('booklets')
+      .set({
+        status: failed ? 'failed' : 'ready',
+        installment_count: failed ? null : result.installmentCount,
+        page_count: failed ? null : result.pageCount,
+        error: failed ? `${result.failure.code}: ${result.failure.message}` : null,
+        finished_at: new Date(),
+      })
+      .where('id', '=', booklet.id)
+      .where('status', '=', 'queued')
+      .returning('id')
+      .executeTakeFirst();
+    if (!updated) return;
+    await enqueue(trx, [failed ? failedCallback(booklet, result.failure) : sentCallback(booklet, deps.links(booklet.id))]);
+  });
+  return 'done';
+}
+
+function callback(booklet: BookletRow, eventType: CallbackRequest['event_type'], payload: CallbackRequest['payload']): OutboxMessage {
+  const eventId = `evt_booklet_${booklet.id.replace(/-/g, '')}`;
+  const request: CallbackRequest = { event_id: eventId, tenant_id: booklet.tenant_id, event_type: eventType, url: booklet.url_callback, payload };
+  return { stream: Streams.callbackRequests, msgId: eventId, payload: request };
+}
+
+function sentCallback(booklet: BookletRow, download: string): OutboxMessage {
+  const payload: BookletSentCallback = { success: true, type: 'sent', payment_slip_id: booklet.payment_slip_id, download };
+  return callback(booklet, 'booklet.sent', payload);
+}
+
+function failedCallback(booklet: BookletRow, error: { code: string; message: string }): OutboxMessage {
+  const payload: BookletFailedCallback = { success: false, type: 'sent', payment_slip_id: booklet.payment_slip_id, error };
+  return callback(booklet, 'booklet.failed', payload);
+}
+
+function payerOf(i: InstallmentView) {
+  const p = i.payer;
+  const street = [p.address, p.number, p.neighborhood].filter(Boolean).join(', ');
+  const city = [p.city, p.state].filter(Boolean).join(' - ');
+  return { name: p.name, taxId: p.cnpj_cpf, address: [street, [city, p.zip_code].filter(Boolean).join('  CEP ')].filter(Boolean) };
+}

@@ -1,0 +1,511 @@
+import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
+import bwipjs from 'bwip-js';
+import PDFDocument from 'pdfkit';
+import QRCode, { type QRCodeToBufferOptions } from 'qrcode';
+import type { BookletDocument, BookletInstallment, BookletParty } from './booklet-document';
+
+/**
+ * The booklet (carnê) as an A4 PDF: a cover page, then three installment parts per page. Each part is a
+ * narrow stub (canhoto) the payer keeps, a dashed cut line, and the slip itself (ficha de compensação):
+ * payee, payer, due date, value, our number, instructions, typeable line, ITF barcode, PIX QR code and
+ * copy-and-paste text. PIX-only installments (no barcode) get a larger QR code and copy-and-paste text.
+ *
+ * Rendering streams: pdfkit writes each page out when the next one starts (bufferPages off), QR images
+ * are made one part at a time, and the loop waits while `out` pushes back, so memory stays flat in the
+ * number of installments.
+ */
+
+/** Installment parts per A4 page. */
+export const PARTS_PER_PAGE = 3;
+
+/** Pages of a booklet with n installments: the cover, then three installments a page. */
+export function bookletPageCount(installments: number): number {
+  return 1 + Math.ceil(installments / PARTS_PER_PAGE);
+}
+
+/** "R$ 1.234,56" from integer cents. */
+export function formatReais(cents: number): string {
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(cents);
+  const reais = Math.floor(abs / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return `${sign}R$ ${reais},${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** "DD/MM/YYYY" from "YYYY-MM-DD". */
+export function formatBrazilianDate(date: string): string {
+  return `${date.slice(8, 10)}/${date.slice(5, 7)}/${date.slice(0, 4)}`;
+}
+
+/** The typeable line as printed on a slip: "AAAAA.AAAAA BBBBB.BBBBBB CCCCC.CCCCCC D EEEEEEEEEEEEEE". */
+export function formatTypeableLine(line: string): string {
+  if (!/^\d{47}$/.test(line)) throw new RangeError(`a typeable line has 47 digits, got "${line}"`);
+  return `${line.slice(0, 5)}.${line.slice(5, 10)} ${line.slice(10, 15)}.${line.slice(15, 21)} ${line.slice(21, 26)}.${line.slice(26, 32)} ${line[32]} ${line.slice(33)}`;
+}
+
+/**
+ * Renders the booklet into `out` and resolves once `out` has taken every byte (it is ended), with the
+ * number of pages (= bookletPageCount). `out` must be consumed while this runs: the renderer waits when
+ * `out` pushes back. A document that cannot be printed (a barcode that is not 44 digits, a typeable line
+ * that is not 47) is rejected before anything is written; a failure while rendering destroys `out`.
+ */
+export async function renderBooklet(doc: BookletDocument, out: NodeJS.WritableStream): Promise<{ pageCount: number }> {
+  doc.installments.forEach(validateInstallment);
+
+  const pdf = new PDFDocument({
+    autoFirstPage: false,
+    bufferPages: false,
+    compress: true,
+    size: 'A4',
+    margin: 0,
+    info: { Title: `Carnê de pagamento ${doc.paymentSlipId}`, Author: doc.payee.name, Subject: `${doc.installments.length} parcelas` },
+  });
+  let pageCount = 0;
+  pdf.on('pageAdded', () => (pageCount += 1));
+  const written = pipeline(pdf, out);
+  // Seen through `written`; this only keeps an early failure from counting as unhandled.
+  written.catch(() => undefined);
+
+  try {
+    pdf.addPage({ size: 'A4', margin: 0 });
+    drawCover(pdf, doc);
+    const total = doc.installments.length;
+    for (let i = 0; i < total; i += 1) {
+      const slot = i % PARTS_PER_PAGE;
+      if (slot === 0) {
+        pdf.addPage({ size: 'A4', margin: 0 });
+        drawCutMarks(pdf, Math.min(PARTS_PER_PAGE, total - i));
+      }
+      const installment = doc.installments[i];
+      // One QR image at a time: made, embedded (written out with the page), dropped.
+      const qr = installment.pixCopyAndPaste ? await qrCodePng(installment.pixCopyAndPaste) : null;
+      if (pdf.destroyed) break;
+      drawPart(pdf, doc, installment, total, PAGE_TOP + slot * PART_HEIGHT, qr);
+      if (slot === PARTS_PER_PAGE - 1) await drained(pdf);
+    }
+    if (!pdf.destroyed) pdf.end();
+  } catch (err) {
+    pdf.destroy(err as Error);
+  }
+  await written;
+  if (pageCount !== bookletPageCount(doc.installments.length)) {
+    throw new Error(`booklet layout produced ${pageCount} pages, expected ${bookletPageCount(doc.installments.length)}`);
+  }
+  return { pageCount };
+}
+
+function validateInstallment(installment: BookletInstallment): void {
+  const which = `installment ${installment.number}`;
+  if (installment.barcode !== null && !/^\d{44}$/.test(installment.barcode)) throw new RangeError(`${which}: a slip barcode has 44 digits, got "${installment.barcode}"`);
+  if (installment.typeableLine !== null && !/^\d{47}$/.test(installment.typeableLine)) {
+    throw new RangeError(`${which}: a typeable line has 47 digits, got "${installment.typeableLine}"`);
+  }
+  if (!Number.isSafeInteger(installment.amountCents)) throw new RangeError(`${which}: amount in cents must be an integer`);
+}
+
+/** pdfkit pushes without regard to back-pressure; while its buffer is large, wait until the pipe drains it. */
+async function drained(pdf: PDFKit.PDFDocument): Promise<void> {
+  while (pdf.readableLength > HIGH_WATER_MARK && !pdf.destroyed) {
+    await Promise.race([once(pdf, 'data'), once(pdf, 'close')]);
+  }
+}
+
+const HIGH_WATER_MARK = 1024 * 1024;
+
+// ---------------------------------------------------------------------------------------------------
+// Geometry (PDF points; 1 mm = 72 / 25.4 pt). A4 is 210 x 297 mm.
+
+const MM = 72 / 25.4;
+const PAGE_WIDTH = 595.28;
+const PAGE_HEIGHT = 841.89;
+const MARGIN_X = 8 * MM;
+const PAGE_TOP = 8 * MM;
+const PART_HEIGHT = (PAGE_HEIGHT - 2 * PAGE_TOP) / PARTS_PER_PAGE;
+
+const STUB_X = MARGIN_X;
+const STUB_WIDTH = 40 * MM;
+const CUT_X = MARGIN_X + 43 * MM;
+const MAIN_X = MARGIN_X + 46 * MM;
+const MAIN_RIGHT = PAGE_WIDTH - MARGIN_X;
+const RIGHT_COLUMN_WIDTH = 40 * MM;
+const RIGHT_X = MAIN_RIGHT - RIGHT_COLUMN_WIDTH;
+const LEFT_WIDTH = RIGHT_X - MAIN_X;
+
+/** FEBRABAN ITF: 13 mm tall; a narrow module of 0.254 mm makes the 44 digits about 103 mm wide. */
+const BAR_HEIGHT = 13 * MM;
+const NARROW_MODULE = 0.254 * MM;
+const QR_SIZE = 28 * MM;
+const QR_SIZE_PIX_ONLY = 34 * MM;
+
+const INK = '#000000';
+const LABEL = '#555555';
+const RULE = 0.5;
+const PAD = 1.2 * MM;
+
+// ---------------------------------------------------------------------------------------------------
+// Cover
+
+const COVER_MARGIN = 15 * MM;
+const SCHEDULE_ROWS = 15;
+const SCHEDULE_COLUMNS = 3;
+
+function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
+  const left = COVER_MARGIN;
+  const width = PAGE_WIDTH - 2 * COVER_MARGIN;
+  const installments = doc.installments;
+  const totalCents = installments.reduce((sum, i) => sum + i.amountCents, 0);
+  let y = COVER_MARGIN;
+
+  pdf.fillColor(INK).font('Helvetica-Bold').fontSize(24).text('Carnê de pagamento', left, y, { lineBreak: false });
+  pdf.font('Helvetica').fontSize(9).fillColor(LABEL);
+  const reference = fit(pdf, `Referência do carnê: ${doc.paymentSlipId}`, width);
+  pdf.text(reference, left, y + 30, { lineBreak: false });
+  y += 46;
+  pdf.moveTo(left, y).lineTo(left + width, y).lineWidth(1.5).strokeColor(INK).stroke();
+  y += 10;
+
+  // Payee and payer, side by side.
+  const half = (width - 10) / 2;
+  const partyHeight = 30 * MM;
+  drawParty(pdf, 'Beneficiário (quem recebe)', doc.payee, left, y, half, partyHeight);
+  drawParty(pdf, 'Pagador (quem paga)', doc.payer, left + half + 10, y, half, partyHeight);
+  y += partyHeight + 10;
+
+  // Summary band.
+  const cells: Array<[string, string]> = [
+    ['Número de parcelas', String(installments.length)],
+    ['Valor total', formatReais(totalCents)],
+    ['Primeiro vencimento', installments.length > 0 ? formatBrazilianDate(installments[0].dueDate) : '-'],
+    ['Último vencimento', installments.length > 0 ? formatBrazilianDate(installments[installments.length - 1].dueDate) : '-'],
+  ];
+  const cellWidth = width / cells.length;
+  const bandHeight = 16 * MM;
+  pdf.rect(left, y, width, bandHeight).fillColor('#f0f0f0').fill();
+  cells.forEach(([label, value], index) => {
+    const x = left + index * cellWidth;
+    if (index > 0) pdf.moveTo(x, y).lineTo(x, y + bandHeight).lineWidth(RULE).strokeColor('#bbbbbb').stroke();
+    pdf.font('Helvetica').fontSize(7.5).fillColor(LABEL).text(label, x + 8, y + 8, { lineBreak: false });
+    pdf.font('Helvetica-Bold').fontSize(14).fillColor(INK).text(fit(pdf, value, cellWidth - 16), x + 8, y + 21, { lineBreak: false });
+  });
+  y += bandHeight + 16;
+
+  // Schedule: every installment when they fit in three columns of fifteen.
+  pdf.font('Helvetica-Bold').fontSize(12).fillColor(INK).text('Parcelas', left, y, { lineBreak: false });
+  y += 18;
+  if (installments.length > 0 && installments.length <= SCHEDULE_ROWS * SCHEDULE_COLUMNS) {
+    const columnWidth = width / SCHEDULE_COLUMNS;
+    const rowHeight = 5.2 * MM;
+    const columns = Math.ceil(installments.length / SCHEDULE_ROWS);
+    for (let c = 0; c < columns; c += 1) {
+      const x = left + c * columnWidth;
+      pdf.font('Helvetica').fontSize(7).fillColor(LABEL);
+      pdf.text('Parcela', x, y, { lineBreak: false });
+      pdf.text('Vencimento', x + 38, y, { lineBreak: false });
+      rightText(pdf, 'Valor', x + columnWidth - 14, y);
+      pdf.moveTo(x, y + 10).lineTo(x + columnWidth - 10, y + 10).lineWidth(RULE).strokeColor('#999999').stroke();
+    }
+    installments.forEach((installment, index) => {
+      const x = left + Math.floor(index / SCHEDULE_ROWS) * columnWidth;
+      const rowY = y + 14 + (index % SCHEDULE_ROWS) * rowHeight;
+      pdf.font('Helvetica').fontSize(9).fillColor(INK);
+      pdf.text(`${installment.number}/${installments.length}`, x, rowY, { lineBreak: false });
+      pdf.text(formatBrazilianDate(installment.dueDate), x + 38, rowY, { lineBreak: false });
+      rightText(pdf, formatReais(installment.amountCents), x + columnWidth - 14, rowY);
+      if (!installment.barcode) pdf.font('Helvetica').fontSize(6).fillColor(LABEL).text('PIX', x + 92, rowY + 2, { lineBreak: false });
+    });
+    y += 14 + Math.min(installments.length, SCHEDULE_ROWS) * rowHeight + 12;
+  } else {
+    pdf.font('Helvetica').fontSize(9.5).fillColor(INK);
+    pdf.text(`As ${installments.length} parcelas estão nas páginas seguintes, três por página, em ordem de vencimento.`, left, y, { lineBreak: false });
+    y += 24;
+  }
+
+  // How to pay.
+  pdf.font('Helvetica-Bold').fontSize(12).fillColor(INK).text('Como pagar', left, y, { lineBreak: false });
+  y += 18;
+  const steps = [
+    'Pague cada parcela até a data de vencimento impressa nela. Destaque a parte da parcela na linha pontilhada; o canhoto da esquerda fica com você como comprovante.',
+    'Boleto: pague no aplicativo ou internet banking do seu banco, em agências, caixas eletrônicos ou lotéricas, lendo o código de barras ou digitando a linha digitável.',
+    'PIX: no aplicativo do seu banco, escolha pagar com PIX e leia o QR code da parcela, ou use o código "PIX copia e cola" impresso ao lado dele. A confirmação é imediata.',
+    'Após o vencimento podem ser cobrados multa e juros, conforme as instruções de cada parcela. Em caso de dúvida, fale com o beneficiário.',
+  ];
+  pdf.font('Helvetica').fontSize(9.5).fillColor(INK);
+  for (const [index, step] of steps.entries()) {
+    pdf.text(`${index + 1}.`, left, y, { lineBreak: false });
+    pdf.text(step, left + 14, y, { width: width - 14, lineGap: 1.5 });
+    y = pdf.y + 6;
+  }
+
+  pdf.font('Helvetica').fontSize(7.5).fillColor(LABEL);
+  pdf.text(`Carnê ${doc.paymentSlipId} - ${installments.length} parcela(s) - ${formatReais(totalCents)}`, left, PAGE_HEIGHT - COVER_MARGIN - 8, {
+    lineBreak: false,
+  });
+}
+
+function drawParty(pdf: PDFKit.PDFDocument, label: string, party: BookletParty, x: number, y: number, width: number, height: number): void {
+  pdf.rect(x, y, width, height).lineWidth(RULE).strokeColor('#999999').stroke();
+  const inner = width - 16;
+  pdf.font('Helvetica').fontSize(7.5).fillColor(LABEL).text(label, x + 8, y + 7, { lineBreak: false });
+  pdf.font('Helvetica-Bold').fontSize(11).fillColor(INK).text(fit(pdf, party.name, inner), x + 8, y + 19, { lineBreak: false });
+  let lineY = y + 35;
+  pdf.font('Helvetica').fontSize(8.5);
+  const lines = [...(party.taxId ? [`CPF/CNPJ: ${formatTaxId(party.taxId)}`] : []), ...party.address];
+  for (const line of lines.slice(0, 4)) {
+    pdf.text(fit(pdf, line, inner), x + 8, lineY, { lineBreak: false });
+    lineY += 11;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Installment pages
+
+/** The dashed lines a payer cuts along: between parts, and between each stub and its slip. */
+function drawCutMarks(pdf: PDFKit.PDFDocument, parts: number): void {
+  pdf.save().lineWidth(0.6).strokeColor('#777777').dash(3, { space: 2.5 });
+  for (let slot = 0; slot < parts; slot += 1) {
+    const top = PAGE_TOP + slot * PART_HEIGHT;
+    if (slot > 0) pdf.moveTo(MARGIN_X - 4 * MM, top).lineTo(PAGE_WIDTH - MARGIN_X + 4 * MM, top).stroke();
+    pdf.moveTo(CUT_X, top + 2 * MM).lineTo(CUT_X, top + PART_HEIGHT - 2 * MM).stroke();
+  }
+  pdf.undash().restore();
+  // Scissors (ZapfDingbats 0x22) at the start of each horizontal cut line.
+  pdf.font('ZapfDingbats').fontSize(8).fillColor('#777777');
+  for (let slot = 1; slot < parts; slot += 1) pdf.text('"', MARGIN_X - 7 * MM, PAGE_TOP + slot * PART_HEIGHT - 4.5, { lineBreak: false });
+}
+
+function drawPart(pdf: PDFKit.PDFDocument, doc: BookletDocument, installment: BookletInstallment, total: number, top: number, qr: Buffer | null): void {
+  const label = `Parcela ${installment.number}/${total}`;
+  const due = formatBrazilianDate(installment.dueDate);
+  const value = formatReais(installment.amountCents);
+  const ourNumber = installment.ourNumber || '-';
+  const y0 = top + 2.5 * MM;
+  const hybrid = installment.barcode !== null;
+
+  // Stub (canhoto): what the payer keeps.
+  pdf.font('Helvetica-Bold').fontSize(10).fillColor(INK).text(label, STUB_X, y0 + 4, { lineBreak: false });
+  pdf.moveTo(STUB_X, y0 + 7.5 * MM).lineTo(STUB_X + STUB_WIDTH, y0 + 7.5 * MM).lineWidth(1.2).strokeColor(INK).stroke();
+  const stubRow = 8 * MM;
+  const stubFields: Array<[string, string]> = [
+    ['Vencimento', due],
+    ['Valor do documento', value],
+    ['Nosso número', ourNumber],
+    ['Beneficiário', doc.payee.name],
+    ['Pagador', doc.payer.name],
+    ['(=) Valor pago', ''],
+    ['Data do pagamento', ''],
+  ];
+  stubFields.forEach(([fieldLabel, fieldValue], index) => field(pdf, fieldLabel, fieldValue, STUB_X, y0 + 8 * MM + index * stubRow, STUB_WIDTH, stubRow));
+  const stubBottom = y0 + 8 * MM + stubFields.length * stubRow;
+  pdf.font('Helvetica-Bold').fontSize(6.5).fillColor(INK).text('Recibo do pagador', STUB_X, stubBottom + 4, { lineBreak: false });
+  pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('Autenticação mecânica', STUB_X, stubBottom + 13, { lineBreak: false });
+
+  // Slip header: installment, then the typeable line (or PIX) flush right.
+  pdf.font('Helvetica-Bold').fontSize(10).fillColor(INK).text(label, MAIN_X, y0 + 4, { lineBreak: false });
+  if (installment.typeableLine) {
+    pdf.font('Courier-Bold').fontSize(9.5).fillColor(INK);
+    rightText(pdf, formatTypeableLine(installment.typeableLine), MAIN_RIGHT, y0 + 5);
+  } else {
+    pdf.font('Helvetica-Bold').fontSize(10).fillColor(INK);
+    rightText(pdf, 'Pagamento via PIX', MAIN_RIGHT, y0 + 4);
+  }
+  pdf.moveTo(MAIN_X, y0 + 7.5 * MM).lineTo(MAIN_RIGHT, y0 + 7.5 * MM).lineWidth(1.2).strokeColor(INK).stroke();
+
+  // Right column: the figures a cashier looks for.
+  const gridTop = y0 + 8 * MM;
+  const gridBottom = y0 + 54 * MM;
+  const rightFields: Array<[string, string]> = [
+    ['Vencimento', due],
+    ['Valor do documento', value],
+    ['Nosso número', ourNumber],
+    ['Parcela', `${installment.number}/${total}`],
+    ['(=) Valor cobrado', ''],
+  ];
+  const rightRow = (gridBottom - gridTop) / rightFields.length;
+  rightFields.forEach(([fieldLabel, fieldValue], index) =>
+    field(pdf, fieldLabel, fieldValue, RIGHT_X, gridTop + index * rightRow, RIGHT_COLUMN_WIDTH, rightRow, { align: 'right', size: index < 2 ? 9.5 : 8 }),
+  );
+
+  // Left column: payee, payer, instructions.
+  const payeeHeight = 8 * MM;
+  const payerHeight = 11 * MM;
+  field(pdf, 'Beneficiário', partyLine(doc.payee), MAIN_X, gridTop, LEFT_WIDTH, payeeHeight);
+  const payerTop = gridTop + payeeHeight;
+  field(pdf, 'Pagador', partyLine(doc.payer), MAIN_X, payerTop, LEFT_WIDTH, payerHeight);
+  if (doc.payer.address.length > 0) {
+    pdf.font('Helvetica').fontSize(6.5).fillColor(INK).text(fit(pdf, doc.payer.address.join(' - '), LEFT_WIDTH - 2 * PAD), MAIN_X + PAD, payerTop + 20, { lineBreak: false });
+  }
+  const instructionsTop = payerTop + payerHeight;
+  pdf.rect(MAIN_X, instructionsTop, LEFT_WIDTH, gridBottom - instructionsTop).lineWidth(RULE).strokeColor(INK).stroke();
+  pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('Instruções (texto de responsabilidade do beneficiário)', MAIN_X + PAD, instructionsTop + 2.5, { lineBreak: false });
+  const instructions = installment.instructions.length > 0 ? installment.instructions : ['Não receber após 60 dias do vencimento.'];
+  pdf.font('Helvetica').fontSize(7).fillColor(INK);
+  pdf.text(instructions.join('\n'), MAIN_X + PAD, instructionsTop + 11, {
+    width: LEFT_WIDTH - 2 * PAD,
+    height: gridBottom - instructionsTop - 13,
+    lineGap: 0.6,
+    ellipsis: true,
+  });
+
+  if (hybrid) {
+    // Barcode, then the PIX copy-and-paste text under it; the QR code in the right column.
+    pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('Ficha de compensação', MAIN_X, gridBottom + 3, { lineBreak: false });
+    pdf.text('Autenticação mecânica', MAIN_X + LEFT_WIDTH - 60, gridBottom + 3, { lineBreak: false });
+    drawItf(pdf, installment.barcode as string, MAIN_X + 3 * MM, gridBottom + 4 * MM);
+    const textTop = gridBottom + 4 * MM + BAR_HEIGHT + 2.5 * MM;
+    if (installment.pixCopyAndPaste) {
+      pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('PIX copia e cola', MAIN_X, textTop, { lineBreak: false });
+      monoBlock(pdf, installment.pixCopyAndPaste, MAIN_X, textTop + 7, LEFT_WIDTH - 2 * MM, top + PART_HEIGHT - 2 * MM - (textTop + 7), 5.5, 4);
+    }
+    if (qr) {
+      const qrX = RIGHT_X + (RIGHT_COLUMN_WIDTH - QR_SIZE) / 2;
+      pdf.font('Helvetica-Bold').fontSize(6.5).fillColor(INK);
+      centerText(pdf, 'Pague também com PIX', RIGHT_X + RIGHT_COLUMN_WIDTH / 2, gridBottom + 3);
+      pdf.image(qr, qrX, gridBottom + 4 * MM, { width: QR_SIZE, height: QR_SIZE });
+    }
+  } else {
+    // PIX only: the copy-and-paste text and a larger QR code take the barcode's place.
+    const blockTop = gridBottom + 3;
+    const textWidth = LEFT_WIDTH - 4 * MM;
+    pdf.font('Helvetica-Bold').fontSize(11).fillColor(INK).text('Pague com PIX', MAIN_X, blockTop + 2, { lineBreak: false });
+    pdf.font('Helvetica').fontSize(7).fillColor(INK).text(
+      'Abra o aplicativo do seu banco, escolha pagar com PIX e leia o QR code ao lado, ou copie o código abaixo (PIX copia e cola). Esta parcela não tem boleto.',
+      MAIN_X,
+      blockTop + 17,
+      { width: textWidth, height: 20, lineGap: 0.5 },
+    );
+    const codeTop = blockTop + 41;
+    if (installment.pixCopyAndPaste) {
+      pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('PIX copia e cola', MAIN_X, codeTop, { lineBreak: false });
+      monoBlock(pdf, installment.pixCopyAndPaste, MAIN_X, codeTop + 8, textWidth, top + PART_HEIGHT - 2 * MM - (codeTop + 8), 7.5, 4.5);
+    } else {
+      pdf.font('Helvetica-Bold').fontSize(8).fillColor(INK).text('Código PIX indisponível: fale com o beneficiário.', MAIN_X, codeTop, { lineBreak: false });
+    }
+    if (qr) pdf.image(qr, RIGHT_X + (RIGHT_COLUMN_WIDTH - QR_SIZE_PIX_ONLY) / 2, gridBottom + 3 * MM, { width: QR_SIZE_PIX_ONLY, height: QR_SIZE_PIX_ONLY });
+  }
+}
+
+/** A labelled box: small grey label at the top, the value in bold under it (cut with an ellipsis to fit). */
+function field(
+  pdf: PDFKit.PDFDocument,
+  label: string,
+  value: string,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+  options: { align?: 'left' | 'right'; size?: number } = {},
+): void {
+  pdf.rect(x, y, width, height).lineWidth(RULE).strokeColor(INK).stroke();
+  pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text(label, x + PAD, y + 2.5, { lineBreak: false });
+  if (!value) return;
+  pdf.font('Helvetica-Bold').fontSize(options.size ?? 8).fillColor(INK);
+  const text = fit(pdf, value, width - 2 * PAD);
+  const valueY = y + 10.5;
+  if (options.align === 'right') rightText(pdf, text, x + width - PAD, valueY);
+  else pdf.text(text, x + PAD, valueY, { lineBreak: false });
+}
+
+function partyLine(party: BookletParty): string {
+  return party.taxId ? `${party.name} - CPF/CNPJ ${formatTaxId(party.taxId)}` : party.name;
+}
+
+/** 11 digits as a CPF, 14 as a CNPJ; anything else as given. */
+function formatTaxId(taxId: string): string {
+  if (/^\d{11}$/.test(taxId)) return `${taxId.slice(0, 3)}.${taxId.slice(3, 6)}.${taxId.slice(6, 9)}-${taxId.slice(9)}`;
+  if (/^\d{14}$/.test(taxId)) return `${taxId.slice(0, 2)}.${taxId.slice(2, 5)}.${taxId.slice(5, 8)}/${taxId.slice(8, 12)}-${taxId.slice(12)}`;
+  return taxId;
+}
+
+/** The text cut (with an ellipsis) to fit `width` in the current font. */
+function fit(pdf: PDFKit.PDFDocument, text: string, width: number): string {
+  if (pdf.widthOfString(text) <= width) return text;
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (pdf.widthOfString(`${text.slice(0, mid)}…`) <= width) low = mid;
+    else high = mid - 1;
+  }
+  return `${text.slice(0, low).trimEnd()}…`;
+}
+
+function rightText(pdf: PDFKit.PDFDocument, text: string, right: number, y: number): void {
+  pdf.text(text, right - pdf.widthOfString(text), y, { lineBreak: false });
+}
+
+function centerText(pdf: PDFKit.PDFDocument, text: string, center: number, y: number): void {
+  pdf.text(text, center - pdf.widthOfString(text) / 2, y, { lineBreak: false });
+}
+
+/**
+ * A long unbroken code (PIX copy-and-paste) in Courier, broken every n characters: the largest size from
+ * `maxSize` down to `minSize` whose lines fit `height`; at `minSize` it runs on regardless (never cut: a
+ * cut code cannot be paid).
+ */
+function monoBlock(pdf: PDFKit.PDFDocument, text: string, x: number, y: number, width: number, height: number, maxSize: number, minSize: number): void {
+  let size = maxSize;
+  let lines: string[] = [];
+  for (; size >= minSize; size -= 0.5) {
+    lines = chunk(text, Math.max(1, Math.floor(width / (0.6 * size))));
+    if (lines.length * size * 1.15 <= height) break;
+  }
+  size = Math.max(size, minSize);
+  pdf.font('Courier').fontSize(size).fillColor(INK);
+  lines.forEach((line, index) => pdf.text(line, x, y + index * size * 1.15, { lineBreak: false }));
+}
+
+function chunk(text: string, length: number): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < text.length; i += length) lines.push(text.slice(i, i + length));
+  return lines;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Barcode and QR code
+
+/**
+ * The slip's ITF (interleaved 2 of 5) barcode as vector bars, one filled path. bwip-js encodes the 44
+ * digits (start, pairs, stop) as alternating bar/space widths starting with a bar; it draws wide elements
+ * 2 modules wide, and we widen them to 3 (FEBRABAN: wide:narrow 1:3).
+ */
+function drawItf(pdf: PDFKit.PDFDocument, barcode: string, x: number, y: number): void {
+  let cursor = x;
+  itfBarWidths(barcode).forEach((modules, index) => {
+    const width = modules * NARROW_MODULE;
+    if (index % 2 === 0 && width > 0) pdf.rect(cursor, y, width, BAR_HEIGHT);
+    cursor += width;
+  });
+  pdf.fillColor(INK).fill();
+}
+
+export function itfBarWidths(barcode: string): number[] {
+  if (!/^\d{44}$/.test(barcode)) throw new RangeError(`a slip barcode has 44 digits, got "${barcode}"`);
+  const [symbol] = bwipjs.raw('interleaved2of5', barcode, {});
+  if (!symbol || !('sbs' in symbol)) throw new Error('bwip-js returned no linear pattern for interleaved2of5');
+  return symbol.sbs.map((width) => (width === 2 ? 3 : width));
+}
+
+/**
+ * PNG of the PIX QR code: medium error correction, whole pixels per module (crisp when scaled), 8-bit
+ * grayscale without alpha so pdfkit embeds the PNG data as it is (no decoding, no soft mask). PNG filter
+ * "Up": QR pixel rows repeat module after module, so they filter to zeros; pngjs's default tries all five
+ * filters on every row for a few bytes less and is several times slower. The page's white is the quiet zone.
+ */
+function qrCodePng(brCode: string): Promise<Buffer> {
+  // @types/qrcode lists only the deflate options, but qrcode hands rendererOpts to pngjs whole.
+  const options: QRCodeToBufferOptions & { rendererOpts: { filterType: number; colorType: number } } = {
+    type: 'png',
+    errorCorrectionLevel: 'M',
+    margin: 0,
+    scale: QR_PIXELS_PER_MODULE,
+    rendererOpts: { filterType: PNG_FILTER_UP, colorType: PNG_GRAYSCALE },
+  };
+  return QRCode.toBuffer(brCode, options);
+}
+
+/** About 300 dpi at 28 mm for a typical BR Code (50-60 modules). */
+const QR_PIXELS_PER_MODULE = 6;
+const PNG_FILTER_UP = 2;
+const PNG_GRAYSCALE = 0;

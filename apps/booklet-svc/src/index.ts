@@ -1,0 +1,2 @@
+export { startBookletService, type RunningBookletService } from './service';
+export { loadBookletConfig, type BookletConfig } from './config';
