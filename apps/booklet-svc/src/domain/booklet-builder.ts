@@ -72,8 +72,8 @@ async function renderToBuffer(doc: BookletDocument): Promise<{ pdf: Buffer; page
     sink.on('end', resolve);
     sink.on('error', reject);
   });
-  const { pageCount } = await renderBooklet(doc, sink);
-  await ended;
+  // Await both together: a failed render also rejects `ended`, which must not go unhandled.
+  const [{ pageCount }] = await Promise.all([renderBooklet(doc, sink), ended]);
   return { pdf: Buffer.concat(chunks), pageCount };
 }
 
