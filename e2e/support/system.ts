@@ -70,7 +70,19 @@ export async function freePort(): Promise<number> {
  * test projects running in parallel never see each other; real HTTP on an ephemeral port.
  */
 export async function startSystem(options: SystemOptions = {}): Promise<TestSystem> {
+  const started: Array<{ stop(): Promise<void> }> = [];
+  try {
+    return await startSystemTracked(options, started);
+  } catch (err) {
+    // A half-started system must not keep jest alive: stop what did start.
+    for (const s of started.reverse()) await s.stop().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function startSystemTracked(options: SystemOptions, started: Array<{ stop(): Promise<void> }>): Promise<TestSystem> {
   const database = await createTestDatabase();
+  started.push({ stop: database.drop });
   const busPrefix = `t${randomBytes(5).toString('hex')}`;
   const charges = options.withReceivables || options.withSandboxOnly;
   const receivablesPort = charges ? await freePort() : 0;
@@ -80,10 +92,13 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
     ...options.env,
   };
   const sandbox = charges ? await startBankSandbox(loadBankSandboxConfig(env), createLogger('bank-sandbox', env.LOG_LEVEL)) : undefined;
+  if (sandbox) started.push(sandbox);
   if (sandbox) env.PROVIDER_BASE_URL = sandbox.url;
   const logger = (name: string) => createLogger(name, env.LOG_LEVEL);
   const clients = options.withoutClients ? undefined : await startClientsService(loadClientsConfig(env), logger('clients-svc'));
+  if (clients) started.push(clients);
   const gateway = await startGateway(loadGatewayConfig(env), logger('gateway'));
+  started.push(gateway);
   // Download links must point at this gateway's ephemeral port.
   const booklets = options.withBooklets ? await startBookletService(loadBookletConfig({ ...env, PUBLIC_BASE_URL: gateway.url }), logger('booklet-svc')) : undefined;
   const callbacks = options.withCallbacks || options.withReceivables ? await startCallbackService(loadCallbackConfig(env), options.callbackLogger ?? logger('callback-svc')) : undefined;

@@ -206,7 +206,7 @@ describe('production mode (SSRF guard)', () => {
     const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
     prod = await startSystem({
       withCallbacks: true,
-      env: { ...FAST, NODE_ENV: 'production', JWT_PRIVATE_KEY: (await import('node:crypto')).generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+      env: { ...FAST, NODE_ENV: 'production', DOWNLOAD_LINK_SECRET: 'test-link-secret', JWT_PRIVATE_KEY: (await import('node:crypto')).generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
       callbackLogger: pino({ level: 'info' }, sink),
     });
   });
