@@ -54,7 +54,8 @@ it('resumes the retry schedule after a kill -9, without losing or duplicating th
   expect(receiver.received).toHaveLength(1);
 
   await callbackSvc.start('callback-svc ready');
-  await waitFor(() => receiver.delivered().length === 2, 15_000, 'both delivered after restart');
+  // Up to the consumer's ack wait (10 s) if the dead process's pull took the message published meanwhile.
+  await waitFor(() => receiver.delivered().length === 2, 40_000, 'both delivered after restart');
   await new Promise((r) => setTimeout(r, 800));
 
   expect(receiver.forEvent(request.event_id).map((r) => r.answered)).toEqual([500, 500, 200]);

@@ -130,7 +130,9 @@ export class DurableStreams {
       max_ack_pending: 20_000,
     });
     const consumer = await this.nc.jetstream().consumers.get(stream, spec.consumer);
-    return consumer.consume({ max_messages: maxMessages });
+    // Short-lived pulls: after a crash (kill -9) the server may still hold the dead client's pull
+    // request, and messages it takes wait for ack_wait before redelivery; expiring pulls bound that.
+    return consumer.consume({ max_messages: maxMessages, expires: 5_000 });
   }
 
   async consume<T>(spec: StreamSpec, handler: BatchHandler<T>, opts: { maxBatch?: number; ackWaitMs?: number } = {}): Promise<Consumption> {

@@ -24,7 +24,7 @@ export async function consumeCallbackRequests(bus: Bus, engine: DeliveryEngine, 
       events.push(toEvent(result.value));
     }
     await engine.accept(events);
-  });
+  }, { ackWaitMs: 10_000 }); // intake is one insert: a message unacked for 10 s went to a dead worker
 }
 
 function toEvent(r: CallbackRequest): NewCallbackEvent {
