@@ -29,17 +29,4 @@ export function reaisToCents(amount: number): number | null {
   return Number.isSafeInteger(cents) && cents / 100 === amount ? cents : null;
 }
 
-/** "R$ 1.234,56", as printed on a Brazilian slip. */
-export function formatReais(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  const reais = Math.floor(abs / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-  return `${sign}R$ ${reais},${String(abs % 100).padStart(2, '0')}`;
-}
-
-/** "2,00%" from basis points. */
-export function formatPercent(basisPoints: number): string {
-  return `${Math.floor(basisPoints / 100)},${String(basisPoints % 100).padStart(2, '0')}%`;
-}
+export { formatPercent, formatReais } from '@payments/br-format';

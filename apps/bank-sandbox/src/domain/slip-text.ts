@@ -1,10 +1,8 @@
 import type { ChargeTerms } from './charge';
-import { formatPercent, formatReais } from './money';
+import { formatBrazilianDate, formatPercent, formatReais } from '@payments/br-format';
+export { formatBrazilianDate };
 
 /** "21/02/2025" from "2025-02-21": dates as printed on a Brazilian slip. */
-export function formatBrazilianDate(date: string): string {
-  return `${date.slice(8, 10)}/${date.slice(5, 7)}/${date.slice(0, 4)}`;
-}
 
 /** The instruction lines printed on a slip: discount, fine and interest terms first, then the payee's own. */
 export function instructionLines(terms: Pick<ChargeTerms, 'discount' | 'finePercentBp' | 'interestPerDayCents' | 'instructions'>): string[] {

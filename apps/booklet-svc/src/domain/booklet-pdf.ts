@@ -1,3 +1,4 @@
+import { formatBrazilianDate, formatReais } from '@payments/br-format';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { crc32, deflateSync } from 'node:zlib';
@@ -25,20 +26,7 @@ export function bookletPageCount(installments: number): number {
   return 1 + Math.ceil(installments / PARTS_PER_PAGE);
 }
 
-/** "R$ 1.234,56" from integer cents. */
-export function formatReais(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  const reais = Math.floor(abs / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-  return `${sign}R$ ${reais},${String(abs % 100).padStart(2, '0')}`;
-}
-
-/** "DD/MM/YYYY" from "YYYY-MM-DD". */
-export function formatBrazilianDate(date: string): string {
-  return `${date.slice(8, 10)}/${date.slice(5, 7)}/${date.slice(0, 4)}`;
-}
+export { formatBrazilianDate, formatReais };
 
 /** The typeable line as printed on a slip: "AAAAA.AAAAA BBBBB.BBBBBB CCCCC.CCCCCC D EEEEEEEEEEEEEE". */
 export function formatTypeableLine(line: string): string {

@@ -1,3 +1,4 @@
+import { formatBrazilianDate, formatPercent, formatReais } from '@payments/br-format';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Logger } from '@payments/logger';
 import { Streams, type CancellationJob, type RegistrationJob } from '@payments/contracts';
@@ -117,14 +118,12 @@ function chargeRequest(row: ReceivableRow): ChargeRequest {
   };
 }
 
-const brl = (cents: number) => `R$ ${(cents / 100).toFixed(2).replace('.', ',').replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
-const brDate = (iso: string) => iso.split('-').reverse().join('/');
 
 /** The instruction lines printed on the slip (Portuguese: it is read by the payer and the bank). */
 export function slipInstructions(row: Pick<ReceivableRow, 'discount_cents' | 'discount_until' | 'fine_bp' | 'interest_cents_per_day'>): string[] {
   const lines: string[] = [];
-  if (row.discount_cents !== null && row.discount_until !== null) lines.push(`Até ${brDate(row.discount_until)}, conceder desconto de ${brl(row.discount_cents)}.`);
-  if (row.fine_bp > 0) lines.push(`Após o vencimento, cobrar multa de ${(row.fine_bp / 100).toFixed(2).replace('.', ',')}%.`);
-  if (row.interest_cents_per_day > 0) lines.push(`Após o vencimento, cobrar juros de ${brl(row.interest_cents_per_day)} por dia de atraso.`);
+  if (row.discount_cents !== null && row.discount_until !== null) lines.push(`Até ${formatBrazilianDate(row.discount_until)}, conceder desconto de ${formatReais(row.discount_cents)}.`);
+  if (row.fine_bp > 0) lines.push(`Após o vencimento, cobrar multa de ${formatPercent(row.fine_bp)}.`);
+  if (row.interest_cents_per_day > 0) lines.push(`Após o vencimento, cobrar juros de ${formatReais(row.interest_cents_per_day)} por dia de atraso.`);
   return lines;
 }
