@@ -138,6 +138,7 @@ async function main(): Promise<void> {
     console.log(`  bare multi-row INSERT of ${fmt(TOTAL)} rows (1,000 per statement): ${fmt(bareRate)} rows/s`);
     console.log(`  accepted through the gateway (${fmt(TOTAL / BATCH)} POSTs of 1,000, ${CONCURRENT_POSTS} at a time): ${fmt(TOTAL / acceptedIn)} charges/s`);
     console.log(`  ratio accepted / bare insert: ${fmt((TOTAL / acceptedIn / bareRate) * 100, 1)} %   (target >= 40 %)`);
+    console.log(`  (registration gives way to intake: INTAKE_PRIORITY_MAX_DEFER_MS=${process.env.INTAKE_PRIORITY_MAX_DEFER_MS ?? 'default 2000'}, INTAKE_PRIORITY_QUIET_MS=${process.env.INTAKE_PRIORITY_QUIET_MS ?? 'default 250'})`);
     console.log(`  end to end, POST to registered callback: ${fmt(TOTAL / endToEnd)} charges/s over ${fmt(endToEnd, 1)} s   (target >= 1,000 charges/s)`);
     console.log(`  time from POST to callback: p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(percentile(latencies, 99))} ms`);
     console.log(`  CPU seconds used meanwhile (2 cores = ${fmt(2 * endToEnd, 1)} available): ${cpu.join(', ')}`);

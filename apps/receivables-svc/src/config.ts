@@ -5,6 +5,8 @@ export interface ReceivablesConfig extends CommonConfig {
   port: number;
   provider: { baseUrl: string; apiKey: string; timeoutMs: number; retries: number; webhookSecret: string };
   workerConcurrency: number;
+  /** How long a registration job may wait for a burst of intake to end (0: no waiting), and what counts as quiet. */
+  intakePriority: { maxDeferMs: number; quietMs: number };
   /** Zone in which zoneless datetimes (payment_date) are written. */
   timeZone: string;
 }
@@ -22,6 +24,7 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
     },
     // Registration jobs (chunks of 100 receivables) handled at once.
     workerConcurrency: envInt('REGISTRATION_CONCURRENCY', 4, env, 1),
+    intakePriority: { maxDeferMs: envInt('INTAKE_PRIORITY_MAX_DEFER_MS', 2_000, env), quietMs: envInt('INTAKE_PRIORITY_QUIET_MS', 250, env) },
     timeZone: envString('TIME_ZONE', 'America/Sao_Paulo', env),
   };
 }

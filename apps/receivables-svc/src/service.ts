@@ -10,6 +10,7 @@ import { BankSandboxProvider } from './provider/bank-sandbox-provider';
 import { registerHandlers } from './transport/bus-handlers';
 import { BusClientDirectory } from './transport/client-directory';
 import { startProviderWebhookServer } from './transport/http-server';
+import { IntakePriority } from './transport/intake-priority';
 import { startWorkers } from './transport/workers';
 
 export interface RunningReceivablesService {
@@ -29,9 +30,10 @@ export async function startReceivablesService(config: ReceivablesConfig, logger:
   const relay = new OutboxRelay(db, bus, [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests], logger);
   const onEnqueued = () => relay.wake();
   const provider = new BankSandboxProvider(config.provider);
-  registerHandlers(bus, { db, clients: new BusClientDirectory(bus), timeZone: config.timeZone, onEnqueued });
+  const priority = new IntakePriority(config.intakePriority);
+  registerHandlers(bus, { db, clients: new BusClientDirectory(bus), timeZone: config.timeZone, priority, onEnqueued });
   relay.start();
-  const workers = await startWorkers(bus, { db, provider, logger }, { concurrency: config.workerConcurrency, onEnqueued });
+  const workers = await startWorkers(bus, { db, provider, logger }, { concurrency: config.workerConcurrency, priority, onEnqueued });
   const http = await startProviderWebhookServer({ db, port: config.port, webhookSecret: config.provider.webhookSecret, timeZone: config.timeZone, logger, onEnqueued });
   logger.info({ busPrefix: config.busPrefix, port: http.port, provider: config.provider.baseUrl }, 'receivables-svc ready');
 

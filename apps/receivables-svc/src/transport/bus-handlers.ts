@@ -20,12 +20,13 @@ import { acceptReceivables } from '../domain/intake';
 import { listInstallments } from '../domain/installments';
 import type { ClientDirectory } from '../domain/ports';
 import { consultReceivable, searchReceivables } from '../domain/search';
+import type { IntakePriority } from './intake-priority';
 
 /** Requests from the gateway. `onEnqueued` wakes the outbox relay after a commit that queued work. */
-export function registerHandlers(bus: Bus, deps: { db: Kysely<ReceivablesDatabase>; clients: ClientDirectory; timeZone: string; onEnqueued: () => void }): void {
+export function registerHandlers(bus: Bus, deps: { db: Kysely<ReceivablesDatabase>; clients: ClientDirectory; timeZone: string; priority: IntakePriority; onEnqueued: () => void }): void {
   const queue = QueueGroups.receivables;
   bus.serve<ReceivablesCreateCommand, ReceivablesCreateResponse>(Subjects.receivables.create, async (cmd) => {
-    const result = await acceptReceivables(deps.db, deps.clients, cmd.tenant_id, cmd.receivables);
+    const result = await deps.priority.intake(() => acceptReceivables(deps.db, deps.clients, cmd.tenant_id, cmd.receivables));
     deps.onEnqueued();
     const existing = result.alreadyExisting > 0 ? `; ${result.alreadyExisting} already existed and were left as they are` : '';
     return { status: 'success', message: `${result.created} receivable(s) received and being processed: registration with the provider is under way${existing}` };

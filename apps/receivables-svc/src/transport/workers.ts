@@ -2,16 +2,19 @@ import type { Bus, Consumption } from '@payments/bus';
 import { Streams, type CancellationJob, type RegistrationJob } from '@payments/contracts';
 import { processCancellation, type CancellationDeps } from '../domain/cancellation';
 import { registerReceivables, type RegistrationDeps } from '../domain/registration';
+import type { IntakePriority } from './intake-priority';
 
 /**
  * The JetStream consumers of receivables-svc: registration and cancellation jobs, several at once.
- * A job is acked only after its result is committed; `onEnqueued` wakes the outbox relay.
+ * A job is acked only after its result is committed; `onEnqueued` wakes the outbox relay. Registration
+ * jobs give way to intake first (see IntakePriority).
  */
-export async function startWorkers(bus: Bus, deps: RegistrationDeps & CancellationDeps, opts: { concurrency: number; onEnqueued: () => void }): Promise<Consumption[]> {
+export async function startWorkers(bus: Bus, deps: RegistrationDeps & CancellationDeps, opts: { concurrency: number; priority: IntakePriority; onEnqueued: () => void }): Promise<Consumption[]> {
   await bus.streams.ensure(Streams.receivableRegistrations);
   await bus.streams.ensure(Streams.receivableCancellations);
   // A registration job is a chunk of up to 100 receivables: one provider batch call, one write transaction.
   const registrations = await bus.streams.consumeEach<RegistrationJob>(Streams.receivableRegistrations, async (job, info) => {
+    await opts.priority.giveWay();
     const outcome = await registerReceivables(deps, job, info.deliveryCount);
     opts.onEnqueued();
     return outcome;
