@@ -1,6 +1,6 @@
 import { IntakePriority } from '../src/transport/intake-priority';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function intakeFor(priority: IntakePriority, ms: number): Promise<void> {
   return priority.intake(() => sleep(ms));
