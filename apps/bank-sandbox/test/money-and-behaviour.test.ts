@@ -1,5 +1,5 @@
 import { planRegistration } from '../src/domain/behaviour';
-import { formatPercent, formatReais, reaisToCents, sandboxFeeCents } from '../src/domain/money';
+import { reaisToCents, sandboxFeeCents } from '../src/domain/money';
 import { instructionLines } from '../src/domain/slip-text';
 
 describe('sandbox tariff', () => {
@@ -24,13 +24,6 @@ describe('amounts in reais', () => {
     expect(reaisToCents(0.1 + 0.2)).toBeNull();
     expect(reaisToCents(0)).toBeNull();
     expect(reaisToCents(-1)).toBeNull();
-  });
-
-  it('prints Brazilian money and percentages', () => {
-    expect(formatReais(123_456_789)).toBe('R$ 1.234.567,89');
-    expect(formatReais(5)).toBe('R$ 0,05');
-    expect(formatPercent(200)).toBe('2,00%');
-    expect(formatPercent(1_050)).toBe('10,50%');
   });
 
   it('writes discount, fine and interest instructions before the payee\'s own', () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import type { BookletDocument, BookletInstallment } from '../src/domain/booklet-document';
-import { bookletPageCount, formatReais, renderBooklet } from '../src/domain/booklet-pdf';
+import { formatReais } from '@payments/br-format';
+import { bookletPageCount, renderBooklet } from '../src/domain/booklet-pdf';
 
 // --- A valid-looking FEBRABAN barcode and its typeable line (same rules as the bank's) -------------
 
@@ -144,12 +145,6 @@ describe('renderBooklet', () => {
     expect(cover).toContain('10/12/2026');
     // No typeable line on the cover: it holds only the summary.
     expect(cover.replace(/[ .]/g, '')).not.toContain(hybrid[0].typeableLine);
-  });
-
-  it('formats money the Brazilian way', () => {
-    expect(formatReais(123456)).toBe('R$ 1.234,56');
-    expect(formatReais(5)).toBe('R$ 0,05');
-    expect(formatReais(100_000_000)).toBe('R$ 1.000.000,00');
   });
 
   it('prints a single installment on two pages', async () => {

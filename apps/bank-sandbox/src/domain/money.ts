@@ -29,4 +29,3 @@ export function reaisToCents(amount: number): number | null {
   return Number.isSafeInteger(cents) && cents / 100 === amount ? cents : null;
 }
 
-export { formatPercent, formatReais } from '@payments/br-format';

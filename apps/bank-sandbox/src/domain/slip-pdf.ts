@@ -1,9 +1,9 @@
 import PDFDocument from 'pdfkit';
 import { formatTypeableLine } from './barcode';
 import type { Charge } from './charge';
-import { formatReais } from './money';
 import { itfBarWidths, qrCodePng } from './payment-images';
-import { formatBrazilianDate, instructionLines } from './slip-text';
+import { formatBrazilianDate, formatReais } from '@payments/br-format';
+import { instructionLines } from './slip-text';
 
 /** Who is collecting: printed in the slip's "Beneficiário" box. */
 export interface PayeeDetails {

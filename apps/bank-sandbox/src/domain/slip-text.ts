@@ -1,6 +1,5 @@
 import type { ChargeTerms } from './charge';
 import { formatBrazilianDate, formatPercent, formatReais } from '@payments/br-format';
-export { formatBrazilianDate };
 
 /** "21/02/2025" from "2025-02-21": dates as printed on a Brazilian slip. */
 

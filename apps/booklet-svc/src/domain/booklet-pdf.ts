@@ -26,7 +26,6 @@ export function bookletPageCount(installments: number): number {
   return 1 + Math.ceil(installments / PARTS_PER_PAGE);
 }
 
-export { formatBrazilianDate, formatReais };
 
 /** The typeable line as printed on a slip: "AAAAA.AAAAA BBBBB.BBBBBB CCCCC.CCCCCC D EEEEEEEEEEEEEE". */
 export function formatTypeableLine(line: string): string {
