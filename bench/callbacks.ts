@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const logger = createLogger('bench', 'warn');
   const database = await createTestDatabase();
   const prefix = randomPrefix();
-  const env = { DATABASE_URL: database.url, BUS_PREFIX: prefix, PORT: '0', LOG_LEVEL: 'warn' };
+  const env = { DATABASE_URL: database.url, BUS_PREFIX: prefix, PORT: '0', CALLBACK_PORT: '0', LOG_LEVEL: 'warn' };
   const gateway = await startGateway(loadGatewayConfig(env), logger);
   const admin = await openAdminDatabase(database.url);
   const tenant = await createTenant(admin, 'bench');

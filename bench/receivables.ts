@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   const receivablesPort = await freePort();
   const sandboxPort = await freePort();
   const env: Record<string, string> = {
-    DATABASE_URL: database.url, BUS_PREFIX: prefix, PORT: String(gatewayPort), RECEIVABLES_PORT: String(receivablesPort), BANK_SANDBOX_PORT: String(sandboxPort),
+    DATABASE_URL: database.url, BUS_PREFIX: prefix, PORT: String(gatewayPort), RECEIVABLES_PORT: String(receivablesPort), BANK_SANDBOX_PORT: String(sandboxPort), CLIENTS_PORT: '0', CALLBACK_PORT: '0',
     PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`, BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
     RATE_LIMIT_PER_SECOND: '0',
   };

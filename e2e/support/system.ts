@@ -88,7 +88,7 @@ async function startSystemTracked(options: SystemOptions, started: Array<{ stop(
   const receivablesPort = charges ? await freePort() : 0;
   const env: Record<string, string> = {
     DATABASE_URL: database.url, BUS_PREFIX: busPrefix, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', BUS_TIMEOUT_MS: '5000',
-    RECEIVABLES_PORT: String(receivablesPort), BANK_SANDBOX_PORT: '0', BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
+    RECEIVABLES_PORT: String(receivablesPort), BANK_SANDBOX_PORT: '0', CLIENTS_PORT: '0', CALLBACK_PORT: '0', BOOKLET_PORT: '0', BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
     ...options.env,
   };
   const sandbox = charges ? await startBankSandbox(loadBankSandboxConfig(env), createLogger('bank-sandbox', env.LOG_LEVEL)) : undefined;

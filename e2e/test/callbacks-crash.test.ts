@@ -17,6 +17,7 @@ beforeAll(async () => {
   callbackSvc = new AppProcess('callback-svc', {
     DATABASE_URL: system.databaseUrl,
     BUS_PREFIX: system.busPrefix,
+    CALLBACK_PORT: '0',
     CALLBACK_RETRY_SCHEDULE_MS: '1500,300,300',
     CALLBACK_RETRY_JITTER_PERCENT: '0',
     CALLBACK_TIMEOUT_MS: '500',

@@ -132,7 +132,7 @@ describe('when the clients service is down', () => {
     expect(down.status).toBe(503);
     expect(down.headers.get('content-type')).toContain('application/problem+json');
     expect(down.json).toMatchObject({ code: 'service_unavailable', status: 503 });
-    const env = { DATABASE_URL: degraded.databaseUrl, BUS_PREFIX: degraded.busPrefix };
+    const env = { DATABASE_URL: degraded.databaseUrl, BUS_PREFIX: degraded.busPrefix, CLIENTS_PORT: '0' };
     const clients = await startClientsService(loadClientsConfig(env), createLogger('clients-svc', 'silent'));
     try {
       const up = await tenant.api.postIdempotent('/api/v1/clients', body, key);

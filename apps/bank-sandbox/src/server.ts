@@ -1,7 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { migrationsCheck, postgresCheck } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
+import { createMetricsRegistry } from '@payments/metrics';
 import type { BankSandboxConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
 import type { BankSandboxDatabase } from './db/schema';
@@ -37,6 +39,8 @@ export async function startBankSandbox(config: BankSandboxConfig, logger: Logger
     slowMs: config.slowMs,
     publicUrl: () => config.publicUrl ?? `http://localhost:${port}`,
     logger,
+    readiness: [postgresCheck(db), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
+    metrics: createMetricsRegistry('bank-sandbox'),
   });
 
   const server = createServer(app.callback());

@@ -2,6 +2,8 @@ import { envInt, envString, loadCommonConfig, type CommonConfig } from '@payment
 import { downloadLinkSecret } from '@payments/signed-links';
 
 export interface BookletConfig extends CommonConfig {
+  /** Ops HTTP port (/healthz, /readyz, /metrics); 0 = any free port (tests). */
+  port: number;
   /** Base of the gateway's public URL: download links point there. */
   publicBaseUrl: string;
   downloadLinkSecret: string;
@@ -13,6 +15,7 @@ export function loadBookletConfig(env: Record<string, string | undefined> = proc
   const common = loadCommonConfig(env);
   return {
     ...common,
+    port: envInt('BOOKLET_PORT', 3500, env),
     publicBaseUrl: envString('PUBLIC_BASE_URL', `http://localhost:${envInt('PORT', 3000, env)}`, env),
     downloadLinkSecret: downloadLinkSecret(env, common.mode),
     downloadLinkTtlSeconds: envInt('DOWNLOAD_LINK_TTL_SECONDS', 7 * 24 * 3600, env, 1),

@@ -1,8 +1,10 @@
 import { connectBus } from '@payments/bus';
 import { BOOKLET_DOWNLOAD_PATH, Streams } from '@payments/contracts';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
-import { OutboxRelay } from '@payments/outbox';
+import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH, outboxWaitingGauge } from '@payments/metrics';
+import { OutboxRelay, outboxBacklog } from '@payments/outbox';
 import { signLink } from '@payments/signed-links';
 import type { BookletConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
@@ -11,6 +13,9 @@ import { BusInstallmentSource, PostgresPdfStore } from './transport/bus-sources'
 import { registerHandlers, startBuildWorker } from './transport/handlers';
 
 export interface RunningBookletService {
+  /** Port and base URL of the ops server (/healthz, /readyz, /metrics). */
+  port: number;
+  url: string;
   stop(): Promise<void>;
 }
 
@@ -21,7 +26,8 @@ export async function startBookletService(config: BookletConfig, logger: Logger 
   await migrateToLatest(db, SCHEMA, migrations);
   const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'booklet-svc', logger, requestTimeoutMs: config.busTimeoutMs });
   for (const spec of [Streams.bookletBuilds, Streams.callbackRequests]) await bus.streams.ensure(spec);
-  const relay = new OutboxRelay(db, bus, [Streams.bookletBuilds, Streams.callbackRequests], logger);
+  const outboxStreams = [Streams.bookletBuilds, Streams.callbackRequests];
+  const relay = new OutboxRelay(db, bus, outboxStreams, logger);
   const onEnqueued = () => relay.wake();
   const source = new BusInstallmentSource(bus);
   const store = new PostgresPdfStore(db);
@@ -32,9 +38,24 @@ export async function startBookletService(config: BookletConfig, logger: Logger 
   registerHandlers(bus, { db, source, store, onEnqueued });
   relay.start();
   const worker = await startBuildWorker(bus, { db, source, store, links, logger, maxWaitMs: config.maxWaitForRegistrationMs }, onEnqueued);
-  logger.info({ busPrefix: config.busPrefix }, 'booklet-svc ready');
+  const metrics = createMetricsRegistry('booklet-svc');
+  outboxWaitingGauge(metrics, {
+    streams: outboxStreams.map((s) => s.name),
+    backlog: () => outboxBacklog(db),
+    onError: (err) => logger.warn({ err }, 'could not count the outbox for /metrics'),
+  });
+  const ops = await startOpsServer({
+    port: config.port,
+    checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
+    middleware: [httpMetrics(metrics)],
+    routes: { [METRICS_PATH]: metricsHandler(metrics) },
+  });
+  logger.info({ busPrefix: config.busPrefix, port: ops.port }, 'booklet-svc ready');
   return {
+    port: ops.port,
+    url: ops.url,
     async stop() {
+      await ops.stop();
       await worker.stop();
       await relay.stop();
       await bus.close();

@@ -2,6 +2,8 @@ import { envInt, envIntList, loadCommonConfig, type CommonConfig } from '@paymen
 import { DEFAULT_SCHEDULE_MS } from './domain/retry-policy';
 
 export interface CallbackConfig extends CommonConfig {
+  /** Ops HTTP port (/healthz, /readyz, /metrics); 0 = any free port (tests). */
+  port: number;
   retryScheduleMs: number[];
   retryJitter: number;
   timeoutMs: number;
@@ -16,6 +18,7 @@ export function loadCallbackConfig(env: Record<string, string | undefined> = pro
   const timeoutMs = envInt('CALLBACK_TIMEOUT_MS', 10_000, env, 1);
   return {
     ...common,
+    port: envInt('CALLBACK_PORT', 3400, env),
     retryScheduleMs: envIntList('CALLBACK_RETRY_SCHEDULE_MS', DEFAULT_SCHEDULE_MS, env),
     retryJitter: envInt('CALLBACK_RETRY_JITTER_PERCENT', 20, env) / 100,
     timeoutMs,

@@ -1,6 +1,8 @@
 import { connectBus } from '@payments/bus';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
+import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
 import type { CallbackConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
 import type { CallbacksDatabase } from './db/schema';
@@ -9,9 +11,13 @@ import { EventStore } from './domain/event-store';
 import { createHttpDelivery } from './domain/http-delivery';
 import { registerHandlers } from './transport/handlers';
 import { consumeCallbackRequests } from './transport/ingest';
+import { callbackMetrics } from './transport/metrics';
 import { BusSigningSecrets } from './transport/signing-secrets';
 
 export interface RunningCallbackService {
+  /** Port and base URL of the ops server (/healthz, /readyz, /metrics). */
+  port: number;
+  url: string;
   stop(): Promise<void>;
 }
 
@@ -22,6 +28,8 @@ export async function startCallbackService(config: CallbackConfig, logger: Logge
   await migrateToLatest(db, SCHEMA, migrations);
   const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'callback-svc', logger });
   const store = new EventStore(db);
+  const metrics = createMetricsRegistry('callback-svc');
+  const observed = callbackMetrics(metrics, store, logger);
   const http = createHttpDelivery({ timeoutMs: config.timeoutMs, policy: config.mode === 'production' ? 'public-only' : 'allow-private' });
   const engine = new DeliveryEngine(
     store,
@@ -30,14 +38,26 @@ export async function startCallbackService(config: CallbackConfig, logger: Logge
     { scheduleMs: config.retryScheduleMs, jitter: config.retryJitter },
     { global: config.concurrency, perHost: config.perHostConcurrency, leaseMs: config.leaseMs, pollIntervalMs: config.pollIntervalMs },
     logger,
-    onAttempt,
+    (event, status, error) => {
+      observed.onAttempt(event, status, error);
+      onAttempt?.(event, status, error);
+    },
   );
   registerHandlers(bus, store, () => engine.wake());
   engine.start();
   const consumption = await consumeCallbackRequests(bus, engine, logger);
-  logger.info({ busPrefix: config.busPrefix, mode: config.mode, schedule: config.retryScheduleMs }, 'callback-svc ready');
+  const ops = await startOpsServer({
+    port: config.port,
+    checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
+    middleware: [httpMetrics(metrics)],
+    routes: { [METRICS_PATH]: metricsHandler(metrics) },
+  });
+  logger.info({ busPrefix: config.busPrefix, mode: config.mode, schedule: config.retryScheduleMs, port: ops.port }, 'callback-svc ready');
   return {
+    port: ops.port,
+    url: ops.url,
     async stop() {
+      await ops.stop();
       await consumption.stop();
       await engine.stop();
       await bus.close();

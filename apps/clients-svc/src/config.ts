@@ -1,7 +1,10 @@
-import { loadCommonConfig, type CommonConfig } from '@payments/config';
+import { envInt, loadCommonConfig, type CommonConfig } from '@payments/config';
 
-export type ClientsConfig = CommonConfig;
+export interface ClientsConfig extends CommonConfig {
+  /** Ops HTTP port (/healthz, /readyz, /metrics); 0 = any free port (tests). */
+  port: number;
+}
 
 export function loadClientsConfig(env: Record<string, string | undefined> = process.env): ClientsConfig {
-  return loadCommonConfig(env);
+  return { ...loadCommonConfig(env), port: envInt('CLIENTS_PORT', 3300, env) };
 }

@@ -1,3 +1,4 @@
+import './tracing'; // first: starts OpenTelemetry before anything it instruments is loaded
 import { runUntilSignal } from '@payments/lifecycle';
 import { createLogger } from '@payments/logger';
 import { loadClientsConfig } from './config';

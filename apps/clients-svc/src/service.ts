@@ -1,12 +1,17 @@
 import { connectBus } from '@payments/bus';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
+import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
 import type { ClientsConfig } from './config';
 import type { ClientsDatabase } from './db/schema';
 import { migrations, SCHEMA } from './db/migrations';
 import { registerHandlers } from './transport/handlers';
 
 export interface RunningClientsService {
+  /** Port and base URL of the ops server (/healthz, /readyz, /metrics). */
+  port: number;
+  url: string;
   stop(): Promise<void>;
 }
 
@@ -17,9 +22,19 @@ export async function startClientsService(config: ClientsConfig, logger: Logger 
   await migrateToLatest(db, SCHEMA, migrations);
   const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'clients-svc', logger });
   registerHandlers(bus, db);
-  logger.info({ busPrefix: config.busPrefix }, 'clients-svc ready');
+  const metrics = createMetricsRegistry('clients-svc');
+  const ops = await startOpsServer({
+    port: config.port,
+    checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
+    middleware: [httpMetrics(metrics)],
+    routes: { [METRICS_PATH]: metricsHandler(metrics) },
+  });
+  logger.info({ busPrefix: config.busPrefix, port: ops.port }, 'clients-svc ready');
   return {
+    port: ops.port,
+    url: ops.url,
     async stop() {
+      await ops.stop();
       await bus.close();
       await db.destroy();
     },

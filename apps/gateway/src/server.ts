@@ -5,7 +5,9 @@ import Router from '@koa/router';
 import { connectBus } from '@payments/bus';
 import { ServiceError } from '@payments/contracts';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { migrationsCheck, mountHealthRoutes, natsCheck, postgresCheck } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
+import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
 import { requireAccessToken } from './auth/require-access-token';
 import { loadSigningKeys } from './auth/signing-keys';
 import type { GatewayConfig } from './config';
@@ -24,11 +26,15 @@ import { callbackEndpoints } from './routes/callback-routes';
 import { receivableEndpoints } from './routes/receivable-routes';
 import { bookletEndpoints, mountBookletDownload } from './routes/booklet-routes';
 import { serveTenantQueries } from './tenancy/tenant-queries-responder';
+import { mountApiDocs } from './routes/docs-routes';
+import { servedRoutes, type ServedRoute } from './http/route-list';
 
 export interface RunningGateway {
   /** Base URL the gateway answers on, e.g. http://127.0.0.1:3000 */
   url: string;
   port: number;
+  /** Every method and path the router serves (the API docs tests hold the OpenAPI document to it). */
+  routes: ServedRoute[];
   stop(): Promise<void>;
 }
 
@@ -42,6 +48,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const idempotency = new IdempotencyStore(db, config.idempotency.ttlHours, config.idempotency.lockTimeoutMs);
 
   const app = new Koa<GatewayState>({ proxy: true });
+  const metrics = createMetricsRegistry('gateway');
+  // Outermost, so it counts the status the error handler finally answers.
+  app.use(httpMetrics(metrics));
   app.use(requestId);
   app.use(errorHandler(logger));
 
@@ -52,9 +61,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   for (const endpoint of [...clientEndpoints(bus), ...receivableEndpoints(bus), ...bookletEndpoints(bus), ...callbackEndpoints(bus)]) mountEndpoint(router, pipeline, endpoint);
   mountBookletDownload(router, bus, config.downloadLinkSecret);
   serveTenantQueries(bus, db);
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
+  mountApiDocs(router);
+  mountHealthRoutes(router, { checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))] });
+  router.get(METRICS_PATH, metricsHandler(metrics));
   app.use(router.routes());
   app.use(async (ctx: GatewayContext, next) => {
     await next();
@@ -74,6 +83,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    routes: servedRoutes(router),
     async stop() {
       clearInterval(sweeper);
       // Stop accepting connections, let requests in flight finish, then release NATS and Postgres.

@@ -1,7 +1,9 @@
 import { connectBus } from '@payments/bus';
 import { Streams } from '@payments/contracts';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { migrationsCheck, natsCheck, postgresCheck } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
+import { createMetricsRegistry } from '@payments/metrics';
 import { OutboxRelay } from '@payments/outbox';
 import type { ReceivablesConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
@@ -11,11 +13,14 @@ import { registerHandlers } from './transport/bus-handlers';
 import { BusClientDirectory } from './transport/client-directory';
 import { startProviderWebhookServer } from './transport/http-server';
 import { IntakePriority } from './transport/intake-priority';
+import { receivablesMetrics } from './transport/metrics';
 import { startWorkers } from './transport/workers';
 
 export interface RunningReceivablesService {
-  /** Port of the provider webhook endpoint. */
+  /** Port of the provider webhook endpoint, which also serves /healthz, /readyz, /metrics. */
   port: number;
+  /** e.g. http://127.0.0.1:3200 */
+  url: string;
   stop(): Promise<void>;
 }
 
@@ -27,18 +32,26 @@ export async function startReceivablesService(config: ReceivablesConfig, logger:
   const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'receivables-svc', logger, requestTimeoutMs: config.busTimeoutMs });
   for (const spec of [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests]) await bus.streams.ensure(spec);
 
-  const relay = new OutboxRelay(db, bus, [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests], logger);
+  const outboxStreams = [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests];
+  const relay = new OutboxRelay(db, bus, outboxStreams, logger);
+  const metrics = createMetricsRegistry('receivables-svc');
+  const observed = receivablesMetrics(metrics, { db, logger, outboxStreams: outboxStreams.map((s) => s.name) });
   const onEnqueued = () => relay.wake();
   const provider = new BankSandboxProvider(config.provider);
   const priority = new IntakePriority(config.intakePriority);
   registerHandlers(bus, { db, clients: new BusClientDirectory(bus), timeZone: config.timeZone, priority, onEnqueued });
   relay.start();
-  const workers = await startWorkers(bus, { db, provider, logger }, { concurrency: config.workerConcurrency, priority, onEnqueued });
-  const http = await startProviderWebhookServer({ db, port: config.port, webhookSecret: config.provider.webhookSecret, timeZone: config.timeZone, logger, onEnqueued });
+  const workers = await startWorkers(bus, { db, provider, logger, observer: observed.registration }, { concurrency: config.workerConcurrency, priority, onEnqueued });
+  const http = await startProviderWebhookServer({
+    db, port: config.port, webhookSecret: config.provider.webhookSecret, timeZone: config.timeZone, logger, onEnqueued,
+    readiness: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
+    metrics,
+  });
   logger.info({ busPrefix: config.busPrefix, port: http.port, provider: config.provider.baseUrl }, 'receivables-svc ready');
 
   return {
     port: http.port,
+    url: `http://127.0.0.1:${http.port}`,
     async stop() {
       await http.stop();
       await Promise.all(workers.map((w) => w.stop()));

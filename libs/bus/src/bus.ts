@@ -9,10 +9,13 @@ import {
   type NatsError,
   type Subscription,
 } from 'nats';
-import { ServiceError, isErrorCode, type BusReply } from '@payments/contracts';
+import { context, type Context, type Span } from '@opentelemetry/api';
+import { ErrorCatalog, ServiceError, isErrorCode, type BusReply } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
+import { extractFromHeaders, MessagingAttributes } from '@payments/telemetry';
 import { ClaimCheck, CLAIM_HEADER } from './claim-check';
 import { DurableStreams } from './streams';
+import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
 
 export interface BusOptions {
   url: string;
@@ -79,12 +82,26 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     return codec.decode(claim ? await claims.take(claim) : msg.data);
   }
 
+  /** A request in a CLIENT span whose context travels in the message headers to the serving side. */
   async function request<Req, Res>(relative: string, payload: Req, ro: { timeoutMs?: number; service?: string } = {}): Promise<Res> {
-    const { data, headers } = await encode(payload);
+    const span = tracer.startSpan(`request ${relative}`, { kind: SpanKind.CLIENT, attributes: messagingAttributes(subject(relative), 'send', 'request') });
+    try {
+      return await sendRequest<Req, Res>(relative, payload, ro, contextWith(span));
+    } catch (err) {
+      failSpan(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  async function sendRequest<Req, Res>(relative: string, payload: Req, ro: { timeoutMs?: number; service?: string }, traceContext: Context): Promise<Res> {
+    const encoded = await encode(payload);
+    const headers = withTraceHeaders(traceContext, encoded.headers);
     const who = ro.service ?? relative.split('.')[0];
     let reply: Msg;
     try {
-      reply = await connection.request(subject(relative), data, { timeout: ro.timeoutMs ?? opts.requestTimeoutMs ?? 10_000, headers });
+      reply = await connection.request(subject(relative), encoded.data, { timeout: ro.timeoutMs ?? opts.requestTimeoutMs ?? 10_000, headers });
     } catch (err) {
       const code = (err as NatsError).code;
       if (code === NatsErrorCode.NoResponders) throw new ServiceError('service_unavailable', `the ${who} service is not running`);
@@ -105,7 +122,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
           log.error({ err, subject: relative }, 'subscription error');
           return;
         }
-        const work = handle(msg, relative, handler).finally(() => inFlight.delete(work));
+        const work = handle(msg, relative, handler, so.queue).finally(() => inFlight.delete(work));
         inFlight.add(work);
       },
     });
@@ -113,15 +130,33 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     return sub;
   }
 
-  async function handle<Req, Res>(msg: Msg, relative: string, handler: RequestHandler<Req, Res>): Promise<void> {
+  /** Serves one request in a SERVER span, child of the requester's span carried in the headers. */
+  async function handle<Req, Res>(msg: Msg, relative: string, handler: RequestHandler<Req, Res>, queue: string): Promise<void> {
+    const parent = extractFromHeaders(msg.headers);
+    const span = tracer.startSpan(`process ${relative}`, {
+      kind: SpanKind.SERVER,
+      attributes: messagingAttributes(msg.subject, 'process', 'serve', { [MessagingAttributes.consumerGroup]: queue, [MessagingAttributes.bodySize]: msg.data.length }),
+    }, parent);
+    try {
+      await context.with(contextWith(span, parent), () => answer(msg, relative, handler, span));
+    } finally {
+      span.end();
+    }
+  }
+
+  async function answer<Req, Res>(msg: Msg, relative: string, handler: RequestHandler<Req, Res>, span: Span): Promise<void> {
     let reply: BusReply<Res>;
     try {
       const request = (await decode(msg)) as Req;
       reply = { ok: true, data: await handler(request, { subject: relative, headers: msg.headers }) };
     } catch (err) {
       if (err instanceof ServiceError) {
+        // The caller's mistake (not found, invalid...) is an answer; only our own failures mark the span.
+        if (ErrorCatalog[err.code].status >= 500) failSpan(span, err);
+        else span.setAttribute('error.type', err.code);
         reply = { ok: false, error: { code: err.code, detail: err.detail, errors: err.errors } };
       } else {
+        failSpan(span, err);
         log.error({ err, subject: relative }, 'request handler failed');
         reply = { ok: false, error: { code: 'internal_error', detail: 'an unexpected error occurred' } };
       }

@@ -9,16 +9,21 @@ import {
   type JsMsg,
   type NatsConnection,
 } from 'nats';
+import { context, ROOT_CONTEXT, type Context, type Link, type Span } from '@opentelemetry/api';
 import type { StreamSpec } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
+import { extractFromHeaders, MessagingAttributes, recordFailure } from '@payments/telemetry';
+import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
 
 const codec = JSONCodec<unknown>();
 
 /**
  * Handles a batch; may return one outcome per item (same order) to retry some of them. Returning
- * nothing acks them all; throwing retries them all after a second.
+ * nothing acks them all; throwing retries them all after a second. `contexts` holds, per item, the
+ * context of its own CONSUMER span (a child of its producer's): what to keep with the item when its
+ * work goes on later, so that work stays in the trace that produced it.
  */
-export type BatchHandler<T> = (items: T[], info: { deliveryCounts: number[] }) => Promise<void | MessageOutcome[]>;
+export type BatchHandler<T> = (items: T[], info: { deliveryCounts: number[]; contexts: Context[] }) => Promise<void | MessageOutcome[]>;
 
 /** What became of one message: done (ack), or try again later (redelivered after the delay). */
 export type MessageOutcome = 'done' | { retryInMs: number };
@@ -73,11 +78,49 @@ export class DurableStreams {
     }
   }
 
-  /** Publishes durably; resolves once the stream has stored it. `duplicate` is true when the id was seen. */
-  async publish(spec: StreamSpec, payload: unknown, msgId: string): Promise<{ duplicate: boolean }> {
-    const js = this.nc.jetstream();
-    const ack = await js.publish(this.subject(spec), codec.encode(payload), { msgID: msgId, expect: { streamName: this.streamName(spec) } });
-    return { duplicate: ack.duplicate };
+  /**
+   * Publishes durably; resolves once the stream has stored it. `duplicate` is true when the id was seen.
+   * The PRODUCER span is a child of `parent` (default: the active context); the outbox relay passes the
+   * context stored with the row, i.e. that of the request that caused the message.
+   */
+  async publish(spec: StreamSpec, payload: unknown, msgId: string, opts: { parent?: Context } = {}): Promise<{ duplicate: boolean }> {
+    const parent = opts.parent ?? context.active();
+    const data = codec.encode(payload);
+    const span = tracer.startSpan(`publish ${spec.name}`, {
+      kind: SpanKind.PRODUCER,
+      attributes: this.attributes(spec, 'send', 'publish', { [MessagingAttributes.messageId]: msgId, [MessagingAttributes.bodySize]: data.length }),
+    }, parent);
+    try {
+      const headers = withTraceHeaders(contextWith(span, parent), undefined);
+      const ack = await this.nc.jetstream().publish(this.subject(spec), data, { msgID: msgId, expect: { streamName: this.streamName(spec) }, headers });
+      if (ack.duplicate) span.setAttribute('messaging.nats.duplicate', true);
+      return { duplicate: ack.duplicate };
+    } catch (err) {
+      failSpan(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  private attributes(spec: StreamSpec, type: 'send' | 'process', name: string, extra: Record<string, string | number>) {
+    return messagingAttributes(this.subject(spec), type, name, { [MessagingAttributes.natsStream]: this.streamName(spec), ...extra });
+  }
+
+  /** A CONSUMER span for one message, child of the span that published it (carried in its headers). */
+  private startConsumerSpan(spec: StreamSpec, m: JsMsg): { span: Span; context: Context } {
+    const parent = extractFromHeaders(m.headers);
+    const span = tracer.startSpan(`process ${spec.name}`, {
+      kind: SpanKind.CONSUMER,
+      attributes: this.attributes(spec, 'process', 'consume', {
+        [MessagingAttributes.consumerGroup]: spec.consumer,
+        [MessagingAttributes.natsDeliveryCount]: m.info.redeliveryCount,
+        [MessagingAttributes.bodySize]: m.data.length,
+        // JetStream keeps the Nats-Msg-Id header of the publish with the stored message.
+        [MessagingAttributes.messageId]: m.headers?.get('Nats-Msg-Id') ?? '',
+      }),
+    }, parent);
+    return { span, context: contextWith(span, parent) };
   }
 
   /**
@@ -91,15 +134,21 @@ export class DurableStreams {
     const stream = this.streamName(spec);
 
     const handle = async (m: JsMsg) => {
+      const { span, context: spanContext } = this.startConsumerSpan(spec, m);
       let outcome: MessageOutcome;
       try {
-        outcome = await handler(codec.decode(m.data) as T, { deliveryCount: m.info.redeliveryCount });
+        outcome = await context.with(spanContext, () => handler(codec.decode(m.data) as T, { deliveryCount: m.info.redeliveryCount }));
       } catch (err) {
-        this.logger.error({ err, stream, seq: m.seq }, 'message handler failed; will retry');
+        failSpan(span, err);
+        context.with(spanContext, () => this.logger.error({ err, stream, seq: m.seq }, 'message handler failed; will retry'));
         outcome = { retryInMs: 1_000 };
       }
       if (outcome === 'done') m.ack();
-      else m.nak(outcome.retryInMs);
+      else {
+        span.setAttribute('messaging.nats.retry_in_ms', outcome.retryInMs);
+        m.nak(outcome.retryInMs);
+      }
+      span.end();
     };
 
     const loop = (async () => {
@@ -147,26 +196,46 @@ export class DurableStreams {
         const batch = pending.splice(0, maxBatch);
         const items: T[] = [];
         const good: JsMsg[] = [];
+        // One span per message, in its producer's trace; the batch's work runs in a span that links them.
+        const spans: Array<{ span: Span; context: Context }> = [];
         for (const m of batch) {
+          const consumed = this.startConsumerSpan(spec, m);
           try {
             items.push(codec.decode(m.data) as T);
             good.push(m);
+            spans.push(consumed);
           } catch (err) {
+            failSpan(consumed.span, err);
+            consumed.span.end();
             this.logger.error({ err, stream, seq: m.seq }, 'undecodable message dropped');
             m.term();
           }
         }
+        const links: Link[] = spans.map((s) => ({ context: s.span.spanContext() }));
+        const batchSpan = tracer.startSpan(`process ${spec.name} batch`, {
+          kind: SpanKind.CONSUMER,
+          attributes: this.attributes(spec, 'process', 'consume', { [MessagingAttributes.consumerGroup]: spec.consumer, [MessagingAttributes.batchCount]: good.length }),
+          links,
+        }, ROOT_CONTEXT);
         try {
-          const outcomes = await handler(items, { deliveryCounts: good.map((m) => m.info.redeliveryCount) });
+          const outcomes = await context.with(contextWith(batchSpan), () =>
+            handler(items, { deliveryCounts: good.map((m) => m.info.redeliveryCount), contexts: spans.map((s) => s.context) }));
           good.forEach((m, i) => {
             const outcome = outcomes?.[i] ?? 'done';
             if (outcome === 'done') m.ack();
-            else m.nak(outcome.retryInMs);
+            else {
+              spans[i].span.setAttribute('messaging.nats.retry_in_ms', outcome.retryInMs);
+              m.nak(outcome.retryInMs);
+            }
           });
         } catch (err) {
-          this.logger.error({ err, stream, count: good.length }, 'batch handler failed; messages will be redelivered');
+          failSpan(batchSpan, err);
+          for (const s of spans) recordFailure(s.span, err, { exception: false });
+          context.with(contextWith(batchSpan), () => this.logger.error({ err, stream, count: good.length }, 'batch handler failed; messages will be redelivered'));
           for (const m of good) m.nak(1_000);
         }
+        batchSpan.end();
+        for (const s of spans) s.span.end();
       }
     };
 

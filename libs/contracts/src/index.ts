@@ -11,3 +11,4 @@ export * from './streams';
 export * from './receivables';
 export * from './search';
 export * from './booklet';
+export * from './openapi';

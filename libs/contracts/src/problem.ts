@@ -16,6 +16,7 @@ export const ProblemSchema = Type.Object(
     code: Type.String({ description: 'Machine-readable error code (see ErrorCatalog)' }),
     instance: Type.Optional(Type.String()),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
+    request_id: Type.Optional(Type.String({ description: 'Identifies the request in the logs; also in header X-Request-Id' })),
   },
   { $id: 'Problem' },
 );

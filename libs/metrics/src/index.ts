@@ -1,1 +1,7 @@
-export {};
+export { MetricNames, type MetricName } from './names';
+export { createMetricsRegistry } from './registry';
+export { httpMetrics, metricsHandler, METRICS_PATH, UNMATCHED_ROUTE } from './http';
+export { outboxWaitingGauge } from './outbox';
+export { scrapedGauge, DEFAULT_SCRAPE_TTL_MS, type GaugeSample, type ScrapedGaugeOptions } from './scraped-gauge';
+// Apps define their own counters and histograms with these, registered in their app's registry.
+export { Counter, Gauge, Histogram, type Registry } from 'prom-client';

@@ -1,3 +1,4 @@
-export { outboxMigration, type OutboxTable, type OutboxDatabase } from './outbox-table';
+export { outboxMigration, outboxTraceContextMigration, type OutboxTable, type OutboxDatabase } from './outbox-table';
 export { enqueue, type OutboxMessage } from './enqueue';
 export { OutboxRelay } from './relay';
+export { outboxBacklog } from './backlog';

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
 import type { StreamSpec } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
+import { detached, fromCarrier } from '@payments/telemetry';
 import type { OutboxDatabase } from './outbox-table';
 
 /**
@@ -42,13 +43,17 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
       this.again = true;
       return;
     }
-    this.cycle = this.drain().finally(() => {
-      this.cycle = undefined;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      } else this.schedule();
-    });
+    // Detached: wake() is called from inside requests, whose trace must not adopt the relay's loop
+    // (its queries, and through its timer every later cycle).
+    this.cycle = detached(() =>
+      this.drain().finally(() => {
+        this.cycle = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else this.schedule();
+      }),
+    );
   }
 
   async stop(): Promise<void> {
@@ -78,7 +83,7 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
     return this.db.transaction().execute(async (trx) => {
       const rows = await trx
         .selectFrom('outbox')
-        .select(['id', 'stream', 'msg_id', 'payload'])
+        .select(['id', 'stream', 'msg_id', 'payload', 'trace_context'])
         .orderBy('id')
         .limit(this.options.batchSize ?? 500)
         .forUpdate()
@@ -89,7 +94,7 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
         rows.map((row) => {
           const spec = this.specs.get(row.stream);
           if (!spec) throw new Error(`outbox row ${row.id} names unknown stream ${row.stream}`);
-          return this.bus.streams.publish(spec, row.payload, row.msg_id);
+          return this.bus.streams.publish(spec, row.payload, row.msg_id, { parent: fromCarrier(row.trace_context) });
         }),
       );
       await trx.deleteFrom('outbox').where('id', 'in', rows.map((r) => r.id)).execute();

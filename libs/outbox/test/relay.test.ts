@@ -4,7 +4,7 @@ import { connectBus, type Bus } from '@payments/bus';
 import type { StreamSpec } from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { createLogger } from '@payments/logger';
-import { enqueue, outboxMigration, OutboxRelay, type OutboxDatabase } from '../src';
+import { enqueue, outboxMigration, outboxTraceContextMigration, OutboxRelay, type OutboxDatabase } from '../src';
 
 const logger = createLogger('outbox-test', 'silent');
 const spec: StreamSpec = { name: 'jobs', subject: 'jobs.todo', consumer: 'jobs-worker', duplicateWindowMs: 60_000 };
@@ -16,7 +16,7 @@ beforeAll(async () => {
   const test = await createTestDatabase();
   drop = test.drop;
   db = createDatabase<OutboxDatabase>({ url: test.url, schema: 'svc' });
-  await migrateToLatest(db, 'svc', { '0001_outbox': outboxMigration });
+  await migrateToLatest(db, 'svc', { '0001_outbox': outboxMigration, '0002_outbox_trace_context': outboxTraceContextMigration });
   bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix: `t${randomBytes(4).toString('hex')}`, name: 'outbox-test', logger });
   await bus.streams.ensure(spec);
 });

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
+import { detached } from '@payments/telemetry';
 import type { BankSandboxDatabase, NotificationRow } from '../db/schema';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signSandboxWebhook } from './webhook-signature';
 
@@ -65,7 +66,9 @@ export class WebhookDispatcher {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
+    // Detached: wake() runs inside a pay request; without this its trace would adopt this timer, and
+    // through it every later pass (and their queries) for as long as the process lives.
+    this.timer = detached(() => setTimeout(() => {
       this.timer = null;
       this.running = this.pass()
         .catch((err: unknown) => this.logger.warn({ err }, 'webhook pass failed'))
@@ -75,7 +78,7 @@ export class WebhookDispatcher {
           this.wakeRequested = false;
           this.schedule(again ? 0 : this.settings.pollIntervalMs);
         });
-    }, delayMs);
+    }, delayMs));
   }
 
   private async pass(): Promise<void> {

@@ -1,4 +1,6 @@
+import type { ReadinessCheck } from '@payments/health';
 import type { Logger } from '@payments/logger';
+import type { Registry } from '@payments/metrics';
 import type { Behaviour } from '../domain/behaviour';
 import type { ChargeStore } from '../domain/charge-store';
 import type { PayeeDetails } from '../domain/slip-pdf';
@@ -17,4 +19,7 @@ export interface SandboxDeps {
   slowMs: number;
   publicUrl: () => string;
   logger: Logger;
+  /** What /readyz looks at: the sandbox's own Postgres (it has no NATS). */
+  readiness: ReadinessCheck[];
+  metrics: Registry;
 }

@@ -41,4 +41,11 @@ export const migrations: Record<string, Migration> = {
       await db.schema.createIndex('attempts_event_idx').on('attempts').columns(['event_id', 'attempted_at']).execute();
     },
   },
+  '0002_event_trace_context': {
+    async up(db: Kysely<unknown>) {
+      // The trace context of the callback request the event came from: each delivery attempt is traced
+      // as its child, however long after (and on whichever worker) it runs. Null for older events.
+      await db.schema.alterTable('events').addColumn('trace_context', 'json').execute();
+    },
+  },
 };

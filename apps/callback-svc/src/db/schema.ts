@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { TraceCarrier } from '@payments/telemetry';
 
 /** Tables of schema `callbacks`: one row per event, one per delivery attempt. */
 export type EventStatus = 'pending' | 'delivered' | 'dead';
@@ -22,6 +23,8 @@ export interface EventsTable {
   created_at: ColumnType<Date, Date | undefined, never>;
   delivered_at: Date | null;
   dead_at: Date | null;
+  /** W3C trace context of the callback request (see migration 0002): attempts are traced as its children. */
+  trace_context: ColumnType<TraceCarrier | null, string | null | undefined, string | null>;
 }
 
 export interface AttemptsTable {

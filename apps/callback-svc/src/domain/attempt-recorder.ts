@@ -1,4 +1,5 @@
 import type { Logger } from '@payments/logger';
+import { detached } from '@payments/telemetry';
 import type { AttemptResult, EventStore } from './event-store';
 
 /**
@@ -20,9 +21,12 @@ export class AttemptRecorder {
   record(result: AttemptResult): Promise<void> {
     return new Promise((resolve) => {
       this.buffer.push({ result, done: resolve });
-      this.writing ??= this.drain().finally(() => {
-        this.writing = undefined;
-      });
+      // Detached: one write holds attempts of many traces; it must not join the first one's.
+      this.writing ??= detached(() =>
+        this.drain().finally(() => {
+          this.writing = undefined;
+        }),
+      );
     });
   }
 

@@ -1,3 +1,4 @@
+import type { TraceCarrier } from '@payments/telemetry';
 import type { EventStatus } from '../db/schema';
 
 /** A notification to deliver to a tenant's URL, as the producers hand it over. */
@@ -8,6 +9,8 @@ export interface NewCallbackEvent {
   url: string;
   /** Serialised once: every attempt sends and signs these exact bytes. */
   body: string;
+  /** Trace context of the consumed callback request, kept with the event for its delivery attempts. */
+  traceContext?: TraceCarrier;
 }
 
 /** An event claimed for delivery by this worker. */
@@ -18,6 +21,8 @@ export interface ClaimedEvent {
   targetHost: string;
   body: string;
   failuresInRun: number;
+  /** Trace context stored with the event (null: none); each attempt is traced as its child. */
+  traceContext: TraceCarrier | null;
 }
 
 export interface AttemptView {

@@ -1,4 +1,6 @@
+import { SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Logger } from '@payments/logger';
+import { detached, fromCarrier, recordFailure } from '@payments/telemetry';
 import { AttemptRecorder } from './attempt-recorder';
 import { targetHostOf, type ClaimedEvent, type NewCallbackEvent } from './callback-event';
 import { statusAfter, type EventStore } from './event-store';
@@ -21,6 +23,8 @@ export interface DeliveryLimits {
   /** How often due events are looked for when nothing wakes the engine earlier. */
   pollIntervalMs: number;
 }
+
+const tracer = trace.getTracer('@payments/callback-svc');
 
 /** Notified after each attempt (metrics, logs, tests). */
 export type AttemptListener = (event: ClaimedEvent, status: 'delivered' | 'pending' | 'dead', error: string | null) => void;
@@ -86,13 +90,17 @@ export class DeliveryEngine {
       this.wakeAgain = true;
       return;
     }
-    this.pumping = this.pump().finally(() => {
-      this.pumping = undefined;
-      if (this.wakeAgain) {
-        this.wakeAgain = false;
-        this.wake();
-      } else this.schedulePoll();
-    });
+    // Detached: wake() is called from inside traced work (a consumed batch, a retry request), which must
+    // not adopt the claim queries nor, through the poll timer, every later pump.
+    this.pumping = detached(() =>
+      this.pump().finally(() => {
+        this.pumping = undefined;
+        if (this.wakeAgain) {
+          this.wakeAgain = false;
+          this.wake();
+        } else this.schedulePoll();
+      }),
+    );
   }
 
   /** Stops claiming and waits for deliveries in flight to be recorded. */
@@ -142,7 +150,25 @@ export class DeliveryEngine {
     this.inFlight.add(work);
   }
 
-  private async deliver(event: ClaimedEvent): Promise<void> {
+  /**
+   * One attempt, in a span that is a child of the callback request the event came from (its context is
+   * stored with the event), so the attempt and its HTTP POST join the trace of the ERP request behind it.
+   */
+  private deliver(event: ClaimedEvent): Promise<void> {
+    const attributes = { 'callback.event_id': event.eventId, 'callback.attempt_in_run': event.failuresInRun + 1, 'server.address': event.targetHost };
+    return tracer.startActiveSpan('deliver callback', { kind: SpanKind.INTERNAL, attributes }, fromCarrier(event.traceContext), async (span) => {
+      try {
+        await this.attempt(event, span);
+      } catch (err) {
+        recordFailure(span, err);
+        throw err;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private async attempt(event: ClaimedEvent, span: Span): Promise<void> {
     let secret: string;
     try {
       secret = await this.secrets.secretFor(event.tenantId);
@@ -150,6 +176,7 @@ export class DeliveryEngine {
       // Not the receiver's fault: no attempt is logged; try again shortly.
       this.logger.warn({ err, eventId: event.eventId, tenantId: event.tenantId }, 'signing secret unavailable; postponing delivery');
       await this.store.postpone(event, new Date(Date.now() + Math.max(1_000, this.limits.pollIntervalMs)));
+      span.setAttribute('callback.status', 'postponed');
       return;
     }
     const attemptedAt = new Date();
@@ -161,6 +188,9 @@ export class DeliveryEngine {
     const result = { event, attemptedAt, outcome, retryAt };
     await this.recorder.record(result);
     const status = statusAfter(result);
+    span.setAttribute('callback.status', status);
+    if (outcome.statusCode !== null) span.setAttribute('http.response.status_code', outcome.statusCode);
+    if (!outcome.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? 'not delivered' });
     if (status === 'dead') this.logger.warn({ eventId: event.eventId, tenantId: event.tenantId, error: outcome.error }, 'callback dead after its last attempt');
     this.onAttempt(event, status, outcome.error);
   }

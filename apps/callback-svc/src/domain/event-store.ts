@@ -26,14 +26,15 @@ export class EventStore {
           event_id: e.eventId, tenant_id: e.tenantId, event_type: e.eventType, url: e.url, target_host: targetHostOf(e.url), body: e.body,
           status: 'pending' as const, attempt_count: 0, failures_in_run: 0, next_attempt_at: sql<Date>`now()`,
           locked_until: claim.has(e.eventId) ? lease : null, delivered_at: null, dead_at: null,
+          trace_context: e.traceContext ? JSON.stringify(e.traceContext) : null,
         })),
       )
       .onConflict((oc) => oc.column('event_id').doNothing())
-      .returning(['event_id', 'tenant_id', 'url', 'target_host', 'body', 'failures_in_run', 'locked_until'])
+      .returning(['event_id', 'tenant_id', 'url', 'target_host', 'body', 'failures_in_run', 'locked_until', 'trace_context'])
       .execute();
     return inserted
       .filter((r) => r.locked_until !== null)
-      .map((r) => ({ eventId: r.event_id, tenantId: r.tenant_id, url: r.url, targetHost: r.target_host, body: r.body, failuresInRun: r.failures_in_run }));
+      .map((r) => ({ eventId: r.event_id, tenantId: r.tenant_id, url: r.url, targetHost: r.target_host, body: r.body, failuresInRun: r.failures_in_run, traceContext: r.trace_context }));
   }
 
   /** Claims up to `limit` due events, skipping hosts this worker has no room for. */
@@ -51,7 +52,7 @@ export class EventStore {
         for update skip locked
       )
       returning *`.execute(this.db);
-    return rows.rows.map((r) => ({ eventId: r.event_id, tenantId: r.tenant_id, url: r.url, targetHost: r.target_host, body: r.body, failuresInRun: r.failures_in_run }));
+    return rows.rows.map((r) => ({ eventId: r.event_id, tenantId: r.tenant_id, url: r.url, targetHost: r.target_host, body: r.body, failuresInRun: r.failures_in_run, traceContext: r.trace_context }));
   }
 
   /**
@@ -84,6 +85,12 @@ export class EventStore {
   /** Gives a claimed event back without an attempt (e.g. its signing secret could not be read). */
   async postpone(event: ClaimedEvent, until: Date): Promise<void> {
     await this.db.updateTable('events').set({ next_attempt_at: until, locked_until: null }).where('event_id', '=', event.eventId).execute();
+  }
+
+  /** Events waiting for delivery (due now or scheduled for a retry): the queue depth. */
+  async countWaiting(): Promise<number> {
+    const row = await this.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('waiting')).where('status', '=', 'pending').executeTakeFirstOrThrow();
+    return Number(row.waiting);
   }
 
   /** Puts a dead event back in the queue for a new run of the schedule. False when it is not dead. */

@@ -1,6 +1,7 @@
 import type { Bus, Consumption } from '@payments/bus';
 import { CallbackRequestSchema, compileValidator, Streams, type CallbackRequest } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
+import { toCarrier } from '@payments/telemetry';
 import type { NewCallbackEvent } from '../domain/callback-event';
 import type { DeliveryEngine } from '../domain/delivery-engine';
 
@@ -13,16 +14,17 @@ const validate = compileValidator(CallbackRequestSchema);
  */
 export async function consumeCallbackRequests(bus: Bus, engine: DeliveryEngine, logger: Logger): Promise<Consumption> {
   await bus.streams.ensure(Streams.callbackRequests);
-  return bus.streams.consume<unknown>(Streams.callbackRequests, async (items) => {
+  return bus.streams.consume<unknown>(Streams.callbackRequests, async (items, info) => {
     const events: NewCallbackEvent[] = [];
-    for (const item of items) {
+    items.forEach((item, i) => {
       const result = validate(item);
       if (!result.ok) {
         logger.error({ errors: result.errors }, 'malformed callback request dropped');
-        continue;
+        return;
       }
-      events.push(toEvent(result.value));
-    }
+      // The context of this request's consumer span: its deliveries continue the producer's trace.
+      events.push({ ...toEvent(result.value), traceContext: toCarrier(info.contexts[i]) });
+    });
     await engine.accept(events);
   }, { ackWaitMs: 10_000 }); // intake is one insert: a message unacked for 10 s went to a dead worker
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { outboxMigration } from '@payments/outbox';
+import { outboxMigration, outboxTraceContextMigration } from '@payments/outbox';
 
 export const SCHEMA = 'receivables';
 
@@ -72,4 +72,5 @@ export const migrations: Record<string, Migration> = {
     },
   },
   '0002_outbox': outboxMigration,
+  '0003_outbox_trace_context': outboxTraceContextMigration,
 };

@@ -13,6 +13,14 @@ export interface RegistrationDeps {
   db: Kysely<ReceivablesDatabase>;
   provider: PaymentProvider;
   logger: Logger;
+  /** Told about registrations once they are committed (metrics); optional. */
+  observer?: RegistrationObserver;
+}
+
+/** A port for whoever watches registrations (e.g. a latency histogram): the domain knows no metrics library. */
+export interface RegistrationObserver {
+  /** A receivable created at `createdAt` was registered with the provider at `registeredAt`. */
+  registered(createdAt: Date, registeredAt: Date): void;
 }
 
 type Attempt = { row: ReceivableRow; outcome: RegistrationOutcome };
@@ -47,12 +55,18 @@ export async function registerReceivables(deps: RegistrationDeps, job: Registrat
     if (outcome.kind === 'unavailable') unavailable += 1;
     else attempts.push({ row, outcome });
   });
-  if (toSkip.length > 0 || attempts.length > 0) await deps.db.transaction().execute((trx) => recordResults(trx, attempts, toSkip));
+  if (toSkip.length > 0 || attempts.length > 0) {
+    const recorded = await deps.db.transaction().execute((trx) => recordResults(trx, attempts, toSkip));
+    // After the commit: a rolled-back result was never a registration.
+    for (const row of recorded.registered) deps.observer?.registered(row.created_at, recorded.at);
+  }
   return unavailable > 0 ? backoff(deliveryCount) : 'done';
 }
 
-async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: Attempt[], toSkip: string[]): Promise<void> {
+/** Writes the results; returns the rows this call moved to registered (not those another worker wrote first) and when. */
+async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: Attempt[], toSkip: string[]): Promise<{ registered: ReceivableRow[]; at: Date }> {
   const now = new Date();
+  const newlyRegistered: ReceivableRow[] = [];
   if (toSkip.length > 0) {
     await trx.updateTable('receivables').set({ registration_status: 'skipped', updated_at: now }).where('id', 'in', toSkip).where('registration_status', '=', 'queued').execute();
   }
@@ -70,6 +84,7 @@ async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: At
       from (values ${sql.join(values)}) as v(id, charge_id, our_number, barcode, typeable_line, pix, qr, pdf)
       where r.id = v.id and r.registration_status = 'queued'
       returning r.*`.execute(trx);
+    newlyRegistered.push(...updated.rows);
     for (const row of updated.rows) {
       if (row.state === 'pending') messages.push(registeredCallback(row));
       else if (row.state === 'cancelled') {
@@ -97,6 +112,7 @@ async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: At
     }
   }
   await enqueue(trx, messages);
+  return { registered: newlyRegistered, at: now };
 }
 
 function chargeRequest(row: ReceivableRow): ChargeRequest {

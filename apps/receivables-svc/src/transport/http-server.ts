@@ -4,14 +4,17 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
+import { mountHealthRoutes, type ReadinessCheck } from '@payments/health';
+import { httpMetrics, metricsHandler, METRICS_PATH, type Registry } from '@payments/metrics';
 import { ServiceError } from '@payments/contracts';
 import type { ReceivablesDatabase } from '../db/schema';
 import { recordPayment } from '../domain/payments';
 import { InvalidWebhookError, verifySandboxWebhook } from '../provider/bank-sandbox-webhook';
 
 /**
- * receivables-svc's own HTTP port: provider webhooks (payment notifications). Not behind the gateway:
- * the provider authenticates with the shared webhook secret, not with an ERP's JWT.
+ * receivables-svc's own HTTP port: provider webhooks (payment notifications), and the ops routes
+ * /healthz, /readyz, /metrics. Not behind the gateway: the provider authenticates with the shared
+ * webhook secret, not with an ERP's JWT.
  */
 export async function startProviderWebhookServer(deps: {
   db: Kysely<ReceivablesDatabase>;
@@ -20,8 +23,11 @@ export async function startProviderWebhookServer(deps: {
   timeZone: string;
   logger: Logger;
   onEnqueued: () => void;
+  readiness: ReadinessCheck[];
+  metrics: Registry;
 }): Promise<{ port: number; stop(): Promise<void> }> {
   const app = new Koa();
+  app.use(httpMetrics(deps.metrics));
   const router = new Router();
   router.post('/provider/webhooks/bank-sandbox', async (ctx) => {
     const raw = await readRaw(ctx.req, 256 * 1024);
@@ -53,9 +59,8 @@ export async function startProviderWebhookServer(deps: {
       throw err;
     }
   });
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
+  mountHealthRoutes(router, { checks: deps.readiness });
+  router.get(METRICS_PATH, metricsHandler(deps.metrics));
   app.use(router.routes());
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(deps.port, resolve));

@@ -1,0 +1,3 @@
+export { buildOpenApiDocument, OPENAPI_DOCUMENT_PATH, API_DOCS_PATH, OPENAPI_VERSION } from './document';
+export { API_OPERATIONS, API_WEBHOOKS, API_TAGS, type ApiOperation, type ApiWebhook, type ApiParameter, type ApiTag } from './operations';
+export type * from './types';

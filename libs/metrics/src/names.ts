@@ -1,0 +1,24 @@
+/**
+ * Every metric name of the system, in one place: apps register them from here, dashboards and
+ * tests read them from here.
+ */
+export const MetricNames = {
+  /** Counter {method, route, status}: HTTP requests answered, by route template (never the raw path). */
+  httpRequests: 'http_requests_total',
+  /** Histogram {method, route, status}: time to answer an HTTP request. */
+  httpRequestDuration: 'http_request_duration_seconds',
+  /** Gauge {stream}: outbox rows not yet published to JetStream (services with an outbox). */
+  outboxWaiting: 'outbox_messages_waiting',
+  /** Gauge {state}: receivables-svc's charges by state, counted at scrape time. */
+  chargesByState: 'receivables_charges_by_state',
+  /** Histogram: from a receivable's creation to its registration with the provider. */
+  registrationLatency: 'receivables_registration_latency_seconds',
+  /** Counter {outcome}: callback delivery attempts; outcome delivered | failed (will be retried) | dead (last attempt failed). */
+  callbackAttempts: 'callback_attempts_total',
+  /** Counter: callbacks that ran out of attempts. */
+  callbacksDead: 'callback_dead_total',
+  /** Gauge: callback deliveries waiting (pending: due now or scheduled for a retry). */
+  callbackDeliveriesWaiting: 'callback_deliveries_waiting',
+} as const;
+
+export type MetricName = (typeof MetricNames)[keyof typeof MetricNames];

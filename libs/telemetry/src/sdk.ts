@@ -1,0 +1,91 @@
+import type { IncomingMessage } from 'node:http';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { KoaInstrumentation, KoaLayerType } from '@opentelemetry/instrumentation-koa';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import { NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+export interface TelemetryOptions {
+  /** Replaces the environment's choice of span processors (tests: an in-memory exporter). */
+  spanProcessors?: SpanProcessor[];
+  /** Auto-instrument http, koa, pg and undici (default true). */
+  instrument?: boolean;
+}
+
+export interface Telemetry {
+  /** False when OTEL_SDK_DISABLED=true. */
+  readonly enabled: boolean;
+  /** Exports the spans still buffered and stops the SDK; call it last on shutdown. */
+  shutdown(): Promise<void>;
+}
+
+/** Probes and scrapes are not worth a trace each. */
+const UNTRACED_PATHS = /^\/(healthz|readyz|livez|metrics)(\/|\?|$)/;
+
+/**
+ * Starts OpenTelemetry for one app. Call it before anything else is loaded (each app's main.ts
+ * imports its ./tracing first): the instrumentations patch http, koa, pg and undici as they are
+ * required, and a module loaded earlier keeps its unpatched functions.
+ *
+ * Spans are exported (OTLP over HTTP, JSON) only when OTEL_EXPORTER_OTLP_ENDPOINT (or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set; without it the SDK still runs, with a processor that
+ * drops every span, so that trace context is still propagated and log lines still carry trace ids.
+ * OTEL_SDK_DISABLED=true turns it all off.
+ */
+export function startTelemetry(serviceName: string, options: TelemetryOptions = {}): Telemetry {
+  const sdk = new NodeSDK(sdkConfiguration(serviceName, options));
+  sdk.start();
+  const enabled = process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true';
+  let stopped: Promise<void> | undefined;
+  return {
+    enabled,
+    shutdown: () => (stopped ??= sdk.shutdown().catch(() => undefined)),
+  };
+}
+
+function sdkConfiguration(serviceName: string, options: TelemetryOptions): Partial<NodeSDKConfiguration> {
+  const spans: Partial<NodeSDKConfiguration> = options.spanProcessors
+    ? { spanProcessors: options.spanProcessors }
+    : exportEndpointConfigured()
+      // Batched per OTEL_BSP_* (schedule delay, queue size); the exporter reads its endpoint and headers itself.
+      ? { traceExporter: new OTLPTraceExporter() }
+      // NodeSDK installs no tracer provider without a processor, and then no trace ids would exist.
+      : { spanProcessors: [new NoopSpanProcessor()] };
+  return {
+    serviceName,
+    ...spans,
+    instrumentations: options.instrument === false ? [] : instrumentations(),
+    // Metrics are prom-client's (/metrics) and logs go to stdout: without these empty lists NodeSDK
+    // would start OTLP metric and log exporters towards localhost:4318 of its own accord.
+    metricReaders: [],
+    logRecordProcessors: [],
+  };
+}
+
+function exportEndpointConfigured(): boolean {
+  return Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/**
+ * The auto-instrumentations, less those named in OTEL_NODE_DISABLED_INSTRUMENTATIONS (comma-separated:
+ * http, koa, pg, undici; the variable of OpenTelemetry's Node auto-instrumentation package), e.g. to
+ * keep one hot path lighter.
+ */
+function instrumentations(): NonNullable<NodeSDKConfiguration['instrumentations']> {
+  const disabled = new Set((process.env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((name) => name.trim().toLowerCase()));
+  const all = {
+    http: () => new HttpInstrumentation({
+      ignoreIncomingRequestHook: (req: IncomingMessage) => UNTRACED_PATHS.test(req.url ?? ''),
+      // Outgoing calls outside any request (pollers) would each start a trace of their own.
+      requireParentforOutgoingSpans: true,
+    }),
+    // Router spans only: one span per Koa middleware would bury the interesting ones.
+    koa: () => new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
+    // Queries of background pollers (outbox relay, delivery queue) are not traced unless work is.
+    pg: () => new PgInstrumentation({ requireParentSpan: true }),
+    undici: () => new UndiciInstrumentation({ requireParentforSpans: true }),
+  };
+  return Object.entries(all).filter(([name]) => !disabled.has(name)).map(([, create]) => create());
+}
