@@ -15,6 +15,7 @@ import { migrations, SCHEMA } from './db/migrations';
 import type { GatewayDatabase } from './db/schema';
 import type { GatewayContext, GatewayState } from './http/context';
 import { mountEndpoint } from './http/endpoint';
+import { accessLog } from './http/access-log';
 import { errorHandler } from './http/error-handler';
 import { jsonBody } from './http/json-body';
 import { tenantRateLimit } from './http/rate-limit';
@@ -52,6 +53,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   // Outermost, so it counts the status the error handler finally answers.
   app.use(httpMetrics(metrics));
   app.use(requestId);
+  app.use(accessLog(logger));
   app.use(errorHandler(logger));
 
   const router = new Router<GatewayState>();
