@@ -20,3 +20,9 @@ it('is accepted by the reference standardwebhooks verifier, and a changed body i
   expect(new Webhook(secret).verify(body, headers)).toEqual({ type: 'registered', value: 10.5 });
   expect(() => new Webhook(secret).verify(body.replace('10.5', '10.6'), headers)).toThrow();
 });
+
+it('signs bodies with non-ASCII text as UTF-8, as the reference library does', () => {
+  const body = JSON.stringify({ name: 'Loja Carnê São João', value: 1 });
+  const at = new Date('2026-11-23T12:00:00Z');
+  expect(signedHeaders(secret, 'evt_3', body, at)['webhook-signature']).toBe(new Webhook(secret).sign('evt_3', at, body));
+});
