@@ -6,6 +6,7 @@ import {
   RetentionPolicy,
   StorageType,
   type ConsumerMessages,
+  type JetStreamClient,
   type JsMsg,
   type NatsConnection,
 } from 'nats';
@@ -42,6 +43,9 @@ export interface Consumption {
  * only after the handler resolved, i.e. after the service's own transaction committed.
  */
 export class DurableStreams {
+  // One client for every publish: nc.jetstream() builds a new one (options, API objects) per call.
+  private js: JetStreamClient | undefined;
+
   constructor(
     private readonly nc: NatsConnection,
     private readonly prefix: string,
@@ -83,16 +87,21 @@ export class DurableStreams {
    * The PRODUCER span is a child of `parent` (default: the active context); the outbox relay passes the
    * context stored with the row, i.e. that of the request that caused the message.
    */
-  async publish(spec: StreamSpec, payload: unknown, msgId: string, opts: { parent?: Context } = {}): Promise<{ duplicate: boolean }> {
+  publish(spec: StreamSpec, payload: unknown, msgId: string, opts: { parent?: Context } = {}): Promise<{ duplicate: boolean }> {
+    return this.publishJson(spec, JSON.stringify(payload), msgId, opts);
+  }
+
+  /** As publish, for a payload already serialized as JSON (the outbox stores it so: no parse and re-encode). */
+  async publishJson(spec: StreamSpec, json: string, msgId: string, opts: { parent?: Context } = {}): Promise<{ duplicate: boolean }> {
     const parent = opts.parent ?? context.active();
-    const data = codec.encode(payload);
+    const data = Buffer.from(json);
     const span = tracer.startSpan(`publish ${spec.name}`, {
       kind: SpanKind.PRODUCER,
       attributes: this.attributes(spec, 'send', 'publish', { [MessagingAttributes.messageId]: msgId, [MessagingAttributes.bodySize]: data.length }),
     }, parent);
     try {
       const headers = withTraceHeaders(contextWith(span, parent), undefined);
-      const ack = await this.nc.jetstream().publish(this.subject(spec), data, { msgID: msgId, expect: { streamName: this.streamName(spec) }, headers });
+      const ack = await this.jetstream().publish(this.subject(spec), data, { msgID: msgId, expect: { streamName: this.streamName(spec) }, headers });
       if (ack.duplicate) span.setAttribute('messaging.nats.duplicate', true);
       return { duplicate: ack.duplicate };
     } catch (err) {
@@ -101,6 +110,10 @@ export class DurableStreams {
     } finally {
       span.end();
     }
+  }
+
+  private jetstream(): JetStreamClient {
+    return (this.js ??= this.nc.jetstream());
   }
 
   private attributes(spec: StreamSpec, type: 'send' | 'process', name: string, extra: Record<string, string | number>) {

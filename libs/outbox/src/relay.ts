@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
 import type { StreamSpec } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
@@ -83,7 +83,9 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
     return this.db.transaction().execute(async (trx) => {
       const rows = await trx
         .selectFrom('outbox')
-        .select(['id', 'stream', 'msg_id', 'payload', 'trace_context'])
+        .select(['id', 'stream', 'msg_id', 'trace_context'])
+        // As stored text: published as it is, without parsing it into objects and serializing them again.
+        .select(sql<string>`payload::text`.as('payload_json'))
         .orderBy('id')
         .limit(this.options.batchSize ?? 500)
         .forUpdate()
@@ -94,7 +96,7 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
         rows.map((row) => {
           const spec = this.specs.get(row.stream);
           if (!spec) throw new Error(`outbox row ${row.id} names unknown stream ${row.stream}`);
-          return this.bus.streams.publish(spec, row.payload, row.msg_id, { parent: fromCarrier(row.trace_context) });
+          return this.bus.streams.publishJson(spec, row.payload_json, row.msg_id, { parent: fromCarrier(row.trace_context) });
         }),
       );
       await trx.deleteFrom('outbox').where('id', 'in', rows.map((r) => r.id)).execute();
