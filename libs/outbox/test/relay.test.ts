@@ -1,32 +1,21 @@
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { connectBus, type Bus } from '@payments/bus';
+import type { Bus } from '@payments/bus';
 import type { StreamSpec } from '@payments/contracts';
-import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { createLogger } from '@payments/logger';
-import { enqueue, outboxMigration, outboxTraceContextMigration, OutboxRelay, type OutboxDatabase } from '../src';
+import { enqueue, OutboxRelay, type OutboxDatabase } from '../src';
+import { startOutboxFixture, type OutboxFixture } from './outbox-fixture';
 
 const logger = createLogger('outbox-test', 'silent');
 const spec: StreamSpec = { name: 'jobs', subject: 'jobs.todo', consumer: 'jobs-worker', duplicateWindowMs: 60_000 };
+let fixture: OutboxFixture;
 let db: Kysely<OutboxDatabase>;
-let drop: () => Promise<void>;
 let bus: Bus;
 
 beforeAll(async () => {
-  const test = await createTestDatabase();
-  drop = test.drop;
-  db = createDatabase<OutboxDatabase>({ url: test.url, schema: 'svc' });
-  await migrateToLatest(db, 'svc', { '0001_outbox': outboxMigration, '0002_outbox_trace_context': outboxTraceContextMigration });
-  bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix: `t${randomBytes(4).toString('hex')}`, name: 'outbox-test', logger });
-  await bus.streams.ensure(spec);
+  fixture = await startOutboxFixture('outbox-test', spec);
+  ({ db, bus } = fixture);
 });
-afterAll(async () => {
-  const jsm = await bus.connection.jetstreamManager();
-  await jsm.streams.delete(bus.streams.streamName(spec)).catch(() => undefined);
-  await bus.close();
-  await db.destroy();
-  await drop();
-});
+afterAll(() => fixture?.stop());
 
 it('publishes what a committed transaction enqueued, once, and nothing from a rolled-back one', async () => {
   await db.transaction().execute((trx) => enqueue(trx, Array.from({ length: 1200 }, (_, i) => ({ stream: spec, msgId: `m${i}`, payload: { i } }))));

@@ -1,36 +1,27 @@
-import { randomBytes } from 'node:crypto';
 import { SpanKind, trace } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
-import { connectBus, type Bus } from '@payments/bus';
+import type { Bus } from '@payments/bus';
 import type { StreamSpec } from '@payments/contracts';
-import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { createLogger } from '@payments/logger';
 import { startInMemoryTelemetry, type InMemoryTelemetry } from '@payments/telemetry/testing';
-import { enqueue, outboxMigration, outboxTraceContextMigration, OutboxRelay, type OutboxDatabase } from '../src';
+import { enqueue, OutboxRelay, type OutboxDatabase } from '../src';
+import { startOutboxFixture, type OutboxFixture } from './outbox-fixture';
 
 const logger = createLogger('outbox-tracing-test', 'silent');
 const spec: StreamSpec = { name: 'traced_jobs', subject: 'traced.jobs', consumer: 'traced-jobs-worker', duplicateWindowMs: 60_000 };
 const tracer = trace.getTracer('outbox-tracing-test');
 let telemetry: InMemoryTelemetry;
+let fixture: OutboxFixture;
 let db: Kysely<OutboxDatabase>;
-let drop: () => Promise<void>;
 let bus: Bus;
 
 beforeAll(async () => {
   telemetry = startInMemoryTelemetry('outbox-tracing-test');
-  const test = await createTestDatabase();
-  drop = test.drop;
-  db = createDatabase<OutboxDatabase>({ url: test.url, schema: 'svc' });
-  await migrateToLatest(db, 'svc', { '0001_outbox': outboxMigration, '0002_outbox_trace_context': outboxTraceContextMigration });
-  bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix: `t${randomBytes(4).toString('hex')}`, name: 'outbox-tracing-test', logger });
-  await bus.streams.ensure(spec);
+  fixture = await startOutboxFixture('outbox-tracing-test', spec);
+  ({ db, bus } = fixture);
 });
 afterAll(async () => {
-  const jsm = await bus.connection.jetstreamManager();
-  await jsm.streams.delete(bus.streams.streamName(spec)).catch(() => undefined);
-  await bus.close();
-  await db.destroy();
-  await drop();
+  await fixture?.stop();
   await telemetry.shutdown();
 });
 
