@@ -19,11 +19,17 @@ export class CallbackReceiver {
   private server!: Server;
   private hanging: ServerResponse[] = [];
   url = '';
+  /** Requests open right now (a hanging one until the sender gives up), and the most ever open at once. */
+  inFlight = 0;
+  maxInFlight = 0;
 
   constructor(public behaviour: Behaviour = () => ({ status: 200 })) {}
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
+      this.inFlight += 1;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      res.once('close', () => (this.inFlight -= 1));
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {

@@ -151,8 +151,9 @@ it('does not let a hanging receiver delay another tenant', async () => {
   await publisher.publish(publisher.request(other.tenantId, fast.url));
   await waitFor(() => fast.delivered().length === 1, 5_000, 'fast delivery');
   expect(Date.now() - started).toBeLessThan(300);
-  // The slow host never had more than its limit (4) in flight at once.
-  expect(slow.received.filter((x) => x.receivedAt < started).length).toBeLessThanOrEqual(4 * 2);
+  // The slow host never had more than its limit (4) in flight at once, through timeouts and retries.
+  await waitFor(() => slow.received.length >= 12, 10_000, 'slow host retried');
+  expect(slow.maxInFlight).toBe(4);
 });
 
 describe('visibility API', () => {

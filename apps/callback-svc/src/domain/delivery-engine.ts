@@ -37,6 +37,10 @@ export type AttemptListener = (event: ClaimedEvent, status: 'delivered' | 'pendi
  */
 export class DeliveryEngine {
   private readonly inFlightByHost = new Map<string, number>();
+  /** Hosts that may have due events this worker had no room for: worth a claim once room frees up. */
+  private readonly hostsWithBacklog = new Set<string>();
+  /** Whether due events may be waiting because every slot was taken. */
+  private backlogBeyondSlots = false;
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
   private timer: NodeJS.Timeout | undefined;
@@ -65,10 +69,16 @@ export class DeliveryEngine {
     let free = this.running ? this.limits.global - this.inFlight.size : 0;
     const hostLoad = new Map(this.inFlightByHost);
     for (const e of events) {
-      if (free <= 0) break;
+      if (free <= 0) {
+        this.backlogBeyondSlots = true;
+        break;
+      }
       const host = targetHostOf(e.url);
       const load = hostLoad.get(host) ?? 0;
-      if (load >= this.limits.perHost) continue;
+      if (load >= this.limits.perHost) {
+        this.hostsWithBacklog.add(host);
+        continue;
+      }
       hostLoad.set(host, load + 1);
       claim.add(e.eventId);
       free -= 1;
@@ -124,28 +134,68 @@ export class DeliveryEngine {
       for (;;) {
         const free = this.limits.global - this.inFlight.size;
         if (!this.running || free <= 0) return;
-        const fullHosts = [...this.inFlightByHost].filter(([, n]) => n >= this.limits.perHost).map(([host]) => host);
-        const claimed = await this.store.claimDue(free, this.limits.leaseMs, fullHosts);
-        if (claimed.length === 0) return;
+        const left = new Map([...this.inFlightByHost].map(([host, n]) => [host, this.limits.perHost - n]));
+        const claimed = await this.store.claimDue(free, this.limits.leaseMs, { left, perHost: this.limits.perHost });
+        this.noteBacklog(claimed, free, left);
         for (const event of claimed) this.dispatch(event);
-        if (claimed.length < free) return;
+        if (claimed.length === 0 || claimed.length < free) return;
       }
     } catch (err) {
       this.logger.error({ err }, 'could not claim due callbacks; will retry');
     }
   }
 
+  /**
+   * After a claim: a host that got all its room (or had none) may have more due events, and so may
+   * the queue when every free slot was filled. Their deliveries finishing is then a reason to claim.
+   */
+  private noteBacklog(claimed: ClaimedEvent[], free: number, left: ReadonlyMap<string, number>): void {
+    if (claimed.length >= free) this.backlogBeyondSlots = true;
+    const taken = new Map<string, number>();
+    for (const e of claimed) taken.set(e.targetHost, (taken.get(e.targetHost) ?? 0) + 1);
+    for (const [host, n] of left) if (n <= 0) this.hostsWithBacklog.add(host);
+    for (const [host, n] of taken) if (n >= (left.get(host) ?? this.limits.perHost)) this.hostsWithBacklog.add(host);
+  }
+
+  /**
+   * A delivery finished: claim again when that frees a useful share of room where work may be
+   * waiting (a quarter of a backlogged host's limit, or of all slots). Claiming costs a query; doing
+   * it per finished delivery would cost one per event.
+   */
+  private wakeIfRoomFreed(host: string): void {
+    const hostLoad = this.inFlightByHost.get(host) ?? 0;
+    const freeSlots = this.limits.global - this.inFlight.size;
+    if (this.hostsWithBacklog.has(host) && this.limits.perHost - hostLoad >= Math.max(1, Math.floor(this.limits.perHost / 4))) {
+      this.hostsWithBacklog.delete(host);
+      this.wake();
+    } else if (this.backlogBeyondSlots && freeSlots >= Math.max(1, Math.floor(this.limits.global / 4))) {
+      this.backlogBeyondSlots = false;
+      this.wake();
+    } else if (this.inFlight.size === 0) this.wake();
+  }
+
+  /**
+   * Starts one delivery. Its host slot is given back as soon as the POST is answered (the receiver is
+   * done with it); its global slot once the attempt is recorded, so that unwritten attempts stay
+   * bounded by the global limit.
+   */
   private dispatch(event: ClaimedEvent): void {
     this.inFlightByHost.set(event.targetHost, (this.inFlightByHost.get(event.targetHost) ?? 0) + 1);
-    const work = this.deliver(event)
+    let hostReleased = false;
+    const releaseHost = () => {
+      if (hostReleased) return;
+      hostReleased = true;
+      const n = (this.inFlightByHost.get(event.targetHost) ?? 1) - 1;
+      if (n <= 0) this.inFlightByHost.delete(event.targetHost);
+      else this.inFlightByHost.set(event.targetHost, n);
+      this.wakeIfRoomFreed(event.targetHost);
+    };
+    const work = this.deliver(event, releaseHost)
       .catch((err) => this.logger.error({ err, eventId: event.eventId }, 'delivery bookkeeping failed; the lease will expire and it will be retried'))
       .finally(() => {
-        const n = (this.inFlightByHost.get(event.targetHost) ?? 1) - 1;
-        if (n <= 0) this.inFlightByHost.delete(event.targetHost);
-        else this.inFlightByHost.set(event.targetHost, n);
         this.inFlight.delete(work);
-        // Claiming costs a query: do it when a good share of the slots is free, not per finished delivery.
-        if (this.limits.global - this.inFlight.size >= Math.max(1, Math.floor(this.limits.global / 4)) || this.inFlight.size === 0) this.wake();
+        if (hostReleased) this.wakeIfRoomFreed(event.targetHost);
+        else releaseHost();
       });
     this.inFlight.add(work);
   }
@@ -154,11 +204,11 @@ export class DeliveryEngine {
    * One attempt, in a span that is a child of the callback request the event came from (its context is
    * stored with the event), so the attempt and its HTTP POST join the trace of the ERP request behind it.
    */
-  private deliver(event: ClaimedEvent): Promise<void> {
+  private deliver(event: ClaimedEvent, answered: () => void): Promise<void> {
     const attributes = { 'callback.event_id': event.eventId, 'callback.attempt_in_run': event.failuresInRun + 1, 'server.address': event.targetHost };
     return tracer.startActiveSpan('deliver callback', { kind: SpanKind.INTERNAL, attributes }, fromCarrier(event.traceContext), async (span) => {
       try {
-        await this.attempt(event, span);
+        await this.attempt(event, span, answered);
       } catch (err) {
         recordFailure(span, err);
         throw err;
@@ -168,7 +218,7 @@ export class DeliveryEngine {
     });
   }
 
-  private async attempt(event: ClaimedEvent, span: Span): Promise<void> {
+  private async attempt(event: ClaimedEvent, span: Span, answered: () => void): Promise<void> {
     let secret: string;
     try {
       secret = await this.secrets.secretFor(event.tenantId);
@@ -181,6 +231,7 @@ export class DeliveryEngine {
     }
     const attemptedAt = new Date();
     const outcome = await this.http.post(event.url, event.body, signedHeaders(secret, event.eventId, event.body, attemptedAt));
+    answered();
     if (outcome.refused) this.logger.warn({ eventId: event.eventId, tenantId: event.tenantId, url: event.url, reason: outcome.error }, 'callback URL refused');
     const failures = event.failuresInRun + 1;
     const delay = outcome.ok || outcome.refused ? null : nextRetryDelay(this.policy, failures, outcome.retryAfterMs);

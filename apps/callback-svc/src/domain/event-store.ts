@@ -4,9 +4,12 @@ import { targetHostOf, type ClaimedEvent, type EventView, type NewCallbackEvent 
 import type { AttemptOutcome } from './http-delivery';
 
 /**
- * Postgres is the delivery queue: events wait as `pending` rows with a due time; a worker claims
- * due rows with a short lease (FOR UPDATE SKIP LOCKED, so instances never claim the same row),
- * and writes each attempt together with the event's next state in one transaction.
+ * Postgres is the delivery queue: events wait as `pending` rows with a due time (`next_attempt_at`).
+ * A worker claims due rows with FOR UPDATE SKIP LOCKED, so instances never claim the same row, and
+ * moves their due time to the end of a lease (`locked_until`, the same instant): a claimed row is not
+ * due, so the due index holds only waiting work and a claim reads no more rows than it takes, however
+ * long the backlog. A worker that dies leaves rows that come due again when the lease ends. Each
+ * attempt is written together with the event's next state in one transaction.
  */
 export class EventStore {
   constructor(private readonly db: Kysely<CallbacksDatabase>) {}
@@ -18,14 +21,14 @@ export class EventStore {
    */
   async ingest(events: NewCallbackEvent[], claim: ReadonlySet<string>, leaseMs: number): Promise<ClaimedEvent[]> {
     if (events.length === 0) return [];
-    const lease = sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`;
+    const lease = leaseEnd(leaseMs);
     const inserted = await this.db
       .insertInto('events')
       .values(
         events.map((e) => ({
           event_id: e.eventId, tenant_id: e.tenantId, event_type: e.eventType, url: e.url, target_host: targetHostOf(e.url), body: e.body,
-          status: 'pending' as const, attempt_count: 0, failures_in_run: 0, next_attempt_at: sql<Date>`now()`,
-          locked_until: claim.has(e.eventId) ? lease : null, delivered_at: null, dead_at: null,
+          status: 'pending' as const, attempt_count: 0, failures_in_run: 0,
+          next_attempt_at: claim.has(e.eventId) ? lease : sql<Date>`now()`, locked_until: claim.has(e.eventId) ? lease : null, delivered_at: null, dead_at: null,
           trace_context: e.traceContext ? JSON.stringify(e.traceContext) : null,
         })),
       )
@@ -34,25 +37,20 @@ export class EventStore {
       .execute();
     return inserted
       .filter((r) => r.locked_until !== null)
-      .map((r) => ({ eventId: r.event_id, tenantId: r.tenant_id, url: r.url, targetHost: r.target_host, body: r.body, failuresInRun: r.failures_in_run, traceContext: r.trace_context }));
+      .map(toClaimed);
   }
 
-  /** Claims up to `limit` due events, skipping hosts this worker has no room for. */
-  async claimDue(limit: number, leaseMs: number, skipHosts: string[]): Promise<ClaimedEvent[]> {
+  /**
+   * Claims up to `limit` due events, oldest first, and never more for a host than its room: hosts
+   * without room are skipped (a slow receiver cannot hold up the others), the rest take what is left.
+   */
+  async claimDue(limit: number, leaseMs: number, room: HostRoom): Promise<ClaimedEvent[]> {
     if (limit <= 0) return [];
+    const busy = [...room.left];
+    // claim_due_events (migration 0003): a function, so that it can keep its plan under a burst.
     const rows = await sql<EventRow>`
-      update events set locked_until = now() + make_interval(secs => ${leaseMs / 1000})
-      where event_id in (
-        select event_id from events
-        where status = 'pending' and next_attempt_at <= now()
-          and (locked_until is null or locked_until < now())
-          and not (target_host = any(${skipHosts}::text[]))
-        order by next_attempt_at
-        limit ${limit}
-        for update skip locked
-      )
-      returning *`.execute(this.db);
-    return rows.rows.map((r) => ({ eventId: r.event_id, tenantId: r.tenant_id, url: r.url, targetHost: r.target_host, body: r.body, failuresInRun: r.failures_in_run, traceContext: r.trace_context }));
+      select * from claim_due_events(${limit}, make_interval(secs => ${leaseMs / 1000}), ${busy.map(([host]) => host)}::text[], ${busy.map(([, n]) => n)}::int[], ${room.perHost})`.execute(this.db);
+    return rows.rows.map(toClaimed);
   }
 
   /**
@@ -132,6 +130,12 @@ export class EventStore {
   }
 }
 
+/** Room left per host for new deliveries: hosts absent from `left` have `perHost`. */
+export interface HostRoom {
+  left: ReadonlyMap<string, number>;
+  perHost: number;
+}
+
 /** One finished attempt, waiting to be written. */
 export interface AttemptResult {
   event: ClaimedEvent;
@@ -143,6 +147,14 @@ export interface AttemptResult {
 
 export function statusAfter(r: AttemptResult): EventStatus {
   return r.outcome.ok ? 'delivered' : r.retryAt ? 'pending' : 'dead';
+}
+
+function leaseEnd(leaseMs: number) {
+  return sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`;
+}
+
+function toClaimed(r: Pick<EventRow, 'event_id' | 'tenant_id' | 'url' | 'target_host' | 'body' | 'failures_in_run' | 'trace_context'>): ClaimedEvent {
+  return { eventId: r.event_id, tenantId: r.tenant_id, url: r.url, targetHost: r.target_host, body: r.body, failuresInRun: r.failures_in_run, traceContext: r.trace_context };
 }
 
 function toView(row: EventRow): EventView {
