@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { connectBus } from '@payments/bus';
-import { Streams } from '@payments/contracts';
+import { Streams, type CallbackRequestBatch } from '@payments/contracts';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
@@ -71,7 +71,9 @@ async function main(): Promise<void> {
   const payload = { success: true, type: 'registered', accounts_receivable_id: randomUUID(), payment_data: { typeable_line: '2379'.repeat(11) + '123', barcode: '2'.repeat(44), our_number: '00001234', pix_copy_and_paste: 'x'.repeat(180), qrcode_image: 'http://localhost/q.png', pdf: 'http://localhost/p.pdf' } };
   const publish = (sentAt: number) => {
     const id = `evt_${randomUUID().replace(/-/g, '')}`;
-    return bus.streams.publish(Streams.callbackRequests, { event_id: id, tenant_id: tenant.tenant_id, event_type: 'receivable.registered', url: receiver.url, payload: { ...payload, sent_at: sentAt } }, id).then(() => ({ id, sentAt }));
+    // A batch of one per event: the worst case (a payment's or a cancellation's callback travels so).
+    const batch: CallbackRequestBatch = { requests: [{ event_id: id, tenant_id: tenant.tenant_id, event_type: 'receivable.registered', url: receiver.url, payload: { ...payload, sent_at: sentAt } }] };
+    return bus.streams.publish(Streams.callbackRequests, batch, id).then(() => ({ id, sentAt }));
   };
 
   try {

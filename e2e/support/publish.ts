@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { connectBus, type Bus } from '@payments/bus';
-import { Streams, type CallbackEventType, type CallbackRequest } from '@payments/contracts';
+import { batchCallbackRequests, Streams, type CallbackEventType, type CallbackRequest } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
 
 /** A producer's side of the callback stream, as receivables-svc and booklet-svc publish to it. */
@@ -17,8 +17,19 @@ export class CallbackPublisher {
     return { event_id: `evt_${randomUUID().replace(/-/g, '')}`, tenant_id: tenantId, event_type: eventType, url, payload };
   }
 
+  /** Publishes one request, in a batch of its own (as a payment or a cancellation causes it). */
   async publish(request: CallbackRequest): Promise<{ duplicate: boolean }> {
-    return this.bus.streams.publish(Streams.callbackRequests, request, request.event_id);
+    return this.publishRaw({ requests: [request] }, request.event_id);
+  }
+
+  /** Publishes requests in as few batches as they fit, as a registration job does. */
+  async publishBatch(requests: CallbackRequest[]): Promise<void> {
+    for (const { msgId, batch } of batchCallbackRequests(requests)) await this.publishRaw(batch, msgId);
+  }
+
+  /** Publishes any message on the stream, well-formed or not. */
+  async publishRaw(message: unknown, msgId: string): Promise<{ duplicate: boolean }> {
+    return this.bus.streams.publish(Streams.callbackRequests, message, msgId);
   }
 
   close(): Promise<void> {

@@ -68,3 +68,35 @@ it('resumes the retry schedule after a kill -9, without losing or duplicating th
 it('stops gracefully on SIGTERM (exit code 0)', async () => {
   expect(await callbackSvc.stop()).toBe(0);
 });
+
+it('gives the claims of events it had not started back on SIGTERM: another instance delivers them long before their lease ends', async () => {
+  const env = {
+    DATABASE_URL: system.databaseUrl, BUS_PREFIX: system.busPrefix, CALLBACK_PORT: '0', CALLBACK_RETRY_SCHEDULE_MS: '200',
+    CALLBACK_RETRY_JITTER_PERCENT: '0', CALLBACK_TIMEOUT_MS: '1000', CALLBACK_LEASE_MS: '120000', CALLBACK_POLL_INTERVAL_MS: '100', CALLBACK_HOST_CONCURRENCY: '2',
+  };
+  let answer = false;
+  const slow = await new CallbackReceiver(() => (answer ? { status: 200 } : 'hang')).start();
+  const first = new AppProcess('callback-svc', env);
+  await first.start('callback-svc ready');
+  const requests = Array.from({ length: 30 }, () => publisher.request(tenant.tenantId, slow.url));
+  await publisher.publishBatch(requests);
+  await waitFor(() => slow.received.length >= 2, 10_000, 'the first two in flight');
+  // 2 in flight (the host's limit), 28 claimed and held in memory with a 2-minute lease.
+  expect(await first.stop()).toBe(0);
+  expect(slow.maxInFlight).toBe(2);
+
+  answer = true;
+  const second = new AppProcess('callback-svc', env);
+  await second.start('callback-svc ready');
+  try {
+    const started = Date.now();
+    await waitFor(() => new Set(slow.delivered().map((r) => r.headers['webhook-id'])).size === 30, 20_000, 'all 30 delivered by the second instance');
+    expect(Date.now() - started).toBeLessThan(20_000); // not the 120 s lease
+    await new Promise((r) => setTimeout(r, 500));
+    expect(slow.delivered()).toHaveLength(30); // each once
+    expect(slow.maxInFlight).toBe(2);
+  } finally {
+    await second.stop();
+    await slow.stop();
+  }
+});

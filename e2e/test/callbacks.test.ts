@@ -133,6 +133,29 @@ it('delivers an event published twice (same event id) once', async () => {
   expect(r.forEvent(request.event_id)).toHaveLength(1);
 });
 
+it('delivers each request of a batch once, also when one of them is requested again in another message', async () => {
+  const r = await receiver();
+  const requests = Array.from({ length: 150 }, () => publisher.request(tenant.tenantId, r.url));
+  await publisher.publishBatch(requests); // two messages: 100 and 50
+  await publisher.publish(requests[120]); // a message of its own: not a JetStream duplicate, the same event
+  await waitFor(() => r.delivered().length >= 150, 15_000, '150 deliveries');
+  await new Promise((res) => setTimeout(res, 600));
+  expect(r.received).toHaveLength(150);
+  expect(new Set(r.received.map((x) => x.headers['webhook-id']))).toEqual(new Set(requests.map((q) => q.event_id)));
+});
+
+it('drops a malformed request alone (the rest of its batch is delivered) and a message that is no batch', async () => {
+  const r = await receiver();
+  const [first, last, after] = [publisher.request(tenant.tenantId, r.url), publisher.request(tenant.tenantId, r.url), publisher.request(tenant.tenantId, r.url)];
+  await publisher.publishRaw({ requests: [first, { ...first, event_id: 'evt_malformed', tenant_id: 'not-a-uuid' }, last] }, 'batch_with_a_bad_request');
+  await publisher.publishRaw(publisher.request(tenant.tenantId, r.url), 'a_request_without_its_batch');
+  await publisher.publish(after);
+  await waitFor(() => r.delivered().length >= 3, 10_000, 'three deliveries');
+  await new Promise((res) => setTimeout(res, 600));
+  expect(r.received.map((x) => x.headers['webhook-id']).sort()).toEqual([first.event_id, last.event_id, after.event_id].sort());
+  expect((await tenant.api.send('GET', '/api/v1/callbacks/evt_malformed')).status).toBe(404);
+});
+
 it('waits as long as Retry-After asks on 429', async () => {
   const r = await receiver((n) => (n === 0 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
   const request = publisher.request(tenant.tenantId, r.url);

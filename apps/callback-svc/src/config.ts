@@ -9,6 +9,8 @@ export interface CallbackConfig extends CommonConfig {
   timeoutMs: number;
   concurrency: number;
   perHostConcurrency: number;
+  maxHeld: number;
+  maxHeldPerHost: number;
   pollIntervalMs: number;
   leaseMs: number;
 }
@@ -24,7 +26,12 @@ export function loadCallbackConfig(env: Record<string, string | undefined> = pro
     timeoutMs,
     concurrency: envInt('CALLBACK_CONCURRENCY', 256, env, 1),
     perHostConcurrency: envInt('CALLBACK_HOST_CONCURRENCY', 32, env, 1),
+    // Claimed events held in memory, waiting for a slot: a backlog is claimed once, not per few deliveries.
+    maxHeld: envInt('CALLBACK_MAX_HELD', 20_000, env, 1),
+    maxHeldPerHost: envInt('CALLBACK_MAX_HELD_PER_HOST', 10_000, env, 1),
     pollIntervalMs: envInt('CALLBACK_POLL_INTERVAL_MS', 500, env, 10),
-    leaseMs: envInt('CALLBACK_LEASE_MS', timeoutMs + 20_000, env, 1),
+    // Longer than an attempt, and long enough for a held event to wait its turn (it starts only with the
+    // timeout and a margin of up to 5 s left).
+    leaseMs: envInt('CALLBACK_LEASE_MS', timeoutMs + 50_000, env, timeoutMs + 1),
   };
 }

@@ -36,7 +36,10 @@ export async function startCallbackService(config: CallbackConfig, logger: Logge
     http,
     new BusSigningSecrets(bus),
     { scheduleMs: config.retryScheduleMs, jitter: config.retryJitter },
-    { global: config.concurrency, perHost: config.perHostConcurrency, leaseMs: config.leaseMs, pollIntervalMs: config.pollIntervalMs },
+    {
+      global: config.concurrency, perHost: config.perHostConcurrency, maxHeld: config.maxHeld, maxHeldPerHost: config.maxHeldPerHost,
+      leaseMs: config.leaseMs, attemptTimeoutMs: config.timeoutMs, pollIntervalMs: config.pollIntervalMs,
+    },
     logger,
     (event, status, error) => {
       observed.onAttempt(event, status, error);

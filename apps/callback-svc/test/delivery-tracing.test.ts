@@ -27,6 +27,7 @@ function recordingStore(): EventStore {
     claimDue: async (): Promise<ClaimedEvent[]> => [],
     recordAttempts: async (): Promise<void> => undefined,
     postpone: async (): Promise<void> => undefined,
+    release: async (): Promise<void> => undefined,
   };
   return store as unknown as EventStore;
 }
@@ -42,7 +43,7 @@ function engineWith(status: number, posts: Array<SpanContext | undefined>, attem
   };
   return new DeliveryEngine(
     recordingStore(), http, { secretFor: async () => 'whsec_dGVzdA==' }, { scheduleMs: [1000], jitter: 0 },
-    { global: 4, perHost: 4, leaseMs: 30_000, pollIntervalMs: 60_000 }, createLogger('delivery-tracing-test', 'silent'),
+    { global: 4, perHost: 4, maxHeld: 100, maxHeldPerHost: 100, leaseMs: 30_000, attemptTimeoutMs: 1_000, pollIntervalMs: 60_000 }, createLogger('delivery-tracing-test', 'silent'),
     (event) => attempts.push(event.eventId),
   );
 }

@@ -74,7 +74,7 @@ export type BookletFailedCallback = Static<typeof BookletFailedCallbackSchema>;
 /** Event ids travel in URLs and headers: a safe alphabet only. */
 export const EVENT_ID_PATTERN = '^[A-Za-z0-9_-]{1,100}$';
 
-/** The delivery request a producer publishes (JetStream, Nats-Msg-Id = event_id). */
+/** One delivery a producer asks for; it travels in a CallbackRequestBatch. */
 export const CallbackRequestSchema = Type.Object(
   {
     event_id: Type.String({ pattern: EVENT_ID_PATTERN }),
@@ -86,6 +86,33 @@ export const CallbackRequestSchema = Type.Object(
   { $id: 'CallbackRequest' },
 );
 export type CallbackRequest = Static<typeof CallbackRequestSchema>;
+
+/** At most this many requests per batch: about 100 KB for receivable callbacks, well under NATS's 1 MB. */
+export const MAX_CALLBACK_BATCH = 100;
+
+/**
+ * What producers publish on the callback requests stream: the callbacks one unit of work caused
+ * (a registration job's 100 receivables, one payment). One message per batch rather than per callback:
+ * per message, JetStream costs a publish acknowledgement, a consumer ack and a span on both sides.
+ */
+export const CallbackRequestBatchSchema = Type.Object(
+  { requests: Type.Array(CallbackRequestSchema, { minItems: 1, maxItems: MAX_CALLBACK_BATCH }) },
+  { $id: 'CallbackRequestBatch' },
+);
+export type CallbackRequestBatch = Static<typeof CallbackRequestBatchSchema>;
+
+/**
+ * Splits requests into batches of at most MAX_CALLBACK_BATCH, each with a stable message id (for
+ * JetStream's de-duplication of a republished outbox row): its first event id and its size.
+ */
+export function batchCallbackRequests(requests: CallbackRequest[]): Array<{ msgId: string; batch: CallbackRequestBatch }> {
+  const batches: Array<{ msgId: string; batch: CallbackRequestBatch }> = [];
+  for (let i = 0; i < requests.length; i += MAX_CALLBACK_BATCH) {
+    const chunk = requests.slice(i, i + MAX_CALLBACK_BATCH);
+    batches.push({ msgId: chunk.length === 1 ? chunk[0].event_id : `${chunk[0].event_id}+${chunk.length}`, batch: { requests: chunk } });
+  }
+  return batches;
+}
 
 export const CallbackStatuses = ['pending', 'delivered', 'dead'] as const;
 export type CallbackStatus = (typeof CallbackStatuses)[number];

@@ -4,7 +4,10 @@ import {
   CallbackEventTypes,
   CallbackEventViewSchema,
   CallbackListQuerySchema,
+  batchCallbackRequests,
+  CallbackRequestBatchSchema,
   CallbackRequestSchema,
+  MAX_CALLBACK_BATCH,
   CancellationCallbackSchema,
   CancellationFailedCallbackSchema,
   compileValidator,
@@ -74,6 +77,25 @@ describe('callback delivery request and visibility', () => {
   it('rejects an unknown event type, a bad tenant and a non-object payload', () => {
     const r = validateRequest({ ...request, event_type: 'receivable.unknown', tenant_id: 'x', payload: 'x' });
     expect(r.ok ? [] : r.errors.map((e) => e.path).sort()).toEqual(['/event_type', '/payload', '/tenant_id']);
+  });
+
+  it('batches requests by at most MAX_CALLBACK_BATCH, each batch valid and with a stable message id', () => {
+    const requests = Array.from({ length: MAX_CALLBACK_BATCH * 2 + 1 }, (_, i) => ({ ...request, event_id: `evt_${i}` }));
+    const batches = batchCallbackRequests(requests);
+    expect(batches.map((b) => b.batch.requests.length)).toEqual([MAX_CALLBACK_BATCH, MAX_CALLBACK_BATCH, 1]);
+    expect(batches.map((b) => b.msgId)).toEqual([`evt_0+${MAX_CALLBACK_BATCH}`, `evt_${MAX_CALLBACK_BATCH}+${MAX_CALLBACK_BATCH}`, `evt_${MAX_CALLBACK_BATCH * 2}`]);
+    expect(batches.flatMap((b) => b.batch.requests)).toEqual(requests);
+    const validateBatch = compileValidator(CallbackRequestBatchSchema);
+    for (const b of batches) expect(validateBatch(b.batch).ok).toBe(true);
+    expect(batchCallbackRequests([])).toEqual([]);
+  });
+
+  it('refuses an empty batch, an oversized one, and names a bad request inside', () => {
+    const validateBatch = compileValidator(CallbackRequestBatchSchema);
+    expect(validateBatch({ requests: [] }).ok).toBe(false);
+    expect(validateBatch({ requests: Array.from({ length: MAX_CALLBACK_BATCH + 1 }, () => request) }).ok).toBe(false);
+    const r = validateBatch({ requests: [request, { ...request, tenant_id: 'x' }] });
+    expect(r.ok ? [] : r.errors.map((e) => e.path)).toEqual(['/requests/1/tenant_id']);
   });
 
   it('event view and list query', () => {

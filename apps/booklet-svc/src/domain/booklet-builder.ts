@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
-import { Streams, type BookletFailedCallback, type BookletJob, type BookletSentCallback, type CallbackRequest, type InstallmentView } from '@payments/contracts';
+import { Streams, type BookletFailedCallback, type BookletJob, type BookletSentCallback, type CallbackRequest, type CallbackRequestBatch, type InstallmentView } from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { BookletRow, BookletsDatabase } from '../db/schema';
 import type { BookletDocument } from './booklet-document';
@@ -104,7 +104,8 @@ async function finish(deps: BuilderDeps, booklet: BookletRow, result: Result): P
 function callback(booklet: BookletRow, eventType: CallbackRequest['event_type'], payload: CallbackRequest['payload']): OutboxMessage {
   const eventId = `evt_booklet_${booklet.id.replace(/-/g, '')}`;
   const request: CallbackRequest = { event_id: eventId, tenant_id: booklet.tenant_id, event_type: eventType, url: booklet.url_callback, payload };
-  return { stream: Streams.callbackRequests, msgId: eventId, payload: request };
+  const batch: CallbackRequestBatch = { requests: [request] };
+  return { stream: Streams.callbackRequests, msgId: eventId, payload: batch };
 }
 
 function sentCallback(booklet: BookletRow, download: string): OutboxMessage {

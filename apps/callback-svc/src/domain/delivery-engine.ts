@@ -2,6 +2,7 @@ import { SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Logger } from '@payments/logger';
 import { detached, fromCarrier, recordFailure } from '@payments/telemetry';
 import { AttemptRecorder } from './attempt-recorder';
+import { HeldEvents } from './held-events';
 import { targetHostOf, type ClaimedEvent, type NewCallbackEvent } from './callback-event';
 import { statusAfter, type EventStore } from './event-store';
 import type { HttpDelivery } from './http-delivery';
@@ -18,29 +19,46 @@ export interface DeliveryLimits {
   global: number;
   /** Deliveries in flight to one receiving host: a slow or dead ERP cannot take every slot. */
   perHost: number;
+  /** Claimed events this worker holds (waiting for a slot or in flight), in all and per host. */
+  maxHeld: number;
+  maxHeldPerHost: number;
   /** How long a claim lasts; longer than the HTTP timeout so a live worker never loses its claim. */
   leaseMs: number;
+  /** The HTTP timeout of one attempt: an event is started only with that much of its lease left, and more. */
+  attemptTimeoutMs: number;
   /** How often due events are looked for when nothing wakes the engine earlier. */
   pollIntervalMs: number;
 }
 
 const tracer = trace.getTracer('@payments/callback-svc');
 
+/** Claims at most this many rows per query; a larger room is filled by several. */
+const MAX_CLAIM = 1_000;
+/**
+ * Margin beyond the attempt timeout an event's lease must still have when it starts (for recording
+ * the attempt, and clock skew): 5 s, or half of what the lease has beyond the timeout if less.
+ */
+function leaseMarginMs(limits: DeliveryLimits): number {
+  return Math.min(5_000, Math.max(0, (limits.leaseMs - limits.attemptTimeoutMs) / 2));
+}
+
 /** Notified after each attempt (metrics, logs, tests). */
 export type AttemptListener = (event: ClaimedEvent, status: 'delivered' | 'pending' | 'dead', error: string | null) => void;
 
 /**
- * Delivers due events: claims as many as it has free slots for (never for a host already at its
- * limit), sends each signed, records the attempt, and schedules the next one. Nothing lives only in
- * memory: a crash leaves claimed rows whose lease runs out, and another worker (or this one after a
- * restart) takes them.
+ * Delivers due events. New events are claimed as they are stored, as many as this worker may hold;
+ * older ones (retries, and what no worker had room for) are claimed from the queue when room frees
+ * up. Claimed events wait in memory for a slot (limits in all and per host), are sent signed, and
+ * their attempts recorded with the next step of their schedule. Nothing lives only in memory: a
+ * crash leaves claimed rows whose lease runs out, and another worker (or this one after a restart)
+ * takes them.
  */
 export class DeliveryEngine {
-  private readonly inFlightByHost = new Map<string, number>();
-  /** Hosts that may have due events this worker had no room for: worth a claim once room frees up. */
+  private readonly held: HeldEvents;
+  /** Hosts that may have due events in the queue that this worker had no room to claim. */
   private readonly hostsWithBacklog = new Set<string>();
-  /** Whether due events may be waiting because every slot was taken. */
-  private backlogBeyondSlots = false;
+  /** Whether due events may wait in the queue because this worker held all it may. */
+  private backlogBeyondRoom = false;
   private readonly inFlight = new Set<Promise<void>>();
   private running = false;
   private timer: NodeJS.Timeout | undefined;
@@ -58,34 +76,40 @@ export class DeliveryEngine {
     private readonly onAttempt: AttemptListener = () => undefined,
   ) {
     this.recorder = new AttemptRecorder(store, logger);
+    this.held = new HeldEvents({
+      inFlight: limits.global,
+      inFlightPerHost: limits.perHost,
+      held: limits.maxHeld,
+      heldPerHost: limits.maxHeldPerHost,
+      minLeaseLeftMs: limits.attemptTimeoutMs + leaseMarginMs(limits),
+    });
   }
 
   /**
-   * Stores newly published events and starts delivering, at once, those this worker has room for;
-   * the rest wait in the queue for a free slot (or another worker).
+   * Stores newly published events, claiming those this worker has room to hold, and starts what it
+   * can at once; the rest wait in the queue for room here or another worker.
    */
   async accept(events: NewCallbackEvent[]): Promise<void> {
     const claim = new Set<string>();
-    let free = this.running ? this.limits.global - this.inFlight.size : 0;
-    const hostLoad = new Map(this.inFlightByHost);
-    for (const e of events) {
-      if (free <= 0) {
-        this.backlogBeyondSlots = true;
-        break;
+    if (this.running) {
+      const room = this.held.claimRoom();
+      for (const e of events) {
+        const host = targetHostOf(e.url);
+        const left = room.left.get(host) ?? room.perHost;
+        if (room.total <= 0) this.backlogBeyondRoom = true;
+        else if (left <= 0) this.hostsWithBacklog.add(host);
+        else {
+          claim.add(e.eventId);
+          room.left.set(host, left - 1);
+          room.total -= 1;
+        }
       }
-      const host = targetHostOf(e.url);
-      const load = hostLoad.get(host) ?? 0;
-      if (load >= this.limits.perHost) {
-        this.hostsWithBacklog.add(host);
-        continue;
-      }
-      hostLoad.set(host, load + 1);
-      claim.add(e.eventId);
-      free -= 1;
     }
+    const leaseEndsAt = Date.now() + this.limits.leaseMs; // taken before the insert: never later than the row's
     const claimed = await this.store.ingest(events, claim, this.limits.leaseMs);
-    for (const event of claimed) this.dispatch(event);
-    if (claimed.length < events.length) this.wake();
+    for (const event of claimed) this.held.hold(event, leaseEndsAt);
+    this.startWaiting();
+    if (claim.size < events.length) this.wake();
   }
 
   start(): void {
@@ -113,11 +137,18 @@ export class DeliveryEngine {
     );
   }
 
-  /** Stops claiming and waits for deliveries in flight to be recorded. */
+  /**
+   * Stops claiming, gives the claims of events not started back to the queue (another worker takes
+   * them at once, not when their lease ends), and waits for deliveries in flight to be recorded.
+   */
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
     await this.pumping;
+    const waiting = this.held.drainWaiting();
+    if (waiting.length > 0) {
+      await this.store.release(waiting.map((e) => e.eventId)).catch((err: unknown) => this.logger.warn({ err, count: waiting.length }, 'could not give claims back; they end with their lease'));
+    }
     await Promise.allSettled([...this.inFlight]);
     await this.recorder.flush();
   }
@@ -132,13 +163,15 @@ export class DeliveryEngine {
   private async pump(): Promise<void> {
     try {
       for (;;) {
-        const free = this.limits.global - this.inFlight.size;
-        if (!this.running || free <= 0) return;
-        const left = new Map([...this.inFlightByHost].map(([host, n]) => [host, this.limits.perHost - n]));
-        const claimed = await this.store.claimDue(free, this.limits.leaseMs, { left, perHost: this.limits.perHost });
-        this.noteBacklog(claimed, free, left);
-        for (const event of claimed) this.dispatch(event);
-        if (claimed.length === 0 || claimed.length < free) return;
+        const room = this.held.claimRoom();
+        const limit = Math.min(room.total, MAX_CLAIM);
+        if (!this.running || limit <= 0) return;
+        const leaseEndsAt = Date.now() + this.limits.leaseMs;
+        const claimed = await this.store.claimDue(limit, this.limits.leaseMs, { left: room.left, perHost: room.perHost });
+        for (const event of claimed) this.held.hold(event, leaseEndsAt);
+        this.noteBacklog(claimed, limit, room.left, room.perHost);
+        this.startWaiting();
+        if (claimed.length < limit) return;
       }
     } catch (err) {
       this.logger.error({ err }, 'could not claim due callbacks; will retry');
@@ -147,31 +180,42 @@ export class DeliveryEngine {
 
   /**
    * After a claim: a host that got all its room (or had none) may have more due events, and so may
-   * the queue when every free slot was filled. Their deliveries finishing is then a reason to claim.
+   * the queue when the claim took all it asked for. Room freeing up there is then a reason to claim.
    */
-  private noteBacklog(claimed: ClaimedEvent[], free: number, left: ReadonlyMap<string, number>): void {
-    if (claimed.length >= free) this.backlogBeyondSlots = true;
+  private noteBacklog(claimed: ClaimedEvent[], limit: number, left: ReadonlyMap<string, number>, perHost: number): void {
+    if (claimed.length >= limit) this.backlogBeyondRoom = true;
     const taken = new Map<string, number>();
     for (const e of claimed) taken.set(e.targetHost, (taken.get(e.targetHost) ?? 0) + 1);
     for (const [host, n] of left) if (n <= 0) this.hostsWithBacklog.add(host);
-    for (const [host, n] of taken) if (n >= (left.get(host) ?? this.limits.perHost)) this.hostsWithBacklog.add(host);
+    for (const [host, n] of taken) if (n >= (left.get(host) ?? perHost)) this.hostsWithBacklog.add(host);
+  }
+
+  /** Starts the held events that have a slot now. */
+  private startWaiting(): void {
+    const { start, expired } = this.held.takeStartable();
+    if (expired.length > 0) {
+      // Their rows come due when the lease ends; whoever claims them then delivers them.
+      this.logger.warn({ count: expired.length }, 'held callbacks dropped near the end of their lease; they will be claimed again');
+      for (const e of expired) this.hostsWithBacklog.add(e.targetHost);
+    }
+    for (const event of start) this.dispatch(event);
   }
 
   /**
-   * A delivery finished: claim again when that frees a useful share of room where work may be
-   * waiting (a quarter of a backlogged host's limit, or of all slots). Claiming costs a query; doing
-   * it per finished delivery would cost one per event.
+   * Room freed up: claim again when a useful share of it is free where work may wait in the queue (a
+   * quarter of a backlogged host's hold, or of the whole hold). Claiming costs a query; doing it per
+   * finished delivery would cost one per event.
    */
   private wakeIfRoomFreed(host: string): void {
-    const hostLoad = this.inFlightByHost.get(host) ?? 0;
-    const freeSlots = this.limits.global - this.inFlight.size;
-    if (this.hostsWithBacklog.has(host) && this.limits.perHost - hostLoad >= Math.max(1, Math.floor(this.limits.perHost / 4))) {
+    const room = this.held.claimRoom();
+    const hostRoom = room.left.get(host) ?? room.perHost;
+    if (this.hostsWithBacklog.has(host) && hostRoom >= Math.max(1, Math.floor(this.limits.maxHeldPerHost / 4), Math.floor(this.limits.perHost / 4))) {
       this.hostsWithBacklog.delete(host);
       this.wake();
-    } else if (this.backlogBeyondSlots && freeSlots >= Math.max(1, Math.floor(this.limits.global / 4))) {
-      this.backlogBeyondSlots = false;
+    } else if (this.backlogBeyondRoom && room.total >= Math.max(1, Math.floor(this.limits.maxHeld / 4))) {
+      this.backlogBeyondRoom = false;
       this.wake();
-    } else if (this.inFlight.size === 0) this.wake();
+    } else if (this.held.size === 0) this.wake();
   }
 
   /**
@@ -180,22 +224,23 @@ export class DeliveryEngine {
    * bounded by the global limit.
    */
   private dispatch(event: ClaimedEvent): void {
-    this.inFlightByHost.set(event.targetHost, (this.inFlightByHost.get(event.targetHost) ?? 0) + 1);
-    let hostReleased = false;
-    const releaseHost = () => {
-      if (hostReleased) return;
-      hostReleased = true;
-      const n = (this.inFlightByHost.get(event.targetHost) ?? 1) - 1;
-      if (n <= 0) this.inFlightByHost.delete(event.targetHost);
-      else this.inFlightByHost.set(event.targetHost, n);
-      this.wakeIfRoomFreed(event.targetHost);
+    const host = event.targetHost;
+    let answered = false;
+    const onAnswer = (ok?: boolean) => {
+      if (answered) return;
+      answered = true;
+      this.held.answered(host, ok);
+      this.startWaiting();
+      this.wakeIfRoomFreed(host);
     };
-    const work = this.deliver(event, releaseHost)
+    const work = this.deliver(event, onAnswer)
       .catch((err) => this.logger.error({ err, eventId: event.eventId }, 'delivery bookkeeping failed; the lease will expire and it will be retried'))
       .finally(() => {
         this.inFlight.delete(work);
-        if (hostReleased) this.wakeIfRoomFreed(event.targetHost);
-        else releaseHost();
+        onAnswer();
+        this.held.finished(host);
+        this.startWaiting();
+        this.wakeIfRoomFreed(host);
       });
     this.inFlight.add(work);
   }
@@ -204,7 +249,7 @@ export class DeliveryEngine {
    * One attempt, in a span that is a child of the callback request the event came from (its context is
    * stored with the event), so the attempt and its HTTP POST join the trace of the ERP request behind it.
    */
-  private deliver(event: ClaimedEvent, answered: () => void): Promise<void> {
+  private deliver(event: ClaimedEvent, answered: (ok?: boolean) => void): Promise<void> {
     const attributes = { 'callback.event_id': event.eventId, 'callback.attempt_in_run': event.failuresInRun + 1, 'server.address': event.targetHost };
     return tracer.startActiveSpan('deliver callback', { kind: SpanKind.INTERNAL, attributes }, fromCarrier(event.traceContext), async (span) => {
       try {
@@ -218,7 +263,7 @@ export class DeliveryEngine {
     });
   }
 
-  private async attempt(event: ClaimedEvent, span: Span, answered: () => void): Promise<void> {
+  private async attempt(event: ClaimedEvent, span: Span, answered: (ok?: boolean) => void): Promise<void> {
     let secret: string;
     try {
       secret = await this.secrets.secretFor(event.tenantId);
@@ -231,7 +276,7 @@ export class DeliveryEngine {
     }
     const attemptedAt = new Date();
     const outcome = await this.http.post(event.url, event.body, signedHeaders(secret, event.eventId, event.body, attemptedAt));
-    answered();
+    answered(outcome.ok || outcome.refused);
     if (outcome.refused) this.logger.warn({ eventId: event.eventId, tenantId: event.tenantId, url: event.url, reason: outcome.error }, 'callback URL refused');
     const failures = event.failuresInRun + 1;
     const delay = outcome.ok || outcome.refused ? null : nextRetryDelay(this.policy, failures, outcome.retryAfterMs);

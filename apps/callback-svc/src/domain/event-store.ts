@@ -22,19 +22,18 @@ export class EventStore {
   async ingest(events: NewCallbackEvent[], claim: ReadonlySet<string>, leaseMs: number): Promise<ClaimedEvent[]> {
     if (events.length === 0) return [];
     const lease = leaseEnd(leaseMs);
-    const inserted = await this.db
-      .insertInto('events')
-      .values(
-        events.map((e) => ({
-          event_id: e.eventId, tenant_id: e.tenantId, event_type: e.eventType, url: e.url, target_host: targetHostOf(e.url), body: e.body,
-          status: 'pending' as const, attempt_count: 0, failures_in_run: 0,
-          next_attempt_at: claim.has(e.eventId) ? lease : sql<Date>`now()`, locked_until: claim.has(e.eventId) ? lease : null, delivered_at: null, dead_at: null,
-          trace_context: e.traceContext ? JSON.stringify(e.traceContext) : null,
-        })),
-      )
-      .onConflict((oc) => oc.column('event_id').doNothing())
-      .returning(['event_id', 'tenant_id', 'url', 'target_host', 'body', 'failures_in_run', 'locked_until', 'trace_context'])
-      .execute();
+    // unnest: one statement text and eight parameters whatever the batch size (a VALUES list would
+    // take ten parameters per row, and be built and parsed anew for every batch).
+    const { rows: inserted } = await sql<EventRow>`
+      insert into events (event_id, tenant_id, event_type, url, target_host, body, status, next_attempt_at, locked_until, trace_context)
+      select e.event_id, e.tenant_id, e.event_type, e.url, e.target_host, e.body, 'pending',
+        case when e.claimed then ${lease} else now() end, case when e.claimed then ${lease} end, e.trace_context
+      from unnest(${events.map((e) => e.eventId)}::text[], ${events.map((e) => e.tenantId)}::uuid[], ${events.map((e) => e.eventType)}::text[],
+        ${events.map((e) => e.url)}::text[], ${events.map((e) => targetHostOf(e.url))}::text[], ${events.map((e) => e.body)}::text[],
+        ${events.map((e) => claim.has(e.eventId))}::bool[], ${events.map((e) => (e.traceContext ? JSON.stringify(e.traceContext) : null))}::json[])
+        as e(event_id, tenant_id, event_type, url, target_host, body, claimed, trace_context)
+      on conflict (event_id) do nothing
+      returning event_id, tenant_id, url, target_host, body, failures_in_run, locked_until, trace_context`.execute(this.db);
     return inserted
       .filter((r) => r.locked_until !== null)
       .map(toClaimed);
@@ -78,6 +77,12 @@ export class EventStore {
         from (values ${sql.join(rows)}) as v(event_id, status, failures, next_at, delivered_at, dead_at)
         where events.event_id = v.event_id`.execute(trx);
     });
+  }
+
+  /** Gives claims back unused (a worker stopping with events it had not started): due again at once. */
+  async release(eventIds: string[]): Promise<void> {
+    if (eventIds.length === 0) return;
+    await sql`update events set next_attempt_at = now(), locked_until = null where event_id = any(${eventIds}::text[]) and status = 'pending'`.execute(this.db);
   }
 
   /** Gives a claimed event back without an attempt (e.g. its signing secret could not be read). */

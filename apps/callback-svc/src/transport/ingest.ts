@@ -5,28 +5,43 @@ import { toCarrier } from '@payments/telemetry';
 import type { NewCallbackEvent } from '../domain/callback-event';
 import type { DeliveryEngine } from '../domain/delivery-engine';
 
-const validate = compileValidator(CallbackRequestSchema);
+const validateRequest = compileValidator(CallbackRequestSchema);
 
 /**
- * Takes callback requests off JetStream into Postgres. A batch is acked only after its insert
- * committed; a request seen before (same event id) is ignored, so a redelivery or a republish by a
- * producer is never delivered twice.
+ * Takes callback request batches off JetStream into Postgres. Messages are acked only after their
+ * insert committed; a request seen before (same event id) is ignored, so a redelivery or a republish
+ * by a producer is never delivered twice.
  */
 export async function consumeCallbackRequests(bus: Bus, engine: DeliveryEngine, logger: Logger): Promise<Consumption> {
   await bus.streams.ensure(Streams.callbackRequests);
   return bus.streams.consume<unknown>(Streams.callbackRequests, async (items, info) => {
     const events: NewCallbackEvent[] = [];
     items.forEach((item, i) => {
-      const result = validate(item);
-      if (!result.ok) {
-        logger.error({ errors: result.errors }, 'malformed callback request dropped');
-        return;
-      }
-      // The context of this request's consumer span: its deliveries continue the producer's trace.
-      events.push({ ...toEvent(result.value), traceContext: toCarrier(info.contexts[i]) });
+      // The context of this message's consumer span: its deliveries continue the producer's trace.
+      const traceContext = toCarrier(info.contexts[i]);
+      for (const request of validRequests(item, logger)) events.push({ ...toEvent(request), traceContext });
     });
     await engine.accept(events);
-  }, { ackWaitMs: 10_000 }); // intake is one insert: a message unacked for 10 s went to a dead worker
+  }, { ackWaitMs: 10_000, maxBatch: 20 }); // intake is one insert: a message unacked for 10 s went to a dead worker
+}
+
+/**
+ * The well-formed requests of a batch. A malformed one is logged and dropped alone: the others in
+ * its batch are still delivered (a redelivery could not mend it).
+ */
+function validRequests(message: unknown, logger: Logger): CallbackRequest[] {
+  const requests = (message as { requests?: unknown } | null)?.requests;
+  if (!Array.isArray(requests) || requests.length === 0) {
+    logger.error({ message: typeof message }, 'malformed callback request batch dropped');
+    return [];
+  }
+  const valid: CallbackRequest[] = [];
+  for (const request of requests) {
+    const result = validateRequest(request);
+    if (result.ok) valid.push(result.value);
+    else logger.error({ errors: result.errors }, 'malformed callback request dropped');
+  }
+  return valid;
 }
 
 function toEvent(r: CallbackRequest): NewCallbackEvent {

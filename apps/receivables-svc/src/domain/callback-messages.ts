@@ -1,4 +1,5 @@
 import {
+  batchCallbackRequests,
   PaymentTypeLabels,
   Streams,
   type CallbackEventType,
@@ -13,17 +14,20 @@ import type { OutboxMessage } from '@payments/outbox';
 import type { ReceivableRow } from '../db/schema';
 import { fromCents } from './money';
 
-/**
- * The callbacks a receivable causes, as outbox messages for callback-svc. Event ids are derived from
- * the receivable (and the cancellation request number), so a message written twice is one event.
- */
-function callback(row: ReceivableRow, kind: string, eventType: CallbackEventType, payload: CallbackRequest['payload']): OutboxMessage {
-  const eventId = `evt_${kind}_${row.id.replace(/-/g, '')}`;
-  const request: CallbackRequest = { event_id: eventId, tenant_id: row.tenant_id, event_type: eventType, url: row.url_callback, payload };
-  return { stream: Streams.callbackRequests, msgId: eventId, payload: request };
+/** Outbox messages for callback-svc carrying these callback requests, in batches. */
+export function callbackMessages(requests: CallbackRequest[]): OutboxMessage[] {
+  return batchCallbackRequests(requests).map(({ msgId, batch }) => ({ stream: Streams.callbackRequests, msgId, payload: batch }));
 }
 
-export function registeredCallback(row: ReceivableRow): OutboxMessage {
+/**
+ * The callbacks a receivable causes. Event ids are derived from the receivable (and the cancellation
+ * request number), so a callback requested twice is one event.
+ */
+function callback(row: ReceivableRow, kind: string, eventType: CallbackEventType, payload: CallbackRequest['payload']): CallbackRequest {
+  return { event_id: `evt_${kind}_${row.id.replace(/-/g, '')}`, tenant_id: row.tenant_id, event_type: eventType, url: row.url_callback, payload };
+}
+
+export function registeredCallback(row: ReceivableRow): CallbackRequest {
   const payload: RegisteredCallback = {
     success: true,
     type: 'registered',
@@ -40,22 +44,22 @@ export function registeredCallback(row: ReceivableRow): OutboxMessage {
   return callback(row, 'registered', 'receivable.registered', payload);
 }
 
-export function registrationFailedCallback(row: ReceivableRow, code: string, message: string): OutboxMessage {
+export function registrationFailedCallback(row: ReceivableRow, code: string, message: string): CallbackRequest {
   const payload: RegistrationFailedCallback = { success: false, type: 'registered', accounts_receivable_id: row.account_receivable_id, error: { code, message } };
   return callback(row, 'registered', 'receivable.registration_failed', payload);
 }
 
-export function cancelledCallback(row: ReceivableRow): OutboxMessage {
+export function cancelledCallback(row: ReceivableRow): CallbackRequest {
   const payload: CancellationCallback = { status: 'success', accounts_receivable_id: row.account_receivable_id, message: 'the receivable was cancelled' };
   return callback(row, `cancel${row.cancellation_requests}`, 'receivable.cancelled', payload);
 }
 
-export function cancellationFailedCallback(row: ReceivableRow, message: string): OutboxMessage {
+export function cancellationFailedCallback(row: ReceivableRow, message: string): CallbackRequest {
   const payload: CancellationFailedCallback = { status: 'error', accounts_receivable_id: row.account_receivable_id, message };
   return callback(row, `cancel${row.cancellation_requests}`, 'receivable.cancellation_failed', payload);
 }
 
-export function paidCallback(row: ReceivableRow, paymentDate: string): OutboxMessage {
+export function paidCallback(row: ReceivableRow, paymentDate: string): CallbackRequest {
   const payload: PaidCallback = {
     success: true,
     type: 'paid',

@@ -3,7 +3,7 @@ import type { Logger } from '@payments/logger';
 import { ServiceError, Streams, type CancellationJob } from '@payments/contracts';
 import { enqueue } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
-import { cancellationFailedCallback, cancelledCallback } from './callback-messages';
+import { callbackMessages, cancellationFailedCallback, cancelledCallback } from './callback-messages';
 import { backoff, type JobOutcome } from './job-outcome';
 import { ProviderUnavailableError, type CancellationOutcome, type PaymentProvider } from './ports';
 import { recordTransition } from './state-history';
@@ -72,12 +72,12 @@ export async function processCancellation(deps: CancellationDeps, job: Cancellat
       // Paid (or rejected) while the cancellation waited: it stays as it is.
       const after = await trx.updateTable('receivables').set(cleared).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
       const reason = current.state === 'approved' || outcome === 'not_open' ? 'the receivable was paid before it could be cancelled' : (REFUSALS[current.state] ?? 'the receivable can no longer be cancelled');
-      await enqueue(trx, [cancellationFailedCallback(after, reason)]);
+      await enqueue(trx, callbackMessages([cancellationFailedCallback(after, reason)]));
       return;
     }
     const after = await trx.updateTable('receivables').set({ ...cleared, state: 'cancelled' }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
     await recordTransition(trx, [after], 'pending', 'cancelled', current.registration_status === 'registered' ? 'cancelled at the provider' : 'cancelled before registration');
-    await enqueue(trx, [cancelledCallback(after)]);
+    await enqueue(trx, callbackMessages([cancelledCallback(after)]));
   });
   return 'done';
 }

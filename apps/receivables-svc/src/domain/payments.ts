@@ -3,7 +3,7 @@ import type { Logger } from '@payments/logger';
 import { ServiceError } from '@payments/contracts';
 import { enqueue } from '@payments/outbox';
 import type { ReceivablesDatabase } from '../db/schema';
-import { paidCallback } from './callback-messages';
+import { callbackMessages, paidCallback } from './callback-messages';
 import { formatLocalDateTime } from './local-datetime';
 import type { ProviderPayment } from './ports';
 import { recordTransition } from './state-history';
@@ -30,7 +30,7 @@ export async function recordPayment(db: Kysely<ReceivablesDatabase>, payment: Pr
       .returningAll()
       .executeTakeFirstOrThrow();
     await recordTransition(trx, [after], row.state, 'approved', `paid by ${payment.method}`);
-    await enqueue(trx, [paidCallback(after, formatLocalDateTime(payment.paidAt, timeZone))]);
+    await enqueue(trx, callbackMessages([paidCallback(after, formatLocalDateTime(payment.paidAt, timeZone))]));
     return 'approved';
   });
 }

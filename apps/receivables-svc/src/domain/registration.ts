@@ -1,10 +1,10 @@
 import { formatBrazilianDate, formatPercent, formatReais } from '@payments/br-format';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Logger } from '@payments/logger';
-import { Streams, type CancellationJob, type RegistrationJob } from '@payments/contracts';
+import { Streams, type CallbackRequest, type CancellationJob, type RegistrationJob } from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
-import { registeredCallback, registrationFailedCallback } from './callback-messages';
+import { callbackMessages, registeredCallback, registrationFailedCallback } from './callback-messages';
 import { backoff, type JobOutcome } from './job-outcome';
 import { ProviderUnavailableError, type BatchRegistrationOutcome, type ChargeRequest, type Payer, type PaymentProvider, type ProviderCharge, type RegistrationOutcome } from './ports';
 import { recordTransition } from './state-history';
@@ -73,6 +73,7 @@ async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: At
   const registered = attempts.filter((a): a is { row: ReceivableRow; outcome: { kind: 'registered'; charge: ProviderCharge } } => a.outcome.kind === 'registered');
   const rejected = attempts.filter((a): a is { row: ReceivableRow; outcome: { kind: 'rejected'; code: string; message: string } } => a.outcome.kind === 'rejected');
   const messages: OutboxMessage[] = [];
+  const callbacks: CallbackRequest[] = [];
 
   if (registered.length > 0) {
     const values = registered.map(({ row, outcome: { charge: c } }) =>
@@ -86,7 +87,7 @@ async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: At
       returning r.*`.execute(trx);
     newlyRegistered.push(...updated.rows);
     for (const row of updated.rows) {
-      if (row.state === 'pending') messages.push(registeredCallback(row));
+      if (row.state === 'pending') callbacks.push(registeredCallback(row));
       else if (row.state === 'cancelled') {
         // Cancelled while the provider was registering it: cancel the new charge too, quietly.
         const job: CancellationJob = { tenant_id: row.tenant_id, receivable_id: row.id, reason: 'cleanup' };
@@ -108,10 +109,10 @@ async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: At
       .executeTakeFirst();
     if (updated?.state === 'rejected' && row.state === 'pending') {
       await recordTransition(trx, [updated], 'pending', 'rejected', `provider rejected: ${outcome.code}`);
-      messages.push(registrationFailedCallback(updated, outcome.code, outcome.message));
+      callbacks.push(registrationFailedCallback(updated, outcome.code, outcome.message));
     }
   }
-  await enqueue(trx, messages);
+  await enqueue(trx, [...messages, ...callbackMessages(callbacks)]);
   return { registered: newlyRegistered, at: now };
 }
 

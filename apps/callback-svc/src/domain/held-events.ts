@@ -1,0 +1,158 @@
+import type { ClaimedEvent } from './callback-event';
+
+export interface HoldLimits {
+  /** Deliveries in flight at once, in all (until their attempt is recorded). */
+  inFlight: number;
+  /** Deliveries in flight at once to one receiving host (until it answers). */
+  inFlightPerHost: number;
+  /** Claimed events held by this worker, waiting or in flight, in all. */
+  held: number;
+  /** Claimed events held for one host; a host whose last attempt failed gets only twice its in-flight limit. */
+  heldPerHost: number;
+  /** An event is started only with at least this much of its lease left (the POST timeout and a margin). */
+  minLeaseLeftMs: number;
+}
+
+/** Room for more claims: in all, and for each host that already holds something (others have `perHost`). */
+export interface ClaimRoom {
+  total: number;
+  left: Map<string, number>;
+  perHost: number;
+}
+
+interface HostState {
+  waiting: Array<{ event: ClaimedEvent; leaseEndsAt: number }>;
+  inFlight: number;
+  failing: boolean;
+}
+
+/**
+ * The events this worker has claimed and not finished: per host, those waiting for a slot (oldest
+ * first) and those in flight. Holding claimed events in memory lets one claim (at ingest, mostly)
+ * serve a backlog: a row claimed again for every few deliveries costs Postgres a new row version and
+ * an entry in each index. Nothing is lost with the process: a held event's row stays claimed only
+ * until its lease ends, and an event too close to that end is dropped instead of started (its row
+ * comes due again and is claimed anew, here or elsewhere).
+ */
+export class HeldEvents {
+  private readonly hosts = new Map<string, HostState>();
+  /** Started and not yet finished (recorded), in all hosts. */
+  private running = 0;
+  private waitingCount = 0;
+
+  constructor(
+    private readonly limits: HoldLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Events held in all: waiting and running. */
+  get size(): number {
+    return this.waitingCount + this.running;
+  }
+
+  /** Whether another event for this host may be claimed. */
+  hasRoomFor(host: string): boolean {
+    return this.size < this.limits.held && this.heldFor(host) < this.heldLimitFor(host);
+  }
+
+  /** How many more may be claimed, in all and per host. */
+  claimRoom(): ClaimRoom {
+    const left = new Map<string, number>();
+    for (const [host] of this.hosts) left.set(host, Math.max(0, this.heldLimitFor(host) - this.heldFor(host)));
+    return { total: Math.max(0, this.limits.held - this.size), left, perHost: this.limits.heldPerHost };
+  }
+
+  /** Holds a freshly claimed event until it can start. */
+  hold(event: ClaimedEvent, leaseEndsAt: number): void {
+    this.host(event.targetHost).waiting.push({ event, leaseEndsAt });
+    this.waitingCount += 1;
+  }
+
+  /**
+   * The waiting events that may start now, counted as in flight; hosts take turns, so one with a long
+   * queue does not take every free slot. Also returns events dropped for want of lease.
+   */
+  takeStartable(): { start: ClaimedEvent[]; expired: ClaimedEvent[] } {
+    const start: ClaimedEvent[] = [];
+    const expired: ClaimedEvent[] = [];
+    const now = this.now();
+    let progressed = true;
+    while (progressed && this.running < this.limits.inFlight) {
+      progressed = false;
+      for (const [host, state] of this.hosts) {
+        if (this.running >= this.limits.inFlight) break;
+        if (state.inFlight >= this.limits.inFlightPerHost) continue;
+        let next = state.waiting.shift();
+        while (next && next.leaseEndsAt - now < this.limits.minLeaseLeftMs) {
+          this.waitingCount -= 1;
+          expired.push(next.event);
+          next = state.waiting.shift();
+        }
+        if (!next) {
+          this.forgetIfIdle(host, state);
+          continue;
+        }
+        this.waitingCount -= 1;
+        state.inFlight += 1;
+        this.running += 1;
+        start.push(next.event);
+        progressed = true;
+      }
+    }
+    return { start, expired };
+  }
+
+  /**
+   * The host answered (or could not be reached): its slot is free. `ok` tells whether it is healthy;
+   * undefined when the attempt never reached it.
+   */
+  answered(host: string, ok?: boolean): void {
+    const state = this.hosts.get(host);
+    if (!state) return;
+    state.inFlight = Math.max(0, state.inFlight - 1);
+    if (ok !== undefined) state.failing = !ok;
+  }
+
+  /** The attempt is recorded: its global slot is free. */
+  finished(host: string): void {
+    this.running = Math.max(0, this.running - 1);
+    const state = this.hosts.get(host);
+    if (state) this.forgetIfIdle(host, state);
+  }
+
+  /** Takes every waiting event out (on shutdown, to give their claims back). */
+  drainWaiting(): ClaimedEvent[] {
+    const events: ClaimedEvent[] = [];
+    for (const state of this.hosts.values()) events.push(...state.waiting.splice(0).map((w) => w.event));
+    this.waitingCount = 0;
+    return events;
+  }
+
+  /** Waiting and in flight (not answered) for a host. */
+  heldFor(host: string): number {
+    const state = this.hosts.get(host);
+    return state ? state.waiting.length + state.inFlight : 0;
+  }
+
+  inFlightFor(host: string): number {
+    return this.hosts.get(host)?.inFlight ?? 0;
+  }
+
+  private heldLimitFor(host: string): number {
+    return this.hosts.get(host)?.failing ? Math.min(this.limits.heldPerHost, 2 * this.limits.inFlightPerHost) : this.limits.heldPerHost;
+  }
+
+  private host(host: string): HostState {
+    let state = this.hosts.get(host);
+    if (!state) {
+      state = { waiting: [], inFlight: 0, failing: false };
+      this.hosts.set(host, state);
+    }
+    return state;
+  }
+
+  private forgetIfIdle(host: string, state: HostState): void {
+    // A failing host stays known, so that its smaller limit holds until it answers well again.
+    if (state.waiting.length === 0 && state.inFlight === 0 && !state.failing) this.hosts.delete(host);
+  }
+}

@@ -1,0 +1,88 @@
+import type { ClaimedEvent } from '../src/domain/callback-event';
+import { HeldEvents, type HoldLimits } from '../src/domain/held-events';
+
+const limits: HoldLimits = { inFlight: 5, inFlightPerHost: 2, held: 10, heldPerHost: 6, minLeaseLeftMs: 1_000 };
+let clock = 0;
+const held = (l: HoldLimits = limits) => new HeldEvents(l, () => clock);
+let n = 0;
+const event = (host: string): ClaimedEvent => ({ eventId: `evt_${++n}`, tenantId: 't', url: `http://${host}/cb`, targetHost: host, body: '{}', failuresInRun: 0, traceContext: null });
+const ids = (events: ClaimedEvent[]) => events.map((e) => e.eventId);
+
+beforeEach(() => {
+  clock = 0;
+});
+
+it('starts at most the per-host limit for a host, oldest first, and the rest when it answers', () => {
+  const h = held();
+  const a = [event('a'), event('a'), event('a')];
+  for (const e of a) h.hold(e, 60_000);
+  expect(ids(h.takeStartable().start)).toEqual(ids(a.slice(0, 2)));
+  expect(h.takeStartable().start).toEqual([]);
+  h.answered('a', true);
+  expect(ids(h.takeStartable().start)).toEqual([a[2].eventId]);
+  expect(h.inFlightFor('a')).toBe(2);
+});
+
+it('lets hosts take turns and keeps the global in-flight limit until attempts are recorded', () => {
+  const h = held();
+  const a = [event('a'), event('a'), event('a')];
+  const b = [event('b'), event('b')];
+  const c = [event('c'), event('c')];
+  for (const e of [...a, ...b, ...c]) h.hold(e, 60_000);
+  const first = h.takeStartable().start;
+  expect(first).toHaveLength(5);
+  expect(ids(first.slice(0, 3))).toEqual([a[0], b[0], c[0]].map((e) => e.eventId)); // one each, then round again
+  h.answered('a', true); // a's slot is free, but no global slot until an attempt is recorded
+  expect(h.takeStartable().start).toEqual([]);
+  h.finished('a');
+  expect(h.takeStartable().start).toHaveLength(1);
+});
+
+it('drops an event whose lease is too short to start it', () => {
+  const h = held();
+  const [late, fresh] = [event('a'), event('a')];
+  h.hold(late, 1_500);
+  h.hold(fresh, 5_000);
+  clock = 800; // late has 700 ms left, less than the 1,000 ms needed
+  const { start, expired } = h.takeStartable();
+  expect(ids(expired)).toEqual([late.eventId]);
+  expect(ids(start)).toEqual([fresh.eventId]);
+  expect(h.size).toBe(1);
+});
+
+it('gives room to claim in all and per host, less for a host whose last attempt failed', () => {
+  const h = held();
+  for (let i = 0; i < 4; i++) h.hold(event('a'), 60_000);
+  h.hold(event('b'), 60_000);
+  let room = h.claimRoom();
+  expect(room.total).toBe(5);
+  expect(room.left.get('a')).toBe(2);
+  expect(room.left.get('b')).toBe(5);
+  expect(room.perHost).toBe(6);
+  expect(h.hasRoomFor('a')).toBe(true);
+  h.takeStartable();
+  h.answered('a', false); // failing: at most 2 x inFlightPerHost = 4 held
+  room = h.claimRoom();
+  expect(h.heldFor('a')).toBe(3);
+  expect(room.left.get('a')).toBe(1);
+  h.answered('a', true);
+  expect(h.claimRoom().left.get('a')).toBe(4);
+});
+
+it('keeps the global hold limit', () => {
+  const h = held();
+  for (let i = 0; i < 10; i++) h.hold(event(`h${i}`), 60_000);
+  expect(h.claimRoom().total).toBe(0);
+  expect(h.hasRoomFor('new')).toBe(false);
+});
+
+it('hands every waiting event back on shutdown', () => {
+  const h = held();
+  const events = [event('a'), event('a'), event('a'), event('b')];
+  for (const e of events) h.hold(e, 60_000);
+  const started = h.takeStartable().start;
+  const waiting = h.drainWaiting();
+  expect(new Set(ids([...started, ...waiting]))).toEqual(new Set(ids(events)));
+  expect(ids(waiting)).toEqual([events[2].eventId]);
+  expect(h.size).toBe(started.length);
+});
