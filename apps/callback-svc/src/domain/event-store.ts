@@ -58,23 +58,22 @@ export class EventStore {
    */
   async recordAttempts(results: AttemptResult[]): Promise<void> {
     if (results.length === 0) return;
+    const events = results.map((r) => r.event);
+    const statuses = results.map(statusAfter);
+    // unnest: the same two statement texts whatever the batch size (no per-row SQL to build and parse).
     await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('attempts')
-        .values(results.map(({ event, attemptedAt, outcome }) => ({
-          event_id: event.eventId, tenant_id: event.tenantId, attempted_at: attemptedAt, status_code: outcome.statusCode,
-          error: outcome.error, duration_ms: outcome.durationMs, response_excerpt: outcome.responseExcerpt,
-        })))
-        .execute();
-      const rows = results.map((r) => {
-        const status = statusAfter(r);
-        return sql`(${r.event.eventId}::text, ${status}::text, ${r.outcome.ok ? r.event.failuresInRun : r.event.failuresInRun + 1}::int,
-          ${status === 'pending' ? r.retryAt : null}::timestamptz, ${r.outcome.ok ? r.attemptedAt : null}::timestamptz, ${status === 'dead' ? r.attemptedAt : null}::timestamptz)`;
-      });
+      await sql`
+        insert into attempts (event_id, tenant_id, attempted_at, status_code, error, duration_ms, response_excerpt)
+        select * from unnest(${events.map((e) => e.eventId)}::text[], ${events.map((e) => e.tenantId)}::uuid[], ${results.map((r) => r.attemptedAt)}::timestamptz[],
+          ${results.map((r) => r.outcome.statusCode)}::int[], ${results.map((r) => r.outcome.error)}::text[], ${results.map((r) => r.outcome.durationMs)}::int[],
+          ${results.map((r) => r.outcome.responseExcerpt)}::text[])`.execute(trx);
       await sql`
         update events set status = v.status, attempt_count = events.attempt_count + 1, failures_in_run = v.failures,
           next_attempt_at = v.next_at, locked_until = null, delivered_at = v.delivered_at, dead_at = v.dead_at
-        from (values ${sql.join(rows)}) as v(event_id, status, failures, next_at, delivered_at, dead_at)
+        from unnest(${events.map((e) => e.eventId)}::text[], ${statuses}::text[], ${results.map((r) => (r.outcome.ok ? r.event.failuresInRun : r.event.failuresInRun + 1))}::int[],
+          ${results.map((r, i) => (statuses[i] === 'pending' ? r.retryAt : null))}::timestamptz[], ${results.map((r) => (r.outcome.ok ? r.attemptedAt : null))}::timestamptz[],
+          ${results.map((r, i) => (statuses[i] === 'dead' ? r.attemptedAt : null))}::timestamptz[])
+          as v(event_id, status, failures, next_at, delivered_at, dead_at)
         where events.event_id = v.event_id`.execute(trx);
     });
   }

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { checkCallbackUrl, createGuardedLookup, UnsafeUrlError, type UrlPolicy } from '@payments/url-safety';
 import { parseRetryAfter } from './retry-policy';
 
@@ -42,21 +42,35 @@ export function createHttpDelivery(opts: { timeoutMs: number; policy: UrlPolicy;
     bodyTimeout: opts.timeoutMs,
   });
   const userAgent = opts.userAgent ?? 'payments-callbacks/1';
+  // Checked and parsed once per URL (a tenant's callbacks mostly share one); the DNS check stays per connection.
+  const targets = new Map<string, { origin: string; path: string } | UnsafeUrlError>();
+  const targetOf = (url: string) => {
+    let target = targets.get(url);
+    if (!target) {
+      try {
+        const parsed = checkCallbackUrl(url, opts.policy);
+        target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      } catch (err) {
+        target = err instanceof UnsafeUrlError ? err : new UnsafeUrlError((err as Error).message);
+      }
+      if (targets.size >= 10_000) targets.clear();
+      targets.set(url, target);
+    }
+    return target;
+  };
 
   async function post(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
+    const target = targetOf(url);
+    if (target instanceof UnsafeUrlError) return failure(null, target.message, 0, { refused: true });
     try {
-      checkCallbackUrl(url, opts.policy);
-    } catch (err) {
-      return failure(null, (err as Error).message, 0, { refused: true });
-    }
-    try {
-      const response = await request(url, {
+      const response = await agent.request({
+        origin: target.origin,
+        path: target.path,
         method: 'POST',
         body,
         headers: { 'content-type': 'application/json', 'user-agent': userAgent, ...headers },
-        dispatcher: agent,
       });
       const text = await readExcerpt(response.body);
       const status = response.statusCode;
