@@ -27,10 +27,12 @@ export async function consumeCallbackRequests(bus: Bus, engine: DeliveryEngine, 
 
 /**
  * The well-formed requests of a batch. A malformed one is logged and dropped alone: the others in
- * its batch are still delivered (a redelivery could not mend it).
+ * its batch are still delivered (a redelivery could not mend it). A lone request, as producers
+ * published before batches, is still taken: messages left in the stream across an upgrade are not lost.
  */
 function validRequests(message: unknown, logger: Logger): CallbackRequest[] {
-  const requests = (message as { requests?: unknown } | null)?.requests;
+  const lone = typeof message === 'object' && message !== null && !('requests' in message) && 'event_id' in message;
+  const requests = lone ? [message] : (message as { requests?: unknown } | null)?.requests;
   if (!Array.isArray(requests) || requests.length === 0) {
     logger.error({ message: typeof message }, 'malformed callback request batch dropped');
     return [];
