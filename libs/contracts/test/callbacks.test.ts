@@ -14,6 +14,7 @@ import {
   PaidCallbackSchema,
   RegisteredCallbackSchema,
   RegistrationFailedCallbackSchema,
+  type CallbackRequest,
 } from '../src';
 import type { TSchema } from '@sinclair/typebox';
 
@@ -80,7 +81,7 @@ describe('callback delivery request and visibility', () => {
   });
 
   it('batches requests by at most MAX_CALLBACK_BATCH, each batch valid and with a stable message id', () => {
-    const requests = Array.from({ length: MAX_CALLBACK_BATCH * 2 + 1 }, (_, i) => ({ ...request, event_id: `evt_${i}` }));
+    const requests = Array.from({ length: MAX_CALLBACK_BATCH * 2 + 1 }, (_, i): CallbackRequest => ({ ...request, event_type: 'receivable.paid', event_id: `evt_${i}` }));
     const batches = batchCallbackRequests(requests);
     expect(batches.map((b) => b.batch.requests.length)).toEqual([MAX_CALLBACK_BATCH, MAX_CALLBACK_BATCH, 1]);
     expect(batches.map((b) => b.msgId)).toEqual([`evt_0+${MAX_CALLBACK_BATCH}`, `evt_${MAX_CALLBACK_BATCH}+${MAX_CALLBACK_BATCH}`, `evt_${MAX_CALLBACK_BATCH * 2}`]);

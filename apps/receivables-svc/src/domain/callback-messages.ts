@@ -23,11 +23,17 @@ export function callbackMessages(requests: CallbackRequest[]): OutboxMessage[] {
  * The callbacks a receivable causes. Event ids are derived from the receivable (and the cancellation
  * request number), so a callback requested twice is one event.
  */
-function callback(row: ReceivableRow, kind: string, eventType: CallbackEventType, payload: CallbackRequest['payload']): CallbackRequest {
+function callback(row: Pick<ReceivableRow, 'id' | 'tenant_id' | 'url_callback'>, kind: string, eventType: CallbackEventType, payload: CallbackRequest['payload']): CallbackRequest {
   return { event_id: `evt_${kind}_${row.id.replace(/-/g, '')}`, tenant_id: row.tenant_id, event_type: eventType, url: row.url_callback, payload };
 }
 
-export function registeredCallback(row: ReceivableRow): CallbackRequest {
+/** What a registered callback is made of. */
+export type RegisteredRow = Pick<
+  ReceivableRow,
+  'id' | 'tenant_id' | 'url_callback' | 'account_receivable_id' | 'typeable_line' | 'barcode' | 'our_number' | 'pix_copy_and_paste' | 'qrcode_image_url' | 'pdf_url'
+>;
+
+export function registeredCallback(row: RegisteredRow): CallbackRequest {
   const payload: RegisteredCallback = {
     success: true,
     type: 'registered',

@@ -4,7 +4,7 @@ import type { Logger } from '@payments/logger';
 import { Streams, type CallbackRequest, type CancellationJob, type RegistrationJob } from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
-import { callbackMessages, registeredCallback, registrationFailedCallback } from './callback-messages';
+import { callbackMessages, registeredCallback, registrationFailedCallback, type RegisteredRow } from './callback-messages';
 import { backoff, type JobOutcome } from './job-outcome';
 import { ProviderUnavailableError, type BatchRegistrationOutcome, type ChargeRequest, type Payer, type PaymentProvider, type ProviderCharge, type RegistrationOutcome } from './ports';
 import { recordTransition } from './state-history';
@@ -23,7 +23,14 @@ export interface RegistrationObserver {
   registered(createdAt: Date, registeredAt: Date): void;
 }
 
-type Attempt = { row: ReceivableRow; outcome: RegistrationOutcome };
+/** What registering a receivable reads: its charge terms and where it stands. */
+const REGISTRATION_COLUMNS = [
+  'id', 'account_receivable_id', 'state', 'registration_status', 'payment_method', 'amount_cents', 'emission_date', 'due_date', 'payer', 'items',
+  'discount_cents', 'discount_until', 'fine_bp', 'interest_cents_per_day',
+] as const;
+type RegistrationRow = Pick<ReceivableRow, (typeof REGISTRATION_COLUMNS)[number]>;
+
+type Attempt = { row: RegistrationRow; outcome: RegistrationOutcome };
 
 /**
  * Registers a job's receivables with the provider (one batch call) and records the results with their
@@ -33,7 +40,7 @@ type Attempt = { row: ReceivableRow; outcome: RegistrationOutcome };
  * already registered are skipped then).
  */
 export async function registerReceivables(deps: RegistrationDeps, job: RegistrationJob, deliveryCount: number): Promise<JobOutcome> {
-  const rows = await deps.db.selectFrom('receivables').selectAll().where('id', 'in', job.receivable_ids).where('tenant_id', '=', job.tenant_id).execute();
+  const rows = await deps.db.selectFrom('receivables').select(REGISTRATION_COLUMNS).where('id', 'in', job.receivable_ids).where('tenant_id', '=', job.tenant_id).execute();
   const queued = rows.filter((r) => r.registration_status === 'queued');
   const toSkip = queued.filter((r) => r.state === 'cancelled').map((r) => r.id); // cancelled before it reached the provider
   const toRegister = queued.filter((r) => r.state !== 'cancelled');
@@ -64,27 +71,31 @@ export async function registerReceivables(deps: RegistrationDeps, job: Registrat
 }
 
 /** Writes the results; returns the rows this call moved to registered (not those another worker wrote first) and when. */
-async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: Attempt[], toSkip: string[]): Promise<{ registered: ReceivableRow[]; at: Date }> {
+async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: Attempt[], toSkip: string[]): Promise<{ registered: Array<Pick<ReceivableRow, 'created_at'>>; at: Date }> {
   const now = new Date();
-  const newlyRegistered: ReceivableRow[] = [];
+  const newlyRegistered: Array<Pick<ReceivableRow, 'created_at'>> = [];
   if (toSkip.length > 0) {
     await trx.updateTable('receivables').set({ registration_status: 'skipped', updated_at: now }).where('id', 'in', toSkip).where('registration_status', '=', 'queued').execute();
   }
-  const registered = attempts.filter((a): a is { row: ReceivableRow; outcome: { kind: 'registered'; charge: ProviderCharge } } => a.outcome.kind === 'registered');
-  const rejected = attempts.filter((a): a is { row: ReceivableRow; outcome: { kind: 'rejected'; code: string; message: string } } => a.outcome.kind === 'rejected');
+  const registered = attempts.filter((a): a is { row: RegistrationRow; outcome: { kind: 'registered'; charge: ProviderCharge } } => a.outcome.kind === 'registered');
+  const rejected = attempts.filter((a): a is { row: RegistrationRow; outcome: { kind: 'rejected'; code: string; message: string } } => a.outcome.kind === 'rejected');
   const messages: OutboxMessage[] = [];
   const callbacks: CallbackRequest[] = [];
 
   if (registered.length > 0) {
-    const values = registered.map(({ row, outcome: { charge: c } }) =>
-      sql`(${row.id}::uuid, ${c.chargeId}, ${c.ourNumber}, ${c.barcode}, ${c.typeableLine}, ${c.pixCopyAndPaste}, ${c.qrcodeImageUrl}, ${c.pdfUrl})`);
+    const charges = registered.map((a) => a.outcome.charge);
     // Only rows still queued are written: another worker may have recorded the same result already.
-    const updated = await sql<ReceivableRow>`
+    // unnest: eight array parameters whatever the job size; only what the callbacks need comes back.
+    const updated = await sql<RegisteredRow & Pick<ReceivableRow, 'state' | 'created_at'>>`
       update receivables r set registration_status = 'registered', provider_charge_id = v.charge_id, our_number = v.our_number,
         barcode = v.barcode, typeable_line = v.typeable_line, pix_copy_and_paste = v.pix, qrcode_image_url = v.qr, pdf_url = v.pdf, updated_at = ${now}
-      from (values ${sql.join(values)}) as v(id, charge_id, our_number, barcode, typeable_line, pix, qr, pdf)
+      from unnest(${registered.map((a) => a.row.id)}::uuid[], ${charges.map((c) => c.chargeId)}::text[], ${charges.map((c) => c.ourNumber)}::text[],
+        ${charges.map((c) => c.barcode)}::text[], ${charges.map((c) => c.typeableLine)}::text[], ${charges.map((c) => c.pixCopyAndPaste)}::text[],
+        ${charges.map((c) => c.qrcodeImageUrl)}::text[], ${charges.map((c) => c.pdfUrl)}::text[])
+        as v(id, charge_id, our_number, barcode, typeable_line, pix, qr, pdf)
       where r.id = v.id and r.registration_status = 'queued'
-      returning r.*`.execute(trx);
+      returning r.id, r.tenant_id, r.url_callback, r.account_receivable_id, r.typeable_line, r.barcode, r.our_number, r.pix_copy_and_paste,
+        r.qrcode_image_url, r.pdf_url, r.state, r.created_at`.execute(trx);
     newlyRegistered.push(...updated.rows);
     for (const row of updated.rows) {
       if (row.state === 'pending') callbacks.push(registeredCallback(row));
@@ -116,7 +127,7 @@ async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: At
   return { registered: newlyRegistered, at: now };
 }
 
-function chargeRequest(row: ReceivableRow): ChargeRequest {
+function chargeRequest(row: RegistrationRow): ChargeRequest {
   const payer = row.payer as Payer;
   const lines = row.items as Array<{ description: string; quantity: number; price_cents: number }>;
   return {
