@@ -81,7 +81,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
 }
 
 async function startSystemTracked(options: SystemOptions, started: Array<{ stop(): Promise<void> }>): Promise<TestSystem> {
-  const database = await createTestDatabase();
+  const steps = new StartupSteps();
+  const database = await steps.run('create database', () => createTestDatabase());
   started.push({ stop: database.drop });
   const busPrefix = `t${randomBytes(5).toString('hex')}`;
   const charges = options.withReceivables || options.withSandboxOnly;
@@ -91,18 +92,22 @@ async function startSystemTracked(options: SystemOptions, started: Array<{ stop(
     RECEIVABLES_PORT: String(receivablesPort), BANK_SANDBOX_PORT: '0', CLIENTS_PORT: '0', CALLBACK_PORT: '0', BOOKLET_PORT: '0', BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
     ...options.env,
   };
-  const sandbox = charges ? await startBankSandbox(loadBankSandboxConfig(env), createLogger('bank-sandbox', env.LOG_LEVEL)) : undefined;
+  const sandbox = charges ? await steps.run('bank-sandbox', () => startBankSandbox(loadBankSandboxConfig(env), createLogger('bank-sandbox', env.LOG_LEVEL))) : undefined;
   if (sandbox) started.push(sandbox);
   if (sandbox) env.PROVIDER_BASE_URL = sandbox.url;
   const logger = (name: string) => createLogger(name, env.LOG_LEVEL);
-  const clients = options.withoutClients ? undefined : await startClientsService(loadClientsConfig(env), logger('clients-svc'));
+  const clients = options.withoutClients ? undefined : await steps.run('clients-svc', () => startClientsService(loadClientsConfig(env), logger('clients-svc')));
   if (clients) started.push(clients);
-  const gateway = await startGateway(loadGatewayConfig(env), logger('gateway'));
+  const gateway = await steps.run('gateway', () => startGateway(loadGatewayConfig(env), logger('gateway')));
   started.push(gateway);
   // Download links must point at this gateway's ephemeral port.
-  const booklets = options.withBooklets ? await startBookletService(loadBookletConfig({ ...env, PUBLIC_BASE_URL: gateway.url }), logger('booklet-svc')) : undefined;
-  const callbacks = options.withCallbacks || options.withReceivables ? await startCallbackService(loadCallbackConfig(env), options.callbackLogger ?? logger('callback-svc')) : undefined;
-  const receivables = options.withReceivables ? await startReceivablesService(loadReceivablesConfig(env), logger('receivables-svc')) : undefined;
+  const booklets = options.withBooklets ? await steps.run('booklet-svc', () => startBookletService(loadBookletConfig({ ...env, PUBLIC_BASE_URL: gateway.url }), logger('booklet-svc'))) : undefined;
+  if (booklets) started.push(booklets);
+  const callbacks = options.withCallbacks || options.withReceivables ? await steps.run('callback-svc', () => startCallbackService(loadCallbackConfig(env), options.callbackLogger ?? logger('callback-svc'))) : undefined;
+  if (callbacks) started.push(callbacks);
+  const receivables = options.withReceivables ? await steps.run('receivables-svc', () => startReceivablesService(loadReceivablesConfig(env), logger('receivables-svc'))) : undefined;
+  if (receivables) started.push(receivables);
+  steps.reportIfSlow();
   const api = new ApiClient(gateway.url);
   const adminDb = await openAdminDatabase(database.url);
 
@@ -133,6 +138,34 @@ async function startSystemTracked(options: SystemOptions, started: Array<{ stop(
       await database.drop().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Times each startup step. A step that hangs fails with its name (and the times of those before it),
+ * rather than as an anonymous beforeAll timeout; a slow startup prints its steps.
+ */
+class StartupSteps {
+  private readonly done: string[] = [];
+  private readonly startedAt = Date.now();
+
+  async run<T>(name: string, start: () => Promise<T>, timeoutMs = 45_000): Promise<T> {
+    const t0 = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`startSystem: ${name} did not start within ${timeoutMs} ms (before it: ${this.done.join(', ') || 'nothing'})`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([start(), timeout]);
+    } finally {
+      clearTimeout(timer);
+      this.done.push(`${name} ${Date.now() - t0} ms`);
+    }
+  }
+
+  reportIfSlow(thresholdMs = 15_000): void {
+    const total = Date.now() - this.startedAt;
+    if (total > thresholdMs) console.warn(`startSystem took ${total} ms: ${this.done.join(', ')}`);
+  }
 }
 
 /** Removes the JetStream streams (and object stores) a test run created under its prefix. */
