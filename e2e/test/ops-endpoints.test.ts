@@ -85,6 +85,7 @@ it('after API calls, /metrics shows requests by route template and charges by st
   expect(findSeries(callbacks, MetricNames.callbackAttempts, { outcome: 'delivered' })[0]?.value).toBeGreaterThanOrEqual(2);
   expect(findSeries(callbacks, MetricNames.callbacksDead)[0]?.value).toBe(0);
   expect(findSeries(callbacks, MetricNames.callbackDeliveriesWaiting)).toHaveLength(1);
+  expect(findSeries(callbacks, MetricNames.callbackDeliveriesHeld)[0]?.value).toBe(0); // all delivered: nothing held
 
   // One series per stream its outbox relay serves (booklet builds, callback requests), at 0 when idle.
   expect(findSeries(await scrape(system.booklets!.url), MetricNames.outboxWaiting)).toHaveLength(2);

@@ -29,7 +29,8 @@ export async function startCallbackService(config: CallbackConfig, logger: Logge
   const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'callback-svc', logger });
   const store = new EventStore(db);
   const metrics = createMetricsRegistry('callback-svc');
-  const observed = callbackMetrics(metrics, store, logger);
+  // The engine is made below; the gauge reads it only at scrape time.
+  const observed = callbackMetrics(metrics, store, logger, () => engine.heldCount);
   const http = createHttpDelivery({ timeoutMs: config.timeoutMs, policy: config.mode === 'production' ? 'public-only' : 'allow-private' });
   const engine = new DeliveryEngine(
     store,

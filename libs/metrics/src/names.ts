@@ -19,6 +19,8 @@ export const MetricNames = {
   callbacksDead: 'callback_dead_total',
   /** Gauge: callback deliveries waiting (pending: due now or scheduled for a retry). */
   callbackDeliveriesWaiting: 'callback_deliveries_waiting',
+  /** Gauge: claimed callback events this worker holds in memory, waiting for a slot or in flight. */
+  callbackDeliveriesHeld: 'callback_deliveries_held',
 } as const;
 
 export type MetricName = (typeof MetricNames)[keyof typeof MetricNames];

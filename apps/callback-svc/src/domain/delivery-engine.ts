@@ -112,6 +112,11 @@ export class DeliveryEngine {
     if (claim.size < events.length) this.wake();
   }
 
+  /** Claimed events held now: waiting for a slot, or in flight. */
+  get heldCount(): number {
+    return this.held.size;
+  }
+
   start(): void {
     this.running = true;
     this.wake();

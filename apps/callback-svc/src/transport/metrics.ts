@@ -1,5 +1,5 @@
 import type { Logger } from '@payments/logger';
-import { Counter, MetricNames, scrapedGauge, type Registry } from '@payments/metrics';
+import { Counter, Gauge, MetricNames, scrapedGauge, type Registry } from '@payments/metrics';
 import type { AttemptListener } from '../domain/delivery-engine';
 import type { EventStore } from '../domain/event-store';
 
@@ -8,9 +8,9 @@ type AttemptOutcome = 'delivered' | 'failed' | 'dead';
 /**
  * callback-svc's own metrics: attempts by outcome and dead callbacks (fed by the delivery engine's
  * attempt listener, so the domain knows nothing of Prometheus) and the delivery queue depth (read
- * from Postgres at scrape time, cached).
+ * from Postgres at scrape time, cached), and the events this worker holds claimed.
  */
-export function callbackMetrics(registry: Registry, store: EventStore, logger: Logger): { onAttempt: AttemptListener } {
+export function callbackMetrics(registry: Registry, store: EventStore, logger: Logger, heldCount: () => number): { onAttempt: AttemptListener } {
   const attempts = new Counter({
     name: MetricNames.callbackAttempts,
     help: 'Callback delivery attempts by outcome: delivered, failed (will be retried), dead (the last attempt failed)',
@@ -25,6 +25,14 @@ export function callbackMetrics(registry: Registry, store: EventStore, logger: L
     help: 'Callback deliveries waiting: pending events, due now or scheduled for a retry',
     read: async () => [{ labels: {}, value: await store.countWaiting() }],
     onError: (err) => logger.warn({ err }, 'could not count waiting callbacks for /metrics'),
+  });
+  new Gauge({
+    name: MetricNames.callbackDeliveriesHeld,
+    help: 'Claimed callback events this worker holds in memory: waiting for a delivery slot, or in flight',
+    registers: [registry],
+    collect() {
+      this.set(heldCount());
+    },
   });
   return {
     onAttempt: (_event, status) => {
