@@ -11,6 +11,7 @@ import { EventStore } from './domain/event-store';
 import { createHttpDelivery } from './domain/http-delivery';
 import { registerHandlers } from './transport/handlers';
 import { consumeCallbackRequests } from './transport/ingest';
+import { otelDeliveryTracing } from './transport/otel-delivery-tracing';
 import { callbackMetrics } from './transport/metrics';
 import { BusSigningSecrets } from './transport/signing-secrets';
 
@@ -46,6 +47,7 @@ export async function startCallbackService(config: CallbackConfig, logger: Logge
       observed.onAttempt(event, status, error);
       onAttempt?.(event, status, error);
     },
+    otelDeliveryTracing,
   );
   registerHandlers(bus, store, () => engine.wake());
   engine.start();

@@ -6,6 +6,7 @@ import type { ClaimedEvent, NewCallbackEvent } from '../src/domain/callback-even
 import { DeliveryEngine } from '../src/domain/delivery-engine';
 import type { EventStore } from '../src/domain/event-store';
 import type { AttemptOutcome, HttpDelivery } from '../src/domain/http-delivery';
+import { otelDeliveryTracing } from '../src/transport/otel-delivery-tracing';
 
 // The delivery engine over a store and an HTTP client that only record what they are given: what is
 // under test is which trace each attempt (and the POST inside it) belongs to.
@@ -45,6 +46,7 @@ function engineWith(status: number, posts: Array<SpanContext | undefined>, attem
     recordingStore(), http, { secretFor: async () => 'whsec_dGVzdA==' }, { scheduleMs: [1000], jitter: 0 },
     { global: 4, perHost: 4, maxHeld: 100, maxHeldPerHost: 100, leaseMs: 30_000, attemptTimeoutMs: 1_000, pollIntervalMs: 60_000 }, createLogger('delivery-tracing-test', 'silent'),
     (event) => attempts.push(event.eventId),
+    otelDeliveryTracing,
   );
 }
 

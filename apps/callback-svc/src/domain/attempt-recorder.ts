@@ -1,5 +1,5 @@
 import type { Logger } from '@payments/logger';
-import { detached } from '@payments/telemetry';
+import type { DeliveryTracing } from './delivery-tracing';
 import type { AttemptResult, EventStore } from './event-store';
 
 /**
@@ -15,6 +15,7 @@ export class AttemptRecorder {
   constructor(
     private readonly store: EventStore,
     private readonly logger: Logger,
+    private readonly tracing: Pick<DeliveryTracing, 'detached'>,
     private readonly maxBatch = 500,
   ) {}
 
@@ -22,7 +23,7 @@ export class AttemptRecorder {
     return new Promise((resolve) => {
       this.buffer.push({ result, done: resolve });
       // Detached: one write holds attempts of many traces; it must not join the first one's.
-      this.writing ??= detached(() =>
+      this.writing ??= this.tracing.detached(() =>
         this.drain().finally(() => {
           this.writing = undefined;
         }),

@@ -1,5 +1,7 @@
-import type { TraceCarrier } from '@payments/telemetry';
 import type { EventStatus } from '../db/schema';
+
+/** A trace context as propagation headers (W3C traceparent, tracestate), stored with an event. */
+export type TraceContext = Record<string, string>;
 
 /** A notification to deliver to a tenant's URL, as the producers hand it over. */
 export interface NewCallbackEvent {
@@ -10,7 +12,7 @@ export interface NewCallbackEvent {
   /** Serialised once: every attempt sends and signs these exact bytes. */
   body: string;
   /** Trace context of the consumed callback request, kept with the event for its delivery attempts. */
-  traceContext?: TraceCarrier;
+  traceContext?: TraceContext;
 }
 
 /** An event claimed for delivery by this worker. */
@@ -22,7 +24,7 @@ export interface ClaimedEvent {
   body: string;
   failuresInRun: number;
   /** Trace context stored with the event (null: none); each attempt is traced as its child. */
-  traceContext: TraceCarrier | null;
+  traceContext: TraceContext | null;
 }
 
 export interface AttemptView {

@@ -1,7 +1,6 @@
-import { SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { Logger } from '@payments/logger';
-import { detached, fromCarrier, recordFailure } from '@payments/telemetry';
 import { AttemptRecorder } from './attempt-recorder';
+import { noTracing, type AttemptEnd, type DeliveryTracing } from './delivery-tracing';
 import { HeldEvents } from './held-events';
 import { targetHostOf, type ClaimedEvent, type NewCallbackEvent } from './callback-event';
 import { statusAfter, type EventStore } from './event-store';
@@ -29,8 +28,6 @@ export interface DeliveryLimits {
   /** How often due events are looked for when nothing wakes the engine earlier. */
   pollIntervalMs: number;
 }
-
-const tracer = trace.getTracer('@payments/callback-svc');
 
 /** Claims at most this many rows per query; a larger room is filled by several. */
 const MAX_CLAIM = 1_000;
@@ -74,8 +71,9 @@ export class DeliveryEngine {
     private readonly limits: DeliveryLimits,
     private readonly logger: Logger,
     private readonly onAttempt: AttemptListener = () => undefined,
+    private readonly tracing: DeliveryTracing = noTracing,
   ) {
-    this.recorder = new AttemptRecorder(store, logger);
+    this.recorder = new AttemptRecorder(store, logger, tracing);
     this.held = new HeldEvents({
       inFlight: limits.global,
       inFlightPerHost: limits.perHost,
@@ -131,7 +129,7 @@ export class DeliveryEngine {
     }
     // Detached: wake() is called from inside traced work (a consumed batch, a retry request), which must
     // not adopt the claim queries nor, through the poll timer, every later pump.
-    this.pumping = detached(() =>
+    this.pumping = this.tracing.detached(() =>
       this.pump().finally(() => {
         this.pumping = undefined;
         if (this.wakeAgain) {
@@ -250,25 +248,12 @@ export class DeliveryEngine {
     this.inFlight.add(work);
   }
 
-  /**
-   * One attempt, in a span that is a child of the callback request the event came from (its context is
-   * stored with the event), so the attempt and its HTTP POST join the trace of the ERP request behind it.
-   */
+  /** One attempt, traced as part of the ERP request the event came from. */
   private deliver(event: ClaimedEvent, answered: (ok?: boolean) => void): Promise<void> {
-    const attributes = { 'callback.event_id': event.eventId, 'callback.attempt_in_run': event.failuresInRun + 1, 'server.address': event.targetHost };
-    return tracer.startActiveSpan('deliver callback', { kind: SpanKind.INTERNAL, attributes }, fromCarrier(event.traceContext), async (span) => {
-      try {
-        await this.attempt(event, span, answered);
-      } catch (err) {
-        recordFailure(span, err);
-        throw err;
-      } finally {
-        span.end();
-      }
-    });
+    return this.tracing.attempt(event, (end) => this.attempt(event, end, answered));
   }
 
-  private async attempt(event: ClaimedEvent, span: Span, answered: (ok?: boolean) => void): Promise<void> {
+  private async attempt(event: ClaimedEvent, end: (how: AttemptEnd) => void, answered: (ok?: boolean) => void): Promise<void> {
     let secret: string;
     try {
       secret = await this.secrets.secretFor(event.tenantId);
@@ -276,7 +261,7 @@ export class DeliveryEngine {
       // Not the receiver's fault: no attempt is logged; try again shortly.
       this.logger.warn({ err, eventId: event.eventId, tenantId: event.tenantId }, 'signing secret unavailable; postponing delivery');
       await this.store.postpone(event, new Date(Date.now() + Math.max(1_000, this.limits.pollIntervalMs)));
-      span.setAttribute('callback.status', 'postponed');
+      end({ status: 'postponed', httpStatus: null, error: null });
       return;
     }
     const attemptedAt = new Date();
@@ -289,9 +274,7 @@ export class DeliveryEngine {
     const result = { event, attemptedAt, outcome, retryAt };
     await this.recorder.record(result);
     const status = statusAfter(result);
-    span.setAttribute('callback.status', status);
-    if (outcome.statusCode !== null) span.setAttribute('http.response.status_code', outcome.statusCode);
-    if (!outcome.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error ?? 'not delivered' });
+    end({ status, httpStatus: outcome.statusCode, error: outcome.ok ? null : (outcome.error ?? 'not delivered') });
     if (status === 'dead') this.logger.warn({ eventId: event.eventId, tenantId: event.tenantId, error: outcome.error }, 'callback dead after its last attempt');
     this.onAttempt(event, status, outcome.error);
   }
