@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ErrorCatalog, type ErrorCode } from './errors';
 
 /** RFC 9457 problem details, the body of every error response. */
 export const FieldErrorSchema = Type.Object({
@@ -13,7 +14,10 @@ export const ProblemSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.String(),
-    code: Type.String({ description: 'Machine-readable error code (see ErrorCatalog)' }),
+    code: Type.Union(
+      (Object.keys(ErrorCatalog) as ErrorCode[]).map((code) => Type.Literal(code)),
+      { description: 'Machine-readable error code: one of a fixed list, each with its HTTP status' },
+    ),
     instance: Type.Optional(Type.String()),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
     request_id: Type.Optional(Type.String({ description: 'Identifies the request in the logs; also in header X-Request-Id' })),

@@ -80,6 +80,30 @@ describe('buildOpenApiDocument', () => {
     expect(validate([])).toBe(false);
   });
 
+  it('lists every catalogued error code in Problem.code, and nothing else', () => {
+    const problem = (doc.components?.schemas as Record<string, { properties: Record<string, { enum?: string[] }> }>).Problem;
+    expect(problem.properties.code.enum?.slice().sort()).toEqual(Object.keys(ErrorCatalog).sort());
+    const ajv = createAjv();
+    ajv.addSchema(JSON.parse(JSON.stringify(doc)) as object, 'doc');
+    const validate = ajv.compile({ $ref: 'doc#/components/schemas/Problem' });
+    const body = { type: '/problems/not-found', title: 'Not Found', status: 404, detail: 'no receivable with this id', code: 'not_found' };
+    expect(validate(body)).toBe(true);
+    expect(validate({ ...body, code: 'no_such_code' })).toBe(false);
+  });
+
+  it('shows Idempotent-Replayed on the stored 4xx of an idempotent operation, not on refusals before it ran', () => {
+    const cancel = doc.paths?.['/api/v1/accounts-receivable/{uuid}/cancel']?.post;
+    const headersOf = (status: string) => Object.keys((cancel?.responses?.[status] as { headers?: object } | undefined)?.headers ?? {});
+    expect(headersOf('202')).toContain('Idempotent-Replayed');
+    expect(headersOf('404')).toContain('Idempotent-Replayed');
+    expect(headersOf('409')).toContain('Idempotent-Replayed');
+    expect(headersOf('401')).not.toContain('Idempotent-Replayed');
+    expect(headersOf('422')).not.toContain('Idempotent-Replayed');
+    const download = API_OPERATIONS.find((o) => o.operationId === 'downloadBooklet')!;
+    const downloadNotFound = doc.paths?.[download.path]?.get?.responses?.['404'] as { headers?: object } | undefined;
+    expect(Object.keys(downloadNotFound!.headers!)).toEqual(['X-Request-Id']); // a GET takes no Idempotency-Key
+  });
+
   it('is plain JSON (no TypeBox symbols, nothing lost in a round trip)', () => {
     expect(JSON.parse(JSON.stringify(doc))).toEqual(doc);
   });

@@ -38,7 +38,10 @@ const HEADERS: Record<HeaderName, HeaderObject> = {
     example: Ids.request,
   },
   'Idempotent-Replayed': {
-    description: 'Present (true) when this is the stored answer of an earlier request with the same Idempotency-Key; nothing was done again.',
+    description:
+      'Present (true) when this is the stored answer of an earlier request with the same Idempotency-Key; nothing was done again. ' +
+      'Successes are stored, and so are the 4xx the operation itself answered (e.g. 404, 409); refusals before it ran (authentication, ' +
+      'Idempotency-Key, rate limit, input validation) and 5xx are not, so retrying those runs the request.',
     schema: { type: 'string', enum: ['true'] },
     example: 'true',
   },
@@ -213,7 +216,7 @@ function operationObject(operation: ApiOperation, registry: SchemaRegistry): Ope
     security: securityOf(operation),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body ? { requestBody: { description: body.description, required: true, content: { [JSON_TYPE]: { schema: registry.use(body.schema), examples: body.examples } } } } : {}),
-    responses: { [String(operation.success.status)]: successResponse(operation, registry), ...errorResponses(operation.errors, registry) },
+    responses: { [String(operation.success.status)]: successResponse(operation, registry), ...errorResponses(operation.errors, registry, operation.idempotency !== 'none') },
   };
 }
 
@@ -238,7 +241,10 @@ function problemExamples(operations: readonly ApiOperation[]): Record<string, Ex
 }
 
 /** One problem+json response per status, listing each code the route answers with it and when. */
-function errorResponses(errors: Partial<Record<ErrorCode, string>>, registry: SchemaRegistry): Record<string, ResponseObject> {
+/** Codes an operation's handler answers, which the Idempotency-Key layer stores and replays (input is validated before it). */
+const REPLAYED_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['not_found', 'conflict', 'gone']);
+
+function errorResponses(errors: Partial<Record<ErrorCode, string>>, registry: SchemaRegistry, idempotent: boolean): Record<string, ResponseObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of Object.keys(errors) as ErrorCode[]) {
     const { status } = ErrorCatalog[code];
@@ -250,6 +256,7 @@ function errorResponses(errors: Partial<Record<ErrorCode, string>>, registry: Sc
     const headers: Record<string, ReferenceObject> = { 'X-Request-Id': headerRef('X-Request-Id') };
     if (status === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
     if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
+    if (idempotent && codes.some((code) => REPLAYED_CODES.has(code))) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
     responses[String(status)] = {
       description: codes.map((code) => `\`${code}\`: ${errors[code]}`).join('; '),
       headers,
