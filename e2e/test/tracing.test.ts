@@ -152,6 +152,27 @@ it('writes the trace and span ids of the active span on log lines', async () => 
   // Lines written outside any span (start-up) carry no ids.
   const ready = JSON.parse(apps['bank-sandbox'].output.split('\n').find((l) => l.includes('"bank-sandbox ready"'))!) as Record<string, unknown>;
   expect(ready.trace_id).toBeUndefined();
+  payTraceId = logged.trace_id!;
+});
+
+let payTraceId = '';
+
+it("continues the payment's trace through the provider webhook to the paid callback", async () => {
+  await waitFor(() => receiver.delivered().some((r) => r.body.includes('"type":"paid"')), 20_000, 'the paid callback');
+  const paid = receiver.delivered().find((r) => r.body.includes('"type":"paid"'))!;
+  // The sandbox queued the webhook with the pay request's context; its delivery, the webhook's handling
+  // in receivables-svc and the callback to the ERP all continue that trace.
+  expect(paid.headers.traceparent).toMatch(new RegExp(`^00-${payTraceId}-`));
+  const complete = () => byName(collector.trace(payTraceId), 'callback-svc', 'deliver callback').length > 0;
+  await waitFor(complete, 15_000, 'the delivery span in the payment trace').catch(() => undefined);
+  const spans = collector.trace(payTraceId);
+  const webhookPost = spans.filter((s) => s.service === 'bank-sandbox' && s.kind === OtlpKind.client && s.attributes['url.path'] === '/provider/webhooks/bank-sandbox');
+  expect(webhookPost).toHaveLength(1);
+  const handled = spans.filter((s) => s.service === 'receivables-svc' && s.kind === OtlpKind.server && s.parentSpanId === webhookPost[0].spanId);
+  expect(handled).toHaveLength(1);
+  const delivery = byName(spans, 'callback-svc', 'deliver callback', OtlpKind.internal);
+  expect(delivery).toHaveLength(1);
+  expect(isDescendant(spans, delivery[0], handled[0])).toBe(true);
 });
 
 /** Whether `span` hangs (at any depth) under `ancestor` in this trace. */

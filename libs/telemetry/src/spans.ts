@@ -1,4 +1,5 @@
 import { context, ROOT_CONTEXT, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { fromCarrier, type TraceCarrier } from './propagation';
 
 /** trace_id and span_id of the active span, for log lines; empty when no span is recording. */
 export function activeTraceIds(): { trace_id?: string; span_id?: string } {
@@ -23,4 +24,13 @@ export function recordFailure(span: Span, err: unknown, opts: { exception?: bool
  */
 export function detached<T>(fn: () => T): T {
   return context.with(ROOT_CONTEXT, fn);
+}
+
+/**
+ * Runs `fn` in a trace context stored earlier (toCarrier), e.g. with a queued notification: what it
+ * does (an outgoing HTTP call, traced by the instrumentation) continues the trace that queued it.
+ * Without a stored context, `fn` runs outside any trace.
+ */
+export function inStoredContext<T>(carrier: TraceCarrier | null | undefined, fn: () => T): T {
+  return context.with(fromCarrier(carrier), fn);
 }

@@ -55,4 +55,9 @@ export const migrations: Record<string, Migration> = {
       await db.schema.createIndex('notifications_charge_idx').on('notifications').column('charge_id').execute();
     },
   },
+  '0002_notification_trace_context': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('notifications').addColumn('trace_context', 'json').execute();
+    },
+  },
 };

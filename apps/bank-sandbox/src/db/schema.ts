@@ -57,6 +57,8 @@ export interface NotificationsTable {
   last_error: string | null;
   created_at: CreatedAt;
   delivered_at: Date | null;
+  /** Trace context of the payment that caused it (W3C headers): its delivery continues that trace. */
+  trace_context: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
 }
 
 export interface BankSandboxDatabase {

@@ -115,9 +115,10 @@ export class ChargeStore {
   /**
    * Settles an open charge and records its webhook in the same transaction, so a payment is never
    * without its notification (and a crash right after it still delivers it on the next start).
-   * amountPaidCents null = the charge's value.
+   * amountPaidCents null = the charge's value. `traceContext` (W3C headers) is kept with the
+   * notification, whose delivery then continues the payment's trace.
    */
-  async settle(ourNumber: string, method: SettlementMethod, amountPaidCents: number | null, at: Date = new Date()): Promise<SettleOutcome> {
+  async settle(ourNumber: string, method: SettlementMethod, amountPaidCents: number | null, at: Date = new Date(), traceContext: Record<string, string> | null = null): Promise<SettleOutcome> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('charges').selectAll().where('our_number', '=', ourNumber).forUpdate().executeTakeFirst();
       if (!row) return { outcome: 'not_found' };
@@ -132,7 +133,7 @@ export class ChargeStore {
         .where('charge_id', '=', current.chargeId)
         .returningAll()
         .executeTakeFirstOrThrow();
-      const eventId = await recordNotification(trx, current.chargeId, JSON.stringify(chargePaidEvent(current, settlement)), at);
+      const eventId = await recordNotification(trx, current.chargeId, JSON.stringify(chargePaidEvent(current, settlement)), at, traceContext);
       return { outcome: 'settled', charge: toCharge(updated), eventId };
     });
   }
@@ -168,11 +169,11 @@ function outcomeFor(row: ChargeRow | undefined, fingerprint: string, created: bo
   return { outcome: created ? 'created' : 'replayed', charge: toCharge(row) };
 }
 
-async function recordNotification(trx: Transaction<BankSandboxDatabase>, chargeId: string, body: string, at: Date): Promise<string> {
+async function recordNotification(trx: Transaction<BankSandboxDatabase>, chargeId: string, body: string, at: Date, traceContext: Record<string, string> | null): Promise<string> {
   const eventId = randomUUID();
   await trx
     .insertInto('notifications')
-    .values({ event_id: eventId, charge_id: chargeId, event_type: 'charge.paid', body, status: 'pending', next_attempt_at: at })
+    .values({ event_id: eventId, charge_id: chargeId, event_type: 'charge.paid', body, status: 'pending', next_attempt_at: at, trace_context: traceContext ? JSON.stringify(traceContext) : null })
     .execute();
   return eventId;
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
-import { detached } from '@payments/telemetry';
+import { detached, inStoredContext } from '@payments/telemetry';
 import type { BankSandboxDatabase, NotificationRow } from '../db/schema';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signSandboxWebhook } from './webhook-signature';
 
@@ -104,7 +104,8 @@ export class WebhookDispatcher {
   }
 
   private async attempt(notification: NotificationRow): Promise<void> {
-    const outcome = await this.post(notification);
+    // In the payment's trace: the webhook (and what receivables-svc does with it) joins it.
+    const outcome = await inStoredContext(notification.trace_context, () => this.post(notification));
     const attempts = notification.attempt_count + 1;
     if (outcome.ok) {
       await this.db

@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { toCarrier } from '@payments/telemetry';
 import { BEHAVIOUR_MODES, type BehaviourMode } from '../domain/behaviour';
 import { reaisToCents, type SettlementMethod } from '../domain/money';
 import { OUR_NUMBER_DIGITS } from '../domain/slip-issuer';
@@ -24,7 +25,7 @@ export function mountSandboxRoutes(router: Router, deps: SandboxDeps): void {
       amountCents = typeof body.amount === 'number' ? reaisToCents(body.amount) : null;
       if (amountCents === null) throw new BankApiError(422, 'invalid_request', 'amount must be a positive number of reais with at most 2 decimals');
     }
-    const result = await deps.store.settle(ourNumberParam(ctx.params.ourNumber), method as SettlementMethod, amountCents);
+    const result = await deps.store.settle(ourNumberParam(ctx.params.ourNumber), method as SettlementMethod, amountCents, new Date(), toCarrier() ?? null);
     switch (result.outcome) {
       case 'not_found':
         throw new BankApiError(404, 'not_found', `no charge with our_number ${ctx.params.ourNumber}`);
