@@ -1,7 +1,7 @@
 import type { ClaimedEvent } from '../src/domain/callback-event';
 import { HeldEvents, type HoldLimits } from '../src/domain/held-events';
 
-const limits: HoldLimits = { inFlight: 5, inFlightPerHost: 2, held: 10, heldPerHost: 6, minLeaseLeftMs: 1_000 };
+const limits: HoldLimits = { inFlight: 5, inFlightPerHost: 2, held: 10, heldPerHost: 6, minLeaseLeftMs: 1_000, maxWaitMs: 50_000 };
 let clock = 0;
 const held = (l: HoldLimits = limits) => new HeldEvents(l, () => clock);
 let n = 0;
@@ -85,4 +85,44 @@ it('hands every waiting event back on shutdown', () => {
   expect(new Set(ids([...started, ...waiting]))).toEqual(new Set(ids(events)));
   expect(ids(waiting)).toEqual([events[2].eventId]);
   expect(h.size).toBe(started.length);
+});
+
+it('holds for a host what it answers within the wait an event may have, measured while it has a backlog', () => {
+  const h = held({ inFlight: 100, inFlightPerHost: 2, held: 5_000, heldPerHost: 1_000, minLeaseLeftMs: 1_000, maxWaitMs: 10_000 });
+  for (let i = 0; i < 50; i++) h.hold(event('slow'), 600_000);
+  expect(h.heldLimitFor('slow')).toBe(1_000); // not measured yet
+  h.takeStartable();
+  // 10 answers in 5 s with events still waiting: 2 per second, so 20 fit in a 10 s wait.
+  for (let i = 1; i <= 10; i++) {
+    clock = i * 500;
+    h.answered('slow', true);
+    h.finished('slow');
+    h.takeStartable();
+  }
+  expect(h.heldLimitFor('slow')).toBe(20);
+  expect(h.claimRoom().left.get('slow')).toBe(0); // it holds 40 already
+  expect(h.hasRoomFor('slow')).toBe(false);
+  // Never below 4 x its in-flight limit.
+  for (let i = 1; i <= 2; i++) {
+    clock = 5_000 + i * 2_600;
+    h.answered('slow', true);
+    h.finished('slow');
+    h.takeStartable();
+  }
+  expect(h.heldLimitFor('slow')).toBe(8);
+});
+
+it('forgets a pace measured without a backlog: few answers then say nothing of the host', () => {
+  const h = held({ inFlight: 100, inFlightPerHost: 2, held: 5_000, heldPerHost: 1_000, minLeaseLeftMs: 1_000, maxWaitMs: 10_000 });
+  const [a, b, c] = [event('quiet'), event('quiet'), event('quiet')];
+  for (const e of [a, b, c]) h.hold(e, 600_000);
+  h.takeStartable();
+  clock = 5_000;
+  h.answered('quiet', true); // one waiting at the end of the window: measured
+  expect(h.heldLimitFor('quiet')).toBe(8);
+  h.finished('quiet');
+  h.takeStartable(); // c starts: nothing waits any more
+  clock = 10_000;
+  h.answered('quiet', true);
+  expect(h.heldLimitFor('quiet')).toBe(1_000);
 });

@@ -80,6 +80,7 @@ export class DeliveryEngine {
       held: limits.maxHeld,
       heldPerHost: limits.maxHeldPerHost,
       minLeaseLeftMs: limits.attemptTimeoutMs + leaseMarginMs(limits),
+      maxWaitMs: limits.leaseMs - limits.attemptTimeoutMs - leaseMarginMs(limits),
     });
   }
 
@@ -212,7 +213,7 @@ export class DeliveryEngine {
   private wakeIfRoomFreed(host: string): void {
     const room = this.held.claimRoom();
     const hostRoom = room.left.get(host) ?? room.perHost;
-    if (this.hostsWithBacklog.has(host) && hostRoom >= Math.max(1, Math.floor(this.limits.maxHeldPerHost / 4), Math.floor(this.limits.perHost / 4))) {
+    if (this.hostsWithBacklog.has(host) && hostRoom >= Math.max(1, Math.floor(this.held.heldLimitFor(host) / 4))) {
       this.hostsWithBacklog.delete(host);
       this.wake();
     } else if (this.backlogBeyondRoom && room.total >= Math.max(1, Math.floor(this.limits.maxHeld / 4))) {

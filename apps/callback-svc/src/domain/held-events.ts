@@ -7,11 +7,16 @@ export interface HoldLimits {
   inFlightPerHost: number;
   /** Claimed events held by this worker, waiting or in flight, in all. */
   held: number;
-  /** Claimed events held for one host; a host whose last attempt failed gets only twice its in-flight limit. */
+  /** Claimed events held for one host at most (see heldLimitFor: a slow or failing host gets fewer). */
   heldPerHost: number;
   /** An event is started only with at least this much of its lease left (the POST timeout and a margin). */
   minLeaseLeftMs: number;
+  /** How long a claimed event may wait for its slot: the lease less minLeaseLeftMs. */
+  maxWaitMs: number;
 }
+
+/** Answers are counted over windows this long to estimate each host's pace. */
+const PACE_WINDOW_MS = 5_000;
 
 /** Room for more claims: in all, and for each host that already holds something (others have `perHost`). */
 export interface ClaimRoom {
@@ -24,6 +29,10 @@ interface HostState {
   waiting: Array<{ event: ClaimedEvent; leaseEndsAt: number }>;
   inFlight: number;
   failing: boolean;
+  /** Answers per second over the last full window that had a backlog; null when not measured. */
+  pace: number | null;
+  windowStart: number;
+  answersInWindow: number;
 }
 
 /**
@@ -111,6 +120,15 @@ export class HeldEvents {
     if (!state) return;
     state.inFlight = Math.max(0, state.inFlight - 1);
     if (ok !== undefined) state.failing = !ok;
+    state.answersInWindow += 1;
+    const elapsed = this.now() - state.windowStart;
+    if (elapsed >= PACE_WINDOW_MS) {
+      // Only a window that ended with events waiting measured what the host can take; otherwise the
+      // answers only say how many there were to send.
+      state.pace = state.waiting.length > 0 ? (state.answersInWindow * 1000) / elapsed : null;
+      state.windowStart = this.now();
+      state.answersInWindow = 0;
+    }
   }
 
   /** The attempt is recorded: its global slot is free. */
@@ -138,14 +156,24 @@ export class HeldEvents {
     return this.hosts.get(host)?.inFlight ?? 0;
   }
 
-  private heldLimitFor(host: string): number {
-    return this.hosts.get(host)?.failing ? Math.min(this.limits.heldPerHost, 2 * this.limits.inFlightPerHost) : this.limits.heldPerHost;
+  /**
+   * How many events a host may hold: what it answers within the time an event may wait (so that held
+   * events start before their lease runs short), at least 4 times its in-flight limit, at most
+   * heldPerHost. A host not yet measured gets heldPerHost; one whose last attempt failed, twice its
+   * in-flight limit.
+   */
+  heldLimitFor(host: string): number {
+    const state = this.hosts.get(host);
+    const { heldPerHost, inFlightPerHost, maxWaitMs } = this.limits;
+    if (state?.failing) return Math.min(heldPerHost, 2 * inFlightPerHost);
+    if (!state || state.pace === null) return heldPerHost;
+    return Math.min(heldPerHost, Math.max(4 * inFlightPerHost, Math.floor((state.pace * maxWaitMs) / 1000)));
   }
 
   private host(host: string): HostState {
     let state = this.hosts.get(host);
     if (!state) {
-      state = { waiting: [], inFlight: 0, failing: false };
+      state = { waiting: [], inFlight: 0, failing: false, pace: null, windowStart: this.now(), answersInWindow: 0 };
       this.hosts.set(host, state);
     }
     return state;
