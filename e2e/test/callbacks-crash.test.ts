@@ -2,6 +2,7 @@ import { startSystem, type TestSystem, type TestTenant } from '../support/system
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { CallbackPublisher } from '../support/publish';
 import { AppProcess } from '../support/process';
+import { queryRows } from '../support/db-probe';
 
 // callback-svc runs as its own process here, so that it can be killed (SIGKILL) mid-schedule.
 let system: TestSystem;
@@ -9,6 +10,9 @@ let tenant: TestTenant;
 let publisher: CallbackPublisher;
 let receiver: CallbackReceiver;
 let callbackSvc: AppProcess;
+/** Processes and receivers a test starts on its own: stopped after all, even when the test failed midway. */
+const extraApps: AppProcess[] = [];
+const extraReceivers: CallbackReceiver[] = [];
 
 beforeAll(async () => {
   system = await startSystem();
@@ -26,6 +30,8 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  await Promise.all(extraApps.map((p) => p.kill()));
+  await Promise.all(extraReceivers.map((r) => r.stop().catch(() => undefined)));
   await callbackSvc?.kill();
   await receiver?.stop();
   await publisher?.close();
@@ -76,17 +82,36 @@ it('gives the claims of events it had not started back on SIGTERM: another insta
   };
   let answer = false;
   const slow = await new CallbackReceiver(() => (answer ? { status: 200 } : 'hang')).start();
+  extraReceivers.push(slow);
   const first = new AppProcess('callback-svc', env);
+  extraApps.push(first);
   await first.start('callback-svc ready');
   const requests = Array.from({ length: 30 }, () => publisher.request(tenant.tenantId, slow.url));
   await publisher.publishBatch(requests);
   await waitFor(() => slow.received.length >= 2, 10_000, 'the first two in flight');
-  // 2 in flight (the host's limit), 28 claimed and held in memory with a 2-minute lease.
+  // 2 in flight (the host's limit), 28 claimed and held in memory with a 2-minute lease: all under
+  // way, so none shows a scheduled next attempt (its lease end is no schedule).
+  const ours = new Set(requests.map((r) => r.event_id));
+  const pendingOfOurs = async () => {
+    const listed = await tenant.api.send<Array<{ event_id: string; next_attempt_at: string | null }>>('GET', '/api/v1/callbacks?status=pending&limit=500');
+    if (!Array.isArray(listed.json)) throw new Error(`GET /api/v1/callbacks answered ${listed.status}: ${listed.text}`);
+    return listed.json.filter((e) => ours.has(e.event_id));
+  };
+  const held = await pendingOfOurs();
+  expect(held).toHaveLength(30);
+  expect(held.every((e) => e.next_attempt_at === null)).toBe(true);
   expect(await first.stop()).toBe(0);
   expect(slow.maxInFlight).toBe(2);
+  // Given back on stop: unclaimed and due now (the two that timed out are due again 200 ms after their attempt).
+  const rows = await queryRows<{ locked_until: Date | null; next_attempt_at: Date }>(
+    system.databaseUrl, 'select locked_until, next_attempt_at from callbacks.events where event_id = any($1)', [[...ours]],
+  );
+  expect(rows).toHaveLength(30);
+  expect(rows.every((r) => r.locked_until === null && r.next_attempt_at.getTime() < Date.now() + 1_000)).toBe(true);
 
   answer = true;
   const second = new AppProcess('callback-svc', env);
+  extraApps.push(second);
   await second.start('callback-svc ready');
   try {
     const started = Date.now();
@@ -97,6 +122,5 @@ it('gives the claims of events it had not started back on SIGTERM: another insta
     expect(slow.maxInFlight).toBe(2);
   } finally {
     await second.stop();
-    await slow.stop();
   }
 });

@@ -149,7 +149,9 @@ export const CallbackEventSummarySchema = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     attempt_count: Type.Integer(),
-    next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the next attempt is due; null when none is scheduled (delivered, dead) or one is under way',
+    }),
   },
   { $id: 'CallbackEventSummary' },
 );

@@ -170,6 +170,11 @@ function toView(row: EventRow): EventView {
     createdAt: row.created_at,
     deliveredAt: row.delivered_at,
     attemptCount: row.attempt_count,
-    nextAttemptAt: row.next_attempt_at,
+    // A claimed event's next_attempt_at is its lease end, not a schedule: its attempt is under way.
+    nextAttemptAt: isClaimed(row) ? null : row.next_attempt_at,
   };
+}
+
+function isClaimed(row: EventRow): boolean {
+  return row.status === 'pending' && row.locked_until !== null && row.locked_until.getTime() > Date.now();
 }
