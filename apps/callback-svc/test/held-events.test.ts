@@ -59,7 +59,7 @@ it('gives room to claim in all and per host, less for a host whose last attempt 
   expect(room.left.get('a')).toBe(2);
   expect(room.left.get('b')).toBe(5);
   expect(room.perHost).toBe(6);
-  expect(h.hasRoomFor('a')).toBe(true);
+  expect(h.roomFor('a')).toBe(2);
   h.takeStartable();
   h.answered('a', false); // failing: at most 2 x inFlightPerHost = 4 held
   room = h.claimRoom();
@@ -73,7 +73,8 @@ it('keeps the global hold limit', () => {
   const h = held();
   for (let i = 0; i < 10; i++) h.hold(event(`h${i}`), 60_000);
   expect(h.claimRoom().total).toBe(0);
-  expect(h.hasRoomFor('new')).toBe(false);
+  expect(h.totalRoom()).toBe(0);
+  expect(h.roomFor('new')).toBe(6); // its own limit, but nothing left in all
 });
 
 it('hands every waiting event back on shutdown', () => {
@@ -101,7 +102,7 @@ it('holds for a host what it answers within the wait an event may have, measured
   }
   expect(h.heldLimitFor('slow')).toBe(20);
   expect(h.claimRoom().left.get('slow')).toBe(0); // it holds 40 already
-  expect(h.hasRoomFor('slow')).toBe(false);
+  expect(h.roomFor('slow')).toBe(0);
   // Never below 4 x its in-flight limit.
   for (let i = 1; i <= 2; i++) {
     clock = 5_000 + i * 2_600;

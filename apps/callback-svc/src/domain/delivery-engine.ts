@@ -211,12 +211,11 @@ export class DeliveryEngine {
    * finished delivery would cost one per event.
    */
   private wakeIfRoomFreed(host: string): void {
-    const room = this.held.claimRoom();
-    const hostRoom = room.left.get(host) ?? room.perHost;
-    if (this.hostsWithBacklog.has(host) && hostRoom >= Math.max(1, Math.floor(this.held.heldLimitFor(host) / 4))) {
+    // Runs twice per delivery: only this host's and the overall room, not every host's.
+    if (this.hostsWithBacklog.has(host) && this.held.roomFor(host) >= Math.max(1, Math.floor(this.held.heldLimitFor(host) / 4))) {
       this.hostsWithBacklog.delete(host);
       this.wake();
-    } else if (this.backlogBeyondRoom && room.total >= Math.max(1, Math.floor(this.limits.maxHeld / 4))) {
+    } else if (this.backlogBeyondRoom && this.held.totalRoom() >= Math.max(1, Math.floor(this.limits.maxHeld / 4))) {
       this.backlogBeyondRoom = false;
       this.wake();
     } else if (this.held.size === 0) this.wake();

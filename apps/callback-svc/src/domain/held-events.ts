@@ -59,16 +59,21 @@ export class HeldEvents {
     return this.waitingCount + this.running;
   }
 
-  /** Whether another event for this host may be claimed. */
-  hasRoomFor(host: string): boolean {
-    return this.size < this.limits.held && this.heldFor(host) < this.heldLimitFor(host);
-  }
-
   /** How many more may be claimed, in all and per host. */
   claimRoom(): ClaimRoom {
     const left = new Map<string, number>();
-    for (const [host] of this.hosts) left.set(host, Math.max(0, this.heldLimitFor(host) - this.heldFor(host)));
-    return { total: Math.max(0, this.limits.held - this.size), left, perHost: this.limits.heldPerHost };
+    for (const [host] of this.hosts) left.set(host, this.roomFor(host));
+    return { total: this.totalRoom(), left, perHost: this.limits.heldPerHost };
+  }
+
+  /** How many more may be claimed for one host (ignoring the limit in all). */
+  roomFor(host: string): number {
+    return Math.max(0, this.heldLimitFor(host) - this.heldFor(host));
+  }
+
+  /** How many more may be claimed in all. */
+  totalRoom(): number {
+    return Math.max(0, this.limits.held - this.size);
   }
 
   /** Holds a freshly claimed event until it can start. */
