@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { CallbacksDatabase, EventRow, EventStatus } from '../db/schema';
 import { targetHostOf, type ClaimedEvent, type EventView, type NewCallbackEvent } from './callback-event';
+import type { ClaimRoom } from './held-events';
 import type { AttemptOutcome } from './http-delivery';
 
 /**
@@ -43,7 +44,7 @@ export class EventStore {
    * Claims up to `limit` due events, oldest first, and never more for a host than its room: hosts
    * without room are skipped (a slow receiver cannot hold up the others), the rest take what is left.
    */
-  async claimDue(limit: number, leaseMs: number, room: HostRoom): Promise<ClaimedEvent[]> {
+  async claimDue(limit: number, leaseMs: number, room: Pick<ClaimRoom, 'left' | 'perHost'>): Promise<ClaimedEvent[]> {
     if (limit <= 0) return [];
     const busy = [...room.left];
     // claim_due_events (migration 0003): a function, so that it can keep its plan under a burst.
@@ -132,12 +133,6 @@ export class EventStore {
     const rows = await query.orderBy('created_at', 'desc').orderBy('event_id', 'desc').limit(limit).execute();
     return rows.map(toView);
   }
-}
-
-/** Room left per host for new deliveries: hosts absent from `left` have `perHost`. */
-export interface HostRoom {
-  left: ReadonlyMap<string, number>;
-  perHost: number;
 }
 
 /** One finished attempt, waiting to be written. */
