@@ -20,7 +20,7 @@ it('starts at most the per-host limit for a host, oldest first, and the rest whe
   expect(h.takeStartable().start).toEqual([]);
   h.answered('a', true);
   expect(ids(h.takeStartable().start)).toEqual([a[2].eventId]);
-  expect(h.inFlightFor('a')).toBe(2);
+  expect(h.heldFor('a')).toBe(2); // both in flight, none waiting
 });
 
 it('lets hosts take turns and keeps the global in-flight limit until attempts are recorded', () => {

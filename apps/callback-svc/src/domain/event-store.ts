@@ -49,7 +49,7 @@ export class EventStore {
     const busy = [...room.left];
     // claim_due_events (migration 0003): a function, so that it can keep its plan under a burst.
     const rows = await sql<EventRow>`
-      select * from claim_due_events(${limit}, make_interval(secs => ${leaseMs / 1000}), ${busy.map(([host]) => host)}::text[], ${busy.map(([, n]) => n)}::int[], ${room.perHost})`.execute(this.db);
+      select * from claim_due_events(${limit}, ${leaseInterval(leaseMs)}, ${busy.map(([host]) => host)}::text[], ${busy.map(([, n]) => n)}::int[], ${room.perHost})`.execute(this.db);
     return rows.rows.map(toClaimed);
   }
 
@@ -148,8 +148,12 @@ export function statusAfter(r: AttemptResult): EventStatus {
   return r.outcome.ok ? 'delivered' : r.retryAt ? 'pending' : 'dead';
 }
 
+function leaseInterval(leaseMs: number) {
+  return sql`make_interval(secs => ${leaseMs / 1000})`;
+}
+
 function leaseEnd(leaseMs: number) {
-  return sql<Date>`now() + make_interval(secs => ${leaseMs / 1000})`;
+  return sql<Date>`now() + ${leaseInterval(leaseMs)}`;
 }
 
 function toClaimed(r: Pick<EventRow, 'event_id' | 'tenant_id' | 'url' | 'target_host' | 'body' | 'failures_in_run' | 'trace_context'>): ClaimedEvent {

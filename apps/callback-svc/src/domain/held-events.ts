@@ -157,10 +157,6 @@ export class HeldEvents {
     return state ? state.waiting.length + state.inFlight : 0;
   }
 
-  inFlightFor(host: string): number {
-    return this.hosts.get(host)?.inFlight ?? 0;
-  }
-
   /**
    * How many events a host may hold: what it answers within the time an event may wait (so that held
    * events start before their lease runs short), at least 4 times its in-flight limit, at most
