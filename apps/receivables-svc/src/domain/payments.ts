@@ -13,6 +13,8 @@ export type PaymentRecord = 'approved' | 'duplicate' | 'already_paid';
 /**
  * Applies a payment the provider reports: the receivable becomes approved with payment date, amount
  * paid, fee and payment type, and the paid callback is queued. Each provider event counts once.
+ * A cancellation still queued stays queued: its job then answers the ERP's cancel with an error
+ * callback (paid before it could be cancelled), so every accepted cancel gets its one result.
  * An unknown charge is an error, so the provider retries (our registration may not be committed yet).
  */
 export async function recordPayment(db: Kysely<ReceivablesDatabase>, payment: ProviderPayment, timeZone: string, logger: Logger): Promise<PaymentRecord> {
@@ -25,7 +27,7 @@ export async function recordPayment(db: Kysely<ReceivablesDatabase>, payment: Pr
     if (row.state !== 'pending') logger.warn({ receivableId: row.id, state: row.state }, 'payment received for a receivable that was not pending; recording it');
     const after = await trx
       .updateTable('receivables')
-      .set({ state: 'approved', payment_date: payment.paidAt, amount_paid_cents: payment.amountPaidCents, fee_cents: payment.feeCents, payment_type: payment.method, cancel_requested_at: null, updated_at: new Date() })
+      .set({ state: 'approved', payment_date: payment.paidAt, amount_paid_cents: payment.amountPaidCents, fee_cents: payment.feeCents, payment_type: payment.method, updated_at: new Date() })
       .where('id', '=', row.id)
       .returningAll()
       .executeTakeFirstOrThrow();
