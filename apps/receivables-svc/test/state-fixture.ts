@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { Streams, type CallbackRequest, type CallbackRequestBatch, type ReceivableCreateItem } from '@payments/contracts';
+import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
+import { createLogger } from '@payments/logger';
+import { migrations, SCHEMA } from '../src/db/migrations';
+import type { ReceivableRow, ReceivablesDatabase } from '../src/db/schema';
+import { acceptReceivables } from '../src/domain/intake';
+import {
+  ProviderUnavailableError,
+  type BatchRegistrationOutcome,
+  type CancellationOutcome,
+  type ChargeRequest,
+  type ClientDirectory,
+  type Payer,
+  type PaymentProvider,
+  type ProviderCharge,
+} from '../src/domain/ports';
+
+/**
+ * The receivables schema migrated into a throw-away database, with the domain's two ports filled by
+ * test doubles of our own (the provider and the client directory): the state logic runs its real
+ * SQL against a real Postgres, and what it queues is read back from the outbox table.
+ */
+export interface StateFixture {
+  db: Kysely<ReceivablesDatabase>;
+  clients: TestClientDirectory;
+  logger: ReturnType<typeof createLogger>;
+  stop(): Promise<void>;
+}
+
+export async function startStateFixture(): Promise<StateFixture> {
+  const test = await createTestDatabase();
+  const db = createDatabase<ReceivablesDatabase>({ url: test.url, schema: SCHEMA, poolSize: 4 });
+  try {
+    await migrateToLatest(db, SCHEMA, migrations);
+  } catch (err) {
+    await db.destroy();
+    await test.drop();
+    throw err;
+  }
+  return {
+    db,
+    clients: new TestClientDirectory(),
+    logger: createLogger('receivables-test', 'silent'),
+    async stop() {
+      await db.destroy();
+      await test.drop();
+    },
+  };
+}
+
+/** The clients-svc port: a tenant's clients by id (lower case, as the domain looks them up). */
+export class TestClientDirectory implements ClientDirectory {
+  private readonly byTenant = new Map<string, Map<string, Payer>>();
+
+  add(tenantId: string, name = 'Maria da Silva'): string {
+    const clientId = randomUUID();
+    const payers = this.byTenant.get(tenantId) ?? new Map<string, Payer>();
+    payers.set(clientId, { clientId, name, taxId: '529.982.247-25', address: 'Rua das Flores', number: '123', neighborhood: 'Centro', city: 'São Paulo', state: 'SP', zipCode: '01310-100', email: null });
+    this.byTenant.set(tenantId, payers);
+    return clientId;
+  }
+
+  async find(tenantId: string, clientIds: string[]): Promise<Map<string, Payer>> {
+    const payers = this.byTenant.get(tenantId) ?? new Map<string, Payer>();
+    return new Map(clientIds.map((id) => id.toLowerCase()).filter((id) => payers.has(id)).map((id) => [id, payers.get(id)!]));
+  }
+}
+
+export type PlannedOutcome = 'register' | 'reject' | 'unavailable';
+
+/**
+ * The payment-provider port as a bank would behave: idempotent on our receivable id (the same key
+ * gets the same charge), an outcome chosen per request, and a hook that runs while the bank "works"
+ * (to interleave a cancellation or a payment with a registration).
+ */
+export class TestProvider implements PaymentProvider {
+  readonly registerCalls: ChargeRequest[][] = [];
+  readonly cancelCalls: string[] = [];
+  readonly charges = new Map<string, ProviderCharge>();
+  /** Outcome for each request; `register` unless told otherwise. */
+  plan: (request: ChargeRequest) => PlannedOutcome = () => 'register';
+  /** Throw ProviderUnavailableError for the whole call (the bank cannot be reached). */
+  down = false;
+  cancelOutcome: CancellationOutcome | 'unavailable' = 'cancelled';
+  /** Runs inside registerMany, after the bank has decided and before it answers. */
+  whileRegistering?: () => Promise<void>;
+  private ourNumbers = 0;
+
+  async registerMany(requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
+    this.registerCalls.push(requests);
+    if (this.down) throw new ProviderUnavailableError('bank unreachable (test)');
+    const outcomes = requests.map((request): BatchRegistrationOutcome => {
+      const planned = this.plan(request);
+      if (planned === 'unavailable') return { kind: 'unavailable', reason: 'bank busy (test)' };
+      if (planned === 'reject') return { kind: 'rejected', code: 'payer_refused', message: 'the bank refused the payer (test)' };
+      return { kind: 'registered', charge: this.chargeFor(request) };
+    });
+    await this.whileRegistering?.();
+    return outcomes;
+  }
+
+  async cancel(chargeId: string): Promise<CancellationOutcome> {
+    this.cancelCalls.push(chargeId);
+    if (this.cancelOutcome === 'unavailable') throw new ProviderUnavailableError('bank unreachable (test)');
+    return this.cancelOutcome;
+  }
+
+  private chargeFor(request: ChargeRequest): ProviderCharge {
+    const existing = this.charges.get(request.idempotencyKey);
+    if (existing) return existing;
+    const ourNumber = String(++this.ourNumbers).padStart(11, '0');
+    const slip = request.kind === 'hybrid_slip';
+    const charge: ProviderCharge = {
+      chargeId: `chg_${request.idempotencyKey}`,
+      ourNumber,
+      barcode: slip ? `9999${ourNumber}`.padEnd(44, '0') : null,
+      typeableLine: slip ? `99990.${ourNumber}`.padEnd(54, '0') : null,
+      pixCopyAndPaste: `00020126pix-${ourNumber}`,
+      qrcodeImageUrl: `http://bank.test/qr/${ourNumber}.png`,
+      pdfUrl: `http://bank.test/pdf/${ourNumber}.pdf`,
+    };
+    this.charges.set(request.idempotencyKey, charge);
+    return charge;
+  }
+}
+
+/** A receivable creation item (spec 2.3) for a registered client. */
+export function chargeItem(clientId: string, overrides: Partial<ReceivableCreateItem> = {}): ReceivableCreateItem {
+  return {
+    url_callback: 'https://erp.example.com/callbacks',
+    client_id: clientId,
+    payment_slip_id: randomUUID(),
+    account_receivable_id: randomUUID(),
+    payment_method: 1,
+    due_date: '2026-12-15',
+    emission_date: '2026-11-23',
+    value: 150.75,
+    discount_type: 'NaoTemDesconto',
+    fine_value: 2,
+    interest_amount: 0.05,
+    items: [{ description: 'Mensalidade', quantity: 1, price: 150.75 }],
+    ...overrides,
+  };
+}
+
+/** Accepts one charge for a new tenant (or the given one) and returns its stored row. */
+export async function acceptOne(f: StateFixture, tenantId: string = randomUUID(), overrides: Partial<ReceivableCreateItem> = {}): Promise<ReceivableRow> {
+  const clientId = f.clients.add(tenantId);
+  const item = chargeItem(clientId, overrides);
+  await acceptReceivables(f.db, f.clients, tenantId, [item]);
+  return row(f, tenantId, item.account_receivable_id);
+}
+
+export async function row(f: StateFixture, tenantId: string, accountReceivableId: string): Promise<ReceivableRow> {
+  return f.db.selectFrom('receivables').selectAll().where('tenant_id', '=', tenantId).where('account_receivable_id', '=', accountReceivableId).executeTakeFirstOrThrow();
+}
+
+export async function rowById(f: StateFixture, id: string): Promise<ReceivableRow> {
+  return f.db.selectFrom('receivables').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** What the outbox holds for a stream, as messages (msg_id, payload), oldest first. */
+export async function outbox<T = unknown>(f: StateFixture, stream: { name: string }): Promise<Array<{ msg_id: string; payload: T }>> {
+  const rows = await f.db.selectFrom('outbox').select(['msg_id', 'payload']).where('stream', '=', stream.name).orderBy('id').execute();
+  return rows.map((r) => ({ msg_id: r.msg_id, payload: r.payload as T }));
+}
+
+/** Every callback request queued for this receivable (from the callback batches in the outbox). */
+export async function callbacksFor(f: StateFixture, receivable: Pick<ReceivableRow, 'account_receivable_id' | 'tenant_id'>): Promise<CallbackRequest[]> {
+  const batches = await outbox<CallbackRequestBatch>(f, Streams.callbackRequests);
+  return batches
+    .flatMap((b) => b.payload.requests)
+    .filter((r) => r.tenant_id === receivable.tenant_id && (r.payload as { accounts_receivable_id?: string }).accounts_receivable_id === receivable.account_receivable_id);
+}
+
+export async function history(f: StateFixture, receivableId: string): Promise<Array<{ from_state: string | null; to_state: string; reason: string }>> {
+  return f.db.selectFrom('state_history').select(['from_state', 'to_state', 'reason']).where('receivable_id', '=', receivableId).orderBy('id').execute();
+}
