@@ -65,7 +65,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     loadBankSandboxConfig({
       DATABASE_URL: database.url,
       BANK_SANDBOX_PORT: '0',
-      BANK_SANDBOX_SLOW_MS: '400',
+      BANK_SANDBOX_SLOW_MS: '1500',
       BANK_SANDBOX_WEBHOOK_URL: receiver.url,
       BANK_SANDBOX_WEBHOOK_RETRY_MS: '100,200',
       BANK_SANDBOX_WEBHOOK_POLL_MS: '50',
