@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { loadClientsConfig, startClientsService } from '@payments/clients-svc';
 import { createLogger } from '@payments/logger';
+import pg from 'pg';
+import type { Problem } from '@payments/contracts';
+import type { ApiResponse } from '../support/api-client';
+import { waitFor } from '../support/receiver';
 import { startSystem, type TestSystem } from '../support/system';
 import { clientPayload } from '../support/fixtures';
 import { countClients } from '../support/db-probe';
 
 let system: TestSystem;
 beforeAll(async () => {
-  system = await startSystem();
+  // A long bus timeout: the race test holds a request on a table lock for as long as it needs.
+  system = await startSystem({ env: { BUS_TIMEOUT_MS: '30000' } });
 });
 afterAll(async () => {
   await system?.stop();
@@ -74,23 +79,42 @@ it('scopes keys by tenant: the same key in two tenants are two requests', async 
   expect(await countClients(system.databaseUrl, b.tenantId)).toBe(1);
 });
 
-it('lets identical requests racing on one key create one client: one answer, the others 409 or its replay', async () => {
+it('answers 409 to the same key while its first request still runs: racing requests make one client, one answer and its replays', async () => {
   const tenant = await system.newTenant();
   const client = clientPayload({ return_client_data: true });
   const key = randomUUID();
-  const racers = await Promise.all(Array.from({ length: 6 }, () => tenant.api.postIdempotent('/api/v1/clients', [client], key)));
-  const statuses = racers.map((r) => r.status);
-  const created = racers.filter((r) => r.status === 201);
-  expect(created.length).toBeGreaterThanOrEqual(1);
-  expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
-  for (const r of racers.filter((x) => x.status === 409)) expect(r.json).toMatchObject({ code: 'idempotency_request_in_progress' });
-  // Every 201 is the same answer: one original, the rest replays of it.
-  expect(new Set(created.map((r) => r.text)).size).toBe(1);
-  expect(created.filter((r) => r.headers.get('idempotent-replayed') === null)).toHaveLength(1);
-  const after = await tenant.api.postIdempotent('/api/v1/clients', [client], key);
+  const send = () => tenant.api.postIdempotent<Problem>('/api/v1/clients', [client], key);
+  // Hold clients-svc's insert with a table lock, so that whichever racer claims the key first is
+  // still running when the others arrive (without it, the first may finish before the rest start).
+  const lock = new pg.Client({ connectionString: system.databaseUrl });
+  await lock.connect();
+  let racers: Array<Promise<ApiResponse<Problem>>>;
+  try {
+    await lock.query('begin');
+    await lock.query('lock table clients.clients in exclusive mode');
+    const answered: Array<ApiResponse<Problem>> = [];
+    racers = Array.from({ length: 6 }, () => send().then((r) => (answered.push(r), r)));
+    await waitFor(() => answered.length === 5, 20_000, 'five racers answered while the first one waits');
+    for (const r of answered) {
+      expect(r.status).toBe(409);
+      expect(r.json).toMatchObject({ code: 'idempotency_request_in_progress', status: 409 });
+    }
+    const late = await send(); // still running: still 409
+    expect(late.status).toBe(409);
+    await lock.query('commit');
+  } finally {
+    await lock.end(); // a failure before the commit ends the transaction (and the lock) with the connection
+  }
+  const all = await Promise.all(racers);
+  expect(all.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+  const created = all.find((r) => r.status === 201)!;
+  expect(created.headers.get('idempotent-replayed')).toBeNull();
+  expect(created.json).toMatchObject({ total_created_clients: [{ client_id: client.client_id }] });
+  // Finished: the same key now replays that one answer.
+  const after = await send();
   expect(after.status).toBe(201);
   expect(after.headers.get('idempotent-replayed')).toBe('true');
-  expect(after.text).toBe(created[0].text);
+  expect(after.text).toBe(created.text);
   expect(await countClients(system.databaseUrl, tenant.tenantId)).toBe(1);
 });
 
