@@ -9,7 +9,7 @@ export interface PaymentData {
 }
 
 /**
- * Every callback body the service sends (spec 6 and DESIGN): registered (success true or false),
+ * Every callback body the service sends (spec 6 and docs/api.md, Callbacks): registered (success true or false),
  * paid, cancellation result (status), booklet sent. Fields absent from a kind are undefined.
  */
 export interface CallbackBody {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 
-/** What `npm run admin -- tenant create --json` prints (DESIGN 2). */
+/** What `npm run admin -- tenant create --json` prints (docs/architecture.md, Tenancy). */
 export interface TenantCredentials {
   tenant_id: string;
   integration_token: string;

@@ -2,7 +2,7 @@ import { DEFAULT_SCHEDULE_MS, nextRetryDelay, parseRetryAfter } from '../src/dom
 
 const policy = { scheduleMs: DEFAULT_SCHEDULE_MS, jitter: 0.2 };
 
-it('follows the DESIGN schedule, within the jitter', () => {
+it('follows the documented schedule (docs/api.md, Callbacks), within the jitter', () => {
   const expected = [5, 30, 120, 600, 1800, 3600, 10800, 21600, 43200, 86400].map((s) => s * 1000);
   expected.forEach((base, i) => {
     expect(nextRetryDelay(policy, i + 1, null, () => 0)).toBe(base * 0.8);

@@ -320,7 +320,7 @@ describe('cancellation', () => {
   });
 
   it('answers every accepted cancel with one result callback: paid while the cancellation is queued gives an error callback beside the paid one', async () => {
-    // DESIGN (Cancellation): "Every cancel answered 202 gets exactly one cancellation result callback:
+    // The rule (docs/api.md, Receivables): "Every cancel answered 202 gets exactly one cancellation result callback:
     // if the charge is paid (or rejected) before the provider cancels it, that callback is
     // { status: "error", accounts_receivable_id, message } saying why, beside the paid callback."
     const provider = new TestProvider();

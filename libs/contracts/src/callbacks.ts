@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Uuid } from './common';
 
 /**
- * Callbacks: the payloads ERPs receive (spec section 6 and DESIGN), the delivery request producers
+ * Callbacks: the payloads ERPs receive (spec section 6 and docs/api.md, Callbacks), the delivery request producers
  * publish on JetStream, and the visibility API (GET /api/v1/callbacks...).
  */
 export const CallbackEventTypes = [

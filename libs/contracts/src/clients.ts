@@ -7,7 +7,7 @@ export const BRAZILIAN_STATES = [
   'PB', 'PR', 'PE', 'PI', 'RJ', 'RN', 'RS', 'RO', 'RR', 'SC', 'SP', 'SE', 'TO',
 ] as const;
 
-/** Fields shared by client create and update (spec 2.1). name and cnpj_cpf are required (DESIGN 3). */
+/** Fields shared by client create and update (spec 2.1). name and cnpj_cpf are required (docs/api.md, Clients). */
 const clientFields = {
   name: RequiredText(),
   cnpj_cpf: Type.String({ format: 'cpf-cnpj', maxLength: 18, description: 'CPF or CNPJ, punctuation optional' }),

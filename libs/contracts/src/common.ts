@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 
-/** Field building blocks shared by the request schemas. Limits come from DESIGN.md section 3. */
+/** Field building blocks shared by the request schemas. Limits come from docs/api.md, "Limits". */
 export const MAX_STRING = 255;
 export const MAX_BATCH_ITEMS = 1000;
 

@@ -4,7 +4,7 @@ import type { FieldError } from './errors';
 import type { ConsultResult, SearchRequest, SearchResultItem } from './search';
 import { compileValidator, type ValidationResult } from './validation';
 
-/** Limits from DESIGN.md section 3 ("Batch and field limits"). */
+/** Limits from docs/api.md, "Limits". */
 export const MAX_URL_LENGTH = 2048;
 export const MAX_ITEM_DESCRIPTION = 500;
 export const MAX_ITEMS_PER_RECEIVABLE = 100;
@@ -31,7 +31,7 @@ export const ReceivableLineItemSchema = Type.Object({
 });
 export type ReceivableLineItem = Static<typeof ReceivableLineItemSchema>;
 
-/** One item of POST /api/v1/accounts-receivable (spec 2.3; required fields per DESIGN 3). */
+/** One item of POST /api/v1/accounts-receivable (spec 2.3; required fields per docs/api.md, Receivables). */
 export const ReceivableCreateItemSchema = Type.Object(
   {
     url_callback: CallbackUrl(),

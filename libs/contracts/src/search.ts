@@ -11,7 +11,7 @@ export type SearchState = (typeof SearchStates)[number];
 export const SEARCH_DEFAULT_LIMIT = 500;
 export const SEARCH_MAX_LIMIT = 5000;
 
-/** POST /api/v1/accounts-receivable/search (spec 4.9; limit and cursor per DESIGN "Search"). */
+/** POST /api/v1/accounts-receivable/search (spec 4.9; limit and cursor per docs/api.md, "Search"). */
 export const SearchRequestSchema = Type.Object(
   {
     state: Type.Union(SearchStates.map((s) => Type.Literal(s))),

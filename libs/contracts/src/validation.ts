@@ -6,7 +6,7 @@ import type { FieldError } from './errors';
 
 /**
  * One ajv instance configured the way every consumer of the contracts must validate:
- * all errors reported, unknown properties removed (DESIGN: unknown fields are ignored), no coercion.
+ * all errors reported, unknown properties removed (docs/api.md, Validation: unknown fields are ignored), no coercion.
  */
 export function createAjv(): Ajv {
   // verbose: errors carry parentSchema, so pattern errors can quote the field's description (see describe()).

@@ -10,7 +10,7 @@ import { chargeResponse } from './wire';
 const METHODS: readonly SettlementMethod[] = ['boleto', 'pix', 'manual'];
 
 /**
- * The sandbox controls DESIGN.md fixes (no authentication; they exist so tests and demos can drive
+ * The sandbox controls of docs/api.md, "The bank sandbox" (no authentication; they exist so tests and demos can drive
  * the bank): pay a charge, switch how registrations are answered, and look at a charge's webhooks.
  */
 export function mountSandboxRoutes(router: Router, deps: SandboxDeps): void {

@@ -4,7 +4,7 @@
  * and never sooner than the receiver's Retry-After. After the last delay, the event is dead.
  */
 export interface RetryPolicy {
-  /** Delay before retry n+1 after the n-th failure, in ms. DESIGN: 5 s, 30 s, 2 min ... 24 h. */
+  /** Delay before retry n+1 after the n-th failure, in ms. docs/api.md, Callbacks: 5 s, 30 s, 2 min ... 24 h. */
   scheduleMs: number[];
   /** Fraction of each delay to spread by, e.g. 0.2 for +/- 20 %. */
   jitter: number;

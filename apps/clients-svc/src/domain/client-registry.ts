@@ -6,7 +6,7 @@ import type { Client, ClientBatchResult, ClientDetails, NewClient } from './clie
 
 /**
  * Registers a batch of clients in one statement: each new client_id is inserted, an existing one is
- * left as it is (DESIGN: "an already registered client is not changed"). Safe under concurrency:
+ * left as it is (docs/api.md, Clients: "an already registered client is not changed"). Safe under concurrency:
  * ON CONFLICT DO NOTHING makes a racing duplicate land in alreadyRegistered.
  */
 export async function registerClients(db: Kysely<ClientsDatabase>, tenantId: string, clients: NewClient[]): Promise<ClientBatchResult> {

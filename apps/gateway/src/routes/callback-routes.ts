@@ -21,7 +21,7 @@ const validateQuery = compileValidator(CallbackListQuerySchema);
 const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
 const DEFAULT_LIMIT = 50;
 
-/** Callback visibility (DESIGN "Callback visibility"): list, inspect and redeliver a tenant's events. */
+/** Callback visibility (docs/api.md, "Callback visibility"): list, inspect and redeliver a tenant's events. */
 export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
   const list: Endpoint<CallbackListQuery> = {
     method: 'get',
