@@ -8,7 +8,7 @@ import { migrations, SCHEMA } from './db/migrations';
 import type { CallbacksDatabase } from './db/schema';
 import { DeliveryEngine, type AttemptListener } from './domain/delivery-engine';
 import { EventStore } from './domain/event-store';
-import { createHttpDelivery } from './domain/http-delivery';
+import { createHttpDelivery } from './transport/undici-http-delivery';
 import { registerHandlers } from './transport/handlers';
 import { consumeCallbackRequests } from './transport/ingest';
 import { otelDeliveryTracing } from './transport/otel-delivery-tracing';

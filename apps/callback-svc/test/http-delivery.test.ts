@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpDelivery } from '../src/domain/http-delivery';
+import { createHttpDelivery } from '../src/transport/undici-http-delivery';
 
 // A resolver that says erp.example.test is this machine, as a DNS rebinding attack would.
 const rebinding = ((host: string, options: object, cb: (...args: unknown[]) => void) =>
