@@ -11,6 +11,8 @@ import { Behaviour } from './domain/behaviour';
 import { ChargeStore } from './domain/charge-store';
 import { WebhookDispatcher } from './domain/webhook-dispatcher';
 import { createSandboxApp } from './http/app';
+import { otelWebhookTracing } from './http/otel-webhook-tracing';
+import { createWebhookPoster } from './http/webhook-poster';
 
 export interface RunningBankSandbox {
   /** Where it answers, e.g. http://127.0.0.1:3100 */
@@ -27,7 +29,10 @@ export async function startBankSandbox(config: BankSandboxConfig, logger: Logger
   await ensureDatabase(config.databaseUrl);
   const db = createDatabase<BankSandboxDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'bank-sandbox' });
   await migrateToLatest(db, SCHEMA, migrations);
-  const dispatcher = new WebhookDispatcher(db, config.webhook, logger);
+  const dispatcher = new WebhookDispatcher(db, config.webhook, logger, {
+    poster: createWebhookPoster({ timeoutMs: config.webhook.timeoutMs }),
+    tracing: otelWebhookTracing,
+  });
   let port = config.port;
   const app = createSandboxApp({
     db,

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { createDatabase } from '@payments/db';
+import { createDatabase, migrateToLatest } from '@payments/db';
 import type { Kysely } from 'kysely';
 import { barcodeProblems, brCodeProblems, decodeQrPng, parseBrCode, typeableLineProblems } from '../../../e2e/support/slip-checks';
 import { signSandboxWebhook, type ChargeResponse } from '../src';
@@ -395,7 +395,6 @@ describe('cancellation and reads', () => {
   });
 
   it('keeps its migrations idempotent', async () => {
-    const { migrateToLatest } = await import('@payments/db');
     await expect(migrateToLatest(db, SCHEMA, migrations)).resolves.toBeUndefined();
   });
 });

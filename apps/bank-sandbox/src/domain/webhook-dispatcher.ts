@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
-import { detached, inStoredContext } from '@payments/telemetry';
 import type { BankSandboxDatabase, NotificationRow } from '../db/schema';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signSandboxWebhook } from './webhook-signature';
 
@@ -14,6 +13,33 @@ export interface WebhookSettings {
   timeoutMs: number;
   /** How often the queue is looked at (a payment also wakes it at once). */
   pollIntervalMs: number;
+}
+
+/** What one POST of a notification came to. `statusCode` is null when no HTTP answer came. */
+export interface WebhookAttempt {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/**
+ * The dispatcher's view of HTTP: a port, so that the domain knows no HTTP client (http/webhook-poster.ts
+ * implements it with fetch).
+ */
+export interface WebhookPoster {
+  /** POSTs one notification with the given headers; never throws, a network failure is an attempt too. */
+  post(url: string, body: string, headers: Record<string, string>): Promise<WebhookAttempt>;
+}
+
+/**
+ * The dispatcher's view of tracing: a port, so that the domain knows no tracing library
+ * (http/otel-webhook-tracing.ts implements it with OpenTelemetry).
+ */
+export interface WebhookTracing {
+  /** Runs `work` in the trace context stored with a notification (outside any trace when there is none). */
+  inStoredContext<T>(traceContext: Record<string, string> | null, work: () => T): T;
+  /** Runs `work` outside whatever trace is active. */
+  detached<T>(work: () => T): T;
 }
 
 /** Up to this many notifications are claimed per pass. */
@@ -39,6 +65,7 @@ export class WebhookDispatcher {
     private readonly db: Kysely<BankSandboxDatabase>,
     private readonly settings: WebhookSettings,
     private readonly logger: Logger,
+    private readonly ports: { poster: WebhookPoster; tracing: WebhookTracing },
   ) {}
 
   start(): void {
@@ -68,7 +95,7 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     // Detached: wake() runs inside a pay request; without this its trace would adopt this timer, and
     // through it every later pass (and their queries) for as long as the process lives.
-    this.timer = detached(() => setTimeout(() => {
+    this.timer = this.ports.tracing.detached(() => setTimeout(() => {
       this.timer = null;
       this.running = this.pass()
         .catch((err: unknown) => this.logger.warn({ err }, 'webhook pass failed'))
@@ -105,7 +132,7 @@ export class WebhookDispatcher {
 
   private async attempt(notification: NotificationRow): Promise<void> {
     // In the payment's trace: the webhook (and what receivables-svc does with it) joins it.
-    const outcome = await inStoredContext(notification.trace_context, () => this.post(notification));
+    const outcome = await this.ports.tracing.inStoredContext(notification.trace_context, () => this.post(notification));
     const attempts = notification.attempt_count + 1;
     if (outcome.ok) {
       await this.db
@@ -136,25 +163,10 @@ export class WebhookDispatcher {
     );
   }
 
-  private async post(notification: NotificationRow): Promise<{ ok: boolean; statusCode: number | null; error: string | null }> {
-    try {
-      const response = await fetch(this.settings.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          [SIGNATURE_HEADER]: signSandboxWebhook(this.settings.secret, notification.body),
-          [EVENT_ID_HEADER]: notification.event_id,
-        },
-        body: notification.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
-      });
-      await response.arrayBuffer().catch(() => undefined); // drain, so the connection is reused
-      const ok = response.status >= 200 && response.status < 300;
-      return { ok, statusCode: response.status, error: ok ? null : `HTTP ${response.status}` };
-    } catch (err) {
-      const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-      return { ok: false, statusCode: null, error: `${err instanceof Error ? err.message : String(err)}${cause}` };
-    }
+  private post(notification: NotificationRow): Promise<WebhookAttempt> {
+    return this.ports.poster.post(this.settings.url, notification.body, {
+      [SIGNATURE_HEADER]: signSandboxWebhook(this.settings.secret, notification.body),
+      [EVENT_ID_HEADER]: notification.event_id,
+    });
   }
 }
