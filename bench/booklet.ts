@@ -17,9 +17,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import PDFDocument from 'pdfkit';
-import type { BookletDocument, BookletInstallment } from '../apps/booklet-svc/src/domain/booklet-document';
 import { formatReais } from '@payments/br-format';
-import { bookletPageCount, renderBooklet } from '../apps/booklet-svc/src/domain/booklet-pdf';
+import { bookletPageCount, renderBooklet, type BookletDocument, type BookletInstallment } from '@payments/booklet-svc';
 import { fmt } from './support';
 
 const SIZES = (process.env.BENCH_BOOKLET_SIZES ?? '12,1000').split(',').map(Number);

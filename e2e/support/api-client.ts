@@ -42,7 +42,7 @@ export class ApiClient {
     }
     const res = await fetch(this.baseUrl + path, { method, headers: all, body: payload });
     const text = await res.text();
-    let json: unknown = undefined;
+    let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;
     } catch {

@@ -30,7 +30,7 @@ async function send(spec: RequestSpec, headers: Record<string, string>): Promise
   try {
     return await fetch(spec.url, { method: spec.method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body) });
   } catch (err) {
-    throw new Error(`${spec.method} ${spec.url} failed: ${networkCause(err)}`);
+    throw new Error(`${spec.method} ${spec.url} failed: ${networkCause(err)}`, { cause: err });
   }
 }
 

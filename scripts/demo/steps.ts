@@ -42,7 +42,7 @@ async function probe<T>(what: string, baseUrl: string, path: string): Promise<T>
   try {
     res = await fetch(baseUrl + path, { signal: AbortSignal.timeout(5000) });
   } catch (err) {
-    throw new Error(`${what} not reachable at ${baseUrl} (${networkCause(err)}): run npm start first, or point GATEWAY_URL / BANK_SANDBOX_URL at the system`);
+    throw new Error(`${what} not reachable at ${baseUrl} (${networkCause(err)}): run npm start first, or point GATEWAY_URL / BANK_SANDBOX_URL at the system`, { cause: err });
   }
   if (!res.ok) throw new Error(`${what} at ${baseUrl} answered ${res.status} to GET ${path}`);
   return (await res.json()) as T;
