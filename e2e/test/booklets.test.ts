@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readPdf } from '../support/pdf-text';
+import { readPdf } from '@payments/test-support/pdf-text';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { clientPayload, receivablePayload } from '../support/fixtures';

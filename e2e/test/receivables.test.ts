@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { clientPayload, receivablePayload } from '../support/fixtures';
-import { barcodeProblems, brCodeProblems, decodeQrPng, typeableLineProblems } from '../support/slip-checks';
+import { barcodeProblems, brCodeProblems, decodeQrPng, typeableLineProblems } from '@payments/test-support/slip-checks';
 import { queryRows } from '../support/db-probe';
 
 const FAST = { CALLBACK_RETRY_SCHEDULE_MS: '200,400,800', CALLBACK_POLL_INTERVAL_MS: '50', PROVIDER_RETRIES: '0' };

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createStaticPix, hasError } from 'pix-utils';
-import { brCodeProblems, crc16CcittFalse, parseBrCode } from '../../../e2e/support/slip-checks';
+import { brCodeProblems, crc16CcittFalse, parseBrCode } from '@payments/test-support/slip-checks';
 import { buildBrCode, toMerchantText, txidForOurNumber } from '../src/domain/br-code';
 
 interface PixVector {

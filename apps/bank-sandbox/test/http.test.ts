@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createDatabase, migrateToLatest } from '@payments/db';
 import type { Kysely } from 'kysely';
-import { barcodeProblems, brCodeProblems, decodeQrPng, parseBrCode, typeableLineProblems } from '../../../e2e/support/slip-checks';
+import { barcodeProblems, brCodeProblems, decodeQrPng, parseBrCode, typeableLineProblems } from '@payments/test-support/slip-checks';
 import { signSandboxWebhook, type ChargeResponse } from '../src';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { BankSandboxDatabase } from '../src/db/schema';

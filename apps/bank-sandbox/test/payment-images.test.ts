@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeQrPng } from '../../../e2e/support/slip-checks';
+import { decodeQrPng } from '@payments/test-support/slip-checks';
 import { itfBarWidths, qrCodePng } from '../src/domain/payment-images';
 
 const vector: { barcode: string } = JSON.parse(readFileSync(join(__dirname, '../../../test-vectors/boleto.json'), 'utf8'))[0];

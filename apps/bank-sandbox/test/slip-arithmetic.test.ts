@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { barcodeProblems, typeableLineProblems } from '../../../e2e/support/slip-checks';
+import { barcodeProblems, typeableLineProblems } from '@payments/test-support/slip-checks';
 import { buildBarcode, formatTypeableLine, typeableLineFromBarcode } from '../src/domain/barcode';
 import { bankSlipModulo11, modulo10 } from '../src/domain/check-digits';
 import { dueDateFactor } from '../src/domain/due-factor';

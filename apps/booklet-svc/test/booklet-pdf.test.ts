@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import type { BookletDocument, BookletInstallment } from '../src/domain/booklet-document';
 import { formatReais } from '@payments/br-format';
-import { pdfPageCount, readPdf } from '../../../e2e/support/pdf-text';
+import { pdfPageCount, readPdf } from '@payments/test-support/pdf-text';
 import { bookletPageCount, renderBooklet } from '../src/domain/booklet-pdf';
 
 // --- A valid-looking FEBRABAN barcode and its typeable line (same rules as the bank's) -------------

@@ -11,7 +11,7 @@ import {
   parseBarcode,
   parseBrCode,
   typeableLineProblems,
-} from '../support/slip-checks';
+} from '../src/slip-checks';
 
 interface BoletoVector {
   barcode: string;
@@ -30,7 +30,7 @@ interface PixVector {
   crc: string;
 }
 
-const vectors = join(__dirname, '../../test-vectors');
+const vectors = join(__dirname, '../../../test-vectors');
 const boleto: BoletoVector[] = JSON.parse(readFileSync(join(vectors, 'boleto.json'), 'utf8'));
 const pix: PixVector[] = JSON.parse(readFileSync(join(vectors, 'pix.json'), 'utf8'));
 
