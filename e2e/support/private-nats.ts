@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect as netConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './system';
+
+const BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+
+/**
+ * A NATS server with JetStream of a test's own, on a free loopback port, with its store in a
+ * temporary directory, that the test may kill and start again (same port, same store): the shared
+ * server on 4222 serves other test files running in parallel and must never go down.
+ */
+export class PrivateNats {
+  private child?: ChildProcess;
+  output = '';
+
+  private constructor(
+    private readonly dir: string,
+    readonly port: number,
+  ) {}
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  static async create(): Promise<PrivateNats> {
+    const dir = await mkdtemp(join(tmpdir(), 'private-nats-'));
+    const nats = new PrivateNats(dir, await freePort());
+    try {
+      await nats.start();
+      return nats;
+    } catch (err) {
+      await nats.destroy();
+      throw err;
+    }
+  }
+
+  /** Starts the server (JetStream on, its store kept across restarts) and waits until it takes connections. */
+  async start(timeoutMs = 30_000): Promise<void> {
+    if (this.running) return;
+    const from = this.output.length; // a restart's own log, not the previous run's
+    const child = spawn(BIN, ['-js', '-sd', join(this.dir, 'store'), '-a', '127.0.0.1', '-p', String(this.port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    const collect = (chunk: Buffer) => (this.output += chunk.toString());
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    const end = Date.now() + timeoutMs;
+    while (!(this.output.slice(from).includes('Server is ready') && (await accepts(this.port)))) {
+      if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}:\n${this.output}`);
+      if (Date.now() > end) throw new Error(`nats-server not ready within ${timeoutMs} ms:\n${this.output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** SIGKILL, as in a crash: no shutdown runs, connections drop at once. */
+  async kill(): Promise<void> {
+    await this.signal('SIGKILL');
+  }
+
+  /** SIGTERM and wait for the exit. */
+  async stop(): Promise<void> {
+    await this.signal('SIGTERM');
+  }
+
+  /** Stops the server if it runs and deletes its store; safe to call after a failure. */
+  async destroy(): Promise<void> {
+    await this.signal('SIGKILL').catch(() => undefined);
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private async signal(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill(signal);
+    await exited;
+  }
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = netConnect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
