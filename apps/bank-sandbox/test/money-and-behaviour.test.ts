@@ -1,5 +1,5 @@
 import { planRegistration } from '../src/domain/behaviour';
-import { reaisToCents, sandboxFeeCents } from '../src/domain/money';
+import { paymentAmountCents, sandboxFeeCents } from '../src/domain/money';
 import { instructionLines } from '../src/domain/slip-text';
 
 describe('sandbox tariff', () => {
@@ -16,14 +16,14 @@ describe('sandbox tariff', () => {
 
 describe('amounts in reais', () => {
   it('takes at most 2 decimals, at any magnitude', () => {
-    expect(reaisToCents(12.34)).toBe(1234);
-    expect(reaisToCents(100.5)).toBe(10050);
-    expect(reaisToCents(0.01)).toBe(1);
-    expect(reaisToCents(9_999_999_999.99)).toBe(999_999_999_999);
-    expect(reaisToCents(12.345)).toBeNull();
-    expect(reaisToCents(0.1 + 0.2)).toBeNull();
-    expect(reaisToCents(0)).toBeNull();
-    expect(reaisToCents(-1)).toBeNull();
+    expect(paymentAmountCents(12.34)).toBe(1234);
+    expect(paymentAmountCents(100.5)).toBe(10050);
+    expect(paymentAmountCents(0.01)).toBe(1);
+    expect(paymentAmountCents(9_999_999_999.99)).toBe(999_999_999_999);
+    expect(paymentAmountCents(12.345)).toBeNull();
+    expect(paymentAmountCents(0.1 + 0.2)).toBeNull();
+    expect(paymentAmountCents(0)).toBeNull();
+    expect(paymentAmountCents(-1)).toBeNull();
   });
 
   it('writes discount, fine and interest instructions before the payee\'s own', () => {

@@ -1,3 +1,4 @@
+import { hasAtMostTwoDecimals } from '@payments/br-format';
 import { Type, type Static } from '@sinclair/typebox';
 import { Batch, IsoDate, RequiredText, StatusMessageSchema, Uuid } from './common';
 import type { FieldError } from './errors';
@@ -70,27 +71,6 @@ export const CancelResponseSchema = Type.Object(
   { $id: 'CancelResponse' },
 );
 export type CancelResponse = Static<typeof CancelResponseSchema>;
-
-/* ------------------------------------------------------------------------------------------------ */
-/* Money arithmetic                                                                                 */
-/* ------------------------------------------------------------------------------------------------ */
-
-/**
- * True when a JSON number has at most 2 decimals, i.e. it is the double nearest to some whole number
- * of cents. Exact at any magnitude up to the limits: toFixed rounds the exact binary value, so
- * `Number(v.toFixed(2)) === v` holds exactly for the doubles that JSON "x.yz" parses to. (An absolute
- * tolerance such as |v*100 - round(v*100)| < 1e-6 wrongly rejects valid values above ~1e8, e.g.
- * 1234567890.12, whose product by 100 is off by 1.5e-5.)
- */
-export function hasAtMostTwoDecimals(value: number): boolean {
-  return Number.isFinite(value) && Math.abs(value) < 1e15 && Number(value.toFixed(2)) === value;
-}
-
-/** A money value as integer cents; throws RangeError when it has more than 2 decimals. */
-export function toCents(value: number): number {
-  if (!hasAtMostTwoDecimals(value)) throw new RangeError(`${value} is not an amount with at most 2 decimals`);
-  return Math.round(value * 100) + 0; // + 0 turns -0 into 0
-}
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Cross-field rules                                                                                */

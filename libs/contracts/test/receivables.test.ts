@@ -1,12 +1,10 @@
 import {
   CancelResponseSchema,
   compileValidator,
-  hasAtMostTwoDecimals,
   PaymentTypeLabels,
   ReceivablesCreateResponseSchema,
   receivableItemRuleErrors,
   StateLabels,
-  toCents,
   validateReceivablesBatch,
   type FieldError,
 } from '../src';
@@ -154,28 +152,6 @@ describe('receivables create batch', () => {
     expect(receivableItemRuleErrors(null, 0)).toEqual([]);
     expect(receivableItemRuleErrors({ discount_type: 'ValorFixoAteDataInformada', discount_value: 'x', discount_date: 5 }, 2)).toEqual([]);
     expect(receivableItemRuleErrors({ value: 1.001 }, 7)).toEqual([{ path: '/7/value', message: 'must have at most 2 decimals' }]);
-  });
-});
-
-describe('money helpers', () => {
-  it('hasAtMostTwoDecimals', () => {
-    for (const v of [0, 1, 0.1, 0.29, 10.29, 150.5, 1_234_567_890.12, 8_765_432_109.87, 9_999_999_999.99, -3.75]) expect(hasAtMostTwoDecimals(v)).toBe(true);
-    for (const v of [10.005, 1.001, 0.001, NaN, Infinity, 1e-7]) expect(hasAtMostTwoDecimals(v)).toBe(false);
-  });
-
-  it('is exact for every cent value at large magnitudes', () => {
-    for (let i = 0; i < 20_000; i++) {
-      const cents = Math.floor(Math.random() * 999_999_999_999);
-      expect(hasAtMostTwoDecimals(cents / 100) && toCents(cents / 100) === cents).toBe(true);
-    }
-  });
-
-  it('toCents', () => {
-    expect(toCents(10.29)).toBe(1029);
-    expect(toCents(0.29)).toBe(29);
-    expect(toCents(9_999_999_999.99)).toBe(999_999_999_999);
-    expect(Object.is(toCents(-0), 0)).toBe(true);
-    expect(() => toCents(10.005)).toThrow(RangeError);
   });
 });
 

@@ -1,3 +1,5 @@
+import { hasAtMostTwoDecimals, toCents } from '@payments/br-format';
+
 /** Money in integer cents, and the sandbox's tariff. */
 
 export type SettlementMethod = 'boleto' | 'pix' | 'manual';
@@ -20,12 +22,8 @@ export function sandboxFeeCents(method: SettlementMethod, amountPaidCents: numbe
   }
 }
 
-/** Reais with at most 2 decimals -> cents; null when the number has more decimals or is not positive. */
-export function reaisToCents(amount: number): number | null {
-  if (!Number.isFinite(amount) || amount <= 0) return null;
-  const cents = Math.round(amount * 100);
-  // A JSON number with 2 decimals is the double nearest to cents / 100, and so is that division: equal
-  // exactly when the amount had no further decimals, at any magnitude.
-  return Number.isSafeInteger(cents) && cents / 100 === amount ? cents : null;
+/** An amount paid, in reais with at most 2 decimals, as cents; null when it has more decimals or is not positive. */
+export function paymentAmountCents(amount: number): number | null {
+  return amount > 0 && hasAtMostTwoDecimals(amount) ? toCents(amount) : null;
 }
 

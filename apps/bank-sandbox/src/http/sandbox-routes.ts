@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { toCarrier } from '@payments/telemetry';
 import { BEHAVIOUR_MODES, type BehaviourMode } from '../domain/behaviour';
-import { reaisToCents, type SettlementMethod } from '../domain/money';
+import { paymentAmountCents, type SettlementMethod } from '../domain/money';
 import { OUR_NUMBER_DIGITS } from '../domain/slip-issuer';
 import type { SandboxDeps } from './context';
 import { BankApiError } from './errors';
@@ -22,7 +22,7 @@ export function mountSandboxRoutes(router: Router, deps: SandboxDeps): void {
     }
     let amountCents: number | null = null;
     if (body.amount !== undefined && body.amount !== null) {
-      amountCents = typeof body.amount === 'number' ? reaisToCents(body.amount) : null;
+      amountCents = typeof body.amount === 'number' ? paymentAmountCents(body.amount) : null;
       if (amountCents === null) throw new BankApiError(422, 'invalid_request', 'amount must be a positive number of reais with at most 2 decimals');
     }
     const result = await deps.store.settle(ourNumberParam(ctx.params.ourNumber), method as SettlementMethod, amountCents, new Date(), toCarrier() ?? null);

@@ -12,7 +12,7 @@ import {
 } from '@payments/contracts';
 import type { OutboxMessage } from '@payments/outbox';
 import type { ReceivableRow } from '../db/schema';
-import { fromCents } from './money';
+import { fromCents } from '@payments/br-format';
 
 /** Outbox messages for callback-svc carrying these callback requests, in batches. */
 export function callbackMessages(requests: CallbackRequest[]): OutboxMessage[] {

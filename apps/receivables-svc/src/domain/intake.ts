@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
-import { PaymentMethods, ServiceError, Streams, toCents, type FieldError, type ReceivableCreateItem, type RegistrationJob } from '@payments/contracts';
+import { toCents } from '@payments/br-format';
+import { PaymentMethods, ServiceError, Streams, type FieldError, type ReceivableCreateItem, type RegistrationJob } from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { ReceivablesDatabase, ReceivablesTable } from '../db/schema';
 import type { ClientDirectory, Payer } from './ports';

@@ -9,7 +9,7 @@ import {
 } from '@payments/contracts';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import { formatLocalDateTime } from './local-datetime';
-import { fromCents } from './money';
+import { fromCents } from '@payments/br-format';
 
 type SummaryRow = Pick<ReceivableRow, 'account_receivable_id' | 'client_name' | 'state' | 'payment_type' | 'payment_date' | 'amount_cents' | 'amount_paid_cents' | 'fee_cents' | 'emission_date'>;
 const SUMMARY_COLUMNS = ['account_receivable_id', 'client_name', 'state', 'payment_type', 'payment_date', 'amount_cents', 'amount_paid_cents', 'fee_cents', 'emission_date'] as const;
