@@ -1,10 +1,12 @@
-import { createStaticPix, hasError } from 'pix-utils';
+import { generatePixPayload } from '@brazilian-utils/brazilian-utils';
+import { fromCents } from '@payments/br-format';
 
 /**
- * The PIX BR Code (EMV QRCPS-MPM "copia e cola") of a charge. pix-utils assembles it exactly as the BCB
- * manual asks (payload format 01, merchant account 26 with GUI br.gov.bcb.pix and the key, merchant
- * category 0000, currency 986, amount 54, country BR, name 59, city 60, txid in 62-05, CRC16-CCITT-FALSE
- * in 63) and reproduces the vector in test-vectors/pix.json; this module fixes what we feed it.
+ * The PIX BR Code (EMV QRCPS-MPM "copia e cola") of a charge. @brazilian-utils (also our CPF/CNPJ
+ * library) assembles it as the BCB manual asks (payload format 01, merchant account 26 with GUI
+ * br.gov.bcb.pix and the key, merchant category 0000, currency 986, amount 54, country BR, name 59,
+ * city 60, txid in 62-05, CRC16-CCITT-FALSE in 63; static: no point-of-initiation field) and reproduces
+ * the vector in test-vectors/pix.json; this module fixes what we feed it.
  */
 export interface PixReceiver {
   /** The receiving PIX key (the sandbox uses a random-key EVP uuid). */
@@ -32,16 +34,17 @@ export function buildBrCode(receiver: PixReceiver, amountCents: number, txid: st
       throw new RangeError(`${name} must be 1 to ${max} uppercase ASCII characters, got "${value}"`);
     }
   }
-  const pix = createStaticPix({
-    pixKey: receiver.key,
+  const brCode = generatePixPayload({
+    key: receiver.key,
     merchantName: receiver.merchantName,
     merchantCity: receiver.merchantCity,
     // An integer number of cents over 100 is the double nearest to that decimal: toFixed(2) prints it back.
-    transactionAmount: amountCents / 100,
+    amount: fromCents(amountCents),
     txid,
   });
-  if (hasError(pix)) throw new Error(`BR Code not built: ${pix.message}`);
-  return pix.toBRCode();
+  // null: a key that is not a PIX key (the rest is checked above), or an amount over 13 characters.
+  if (brCode === null) throw new RangeError(`BR Code not built: invalid PIX key "${receiver.key}" or amount ${amountCents}`);
+  return brCode;
 }
 
 /**
