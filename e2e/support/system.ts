@@ -7,7 +7,7 @@ import { loadCallbackConfig, startCallbackService, type RunningCallbackService }
 import { loadReceivablesConfig, startReceivablesService, type RunningReceivablesService } from '@payments/receivables-svc';
 import { loadClientsConfig, startClientsService, type RunningClientsService } from '@payments/clients-svc';
 import type { Logger } from '@payments/logger';
-import { createTestDatabase } from '@payments/db';
+import { createTestDatabase, ensureDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway, type RunningGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
 import { ApiClient } from './api-client';
@@ -54,6 +54,11 @@ export interface SystemOptions {
   withBooklets?: boolean;
   /** Start the bank sandbox but leave receivables-svc to the test (e.g. as its own process). */
   withSandboxOnly?: boolean;
+  /**
+   * Run against this database (created if missing, never dropped), e.g. one on a private cluster the
+   * test stops and starts; by default a throw-away database on the shared server.
+   */
+  databaseUrl?: string;
 }
 
 /** A free TCP port (to wire the sandbox's webhook to receivables-svc before either starts). */
@@ -82,7 +87,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
 
 async function startSystemTracked(options: SystemOptions, started: Array<{ stop(): Promise<void> }>): Promise<TestSystem> {
   const steps = new StartupSteps();
-  const database = await steps.run('create database', () => createTestDatabase());
+  const given = options.databaseUrl;
+  const database = given ? await steps.run('ensure database', () => givenDatabase(given)) : await steps.run('create database', () => createTestDatabase());
   started.push({ stop: database.drop });
   const busPrefix = `t${randomBytes(5).toString('hex')}`;
   const charges = options.withReceivables || options.withSandboxOnly;
@@ -138,6 +144,12 @@ async function startSystemTracked(options: SystemOptions, started: Array<{ stop(
       await database.drop().catch(() => undefined);
     },
   };
+}
+
+/** A database the test owns: created when missing, left in place at stop. */
+async function givenDatabase(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  await ensureDatabase(url);
+  return { url, drop: async () => undefined };
 }
 
 /**
