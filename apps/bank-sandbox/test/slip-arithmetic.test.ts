@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { barcodeProblems, typeableLineProblems } from '@payments/test-support/slip-checks';
-import { buildBarcode, formatTypeableLine, typeableLineFromBarcode } from '../src/domain/barcode';
+import { buildBarcode, typeableLineFromBarcode } from '../src/domain/barcode';
 import { bankSlipModulo11, modulo10 } from '../src/domain/check-digits';
 import { dueDateFactor } from '../src/domain/due-factor';
 import { buildFreeField, parseFreeField } from '../src/domain/free-field';
@@ -78,10 +78,6 @@ describe('barcode and typeable line', () => {
     });
     expect(rebuilt).toBe(v.barcode);
     expect(typeableLineFromBarcode(v.barcode)).toBe(v.typeable_line);
-  });
-
-  it('prints the typeable line in its usual groups', () => {
-    expect(formatTypeableLine(vectors[0].typeable_line)).toBe('23790.44809 56168.623793 36011.058009 7 40430000124020');
   });
 
   it('makes barcodes and lines that independent checks accept, for many amounts, dates and numbers', () => {

@@ -60,9 +60,3 @@ export function typeableLineFromBarcode(barcode: string): string {
     barcode.slice(5, 19),
   ].join('');
 }
-
-/** The typeable line as printed on a slip: "AAAAA.AAAAA BBBBB.BBBBBB CCCCC.CCCCCC D EEEEEEEEEEEEEE". */
-export function formatTypeableLine(line: string): string {
-  if (!/^\d{47}$/.test(line)) throw new RangeError(`a typeable line has 47 digits, got "${line}"`);
-  return `${line.slice(0, 5)}.${line.slice(5, 10)} ${line.slice(10, 15)}.${line.slice(15, 21)} ${line.slice(21, 26)}.${line.slice(26, 32)} ${line[32]} ${line.slice(33)}`;
-}

@@ -1,8 +1,8 @@
 import PDFDocument from 'pdfkit';
-import { formatTypeableLine } from './barcode';
 import type { Charge } from './charge';
-import { itfBarWidths, qrCodePng } from './payment-images';
-import { formatBrazilianDate, formatReais } from '@payments/br-format';
+import { formatBrazilianDate, formatReais, formatTypeableLine } from '@payments/br-format';
+import { drawItf, ITF_BAR_HEIGHT, ITF_NARROW_MODULE } from '@payments/slip-images';
+import { chargeQrPng } from './payment-images';
 import { instructionLines } from './slip-text';
 
 /** Who is collecting: printed in the slip's "Beneficiário" box. */
@@ -16,11 +16,7 @@ export interface PayeeDetails {
   account: string;
 }
 
-const MM = 72 / 25.4;
 const PAGE_MARGIN = 36;
-/** FEBRABAN's ITF: 13 mm tall, about 103 mm wide for 44 digits, i.e. a narrow module of ~0.254 mm. */
-const BAR_HEIGHT = 13 * MM;
-const NARROW_MODULE = 0.254 * MM;
 
 /**
  * The charge as a one-page A4 PDF: payee, payer, due date, value, our number, instructions (discount,
@@ -28,7 +24,7 @@ const NARROW_MODULE = 0.254 * MM;
  * every charge the PIX QR code and its copy-and-paste text.
  */
 export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Promise<Buffer> {
-  const qr = await qrCodePng(charge.pixCopyAndPaste);
+  const qr = chargeQrPng(charge.pixCopyAndPaste);
   const doc = new PDFDocument({ size: 'A4', margin: PAGE_MARGIN, info: { Title: `Cobrança ${charge.ourNumber}`, Author: payee.bankName } });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -112,21 +108,12 @@ export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Prom
     y += 8;
     doc.font('Helvetica').fontSize(6.5).text('Ficha de compensação - autenticação mecânica', left, y);
     y += 12;
-    drawItf(doc, charge.barcode, left, y);
-    y += BAR_HEIGHT + 4;
+    // A quiet zone of 10 modules before the first bar.
+    drawItf(doc, charge.barcode, left + 10 * ITF_NARROW_MODULE, y);
+    y += ITF_BAR_HEIGHT + 4;
     doc.font('Courier').fontSize(7).text(charge.barcode, left, y);
   }
 
   doc.end();
   return done;
-}
-
-/** Draws the ITF bars as vector rectangles, starting with a bar; a quiet zone of 10 modules before it. */
-function drawItf(doc: PDFKit.PDFDocument, barcode: string, x: number, y: number): void {
-  let cursor = x + 10 * NARROW_MODULE;
-  itfBarWidths(barcode).forEach((modules, index) => {
-    const w = modules * NARROW_MODULE;
-    if (index % 2 === 0 && w > 0) doc.rect(cursor, y, w, BAR_HEIGHT).fill('#000000');
-    cursor += w;
-  });
 }

@@ -5,7 +5,7 @@ import type { Context, Next } from 'koa';
 import stableStringify from 'fast-json-stable-stringify';
 import { planRegistration } from '../domain/behaviour';
 import { renderChargePdf } from '../domain/slip-pdf';
-import { qrCodePng } from '../domain/payment-images';
+import { chargeQrPng } from '../domain/payment-images';
 import type { Charge, ChargeTerms } from '../domain/charge';
 import { parseChargeRequest } from './charge-request';
 import type { SandboxDeps } from './context';
@@ -122,7 +122,7 @@ export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
   router.get('/v1/charges/:chargeId/qrcode.png', async (ctx) => {
     const charge = await findCharge(deps, ctx.params.chargeId);
     ctx.type = 'image/png';
-    ctx.body = await qrCodePng(charge.pixCopyAndPaste);
+    ctx.body = chargeQrPng(charge.pixCopyAndPaste);
   });
 }
 

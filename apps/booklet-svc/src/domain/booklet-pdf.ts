@@ -1,10 +1,8 @@
-import { formatBrazilianDate, formatReais } from '@payments/br-format';
+import { formatBrazilianDate, formatReais, formatTypeableLine } from '@payments/br-format';
+import { drawItf, ITF_BAR_HEIGHT, qrCodePng } from '@payments/slip-images';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
-import { crc32, deflateSync } from 'node:zlib';
-import bwipjs from 'bwip-js';
 import PDFDocument from 'pdfkit';
-import QRCode from 'qrcode';
 import type { BookletDocument, BookletInstallment, BookletParty } from './booklet-document';
 
 /**
@@ -26,12 +24,6 @@ export function bookletPageCount(installments: number): number {
   return 1 + Math.ceil(installments / PARTS_PER_PAGE);
 }
 
-
-/** The typeable line as printed on a slip: "AAAAA.AAAAA BBBBB.BBBBBB CCCCC.CCCCCC D EEEEEEEEEEEEEE". */
-export function formatTypeableLine(line: string): string {
-  if (!/^\d{47}$/.test(line)) throw new RangeError(`a typeable line has 47 digits, got "${line}"`);
-  return `${line.slice(0, 5)}.${line.slice(5, 10)} ${line.slice(10, 15)}.${line.slice(15, 21)} ${line.slice(21, 26)}.${line.slice(26, 32)} ${line[32]} ${line.slice(33)}`;
-}
 
 /**
  * Renders the booklet into `out` and resolves once `out` has taken every byte (it is ended), with the
@@ -125,9 +117,6 @@ const RIGHT_COLUMN_WIDTH = 40 * MM;
 const RIGHT_X = MAIN_RIGHT - RIGHT_COLUMN_WIDTH;
 const LEFT_WIDTH = RIGHT_X - MAIN_X;
 
-/** FEBRABAN ITF: 13 mm tall; a narrow module of 0.254 mm makes the 44 digits about 103 mm wide. */
-const BAR_HEIGHT = 13 * MM;
-const NARROW_MODULE = 0.254 * MM;
 const QR_SIZE = 28 * MM;
 const QR_SIZE_PIX_ONLY = 33 * MM;
 
@@ -345,7 +334,7 @@ function drawPart(pdf: PDFKit.PDFDocument, doc: BookletDocument, installment: Bo
     pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('Ficha de compensação', MAIN_X, gridBottom + 3, { lineBreak: false });
     pdf.text('Autenticação mecânica', MAIN_X + LEFT_WIDTH - 60, gridBottom + 3, { lineBreak: false });
     drawItf(pdf, installment.barcode as string, MAIN_X + 3 * MM, gridBottom + 4 * MM);
-    const textTop = gridBottom + 4 * MM + BAR_HEIGHT + 2.5 * MM;
+    const textTop = gridBottom + 4 * MM + ITF_BAR_HEIGHT + 2.5 * MM;
     if (installment.pixCopyAndPaste) {
       pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('PIX copia e cola', MAIN_X, textTop, { lineBreak: false });
       monoBlock(pdf, installment.pixCopyAndPaste, MAIN_X, textTop + 7, LEFT_WIDTH - 2 * MM, top + PART_HEIGHT - 2 * MM - (textTop + 7), 5.5, 4);
@@ -461,70 +450,3 @@ function chunk(text: string, length: number): string[] {
   for (let i = 0; i < text.length; i += length) lines.push(text.slice(i, i + length));
   return lines;
 }
-
-// ---------------------------------------------------------------------------------------------------
-// Barcode and QR code
-
-/**
- * The slip's ITF (interleaved 2 of 5) barcode as vector bars, one filled path. bwip-js encodes the 44
- * digits (start, pairs, stop) as alternating bar/space widths starting with a bar; it draws wide elements
- * 2 modules wide, and we widen them to 3 (FEBRABAN: wide:narrow 1:3).
- */
-function drawItf(pdf: PDFKit.PDFDocument, barcode: string, x: number, y: number): void {
-  let cursor = x;
-  itfBarWidths(barcode).forEach((modules, index) => {
-    const width = modules * NARROW_MODULE;
-    if (index % 2 === 0 && width > 0) pdf.rect(cursor, y, width, BAR_HEIGHT);
-    cursor += width;
-  });
-  pdf.fillColor(INK).fill();
-}
-
-export function itfBarWidths(barcode: string): number[] {
-  if (!/^\d{44}$/.test(barcode)) throw new RangeError(`a slip barcode has 44 digits, got "${barcode}"`);
-  const [symbol] = bwipjs.raw('interleaved2of5', barcode, {});
-  if (!symbol || !('sbs' in symbol)) throw new Error('bwip-js returned no linear pattern for interleaved2of5');
-  return symbol.sbs.map((width) => (width === 2 ? 3 : width));
-}
-
-/**
- * PNG of the PIX QR code: the matrix from the qrcode package (medium error correction), encoded here as
- * a 1-bit grayscale PNG with whole pixels per module, so pdfkit embeds its data as it is (no decoding, no
- * soft mask) and it stays crisp at any zoom. qrcode's own PNG path (pngjs, RGBA) costs 10-20 ms a code
- * in Node and hundreds under jest; this one well under a millisecond. The page's white is the quiet zone.
- */
-export function qrCodePng(brCode: string): Buffer {
-  const { size, data } = QRCode.create(brCode, { errorCorrectionLevel: 'M' }).modules;
-  const scale = QR_PIXELS_PER_MODULE;
-  const pixels = size * scale;
-  const rowBytes = Math.ceil(pixels / 8);
-  const raw = Buffer.alloc((rowBytes + 1) * pixels);
-  const row = Buffer.alloc(rowBytes + 1); // filter byte 0 ("None"), then the bits: 1 white, 0 black
-  for (let r = 0; r < size; r += 1) {
-    row.fill(0xff, 1);
-    for (let c = 0; c < size; c += 1) {
-      if (!data[r * size + c]) continue;
-      for (let x = c * scale; x < (c + 1) * scale; x += 1) row[1 + (x >> 3)] &= ~(0x80 >> (x & 7));
-    }
-    for (let k = 0; k < scale; k += 1) row.copy(raw, (r * scale + k) * (rowBytes + 1));
-  }
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(pixels, 0);
-  header.writeUInt32BE(pixels, 4);
-  header[8] = 1; // bit depth
-  header[9] = 0; // grayscale; compression, filter and interlace methods 0
-  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
-}
-
-function pngChunk(type: string, body: Buffer): Buffer {
-  const chunk = Buffer.alloc(12 + body.length);
-  chunk.writeUInt32BE(body.length, 0);
-  chunk.write(type, 4, 'latin1');
-  body.copy(chunk, 8);
-  chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + body.length)), 8 + body.length);
-  return chunk;
-}
-
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-/** About 300 dpi at 28 mm for a typical BR Code (50-60 modules). */
-const QR_PIXELS_PER_MODULE = 6;
