@@ -1,0 +1,131 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
+import { createTestDatabase } from '@payments/db';
+import { ApiClient } from '../support/api-client';
+import { BuiltApp, builtAppEnv, builtFile, PORT_VARIABLES, type AppName } from '../support/built-app';
+import { clientPayload, receivablePayload } from '../support/fixtures';
+import { CallbackReceiver, waitFor } from '../support/receiver';
+import { deleteBusStreams, freePort } from '../support/system';
+
+// The system as production runs it: every app started from its build output (dist/apps/<app>/main.js,
+// made by the apps' `build` targets, which this project's test target depends on) with plain node, each
+// in its own process, against its own database and NATS subject prefix.
+
+interface Callback {
+  type?: string;
+  success?: boolean;
+  payment_slip_id?: string;
+  accounts_receivable_id?: string;
+  download?: string;
+}
+
+const APPS = Object.keys(PORT_VARIABLES) as AppName[];
+const apps: BuiltApp[] = [];
+let database: { url: string; drop: () => Promise<void> } | undefined;
+let busPrefix: string | undefined;
+let receiver: CallbackReceiver | undefined;
+let env: Record<string, string>;
+let gateway: BuiltApp;
+
+beforeAll(async () => {
+  for (const app of APPS) builtFile(app); // not built: say so, rather than time out
+  database = await createTestDatabase();
+  busPrefix = `b${randomBytes(5).toString('hex')}`;
+  const ports = Object.fromEntries(
+    await Promise.all(APPS.map(async (app) => [app, await freePort()] as const)),
+  ) as Record<AppName, number>;
+  env = {
+    NODE_ENV: 'development',
+    DATABASE_URL: database.url,
+    BUS_PREFIX: busPrefix,
+    ...Object.fromEntries(APPS.map((app) => [PORT_VARIABLES[app], String(ports[app])])),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${ports.gateway}`,
+    PROVIDER_BASE_URL: `http://127.0.0.1:${ports['bank-sandbox']}`,
+    BANK_SANDBOX_PUBLIC_URL: `http://127.0.0.1:${ports['bank-sandbox']}`,
+    BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${ports['receivables-svc']}/provider/webhooks/bank-sandbox`,
+  };
+  receiver = await new CallbackReceiver().start();
+  for (const app of APPS) apps.push(new BuiltApp(app, ports[app], env).start());
+  gateway = apps.find((a) => a.app === 'gateway')!;
+  await Promise.all(apps.map((a) => a.waitReady(60_000)));
+}, 90_000);
+
+afterAll(async () => {
+  // Every step runs even when one before it (or the test) failed, so no process outlives the run.
+  await Promise.allSettled(apps.map((a) => a.stop()));
+  await receiver?.stop().catch(() => undefined);
+  if (busPrefix) await deleteBusStreams(busPrefix).catch(() => undefined);
+  await database?.drop().catch(() => undefined);
+}, 60_000);
+
+it('starts every app from dist/ with plain node (no tsx), each answering /readyz 200', async () => {
+  for (const a of apps) {
+    expect(a.args).toEqual([process.execPath, builtFile(a.app)]);
+    const res = await fetch(`${a.url}/readyz`);
+    expect({ app: a.app, status: res.status }).toEqual({ app: a.app, status: 200 });
+  }
+  // Files the gateway reads from node_modules at run time (swagger-ui-dist) and the OpenAPI document.
+  expect((await fetch(`${gateway.url}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
+  expect((await fetch(`${gateway.url}/api/v1/openapi.json`)).status).toBe(200);
+});
+
+it('builds a booklet PDF: tenant from the built admin CLI, client, installments registered, booklet callback, PDF download', async () => {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [builtFile('gateway', 'admin/cli.js'), 'tenant', 'create', '--name', 'Built ERP', '--json'],
+    {
+      cwd: tmpdir(),
+      env: builtAppEnv(env),
+    },
+  );
+  const tenant = JSON.parse(stdout) as { tenant_id: string; integration_token: string };
+  const auth = await new ApiClient(gateway.url).post<{ access_token: string }>('/api/v1/authenticate', undefined, {
+    authorization: `Bearer ${tenant.integration_token}`,
+  });
+  expect(auth.status).toBe(200);
+  const api = new ApiClient(gateway.url, auth.json.access_token);
+
+  const client = clientPayload({ name: 'Ana Compradora' });
+  expect((await api.postIdempotent('/api/v1/clients', [client])).status).toBe(201);
+
+  const slip = randomUUID();
+  const items = [0, 1, 2].map((i) =>
+    receivablePayload(client.client_id, receiver!.url, {
+      payment_slip_id: slip,
+      due_date: `2027-0${i + 1}-10`,
+      value: 120 + i,
+    }),
+  );
+  expect((await api.postIdempotent('/api/v1/accounts-receivable', items)).status).toBe(202);
+  const bodies = () => receiver!.received.map((r) => JSON.parse(r.body) as Callback);
+  const ids = new Set(items.map((i) => i.account_receivable_id));
+  await waitFor(
+    () => bodies().filter((b) => b.accounts_receivable_id && ids.has(b.accounts_receivable_id)).length === 3,
+    30_000,
+    'the registered callbacks',
+  );
+
+  const requested = await api.postIdempotent<Callback>(`/api/v1/bank-slip-booklet/${slip}`, {
+    url_callback: receiver!.url,
+  });
+  expect(requested.status).toBe(202);
+  expect(requested.json).toMatchObject({ success: true, type: 'preparing', payment_slip_id: slip });
+  await waitFor(
+    () => bodies().some((b) => b.type === 'sent' && b.payment_slip_id === slip),
+    30_000,
+    'the booklet callback',
+  );
+  const sent = bodies().find((b) => b.type === 'sent' && b.payment_slip_id === slip)!;
+  expect(sent.download).toContain(`${gateway.url}/api/v1/bank-slip-booklet/downloads/`);
+
+  const pdf = await fetch(sent.download!);
+  expect(pdf.status).toBe(200);
+  expect(pdf.headers.get('content-type')).toContain('application/pdf');
+  const bytes = Buffer.from(await pdf.arrayBuffer());
+  expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  // pdfkit writes page objects uncompressed: a cover, then 3 installments per page.
+  const pages = bytes.toString('latin1').match(/\/Type\s*\/Page(?!s)/g) ?? [];
+  expect(pages).toHaveLength(2);
+}, 120_000);
