@@ -11,6 +11,12 @@ export const isRegistrationFailed = (c: ReceivableCallback): c is RegistrationFa
 export const isPaid = (c: ReceivableCallback): c is PaidCallback => 'type' in c && c.type === 'paid';
 export const isCancellationResult = (c: ReceivableCallback): c is CancellationResult => 'status' in c;
 
+/** The callback as a registered one (with its payment data); throws, naming what it is instead, otherwise. */
+export function asRegistered(c: ReceivableCallback | undefined): RegisteredCallback {
+  if (c === undefined || !isRegistered(c)) throw new Error(`not a registered callback: ${JSON.stringify(c)}`);
+  return c;
+}
+
 /** The receivable callbacks a receiver got, parsed, in arrival order; only those of one receivable when given. */
 export function receivableCallbacks(receiver: CallbackReceiver, accountReceivableId?: string): ReceivableCallback[] {
   return receiver.received

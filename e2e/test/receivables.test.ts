@@ -5,30 +5,20 @@ import { CallbackReceiver, waitFor } from '../support/receiver';
 import { clientPayload, receivablePayload } from '../support/fixtures';
 import { barcodeProblems, brCodeProblems, decodeQrPng, typeableLineProblems } from '@payments/test-support/slip-checks';
 import { queryRows } from '../support/db-probe';
+import type { ApiResponse } from '../support/api-client';
+import { asRegistered, isCancellationResult, isPaid, isRegistered, receivableCallbacks, type ReceivableCallback } from '../support/receivable-callbacks';
+import type { CancelResponse, ConsultResult, Problem, ReceivablesCreateResponse, SearchResultItem } from '@payments/contracts';
 
 const FAST = { CALLBACK_RETRY_SCHEDULE_MS: '200,400,800', CALLBACK_POLL_INTERVAL_MS: '50', PROVIDER_RETRIES: '0' };
-
-interface Callback {
-  success?: boolean;
-  status?: string;
-  type?: string;
-  accounts_receivable_id: string;
-  payment_data?: { typeable_line: string; barcode: string; our_number: string; pix_copy_and_paste: string; qrcode_image: string; pdf: string };
-  error?: { code: string; message: string };
-  message?: string;
-  payment_date?: string;
-  amount_paid?: number;
-  fee_amount?: number;
-  payment_type?: string;
-}
 
 let system: TestSystem;
 let tenant: TestTenant;
 let receiver: CallbackReceiver;
 let clientId: string;
 
-const callbacks = (filter: (c: Callback) => boolean = () => true): Callback[] => receiver.received.map((r) => JSON.parse(r.body) as Callback).filter(filter);
-const callbacksFor = (id: string) => callbacks((c) => c.accounts_receivable_id === id);
+const callbacks = (filter: (c: ReceivableCallback) => boolean = () => true): ReceivableCallback[] => receivableCallbacks(receiver).filter(filter);
+const callbacksFor = (id: string) => receivableCallbacks(receiver, id);
+const isCancelled = (c: ReceivableCallback) => isCancellationResult(c) && c.status === 'success';
 
 async function setBehaviour(mode: string): Promise<void> {
   const res = await fetch(`${system.sandboxUrl}/sandbox/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode }) });
@@ -36,7 +26,7 @@ async function setBehaviour(mode: string): Promise<void> {
 }
 
 async function consult(t: TestTenant, id: string) {
-  return t.api.post<Record<string, unknown>>(`/api/v1/accounts-receivable/${id}/consult-transaction`);
+  return t.api.post<ConsultResult>(`/api/v1/accounts-receivable/${id}/consult-transaction`);
 }
 
 beforeAll(async () => {
@@ -56,20 +46,20 @@ it('registers a batch of 50 mixed slip and PIX charges: 50 signed callbacks with
   const batch = Array.from({ length: 50 }, (_, i) =>
     receivablePayload(clientId, receiver.url, { payment_method: i % 2 === 0 ? 1 : 3, value: 10 + i + 0.99, items: [], due_date: `2026-12-${String(1 + (i % 28)).padStart(2, '0')}` }),
   );
-  const res = await tenant.api.postIdempotent<{ status: string; message: string }>('/api/v1/accounts-receivable', batch);
+  const res = await tenant.api.postIdempotent<ReceivablesCreateResponse>('/api/v1/accounts-receivable', batch);
   expect(res.status).toBe(202);
   expect(res.json.status).toBe('success');
   expect(res.json.message).toMatch(/processed/);
 
   const ids = new Set(batch.map((b) => b.account_receivable_id));
-  await waitFor(() => callbacks((c) => ids.has(c.accounts_receivable_id) && c.type === 'registered').length === 50, 30_000, '50 registered callbacks');
+  await waitFor(() => callbacks((c) => ids.has(c.accounts_receivable_id) && isRegistered(c)).length === 50, 30_000, '50 registered callbacks');
   for (const item of batch) {
-    const received = receiver.received.filter((r) => (JSON.parse(r.body) as Callback).accounts_receivable_id === item.account_receivable_id);
+    const received = receiver.received.filter((r) => (JSON.parse(r.body) as ReceivableCallback).accounts_receivable_id === item.account_receivable_id);
     expect(received).toHaveLength(1);
     expect(new Webhook(tenant.signingSecret).verify(received[0].body, received[0].headers)).toBeTruthy();
-    const cb = JSON.parse(received[0].body) as Callback;
+    const cb = JSON.parse(received[0].body) as ReceivableCallback;
     expect(cb).toMatchObject({ success: true, type: 'registered', accounts_receivable_id: item.account_receivable_id });
-    const data = cb.payment_data!;
+    const data = asRegistered(cb).payment_data;
     expect(data.our_number).toMatch(/^\d+$/);
     expect(brCodeProblems(data.pix_copy_and_paste)).toEqual([]);
     if (item.payment_method === 1) {
@@ -82,10 +72,10 @@ it('registers a batch of 50 mixed slip and PIX charges: 50 signed callbacks with
     }
   }
   // QR image and PDF of a few of them (each fetch is real HTTP to the sandbox).
-  for (const cb of callbacks((c) => ids.has(c.accounts_receivable_id)).slice(0, 6)) {
-    const png = Buffer.from(await (await fetch(cb.payment_data!.qrcode_image)).arrayBuffer());
-    expect(decodeQrPng(png)).toBe(cb.payment_data!.pix_copy_and_paste);
-    const pdf = await fetch(cb.payment_data!.pdf);
+  for (const cb of callbacks((c) => ids.has(c.accounts_receivable_id)).filter(isRegistered).slice(0, 6)) {
+    const png = Buffer.from(await (await fetch(cb.payment_data.qrcode_image)).arrayBuffer());
+    expect(decodeQrPng(png)).toBe(cb.payment_data.pix_copy_and_paste);
+    const pdf = await fetch(cb.payment_data.pdf);
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toContain('application/pdf');
     expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
@@ -129,17 +119,17 @@ it('pays a charge at the provider: approved in search and consult, and a paid ca
   const item = receivablePayload(clientId, receiver.url, { payment_method: 3, value: 200, emission_date: '2026-10-05' });
   await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
   await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
-  const ourNumber = callbacksFor(item.account_receivable_id)[0].payment_data!.our_number;
+  const ourNumber = asRegistered(callbacksFor(item.account_receivable_id)[0]).payment_data.our_number;
   const pay = await fetch(`${system.sandboxUrl}/sandbox/charges/${ourNumber}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: 'pix' }) });
   expect(pay.status).toBe(200);
-  await waitFor(() => callbacksFor(item.account_receivable_id).some((c) => c.type === 'paid'), 15_000, 'paid callback');
-  const paid = callbacksFor(item.account_receivable_id).find((c) => c.type === 'paid')!;
+  await waitFor(() => callbacksFor(item.account_receivable_id).some(isPaid), 15_000, 'paid callback');
+  const paid = callbacksFor(item.account_receivable_id).find(isPaid)!;
   expect(paid).toMatchObject({ success: true, type: 'paid', amount_paid: 200, fee_amount: 1.98, payment_type: 'Pix' });
   expect(paid.payment_date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/);
 
   const consulted = await consult(tenant, item.account_receivable_id);
   expect(consulted.json).toMatchObject({ status_payment: 'Aprovada', payment_type: 'Pix', amount_paid: 200, fee_amount: 1.98, amount_due: 200, payment_date: paid.payment_date });
-  const search = await tenant.api.post<Array<Record<string, unknown>>>('/api/v1/accounts-receivable/search', { state: 'approved', start_date: '2026-10-01', end_date: '2026-10-31' });
+  const search = await tenant.api.post<SearchResultItem[]>('/api/v1/accounts-receivable/search', { state: 'approved', start_date: '2026-10-01', end_date: '2026-10-31' });
   expect(search.status).toBe(200);
   expect(search.json).toEqual([expect.objectContaining({ accounts_receivable_id: item.account_receivable_id, status_payment: 'Aprovada', paymento_type: 'Pix', amount_paid: 200 })]);
   expect(search.json[0]).not.toHaveProperty('payment_type');
@@ -152,17 +142,17 @@ it('cancels a registered charge: 202, a success callback, Cancelada; a second ca
   const item = receivablePayload(clientId, receiver.url);
   await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
   await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
-  const cancel = await tenant.api.postIdempotent<{ status: string; message: string }>(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined);
+  const cancel = await tenant.api.postIdempotent<CancelResponse>(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined);
   expect(cancel.status).toBe(202);
   expect(cancel.json).toMatchObject({ status: 'success', message: expect.stringMatching(/cancel/) });
-  await waitFor(() => callbacksFor(item.account_receivable_id).some((c) => c.status === 'success'), 15_000, 'cancellation callback');
-  expect(callbacksFor(item.account_receivable_id).find((c) => c.status === 'success')).toEqual({ status: 'success', accounts_receivable_id: item.account_receivable_id, message: expect.any(String) });
+  await waitFor(() => callbacksFor(item.account_receivable_id).some(isCancelled), 15_000, 'cancellation callback');
+  expect(callbacksFor(item.account_receivable_id).find(isCancelled)).toEqual({ status: 'success', accounts_receivable_id: item.account_receivable_id, message: expect.any(String) });
   expect((await consult(tenant, item.account_receivable_id)).json).toMatchObject({ status_payment: 'Cancelada' });
   const again = await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined);
   expect(again.status).toBe(409);
   expect(again.json).toMatchObject({ code: 'conflict' });
   // The charge is cancelled at the provider too: paying it is refused.
-  const ourNumber = callbacksFor(item.account_receivable_id)[0].payment_data!.our_number;
+  const ourNumber = asRegistered(callbacksFor(item.account_receivable_id)[0]).payment_data.our_number;
   const pay = await fetch(`${system.sandboxUrl}/sandbox/charges/${ourNumber}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: 'boleto' }) });
   expect(pay.status).toBe(409);
 });
@@ -200,7 +190,7 @@ it('answers 202 again to a cancel already queued, and cancels once', async () =>
   }
   await waitFor(() => callbacksFor(item.account_receivable_id).length === 2, 20_000, 'cancellation callback');
   await new Promise((r) => setTimeout(r, 1500));
-  expect(callbacksFor(item.account_receivable_id).filter((c) => c.status === 'success')).toHaveLength(1);
+  expect(callbacksFor(item.account_receivable_id).filter(isCancelled)).toHaveLength(1);
   expect((await consult(tenant, item.account_receivable_id)).json).toMatchObject({ status_payment: 'Cancelada' });
 });
 
@@ -208,7 +198,7 @@ it('creates an account_receivable_id once: resending it registers and calls back
   const item = receivablePayload(clientId, receiver.url);
   await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
   await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
-  const again = await tenant.api.postIdempotent<{ message: string }>('/api/v1/accounts-receivable', [item, { ...item }]);
+  const again = await tenant.api.postIdempotent<ReceivablesCreateResponse>('/api/v1/accounts-receivable', [item, { ...item }]);
   expect(again.status).toBe(202);
   expect(again.json.message).toMatch(/already existed/);
   await new Promise((r) => setTimeout(r, 1500));
@@ -224,10 +214,10 @@ describe('tenancy', () => {
     const other = await system.newTenant('Other');
     expect((await consult(other, item.account_receivable_id)).status).toBe(404);
     expect((await other.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined)).status).toBe(404);
-    const search = await other.api.post<unknown[]>('/api/v1/accounts-receivable/search', { state: 'all', start_date: '2026-09-01', end_date: '2026-09-30' });
+    const search = await other.api.post<SearchResultItem[]>('/api/v1/accounts-receivable/search', { state: 'all', start_date: '2026-09-01', end_date: '2026-09-30' });
     expect(search.json).toEqual([]);
     // Nor can it charge the first tenant's client.
-    const stolen = await other.api.postIdempotent<{ errors: Array<{ path: string }> }>('/api/v1/accounts-receivable', [receivablePayload(clientId, receiver.url)]);
+    const stolen = await other.api.postIdempotent<Problem>('/api/v1/accounts-receivable', [receivablePayload(clientId, receiver.url)]);
     expect(stolen.status).toBe(422);
     expect(stolen.json.errors).toEqual([expect.objectContaining({ path: '/0/client_id' })]);
   });
@@ -236,13 +226,13 @@ describe('tenancy', () => {
 describe('bad input', () => {
   it('names every bad field of a create batch and stores nothing', async () => {
     const t = await system.newTenant('Bad input');
-    const res = await t.api.postIdempotent<{ code: string; errors: Array<{ path: string }> }>('/api/v1/accounts-receivable', [
+    const res = await t.api.postIdempotent<Problem>('/api/v1/accounts-receivable', [
       receivablePayload(randomUUID(), receiver.url),
       receivablePayload(randomUUID(), 'ftp://example.com', { payment_method: 2, value: 10.001, due_date: '2026-02-30' }),
       receivablePayload(randomUUID(), receiver.url, { discount_type: 'ValorFixoAteDataInformada', discount_value: 500, discount_date: '2027-01-01' }),
     ]);
     expect(res.status).toBe(422);
-    const paths = res.json.errors.map((e) => e.path);
+    const paths = (res.json.errors ?? []).map((e) => e.path);
     expect(paths).toEqual(expect.arrayContaining(['/1/url_callback', '/1/payment_method', '/1/value', '/1/due_date', '/2/discount_value', '/2/discount_date']));
     const rows = await queryRows<{ n: string }>(system.databaseUrl, 'select count(*) as n from receivables.receivables where tenant_id = $1', [t.tenantId]);
     expect(Number(rows[0].n)).toBe(0);
@@ -250,18 +240,18 @@ describe('bad input', () => {
 
   it('refuses charges for clients that are not registered (422 naming the item), storing nothing', async () => {
     const item = receivablePayload(clientId, receiver.url);
-    const res = await tenant.api.postIdempotent<{ errors: Array<{ path: string }> }>('/api/v1/accounts-receivable', [item, receivablePayload(randomUUID(), receiver.url)]);
+    const res = await tenant.api.postIdempotent<Problem>('/api/v1/accounts-receivable', [item, receivablePayload(randomUUID(), receiver.url)]);
     expect(res.status).toBe(422);
     expect(res.json.errors).toEqual([expect.objectContaining({ path: '/1/client_id' })]);
     expect((await consult(tenant, item.account_receivable_id)).status).toBe(404);
   });
 
   it('validates search and the path ids', async () => {
-    const reversed = await tenant.api.post<{ errors: Array<{ path: string }> }>('/api/v1/accounts-receivable/search', { state: 'all', start_date: '2026-12-01', end_date: '2026-11-01' });
+    const reversed = await tenant.api.post<Problem>('/api/v1/accounts-receivable/search', { state: 'all', start_date: '2026-12-01', end_date: '2026-11-01' });
     expect(reversed.status).toBe(422);
-    expect(reversed.json.errors.map((e) => e.path)).toContain('/end_date');
-    const badState = await tenant.api.post<{ errors: Array<{ path: string }> }>('/api/v1/accounts-receivable/search', { state: 'paid', start_date: '2026-11-01' });
-    expect(badState.json.errors.map((e) => e.path).sort()).toEqual(['/end_date', '/state']);
+    expect((reversed.json.errors ?? []).map((e) => e.path)).toContain('/end_date');
+    const badState = await tenant.api.post<Problem>('/api/v1/accounts-receivable/search', { state: 'paid', start_date: '2026-11-01' });
+    expect((badState.json.errors ?? []).map((e) => e.path).sort()).toEqual(['/end_date', '/state']);
     expect((await tenant.api.post('/api/v1/accounts-receivable/not-a-uuid/consult-transaction')).status).toBe(422);
     expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable/not-a-uuid/cancel', undefined)).status).toBe(422);
     expect((await tenant.api.post('/api/v1/accounts-receivable/search', { state: 'all', start_date: '2026-01-01', end_date: '2026-12-31', cursor: 'junk' })).status).toBe(422);
@@ -276,11 +266,11 @@ it('pages search results by emission date with X-Next-Cursor, inclusive of both 
   const dates = ['2026-08-01', '2026-08-01', '2026-08-15', '2026-08-31', '2026-09-01', '2026-07-31'];
   const batch = dates.map((d) => receivablePayload(c.client_id, receiver.url, { emission_date: d, due_date: '2026-12-31' }));
   await t.api.postIdempotent('/api/v1/accounts-receivable', batch);
-  const seen: Array<{ accounts_receivable_id: string }> = [];
+  const seen: SearchResultItem[] = [];
   let cursor: string | null = null;
   do {
     const body: Record<string, unknown> = { state: 'all', start_date: '2026-08-01', end_date: '2026-08-31', limit: 2, ...(cursor ? { cursor } : {}) };
-    const res: { status: number; json: Array<{ accounts_receivable_id: string }>; headers: Headers } = await t.api.post('/api/v1/accounts-receivable/search', body);
+    const res: ApiResponse<SearchResultItem[]> = await t.api.post('/api/v1/accounts-receivable/search', body);
     expect(res.status).toBe(200);
     seen.push(...res.json);
     cursor = res.headers.get('x-next-cursor');
@@ -316,9 +306,9 @@ describe('provider webhook endpoint (receivables-svc)', () => {
     const second = await send(body, sign(body), eventId);
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(await second.json()).toEqual({ result: 'duplicate' });
-    await waitFor(() => callbacksFor(item.account_receivable_id).some((c) => c.type === 'paid'), 15_000, 'paid callback');
+    await waitFor(() => callbacksFor(item.account_receivable_id).some(isPaid), 15_000, 'paid callback');
     await new Promise((r) => setTimeout(r, 800));
-    expect(callbacksFor(item.account_receivable_id).filter((c) => c.type === 'paid')).toHaveLength(1);
-    expect(callbacksFor(item.account_receivable_id).find((c) => c.type === 'paid')?.payment_date).toBe('2026-11-23T12:00:00.000');
+    expect(callbacksFor(item.account_receivable_id).filter(isPaid)).toHaveLength(1);
+    expect(callbacksFor(item.account_receivable_id).find(isPaid)?.payment_date).toBe('2026-11-23T12:00:00.000');
   });
 });
