@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import type { ClientCreateItem, ReceivableCreateItem } from '@payments/contracts';
 
 /** Valid ids to build requests with (check digits verified in libs/tax-id tests). */
 export const VALID_CPF = '529.982.247-25';
 export const VALID_CNPJ = '11.222.333/0001-81';
 export const VALID_ALPHANUMERIC_CNPJ = '12.ABC.345/01DE-35';
 
+/**
+ * A valid client (spec 2.1). The defaults are checked against the contract type (`satisfies`); the
+ * result stays loosely typed, since tests override fields with invalid values on purpose.
+ */
 export function clientPayload(overrides: Record<string, unknown> = {}) {
-  return {
+  const valid = {
     client_id: randomUUID() as string,
     name: 'Maria da Silva',
     cnpj_cpf: VALID_CPF,
@@ -20,13 +25,13 @@ export function clientPayload(overrides: Record<string, unknown> = {}) {
     telephone: '1133334444',
     phone_number: '11999998888',
     email: 'maria@example.com',
-    ...overrides,
-  };
+  } satisfies ClientCreateItem;
+  return { ...valid, ...overrides };
 }
 
 /** A valid receivable creation item (spec 2.3) for a registered client. */
 export function receivablePayload(clientId: string, urlCallback: string, overrides: Record<string, unknown> = {}) {
-  return {
+  const valid = {
     url_callback: urlCallback,
     client_id: clientId,
     payment_slip_id: randomUUID() as string,
@@ -39,6 +44,6 @@ export function receivablePayload(clientId: string, urlCallback: string, overrid
     discount_type: 'NaoTemDesconto',
     fine_value: 2,
     interest_amount: 0.05,
-    ...overrides,
-  };
+  } satisfies ReceivableCreateItem;
+  return { ...valid, ...overrides };
 }

@@ -6,6 +6,7 @@ import { loadBookletConfig, startBookletService, type RunningBookletService } fr
 import { loadCallbackConfig, startCallbackService, type RunningCallbackService } from '@payments/callback-svc';
 import { loadReceivablesConfig, startReceivablesService, type RunningReceivablesService } from '@payments/receivables-svc';
 import { loadClientsConfig, startClientsService, type RunningClientsService } from '@payments/clients-svc';
+import type { AuthenticateResponse } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { createTestDatabase, ensureDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway, type RunningGateway } from '@payments/gateway';
@@ -130,9 +131,9 @@ async function startSystemTracked(options: SystemOptions, started: Array<{ stop(
     api,
     async newTenant(name = 'Tenant') {
       const t = await createTenant(adminDb, name);
-      const auth = await api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${t.integration_token}` });
+      const auth = await api.post<AuthenticateResponse>('/api/v1/authenticate', undefined, { authorization: `Bearer ${t.integration_token}` });
       if (auth.status !== 200) throw new Error(`authenticate failed: ${auth.status} ${auth.text}`);
-      const accessToken = (auth.json as { access_token: string }).access_token;
+      const accessToken = auth.json.access_token;
       return { tenantId: t.tenant_id, integrationToken: t.integration_token, tokenId: t.token_id, signingSecret: t.signing_secret, accessToken, api: api.withToken(accessToken) };
     },
     async stop() {

@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import type { BookletFailedCallback, BookletResponse, BookletSentCallback, CallbackEventView } from '@payments/contracts';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { clientPayload, receivablePayload } from '../support/fixtures';
 
-/** The booklet's failure callback: what the ERP hears when a carnê cannot be built. */
-interface BookletCallback {
-  success: boolean;
-  type: string;
-  payment_slip_id: string;
-  download?: string;
-  error?: { code: string; message: string };
-}
+/** A booklet callback (libs/contracts): what the ERP hears when a carnê is built, or cannot be. */
+type BookletCallback = BookletSentCallback | BookletFailedCallback;
 
 let system: TestSystem;
 let tenant: TestTenant;
@@ -51,7 +46,7 @@ async function issueInstallments(slip: string, count: number) {
 it('sends a signed failure callback when installments stay unregistered past BOOKLET_MAX_WAIT_MS', async () => {
   const slip = randomUUID();
   await issueInstallments(slip, 2);
-  const res = await tenant.api.postIdempotent<{ message: string }>(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url });
+  const res = await tenant.api.postIdempotent<BookletResponse>(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url });
   expect(res.status).toBe(202);
   expect(res.json.message).toMatch(/2 of them are still being registered/);
 
@@ -70,7 +65,7 @@ it('sends a signed failure callback when installments stay unregistered past BOO
   // The same booklet is not reported twice, and its callback is visible as a delivered booklet.failed event.
   await new Promise((r) => setTimeout(r, 2_500));
   expect(bookletCallbacks(slip)).toHaveLength(1);
-  const event = await tenant.api.send<{ event_type: string; status: string }>('GET', `/api/v1/callbacks/${delivery.headers['webhook-id']}`);
+  const event = await tenant.api.send<CallbackEventView>('GET', `/api/v1/callbacks/${delivery.headers['webhook-id']}`);
   expect(event.status).toBe(200);
   expect(event.json).toMatchObject({ event_type: 'booklet.failed', status: 'delivered' });
 });

@@ -1,3 +1,4 @@
+import type { CallbackEventSummary, CallbackEventView } from '@payments/contracts';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { CallbackPublisher } from '../support/publish';
@@ -38,8 +39,8 @@ afterAll(async () => {
   await system?.stop();
 });
 
-async function attempts(eventId: string): Promise<Array<{ status_code: number | null }>> {
-  const res = await tenant.api.send<{ attempts: Array<{ status_code: number | null }>; status: string }>('GET', `/api/v1/callbacks/${eventId}`);
+async function attempts(eventId: string): Promise<CallbackEventView['attempts']> {
+  const res = await tenant.api.send<CallbackEventView>('GET', `/api/v1/callbacks/${eventId}`);
   return res.status === 200 ? res.json.attempts : [];
 }
 
@@ -93,7 +94,7 @@ it('gives the claims of events it had not started back on SIGTERM: another insta
   // way, so none shows a scheduled next attempt (its lease end is no schedule).
   const ours = new Set(requests.map((r) => r.event_id));
   const pendingOfOurs = async () => {
-    const listed = await tenant.api.send<Array<{ event_id: string; next_attempt_at: string | null }>>('GET', '/api/v1/callbacks?status=pending&limit=500');
+    const listed = await tenant.api.send<CallbackEventSummary[]>('GET', '/api/v1/callbacks?status=pending&limit=500');
     if (!Array.isArray(listed.json)) throw new Error(`GET /api/v1/callbacks answered ${listed.status}: ${listed.text}`);
     return listed.json.filter((e) => ours.has(e.event_id));
   };

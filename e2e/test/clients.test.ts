@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ClientsCreateResponse, Problem } from '@payments/contracts';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { clientPayload, VALID_ALPHANUMERIC_CNPJ, VALID_CNPJ } from '../support/fixtures';
 import { countClients, queryRows } from '../support/db-probe';
@@ -13,21 +14,13 @@ afterAll(async () => {
   await system?.stop();
 });
 
-interface CreateReply {
-  status: string;
-  message: string;
-  total_created_clients: Array<{ client_id: string; data?: Record<string, unknown> }>;
-  clients_already_registered: Array<{ client_id: string }>;
-}
-type Problem = { status: number; code: string; title: string; detail: string; errors?: Array<{ path: string; message: string; in?: string }> };
-
 describe('POST /api/v1/clients', () => {
   it('creates a batch: 201, with data (Portuguese keys) only where return_client_data is true', async () => {
     const withData = clientPayload({ return_client_data: true });
     const withoutData = clientPayload({ return_client_data: false, cnpj_cpf: VALID_CNPJ });
     const flagAbsent = clientPayload({ cnpj_cpf: VALID_ALPHANUMERIC_CNPJ });
     delete (flagAbsent as Record<string, unknown>).return_client_data;
-    const res = await tenant.api.postIdempotent<CreateReply>('/api/v1/clients', [withData, withoutData, flagAbsent]);
+    const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [withData, withoutData, flagAbsent]);
     expect(res.status).toBe(201);
     expect(res.json.status).toBe('success');
     expect(typeof res.json.message).toBe('string');
@@ -59,7 +52,7 @@ describe('POST /api/v1/clients', () => {
     const original = clientPayload();
     expect((await tenant.api.postIdempotent('/api/v1/clients', [original])).status).toBe(201);
     const fresh = clientPayload();
-    const res = await tenant.api.postIdempotent<CreateReply>('/api/v1/clients', [
+    const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [
       { ...original, name: 'Changed Name', return_client_data: true },
       fresh,
       { ...fresh, name: 'Repeated in the batch' },
@@ -74,7 +67,7 @@ describe('POST /api/v1/clients', () => {
   it('answers 201 with empty created list when every client was already registered', async () => {
     const c = clientPayload();
     await tenant.api.postIdempotent('/api/v1/clients', [c]);
-    const res = await tenant.api.postIdempotent<CreateReply>('/api/v1/clients', [c]);
+    const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [c]);
     expect(res.status).toBe(201);
     expect(res.json.total_created_clients).toEqual([]);
     expect(res.json.clients_already_registered).toEqual([{ client_id: c.client_id }]);
@@ -109,20 +102,20 @@ describe('POST /api/v1/clients', () => {
       expect({ bad, status: res.status, path: res.json.errors?.[0]?.path }).toEqual({ bad, status: 422, path: '/0/cnpj_cpf' });
     }
     for (const good of ['52998224725', '11222333000181', '12ABC34501DE35']) {
-      const res = await tenant.api.postIdempotent<CreateReply>('/api/v1/clients', [clientPayload({ cnpj_cpf: good, return_client_data: true })]);
+      const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [clientPayload({ cnpj_cpf: good, return_client_data: true })]);
       expect(res.status).toBe(201);
       expect(res.json.total_created_clients[0].data?.cnpj_cpf).toBe(good);
     }
   });
 
   it('ignores unknown fields: accepted, neither stored nor returned', async () => {
-    const res = await tenant.api.postIdempotent<CreateReply>('/api/v1/clients', [{ ...clientPayload({ return_client_data: true }), favourite_colour: 'blue' }]);
+    const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [{ ...clientPayload({ return_client_data: true }), favourite_colour: 'blue' }]);
     expect(res.status).toBe(201);
     expect(res.json.total_created_clients[0].data).not.toHaveProperty('favourite_colour');
   });
 
   it('accepts null and empty optional fields', async () => {
-    const res = await tenant.api.postIdempotent<CreateReply>('/api/v1/clients', [clientPayload({ email: '', complement: null, state: null, return_client_data: true })]);
+    const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [clientPayload({ email: '', complement: null, state: null, return_client_data: true })]);
     expect(res.status).toBe(201);
     expect(res.json.total_created_clients[0].data).toMatchObject({ email: '', complemento: null, uf: null });
   });
@@ -151,7 +144,7 @@ describe('POST /api/v1/clients', () => {
     const body = JSON.stringify(batch);
     expect(body.length).toBeGreaterThan(900_000);
     expect(body.length).toBeLessThan(1024 * 1024);
-    const res = await t.api.postIdempotent<CreateReply>('/api/v1/clients', body);
+    const res = await t.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', body);
     expect(res.status).toBe(201);
     // Above the bus's single-message threshold (max_payload 1 MiB minus 64 KiB): sent by claim check.
     expect(res.text.length).toBeGreaterThan(1024 * 1024 - 64 * 1024);
@@ -189,7 +182,7 @@ describe('PUT /api/v1/clients/{uuid}', () => {
     expect(attack.status).toBe(404);
     const rowsB = await queryRows<{ name: string }>(system.databaseUrl, 'select name from clients.clients where tenant_id = $1 and client_id = $2', [b.tenantId, shared.client_id]);
     expect(rowsB).toEqual([{ name: 'Maria da Silva' }]);
-    const sameIdInA = await a.api.postIdempotent<CreateReply>('/api/v1/clients', [{ ...shared, name: 'Other person' }]);
+    const sameIdInA = await a.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [{ ...shared, name: 'Other person' }]);
     expect(sameIdInA.json.total_created_clients).toEqual([{ client_id: shared.client_id }]);
     expect(await countClients(system.databaseUrl, a.tenantId)).toBe(1);
   });

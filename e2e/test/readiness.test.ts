@@ -3,6 +3,7 @@ import { loadBankSandboxConfig, startBankSandbox } from '@payments/bank-sandbox'
 import { loadBookletConfig, startBookletService } from '@payments/booklet-svc';
 import { loadCallbackConfig, startCallbackService } from '@payments/callback-svc';
 import { loadClientsConfig, startClientsService } from '@payments/clients-svc';
+import type { AuthenticateResponse } from '@payments/contracts';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
 import { loadReceivablesConfig, startReceivablesService } from '@payments/receivables-svc';
@@ -102,7 +103,7 @@ it('answers /readyz 503 while Postgres is stopped, and 200 again after it is bac
   try {
     const tenant = await createTenant(admin, 'Readiness');
     const api = new ApiClient(apps.find((a) => a.name === 'gateway')!.url);
-    const auth = await api.post<{ access_token: string }>('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integration_token}` });
+    const auth = await api.post<AuthenticateResponse>('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integration_token}` });
     expect(auth.status).toBe(200);
     expect((await api.withToken(auth.json.access_token).postIdempotent('/api/v1/clients', [clientPayload()])).status).toBe(201);
   } finally {

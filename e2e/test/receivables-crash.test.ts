@@ -1,3 +1,4 @@
+import type { ReceivableCallback } from '../support/receivable-callbacks';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { clientPayload, receivablePayload } from '../support/fixtures';
@@ -41,7 +42,7 @@ it('registers every charge of a batch of 1,000 exactly once, with one callback e
 
   const byReceivable = new Map<string, number>();
   for (const r of receiver.received) {
-    const body = JSON.parse(r.body) as { accounts_receivable_id: string; type: string; success: boolean };
+    const body = JSON.parse(r.body) as ReceivableCallback;
     expect(body).toMatchObject({ type: 'registered', success: true });
     byReceivable.set(body.accounts_receivable_id, (byReceivable.get(body.accounts_receivable_id) ?? 0) + 1);
   }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AuthenticateResponse, RegisteredCallback } from '@payments/contracts';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, openAdminDatabase } from '@payments/gateway';
 import { ApiClient } from '../support/api-client';
@@ -62,7 +63,7 @@ const byName = (spans: CollectedSpan[], service: string, name: string, kind?: nu
 
 it('traces one receivables create as one trace: gateway, receivables-svc intake, registration worker, provider call, callback delivery', async () => {
   const tenant = await createTenant(adminDb, 'Tracing');
-  const auth = await new ApiClient(gatewayUrl).post<{ access_token: string }>('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integration_token}` });
+  const auth = await new ApiClient(gatewayUrl).post<AuthenticateResponse>('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integration_token}` });
   expect(auth.status).toBe(200);
   const api = new ApiClient(gatewayUrl, auth.json.access_token);
   const client = clientPayload();
@@ -132,7 +133,7 @@ it('traces one receivables create as one trace: gateway, receivables-svc intake,
   // Beside the asked-for services: clients-svc (intake checks the client exists) and the sandbox.
   expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['gateway', 'clients-svc', 'receivables-svc', 'bank-sandbox', 'callback-svc']));
   if (process.env.PRINT_TRACE) console.log(renderTree(spans));
-  ourNumber = (JSON.parse(callback.body) as { payment_data: { our_number: string } }).payment_data.our_number;
+  ourNumber = (JSON.parse(callback.body) as RegisteredCallback).payment_data.our_number;
 });
 
 let ourNumber = '';
