@@ -1,12 +1,64 @@
-# One image for every app of the monorepo; docker-compose.yml picks the app with APP_ENTRY.
-FROM node:20-bookworm-slim
+# One image per app, chosen by the APP build argument:
+#   docker build --build-arg APP=gateway -t payments/gateway .
+# APP is one of gateway, bank-sandbox, receivables-svc, clients-svc, callback-svc, booklet-svc;
+# docker-compose.yml builds all six. The build stage runs `npm run build` (Nx + esbuild: each app's
+# dist/apps/<app>/main.js bundles our own code and the @payments/* libraries, npm packages stay
+# external); the runtime stage holds one app's build output and only that app's production
+# dependencies, and runs `node dist/apps/<app>/main.js` as the unprivileged user node.
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# The package manifests alone (root lockfile and every workspace's package.json): the install layers
+# below are rebuilt when one of them changes, not when source code does.
+FROM ${NODE_IMAGE} AS manifests
 WORKDIR /srv
-COPY package.json package-lock.json .npmrc ./
-COPY apps ./apps
-COPY libs ./libs
-COPY e2e/package.json ./e2e/package.json
-COPY scripts ./scripts
-COPY tsconfig.base.json ./
-RUN npm install --loglevel=warn
-ENV NODE_ENV=production
-CMD ["sh", "-c", "exec node --import tsx \"$APP_ENTRY\""]
+COPY . .
+RUN find . -type f ! -name package.json ! -name package-lock.json ! -name .npmrc -delete \
+ && find . -depth -mindepth 1 -type d -empty -delete
+
+# Every dependency (Nx and esbuild are dev dependencies), then the build of every app. The build
+# does not depend on APP, so the six images share this stage.
+# `npm install`, not `npm ci`: ci refuses this lockfile as out of sync because it lacks other
+# platforms' optional binaries (@swc/core-darwin-*, ...). install keeps every locked version and
+# resolves only what is missing, such as this platform's binary on an arm64 host; the lockfile it
+# may touch stays in this stage.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /srv
+ENV NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
+COPY --from=manifests /srv ./
+RUN npm install --no-audit --no-fund --loglevel=warn
+COPY . .
+RUN npm run build --loglevel=warn
+
+# This app's production dependencies only: npm packages are external to the bundle, and some read
+# their own files at run time (pdfkit's fonts, swagger-ui-dist, bwip-js). The @payments/* links npm
+# makes would point at sources this image does not have; the bundle needs none of them.
+FROM ${NODE_IMAGE} AS prod-deps
+ARG APP
+WORKDIR /srv
+COPY --from=manifests /srv ./
+RUN case "$APP" in gateway|bank-sandbox|receivables-svc|clients-svc|callback-svc|booklet-svc) ;; \
+      *) echo "build argument APP must be gateway, bank-sandbox, receivables-svc, clients-svc, callback-svc or booklet-svc (got '$APP')" >&2; exit 1 ;; \
+    esac \
+ && npm install --omit=dev --workspace "apps/$APP" --no-audit --no-fund --loglevel=warn \
+ && rm -rf node_modules/@payments
+
+FROM ${NODE_IMAGE} AS runtime
+ARG APP
+ENV NODE_ENV=production APP=${APP}
+WORKDIR /srv
+COPY --from=prod-deps /srv/node_modules ./node_modules
+COPY --from=build /srv/dist/apps/${APP} ./dist/apps/${APP}
+# .npmrc (loglevel=silent) and a package.json whose `npm run admin -- ...` runs the built admin CLI
+# in the gateway image, so `docker compose exec gateway npm run admin -- tenant create --name X --json`
+# prints only the JSON, as on a developer machine.
+COPY .npmrc ./
+RUN node -e "const app = process.env.APP; \
+  const admin = app === 'gateway' ? 'node dist/apps/gateway/admin/cli.js' : 'echo \"the admin CLI is in the gateway image: docker compose exec gateway npm run admin -- ...\" >&2; exit 2'; \
+  require('fs').writeFileSync('package.json', JSON.stringify({ name: 'payments-' + app, private: true, scripts: { admin } }, null, 2) + '\n');"
+# Files stay root's and read-only to the app.
+USER node
+# Ready when GET /readyz on the app's own port answers 2xx (the image has no curl: Node's fetch).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "const [name, port] = { gateway: ['PORT', 3000], 'bank-sandbox': ['BANK_SANDBOX_PORT', 3100], 'receivables-svc': ['RECEIVABLES_PORT', 3200], 'clients-svc': ['CLIENTS_PORT', 3300], 'callback-svc': ['CALLBACK_PORT', 3400], 'booklet-svc': ['BOOKLET_PORT', 3500] }[process.env.APP]; fetch('http://127.0.0.1:' + (process.env[name] || port) + '/readyz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# exec: node becomes PID 1 and receives SIGTERM itself (graceful drain on `docker stop`).
+CMD ["sh", "-c", "exec node dist/apps/$APP/main.js"]
