@@ -1,5 +1,9 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { databaseNameOf, explainConnectionError } from './unavailable';
+
+/** How long a first connection may take before Postgres counts as out of reach. */
+const CONNECT_TIMEOUT_MS = 5_000;
 
 // NUMERIC and BIGINT come back as strings by default; money is handled in integer cents as BIGINT,
 // which fits a JS number below 2^53 (our largest value, 9,999,999,999.99, is ~1e12 cents).
@@ -23,23 +27,27 @@ export function createDatabase<DB>(opts: DatabaseOptions): Kysely<DB> {
     max: opts.poolSize ?? 10,
     application_name: opts.applicationName ?? opts.schema,
     options: `-c search_path=${opts.schema}`,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });
   // An idle client losing its connection (Postgres restart) must not crash the process.
   pool.on('error', () => undefined);
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 
-/** Creates the database named in the URL when it does not exist (first start on a fresh machine). */
+/**
+ * Creates the database named in the URL when it does not exist (first start on a fresh machine).
+ * Postgres out of reach, a refused login or a user that may not create databases fail with a
+ * DatabaseUnavailableError whose message names the URL and the fix.
+ */
 export async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  const name = databaseNameOf(url);
   assertIdentifier(name);
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
+  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on('error', () => undefined); // a connection lost meanwhile fails the query below instead
   try {
+    await client.connect();
     const found = await client.query('select 1 from pg_database where datname = $1', [name]);
     if (found.rowCount === 0) {
       await client.query(`create database "${name}"`).catch((err: { code?: string }) => {
@@ -47,8 +55,29 @@ export async function ensureDatabase(url: string): Promise<void> {
         if (err.code !== '42P04' && err.code !== '23505') throw err;
       });
     }
+  } catch (err) {
+    throw explainConnectionError(err, url);
   } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Connects to the database of the URL (without creating it) and answers a query: for tools that
+ * must use an existing database, such as the admin CLI. Fails with a DatabaseUnavailableError
+ * (problem `missing` when the database does not exist).
+ */
+export async function checkDatabase(url: string): Promise<void> {
+  assertIdentifier(databaseNameOf(url));
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } catch (err) {
+    throw explainConnectionError(err, url);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 
