@@ -15,6 +15,7 @@ import type { Logger } from '@payments/logger';
 import { extractFromHeaders, MessagingAttributes } from '@payments/telemetry';
 import { ClaimCheck, CLAIM_HEADER } from './claim-check';
 import { DurableStreams } from './streams';
+import { explainNatsConnectError, requireJetStream } from './unavailable';
 import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
 
 export interface BusOptions {
@@ -61,6 +62,13 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     // No stack capture per request: measurable on hot paths (JetStream publishes, pulls).
     noAsyncTraces: true,
     reconnectTimeWait: 500,
+  }).catch((err: unknown) => {
+    // NATS out of reach at start-up: one line naming NATS_URL and the fix, rather than a NatsError stack.
+    throw explainNatsConnectError(err, opts.url);
+  });
+  await requireJetStream(connection, opts.url).catch(async (err: unknown) => {
+    await connection.close().catch(() => undefined);
+    throw err;
   });
   const log = opts.logger.child({ component: 'bus' });
   const claims = new ClaimCheck(connection.jetstream(), `${opts.prefix}_claims`);

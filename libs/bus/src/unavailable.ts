@@ -1,0 +1,110 @@
+import { connect, type NatsConnection } from 'nats';
+
+/**
+ * Why a service cannot use NATS, said in one line that names the URL and what to do: NATS out of
+ * reach, a refused login, or a server without JetStream (every service needs it).
+ */
+export type BusProblem = 'unreachable' | 'login_refused' | 'no_jetstream';
+
+export class BusUnavailableError extends Error {
+  override readonly name = 'BusUnavailableError';
+  /** The message alone tells the operator what is wrong and what to do: logged without a stack. */
+  readonly startupProblem = true;
+
+  constructor(
+    readonly problem: BusProblem,
+    message: string,
+    /** The NATS URL with any password or token masked. */
+    readonly url: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The server URL(s) as they may be printed: credentials masked. */
+export function displayNatsUrl(url: string): string {
+  return url
+    .split(',')
+    .map((one) =>
+      one
+        .trim()
+        .replace(
+          /^([a-z]+:\/\/)([^@/]+)@/i,
+          (_, scheme: string, auth: string) => `${scheme}${auth.includes(':') ? `${auth.split(':')[0]}:***` : '***'}@`,
+        ),
+    )
+    .join(',');
+}
+
+/** Translates an error of nats' connect() into a BusUnavailableError; anything else comes back unchanged. */
+export function explainNatsConnectError(err: unknown, url: string): unknown {
+  const shown = displayNatsUrl(url);
+  const e = err as { code?: string; hostname?: string; message?: string };
+  const unreachable = (why: string) =>
+    new BusUnavailableError(
+      'unreachable',
+      `cannot reach NATS at ${shown} (${why}): start nats-server -js or set NATS_URL`,
+      shown,
+      { cause: err },
+    );
+  switch (e?.code) {
+    case 'CONNECTION_REFUSED':
+    case 'ECONNREFUSED':
+      return unreachable('connection refused');
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return unreachable(`host ${e.hostname ?? 'name'} not found`);
+    case 'TIMEOUT':
+    case 'ETIMEDOUT':
+      return unreachable('no answer: is that port NATS?');
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return unreachable('host unreachable');
+    case 'AUTHORIZATION_VIOLATION':
+    case 'AUTHENTICATION_EXPIRED':
+      return new BusUnavailableError(
+        'login_refused',
+        `NATS at ${shown} refused the login (${e.code}): fix the credentials in NATS_URL`,
+        shown,
+        { cause: err },
+      );
+  }
+  return err;
+}
+
+/** Fails with a BusUnavailableError when the server has JetStream turned off (it answers 503). */
+export async function requireJetStream(connection: NatsConnection, url: string): Promise<void> {
+  try {
+    await connection.jetstreamManager();
+  } catch (err) {
+    if ((err as { code?: string }).code === '503') {
+      const shown = displayNatsUrl(url);
+      throw new BusUnavailableError(
+        'no_jetstream',
+        `NATS at ${shown} has JetStream turned off: restart it as nats-server -js (or enable jetstream in its config)`,
+        shown,
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+}
+
+/**
+ * Connects, checks JetStream and disconnects: `npm start` asks this before it starts any app, so a
+ * missing NATS is one clear line rather than six failed starts.
+ */
+export async function checkBus(url: string, timeoutMs = 5_000): Promise<void> {
+  let connection: NatsConnection;
+  try {
+    connection = await connect({ servers: url, name: 'preflight', timeout: timeoutMs, maxReconnectAttempts: 0 });
+  } catch (err) {
+    throw explainNatsConnectError(err, url);
+  }
+  try {
+    await requireJetStream(connection, url);
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}
