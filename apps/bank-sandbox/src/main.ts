@@ -1,13 +1,14 @@
 import './tracing'; // first: starts OpenTelemetry before anything it instruments is loaded
-import { runUntilSignal } from '@payments/lifecycle';
+import { loadConfigOrExit, runUntilSignal } from '@payments/lifecycle';
 import { createLogger } from '@payments/logger';
 import { loadBankSandboxConfig } from './config';
 import { startBankSandbox } from './server';
 
-const config = loadBankSandboxConfig();
+const config = loadConfigOrExit('bank-sandbox', () => loadBankSandboxConfig());
 const logger = createLogger('bank-sandbox', config.logLevel);
 void runUntilSignal({
   logger,
   graceMs: config.shutdownGraceMs,
+  ports: { BANK_SANDBOX_PORT: config.port },
   start: async () => (await startBankSandbox(config, logger)).stop,
 });

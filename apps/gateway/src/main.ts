@@ -1,13 +1,14 @@
 import './tracing'; // first: starts OpenTelemetry before anything it instruments is loaded
-import { runUntilSignal } from '@payments/lifecycle';
+import { loadConfigOrExit, runUntilSignal } from '@payments/lifecycle';
 import { createLogger } from '@payments/logger';
 import { loadGatewayConfig } from './config';
 import { startGateway } from './server';
 
-const config = loadGatewayConfig();
+const config = loadConfigOrExit('gateway', () => loadGatewayConfig());
 const logger = createLogger('gateway', config.logLevel);
 void runUntilSignal({
   logger,
   graceMs: config.shutdownGraceMs,
+  ports: { PORT: config.port },
   start: async () => (await startGateway(config, logger)).stop,
 });

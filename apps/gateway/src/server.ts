@@ -75,7 +75,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
 
   const server: Server = createServer(app.callback());
   server.requestTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject); // a port in use (EADDRINUSE) fails the start, with main naming PORT
+    server.listen(config.port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (err: unknown) => {
+    await bus.close();
+    await db.destroy();
+    throw err;
+  });
   const port = (server.address() as AddressInfo).port;
 
   const sweeper = setInterval(() => void idempotency.deleteExpired().catch((err) => logger.warn({ err }, 'idempotency sweep failed')), 10 * 60_000);

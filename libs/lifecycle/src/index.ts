@@ -1,4 +1,15 @@
-import type { Logger } from '@payments/logger';
+import { createLogger, type Logger } from '@payments/logger';
+import { launcherPid, watchParent } from './parent-watch';
+import { describeStartupFailure } from './startup-problems';
+
+export { launcherPid, STOP_WITH_PARENT_ENV, watchParent } from './parent-watch';
+export {
+  describeStartupFailure,
+  portInUseMessage,
+  type PortInUse,
+  type StartupContext,
+  type StartupProblem,
+} from './startup-problems';
 
 export type Stop = () => Promise<void>;
 
@@ -17,13 +28,31 @@ async function runShutdownHooks(logger: Logger): Promise<void> {
 }
 
 /**
- * Runs a service until SIGTERM or SIGINT, then calls its stop function (which drains in-flight work),
- * giving it `graceMs` before exiting anyway. A failed start exits with code 1.
+ * Reads the service's configuration. A bad value ends the process with one `fatal` log line naming
+ * the variable (no stack), as a failed start does.
+ */
+export function loadConfigOrExit<C>(service: string, load: () => C): C {
+  try {
+    return load();
+  } catch (err) {
+    logStartupFailure(createLogger(service), err);
+    process.exit(1);
+  }
+}
+
+/**
+ * Runs a service until SIGTERM, SIGINT or SIGHUP, then calls its stop function (which drains
+ * in-flight work), giving it `graceMs` before exiting anyway. Started by `npm start`, it also stops
+ * when that launcher dies (see STOP_WITH_PARENT_ENV). A failed start exits with code 1 after one
+ * `fatal` line: for the failures an operator can fix (Postgres or NATS out of reach, a port in use,
+ * a bad setting), that line says what is wrong and what to do, without a stack.
  */
 export async function runUntilSignal(opts: {
   logger: Logger;
   start: () => Promise<Stop>;
   graceMs: number;
+  /** The ports the service listens on, by the variable that sets each: names it when one is taken. */
+  ports?: Record<string, number>;
 }): Promise<void> {
   const { logger, start, graceMs } = opts;
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
@@ -32,15 +61,15 @@ export async function runUntilSignal(opts: {
   try {
     stop = await start();
   } catch (err) {
-    logger.fatal({ err }, 'start-up failed');
+    logStartupFailure(logger, err, opts.ports);
     process.exit(1);
   }
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (why: { signal: string } | { reason: string }) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: draining in-flight work');
+    logger.info(why, 'shutting down: draining in-flight work');
     const timer = setTimeout(() => {
       logger.warn({ graceMs }, 'grace period over: exiting with work still in flight');
       process.exit(1);
@@ -57,6 +86,14 @@ export async function runUntilSignal(opts: {
       process.exit(1);
     }
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => void shutdown({ signal }));
+  const launcher = launcherPid();
+  if (launcher !== undefined)
+    watchParent(launcher, () => void shutdown({ reason: `its launcher (pid ${launcher}) exited` }));
+}
+
+function logStartupFailure(logger: Logger, err: unknown, ports?: Record<string, number>): void {
+  const known = describeStartupFailure(err, { ports });
+  if (known) logger.fatal({ problem: known.problem }, known.message);
+  else logger.fatal({ err }, 'start-up failed');
 }

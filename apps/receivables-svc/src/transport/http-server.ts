@@ -63,7 +63,13 @@ export async function startProviderWebhookServer(deps: {
   router.get(METRICS_PATH, metricsHandler(deps.metrics));
   app.use(router.routes());
   const server: Server = createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(deps.port, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject); // a port in use (EADDRINUSE) fails the start, with main naming RECEIVABLES_PORT
+    server.listen(deps.port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   return {
     port: (server.address() as AddressInfo).port,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
