@@ -1,39 +1,169 @@
 /**
  * `npm start`: runs every app of the system on this machine, each in its own process (as in
- * production), with the development defaults. Ctrl-C (or SIGTERM) stops them all gracefully; if one
- * app dies, the others are stopped too and the exit code says so.
+ * production), with the development defaults.
+ *
+ * Before it starts anything it checks what a fresh machine gets wrong, and says so in one line each,
+ * exiting 1: a port already taken (naming who holds it, e.g. another npm start), Postgres or NATS out
+ * of reach (naming the URL), NATS without JetStream, a bad setting. It also creates the database on
+ * the first start.
+ *
+ * Stopping: Ctrl-C, or SIGTERM/SIGHUP to npm's pid or to this script's, stops every app gracefully
+ * and exits 0 once they are all gone (a second Ctrl-C kills them at once). package.json runs this
+ * as `exec node --import tsx scripts/start.ts`: npm forwards SIGTERM only to its own child, and a
+ * `sh -c` or tsx CLI process in between would die of it and leave this script and the apps running.
+ * If npm dies without a word (SIGKILL), this script notices and stops the apps; if this script dies
+ * so, each app notices (STOP_WITH_PARENT_PID) and stops itself. If an app dies, the others are
+ * stopped too and the exit code is 1.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkBus } from '@payments/bus';
+import { envInt, loadCommonConfig, type CommonConfig } from '@payments/config';
+import { ensureDatabase } from '@payments/db';
+import { describeStartupFailure, STOP_WITH_PARENT_ENV, watchParent } from '@payments/lifecycle';
+import { findPortConflicts } from './start/ports';
 
 const root = join(__dirname, '..');
-// Order matters only for readability of the logs: every app waits for Postgres and NATS by itself.
-const APPS = ['clients-svc', 'receivables-svc', 'booklet-svc', 'callback-svc', 'bank-sandbox', 'gateway'];
 
-const children = new Map<string, ChildProcess>();
-let stopping = false;
+/** Every app, in start order (only for the readability of the logs), with the variable of its port. */
+const APPS = [
+  { app: 'clients-svc', variable: 'CLIENTS_PORT', fallback: 3300 },
+  { app: 'receivables-svc', variable: 'RECEIVABLES_PORT', fallback: 3200 },
+  { app: 'booklet-svc', variable: 'BOOKLET_PORT', fallback: 3500 },
+  { app: 'callback-svc', variable: 'CALLBACK_PORT', fallback: 3400 },
+  { app: 'bank-sandbox', variable: 'BANK_SANDBOX_PORT', fallback: 3100 },
+  { app: 'gateway', variable: 'PORT', fallback: 3000 },
+] as const;
 
-for (const app of APPS) {
-  const entry = join(root, 'apps', app, 'src', 'main.ts');
-  if (!existsSync(entry)) continue;
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: root, stdio: 'inherit', env: process.env });
-  children.set(app, child);
-  child.on('exit', (code, signal) => {
-    children.delete(app);
-    if (!stopping) {
-      console.error(`[start] ${app} exited (code ${code}, signal ${signal}); stopping the others`);
-      process.exitCode = 1;
-      stopAll();
+/** Beyond the apps' own shutdown grace, how long to wait before killing what is left. */
+const KILL_MARGIN_MS = 5_000;
+
+const say = (line: string) => console.error(`[start] ${line}`);
+
+async function main(): Promise<void> {
+  let config: CommonConfig;
+  let ports: Array<{ app: string; variable: string; port: number }>;
+  try {
+    config = loadCommonConfig();
+    ports = APPS.map(({ app, variable, fallback }) => ({ app, variable, port: envInt(variable, fallback) }));
+  } catch (err) {
+    fail([describeStartupFailure(err)?.message ?? String(err)]);
+  }
+
+  const problems = await preflight(config, ports);
+  if (problems.length > 0) fail(problems);
+
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const startedAt = Date.now();
+
+  const stopAll = (why: string) => {
+    if (stopping) {
+      // Asked twice: no more waiting.
+      say(`${why} again: killing ${[...children.keys()].join(', ') || 'nothing left'}`);
+      for (const child of children.values()) child.kill('SIGKILL');
+      return;
     }
-    if (children.size === 0) process.exit();
-  });
-}
-console.error(`[start] started ${[...children.keys()].join(', ')}; gateway on http://localhost:${process.env.PORT ?? 3000}`);
+    stopping = true;
+    say(`${why}: stopping ${[...children.keys()].join(', ')}`);
+    for (const child of children.values()) child.kill('SIGTERM');
+    killTimer = setTimeout(() => {
+      say(
+        `still running after ${config.shutdownGraceMs + KILL_MARGIN_MS} ms: killing ${[...children.keys()].join(', ')}`,
+      );
+      process.exitCode = 1;
+      for (const child of children.values()) child.kill('SIGKILL');
+    }, config.shutdownGraceMs + KILL_MARGIN_MS);
+  };
 
-function stopAll(): void {
-  stopping = true;
-  for (const child of children.values()) child.kill('SIGTERM');
+  for (const { app } of ports) {
+    const entry = join(root, 'apps', app, 'src', 'main.ts');
+    if (!existsSync(entry)) continue;
+    const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, [STOP_WITH_PARENT_ENV]: String(process.pid) },
+    });
+    children.set(app, child);
+    child.on('exit', (code, signal) => {
+      children.delete(app);
+      if (!stopping) {
+        say(`${app} exited (code ${code}, signal ${signal}); stopping the others`);
+        process.exitCode = 1;
+        stopAll(`${app} exited`);
+      } else if (code !== 0) {
+        process.exitCode = 1;
+      }
+      if (children.size === 0) {
+        clearTimeout(killTimer);
+        process.exit();
+      }
+    });
+  }
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stopAll(signal));
+  // Behind npm: if npm dies without forwarding a signal (SIGKILL), stop rather than run on unseen.
+  if (process.env.npm_lifecycle_event) {
+    const npmPid = process.ppid;
+    watchParent(npmPid, () => stopAll(`npm (pid ${npmPid}) exited`));
+  }
+
+  const gateway = ports.find((p) => p.app === 'gateway')!.port;
+  say(`starting ${[...children.keys()].join(', ')} (pid ${process.pid}); gateway on http://localhost:${gateway}`);
+  if (ports.every((p) => p.port !== 0)) {
+    await waitUntilReady(ports, () => stopping || children.size < ports.length);
+    if (!stopping && children.size === ports.length) {
+      const sandbox = ports.find((p) => p.app === 'bank-sandbox')!.port;
+      say(
+        `ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: gateway http://localhost:${gateway} (API reference http://localhost:${gateway}/docs), ` +
+          `bank sandbox http://localhost:${sandbox}; Ctrl-C stops every app`,
+      );
+    }
+  }
 }
-process.on('SIGINT', stopAll);
-process.on('SIGTERM', stopAll);
+
+/** Every problem that would stop an app from starting, one line each: ports, Postgres, NATS. */
+async function preflight(
+  config: CommonConfig,
+  ports: Array<{ app: string; variable: string; port: number }>,
+): Promise<string[]> {
+  const explain = (err: unknown) =>
+    describeStartupFailure(err)?.message ?? `${err instanceof Error ? err.message : String(err)}`;
+  const [portProblems, database, bus] = await Promise.all([
+    findPortConflicts(ports.filter((p) => p.port !== 0)),
+    // Creates the database on the first start, once, before six apps race to.
+    ensureDatabase(config.databaseUrl).then(() => undefined, explain),
+    checkBus(config.natsUrl).then(() => undefined, explain),
+  ]);
+  return [...portProblems, ...[database, bus].filter((p): p is string => p !== undefined)];
+}
+
+/** Polls every app's /readyz until all answer 200, or `give up` says so. */
+async function waitUntilReady(
+  ports: Array<{ port: number }>,
+  giveUp: () => boolean,
+  timeoutMs = 120_000,
+): Promise<void> {
+  const pending = new Set(ports.map((p) => p.port));
+  const deadline = Date.now() + timeoutMs;
+  while (pending.size > 0 && !giveUp() && Date.now() < deadline) {
+    await Promise.all(
+      [...pending].map(async (port) => {
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(
+          () => undefined,
+        );
+        if (res?.status === 200) pending.delete(port);
+        await res?.body?.cancel();
+      }),
+    );
+    if (pending.size > 0) await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+function fail(lines: string[]): never {
+  for (const line of lines) say(line);
+  process.exit(1);
+}
+
+void main();
