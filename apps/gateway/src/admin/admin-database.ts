@@ -1,12 +1,62 @@
-import type { Kysely } from 'kysely';
-import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { sql, type Kysely } from 'kysely';
+import {
+  checkDatabase,
+  createDatabase,
+  databaseNameOf,
+  DatabaseUnavailableError,
+  displayDatabaseUrl,
+} from '@payments/db';
+import { AdminError } from '../tenancy/tenant-admin';
 import { migrations, SCHEMA } from '../db/migrations';
 import type { GatewayDatabase } from '../db/schema';
 
-/** The gateway schema, migrated, for operator commands that run before (or beside) the gateway. */
+/**
+ * The gateway schema, for operator commands that run beside the gateway. It must already be there:
+ * the gateway creates the database and migrates its schema when it starts (`npm start`). Creating
+ * either here would turn a typo in DATABASE_URL into a tenant in a database no gateway reads, whose
+ * token authenticates nowhere; so a missing database, a database without the gateway's tables, or
+ * one the gateway has not migrated yet are refused with an AdminError that says what to do, and
+ * Postgres out of reach is a DatabaseUnavailableError naming the URL.
+ */
 export async function openAdminDatabase(url: string): Promise<Kysely<GatewayDatabase>> {
-  await ensureDatabase(url);
+  const shown = displayDatabaseUrl(url);
+  try {
+    await checkDatabase(url);
+  } catch (err) {
+    if (err instanceof DatabaseUnavailableError && err.problem === 'missing') {
+      throw new AdminError(
+        `database "${databaseNameOf(url)}" does not exist (DATABASE_URL=${shown}): set DATABASE_URL to the database npm start uses (npm start creates it on its first start)`,
+      );
+    }
+    throw err;
+  }
   const db = createDatabase<GatewayDatabase>({ url, schema: SCHEMA, poolSize: 2, applicationName: 'admin-cli' });
-  await migrateToLatest(db, SCHEMA, migrations);
-  return db;
+  try {
+    const pending = await pendingMigrations(db);
+    if (pending === 'no schema') {
+      throw new AdminError(
+        `database "${databaseNameOf(url)}" has no gateway tables (DATABASE_URL=${shown}): start the gateway on it once (npm start), or set DATABASE_URL to the database npm start uses`,
+      );
+    }
+    if (pending.length > 0) {
+      throw new AdminError(
+        `the gateway tables in database "${databaseNameOf(url)}" lack migration ${pending.join(', ')} (DATABASE_URL=${shown}): restart the gateway (npm start) to migrate them`,
+      );
+    }
+    return db;
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+}
+
+/** The gateway migrations not applied yet, or 'no schema' when the gateway never migrated this database. */
+async function pendingMigrations(db: Kysely<GatewayDatabase>): Promise<string[] | 'no schema'> {
+  const table = await sql<{
+    found: string | null;
+  }>`select to_regclass(${`${SCHEMA}.kysely_migration`})::text as found`.execute(db);
+  if (!table.rows[0]?.found) return 'no schema';
+  const applied = await sql<{ name: string }>`select name from ${sql.table(`${SCHEMA}.kysely_migration`)}`.execute(db);
+  const done = new Set(applied.rows.map((r) => r.name));
+  return Object.keys(migrations).filter((name) => !done.has(name));
 }

@@ -1,7 +1,16 @@
 import { parseArgs } from 'node:util';
 import { loadCommonConfig } from '@payments/config';
 import { openAdminDatabase } from './admin-database';
-import { AdminError, createTenant, disableTenant, issueToken, listTenants, listTokens, revokeToken } from '../tenancy/tenant-admin';
+import { swallowedByNpm } from './npm-flags';
+import {
+  AdminError,
+  createTenant,
+  disableTenant,
+  issueToken,
+  listTenants,
+  listTokens,
+  revokeToken,
+} from '../tenancy/tenant-admin';
 
 const USAGE = `Operator commands (npm run admin -- <command>):
   tenant create --name <name> [--json]   new tenant; prints its id, integration token and signing secret ONCE
@@ -13,12 +22,30 @@ const USAGE = `Operator commands (npm run admin -- <command>):
 Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/receivables)`;
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { name: { type: 'string' }, tenant: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        tenant: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    console.error(`error: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
   const [resource, action, target] = positionals;
+  // `npm run admin tenant create --name X` (no `--`): npm keeps --name for itself.
+  const swallowed = swallowedByNpm(argv, positionals, process.env);
+  if (swallowed) {
+    console.error(`error: ${swallowed}`);
+    return 2;
+  }
   if (values.help || !resource) {
     console.log(USAGE);
     return values.help ? 0 : 2;
@@ -28,17 +55,28 @@ async function main(argv: string[]): Promise<number> {
   try {
     switch (`${resource} ${action}`) {
       case 'tenant create': {
-        if (!values.name) throw new AdminError('tenant create needs --name');
+        if (!values.name)
+          throw new AdminError('tenant create needs --name: npm run admin -- tenant create --name <name> [--json]');
         const t = await createTenant(db, values.name);
         print(
           `tenant_id:          ${t.tenant_id}\nintegration_token:  ${t.integration_token}\nsigning_secret:     ${t.signing_secret}\n(token id ${t.token_id}) Store the token and the secret now: they are not shown again.`,
-          { tenant_id: t.tenant_id, integration_token: t.integration_token, signing_secret: t.signing_secret, token_id: t.token_id, name: t.name },
+          {
+            tenant_id: t.tenant_id,
+            integration_token: t.integration_token,
+            signing_secret: t.signing_secret,
+            token_id: t.token_id,
+            name: t.name,
+          },
         );
         return 0;
       }
       case 'tenant list': {
         const rows = await listTenants(db);
-        print(rows.map((r) => `${r.tenant_id}  ${r.status.padEnd(8)}  tokens=${r.active_tokens}  ${r.name}`).join('\n') || '(no tenants)', rows);
+        print(
+          rows.map((r) => `${r.tenant_id}  ${r.status.padEnd(8)}  tokens=${r.active_tokens}  ${r.name}`).join('\n') ||
+            '(no tenants)',
+          rows,
+        );
         return 0;
       }
       case 'tenant disable': {
@@ -48,15 +86,26 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'token create': {
-        if (!values.tenant) throw new AdminError('token create needs --tenant');
+        if (!values.tenant)
+          throw new AdminError(
+            'token create needs --tenant: npm run admin -- token create --tenant <tenant_id> [--json]',
+          );
         const t = await issueToken(db, values.tenant);
-        print(`token_id:           ${t.token_id}\nintegration_token:  ${t.integration_token}\nStore it now: it is not shown again.`, t);
+        print(
+          `token_id:           ${t.token_id}\nintegration_token:  ${t.integration_token}\nStore it now: it is not shown again.`,
+          t,
+        );
         return 0;
       }
       case 'token list': {
-        if (!values.tenant) throw new AdminError('token list needs --tenant');
+        if (!values.tenant)
+          throw new AdminError('token list needs --tenant: npm run admin -- token list --tenant <tenant_id> [--json]');
         const rows = await listTokens(db, values.tenant);
-        print(rows.map((r) => `${r.token_id}  ${r.token_hint}...  ${r.revoked_at ? 'revoked' : 'active'}`).join('\n') || '(no tokens)', rows);
+        print(
+          rows.map((r) => `${r.token_id}  ${r.token_hint}...  ${r.revoked_at ? 'revoked' : 'active'}`).join('\n') ||
+            '(no tokens)',
+          rows,
+        );
         return 0;
       }
       case 'token revoke': {
@@ -83,7 +132,12 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    console.error(err);
+    // What the operator can fix (Postgres out of reach, a refused login, a bad setting, a wrong
+    // database) is one line; anything else keeps its stack.
+    const e = err as { startupProblem?: unknown; name?: string; message?: string };
+    if (err instanceof AdminError || e?.startupProblem === true || e?.name === 'ConfigError')
+      console.error(`error: ${e.message}`);
+    else console.error(err);
     process.exit(1);
   },
 );
