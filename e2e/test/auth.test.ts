@@ -13,6 +13,16 @@ afterAll(async () => {
   await system?.stop();
 });
 
+/** The 401 details that tell an ERP developer the way out. */
+const EXPIRED =
+  'the access token has expired: get a new one from POST /api/v1/authenticate with your integration token (POST /api/v1/refresh-token renews an access token before it expires)';
+const INTEGRATION_TOKEN_HERE =
+  'this is an integration token: exchange it for an access token (JWT) at POST /api/v1/authenticate (Authorization: Bearer <integration token>) and send that access token here';
+const ACCESS_TOKEN_HERE =
+  'this is an access token (JWT), not an integration token: POST /api/v1/authenticate takes the integration token issued for your tenant; to renew an access token, POST /api/v1/refresh-token with it';
+
+const detailOf = (res: { json: unknown }) => (res.json as { detail: string }).detail;
+
 function expectUnauthorized(res: { status: number; statusText: string; headers: Headers; json: unknown }) {
   expect(res.status).toBe(401);
   expect(res.statusText).toBe('UNAUTHORIZED');
@@ -42,6 +52,15 @@ describe('POST /api/v1/authenticate', () => {
     expectUnauthorized(await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.accessToken}` }));
     expectUnauthorized(await system.api.post('/api/v1/authenticate', undefined, { authorization: tenant.integrationToken }));
   });
+
+  it('says an access token (JWT) is not what it takes, and where that one goes', async () => {
+    const tenant = await system.newTenant();
+    const res = await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.accessToken}` });
+    expectUnauthorized(res);
+    expect(detailOf(res)).toBe(ACCESS_TOKEN_HERE);
+    const unknown = await system.api.post('/api/v1/authenticate', undefined, { authorization: 'Bearer itk_not-a-real-token' });
+    expect(detailOf(unknown)).toBe('the integration token is not valid or was revoked');
+  });
 });
 
 describe('POST /api/v1/refresh-token', () => {
@@ -60,7 +79,9 @@ describe('POST /api/v1/refresh-token', () => {
   it('refuses a garbage token and the integration token', async () => {
     const tenant = await system.newTenant();
     expectUnauthorized(await system.api.post('/api/v1/refresh-token', undefined, { authorization: 'Bearer abc.def.ghi' }));
-    expectUnauthorized(await system.api.post('/api/v1/refresh-token', undefined, { authorization: `Bearer ${tenant.integrationToken}` }));
+    const withIntegrationToken = await system.api.post('/api/v1/refresh-token', undefined, { authorization: `Bearer ${tenant.integrationToken}` });
+    expectUnauthorized(withIntegrationToken);
+    expect(detailOf(withIntegrationToken)).toBe(INTEGRATION_TOKEN_HERE);
   });
 });
 
@@ -82,6 +103,22 @@ describe('protected endpoints', () => {
     const res = await system.api.post('/api/v1/clients', [clientPayload()], headers);
     expectUnauthorized(res);
     expect(await countClients(system.databaseUrl, tenant.tenantId)).toBe(0);
+  });
+
+  it('says an integration token sent where the access token belongs is to be exchanged at /authenticate', async () => {
+    const tenant = await system.newTenant();
+    const api = system.api.withToken(tenant.integrationToken);
+    for (const res of [await api.postIdempotent('/api/v1/clients', [clientPayload()]), await api.send('GET', '/api/v1/callbacks')]) {
+      expectUnauthorized(res);
+      expect(detailOf(res)).toBe(INTEGRATION_TOKEN_HERE);
+    }
+    expect(await countClients(system.databaseUrl, tenant.tenantId)).toBe(0);
+  });
+
+  it('says where an access token comes from when none is sent', async () => {
+    const res = await system.api.postIdempotent('/api/v1/clients', [clientPayload()]);
+    expectUnauthorized(res);
+    expect(detailOf(res)).toBe('send Authorization: Bearer <access token>; POST /api/v1/authenticate with your integration token returns one');
   });
 
   it('answers 401 once the integration token behind the JWT is revoked', async () => {
@@ -127,9 +164,26 @@ describe('expiry', () => {
     await new Promise((r) => setTimeout(r, 2100));
     const res = await tenant.api.postIdempotent('/api/v1/clients', [clientPayload()]);
     expectUnauthorized(res);
-    expect((res.json as { detail: string }).detail).toMatch(/expired/);
-    expectUnauthorized(await tenant.api.post('/api/v1/refresh-token'));
+    expect(detailOf(res)).toBe(EXPIRED);
+    const refresh = await tenant.api.post('/api/v1/refresh-token');
+    expectUnauthorized(refresh);
+    expect(detailOf(refresh)).toBe(EXPIRED);
     expect(await countClients(shortLived.databaseUrl, tenant.tenantId)).toBe(1);
+  });
+});
+
+describe('a request to no route', () => {
+  it.each(['/', '/api/v1', '/api/v1/client'])('GET %s: a 404 problem that points at the API reference, which is there', async (path) => {
+    const res = await system.api.send('GET', path);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.json).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      detail: `no route GET ${path}: the API reference is at /docs (OpenAPI document: /api/v1/openapi.json)`,
+    });
+    expect((await system.api.send('GET', '/docs')).status).toBe(200);
+    expect((await system.api.send('GET', '/api/v1/openapi.json')).status).toBe(200);
   });
 });
 

@@ -16,6 +16,10 @@ export interface AccessTokenClaims {
   expiresAt: number;
 }
 
+/** What an expired JWT is told: how to get the next one. */
+export const ACCESS_TOKEN_EXPIRED =
+  'the access token has expired: get a new one from POST /api/v1/authenticate with your integration token (POST /api/v1/refresh-token renews an access token before it expires)';
+
 export class InvalidAccessTokenError extends Error {
   override readonly name = 'InvalidAccessTokenError';
 }
@@ -45,7 +49,7 @@ export async function verifyAccessToken(keys: SigningKeys, settings: AccessToken
     return { tenantId: payload.sub, tokenId: payload.token_id, expiresAt: payload.exp! };
   } catch (err) {
     if (err instanceof InvalidAccessTokenError) throw err;
-    if (err instanceof joseErrors.JWTExpired) throw new InvalidAccessTokenError('the access token has expired');
-    throw new InvalidAccessTokenError('the access token is not valid');
+    if (err instanceof joseErrors.JWTExpired) throw new InvalidAccessTokenError(ACCESS_TOKEN_EXPIRED);
+    throw new InvalidAccessTokenError('the access token is not valid: send the access_token that POST /api/v1/authenticate returned');
   }
 }

@@ -6,7 +6,12 @@ import type { GatewayContext } from '../http/context';
 import { bearerCredential } from '../http/bearer';
 import { InvalidAccessTokenError, verifyAccessToken, type AccessTokenSettings } from './access-tokens';
 import { isCredentialActive } from './credential-store';
+import { INTEGRATION_TOKEN_PREFIX } from '../tenancy/credentials';
 import type { SigningKeys } from './signing-keys';
+
+/** What an integration token sent to a protected endpoint is told. */
+export const INTEGRATION_TOKEN_HERE =
+  'this is an integration token: exchange it for an access token (JWT) at POST /api/v1/authenticate (Authorization: Bearer <integration token>) and send that access token here';
 
 /**
  * Protected endpoints: a valid, unexpired JWT of ours whose tenant and integration token are still
@@ -15,7 +20,9 @@ import type { SigningKeys } from './signing-keys';
 export function requireAccessToken(db: Kysely<GatewayDatabase>, keys: SigningKeys, settings: AccessTokenSettings) {
   return async (ctx: GatewayContext, next: Next) => {
     const token = bearerCredential(ctx.get('authorization'));
-    if (!token) throw new ServiceError('unauthorized', 'send Authorization: Bearer <access token>');
+    if (!token) throw new ServiceError('unauthorized', 'send Authorization: Bearer <access token>; POST /api/v1/authenticate with your integration token returns one');
+    // The usual first mistake: the integration token itself, where its JWT belongs.
+    if (token.startsWith(INTEGRATION_TOKEN_PREFIX)) throw new ServiceError('unauthorized', INTEGRATION_TOKEN_HERE);
     let claims;
     try {
       claims = await verifyAccessToken(keys, settings, token);

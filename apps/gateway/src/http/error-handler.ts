@@ -1,6 +1,6 @@
 import type { Next } from 'koa';
 import type { Logger } from '@payments/logger';
-import { ServiceError } from '@payments/contracts';
+import { API_DOCS_PATH, OPENAPI_DOCUMENT_PATH, ServiceError } from '@payments/contracts';
 import type { GatewayContext } from './context';
 import { problemResponse, type HttpResponse } from './problem';
 
@@ -23,7 +23,7 @@ export function errorHandler(logger: Logger) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new ServiceError('not_found', `no route ${ctx.method} ${ctx.path}`);
+        throw new ServiceError('not_found', `no route ${ctx.method} ${ctx.path}: the API reference is at ${API_DOCS_PATH} (OpenAPI document: ${OPENAPI_DOCUMENT_PATH})`);
       }
     } catch (err) {
       const failure = toServiceError(err);

@@ -9,6 +9,15 @@ import { bearerCredential } from '../http/bearer';
 import type { GatewayContext, GatewayState } from '../http/context';
 import { writeResponse } from '../http/error-handler';
 
+/** What an access token sent to /authenticate is told (the reverse of the usual mix-up). */
+const ACCESS_TOKEN_HERE =
+  'this is an access token (JWT), not an integration token: POST /api/v1/authenticate takes the integration token issued for your tenant; to renew an access token, POST /api/v1/refresh-token with it';
+
+/** A compact JWS: three base64url parts, the header a JSON object (`eyJ` is base64url of `{"`). */
+function looksLikeJwt(credential: string): boolean {
+  return /^eyJ[\w-]*\.[\w-]*\.[\w-]*$/.test(credential);
+}
+
 type Guard = (ctx: GatewayContext, next: () => Promise<unknown>) => Promise<unknown>;
 
 /** POST /authenticate (integration token -> JWT) and POST /refresh-token (JWT -> new JWT). */
@@ -17,7 +26,7 @@ export function mountAuthRoutes(router: Router<GatewayState>, deps: { db: Kysely
     const credential = bearerCredential(ctx.get('authorization'));
     if (!credential) throw new ServiceError('unauthorized', 'send Authorization: Bearer <integration token>');
     const active = await findActiveIntegrationToken(deps.db, credential);
-    if (!active) throw new ServiceError('unauthorized', 'the integration token is not valid or was revoked');
+    if (!active) throw new ServiceError('unauthorized', looksLikeJwt(credential) ? ACCESS_TOKEN_HERE : 'the integration token is not valid or was revoked');
     const { token, expiresIn } = await issueAccessToken(deps.keys, deps.settings, active.tenantId, active.tokenId);
     const body: AuthenticateResponse = { access_token: token, token_type: 'Bearer', expires_in: expiresIn };
     writeResponse(ctx, { status: 200, body, headers: { 'cache-control': 'no-store' } });

@@ -381,7 +381,10 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
     detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces',
     errors: [{ in: 'header', path: 'Idempotency-Key', message: 'is invalid' }],
   },
-  unauthorized: { detail: 'the access token has expired' },
+  unauthorized: {
+    detail:
+      'the access token has expired: get a new one from POST /api/v1/authenticate with your integration token (POST /api/v1/refresh-token renews an access token before it expires)',
+  },
   forbidden: { detail: 'this download link is not valid (altered or incomplete)' },
   not_found: { detail: `no receivable ${Ids.receivableSlip} for this tenant` },
   method_not_allowed: { detail: 'DELETE is not allowed on /api/v1/clients' },
