@@ -90,9 +90,8 @@ async function main(): Promise<void> {
     child.on('exit', (code, signal) => {
       children.delete(app);
       if (!stopping) {
-        say(`${app} exited (code ${code}, signal ${signal}); stopping the others`);
         process.exitCode = 1;
-        stopAll(`${app} exited`);
+        stopAll(`${app} exited (code ${code}, signal ${signal})`);
       } else if (code !== 0) {
         process.exitCode = 1;
       }
