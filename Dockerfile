@@ -49,6 +49,13 @@ ENV NODE_ENV=production APP=${APP}
 WORKDIR /srv
 COPY --from=prod-deps /srv/node_modules ./node_modules
 COPY --from=build /srv/dist/apps/${APP} ./dist/apps/${APP}
+# Every npm package the bundle requires (esbuild's meta.json lists them) must resolve here: one that
+# npm placed under a workspace folder, or that no package.json declares, would otherwise fail at start.
+RUN node -e "const path = require('path'); const dir = path.resolve('dist/apps', process.env.APP); \
+  const meta = require(path.join(dir, 'meta.json')); const req = require('module').createRequire(path.join(dir, 'main.js')); \
+  const wanted = [...new Set(Object.values(meta.outputs).flatMap((o) => o.imports).filter((i) => i.external && !i.path.startsWith('node:')).map((i) => i.path))]; \
+  const missing = wanted.filter((name) => { try { req.resolve(name); return false; } catch { return true; } }); \
+  if (missing.length) { console.error('not installed for ' + process.env.APP + ': ' + missing.join(', ')); process.exit(1); }"
 # .npmrc (loglevel=silent) and a package.json whose `npm run admin -- ...` runs the built admin CLI
 # in the gateway image, so `docker compose exec gateway npm run admin -- tenant create --name X --json`
 # prints only the JSON, as on a developer machine.
