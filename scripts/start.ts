@@ -36,6 +36,21 @@ const APPS = [
   { app: 'gateway', variable: 'PORT', fallback: 3000 },
 ] as const;
 
+/**
+ * The bank sandbox and receivables-svc reach each other by URL; when only the ports are moved (a second
+ * system beside the first), the URLs follow them unless set explicitly.
+ */
+function peerUrls(ports: ReadonlyArray<{ variable: string; port: number }>): Record<string, string> {
+  const portOf = (variable: string) => ports.find((p) => p.variable === variable)?.port;
+  const urls: Record<string, string> = {};
+  // A port of 0 (any free port) is known only to the app itself: nothing to derive then.
+  if (!process.env.PROVIDER_BASE_URL && portOf('BANK_SANDBOX_PORT')) urls.PROVIDER_BASE_URL = `http://127.0.0.1:${portOf('BANK_SANDBOX_PORT')}`;
+  if (!process.env.BANK_SANDBOX_WEBHOOK_URL && portOf('RECEIVABLES_PORT')) {
+    urls.BANK_SANDBOX_WEBHOOK_URL = `http://127.0.0.1:${portOf('RECEIVABLES_PORT')}/provider/webhooks/bank-sandbox`;
+  }
+  return urls;
+}
+
 /** Beyond the apps' own shutdown grace, how long to wait before killing what is left. */
 const KILL_MARGIN_MS = 5_000;
 
@@ -84,7 +99,7 @@ async function main(): Promise<void> {
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, [STOP_WITH_PARENT_ENV]: String(process.pid) },
+      env: { ...process.env, ...peerUrls(ports), [STOP_WITH_PARENT_ENV]: String(process.pid) },
     });
     children.set(app, child);
     child.on('exit', (code, signal) => {
