@@ -18,15 +18,13 @@ RUN find . -type f ! -name package.json ! -name package-lock.json ! -name .npmrc
 
 # Every dependency (Nx and esbuild are dev dependencies), then the build of every app. The build
 # does not depend on APP, so the six images share this stage.
-# `npm install`, not `npm ci`: ci refuses this lockfile as out of sync because it lacks other
-# platforms' optional binaries (@swc/core-darwin-*, ...). install keeps every locked version and
-# resolves only what is missing, such as this platform's binary on an arm64 host; the lockfile it
-# may touch stays in this stage.
+# `npm ci`: exactly the locked versions (package.json pins @swc/core and unrs-resolver to releases
+# whose every platform binary the registry has, so the lockfile lists them all, arm64 included).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /srv
 ENV NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
 COPY --from=manifests /srv ./
-RUN npm install --no-audit --no-fund --loglevel=warn
+RUN npm ci --no-audit --no-fund --loglevel=warn
 COPY . .
 RUN npm run build --loglevel=warn
 
