@@ -4,7 +4,10 @@
 module.exports = {
   testEnvironment: 'node',
   transform: {
-    '^.+\\.((t|j)sx?|mjs)$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
+    '^.+\\.((t|j)sx?|mjs)$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
+    ],
   },
   transformIgnorePatterns: ['/node_modules/(?!(jose|ky|unpdf)/)'],
   testMatch: ['**/?(*.)test.ts'],

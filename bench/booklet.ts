@@ -47,23 +47,39 @@ function makeDocument(n: number): BookletDocument {
     const dueDate = new Date(Date.UTC(2026, k - 1, 10)).toISOString().slice(0, 10);
     const amountCents = 25_000 + k * 37;
     const pixOnly = k % 7 === 0;
-    const barcode = pixOnly ? null : `23799${String(1000 + (k % 9000)).padStart(4, '0')}${String(amountCents).padStart(10, '0')}${String(k).padStart(25, '0')}`;
+    const barcode = pixOnly
+      ? null
+      : `23799${String(1000 + (k % 9000)).padStart(4, '0')}${String(amountCents).padStart(10, '0')}${String(k).padStart(25, '0')}`;
     installments.push({
       accountReceivableId: `ar-${k}`,
       number: k,
       dueDate,
       amountCents,
-      instructions: ['Conceder desconto de R$ 5,00 para pagamento até o vencimento.', 'Após o vencimento, cobrar multa de 2,00%.', 'Após o vencimento, cobrar juros de R$ 0,08 por dia de atraso.'],
+      instructions: [
+        'Conceder desconto de R$ 5,00 para pagamento até o vencimento.',
+        'Após o vencimento, cobrar multa de 2,00%.',
+        'Após o vencimento, cobrar juros de R$ 0,08 por dia de atraso.',
+      ],
       ourNumber: `10900${String(k).padStart(7, '0')}`,
-      typeableLine: barcode ? `${barcode.slice(0, 4)}${barcode.slice(19, 24)}0${barcode.slice(24, 34)}0${barcode.slice(34, 44)}0${barcode[4]}${barcode.slice(5, 19)}` : null,
+      typeableLine: barcode
+        ? `${barcode.slice(0, 4)}${barcode.slice(19, 24)}0${barcode.slice(24, 34)}0${barcode.slice(34, 44)}0${barcode[4]}${barcode.slice(5, 19)}`
+        : null,
       barcode,
       pixCopyAndPaste: `00020101021226900014br.gov.bcb.pix2568pix.sandbox.example/qr/v2/cobv/${String(k).padStart(26, '0')}5204000053039865406${(amountCents / 100).toFixed(2)}5802BR5920LOJA EXEMPLO LTDA6009SAO PAULO62070503***6304ABCD`,
     });
   }
   return {
     paymentSlipId: `bench-${n}`,
-    payee: { name: 'Escola Técnica Horizonte Ltda', taxId: '12345678000195', address: ['Rua das Acácias, 100 - Centro', 'São Paulo - SP - 01000-000'] },
-    payer: { name: 'Maria da Conceição Araújo', taxId: '12345678909', address: ['Av. Brasil, 2500, apto 31', 'Campinas - SP - 13000-000'] },
+    payee: {
+      name: 'Escola Técnica Horizonte Ltda',
+      taxId: '12345678000195',
+      address: ['Rua das Acácias, 100 - Centro', 'São Paulo - SP - 01000-000'],
+    },
+    payer: {
+      name: 'Maria da Conceição Araújo',
+      taxId: '12345678909',
+      address: ['Av. Brasil, 2500, apto 31', 'Campinas - SP - 13000-000'],
+    },
     installments,
   };
 }
@@ -77,7 +93,8 @@ async function renderBaseline(doc: BookletDocument, out: NodeJS.WritableStream):
   pdf.addPage({ size: 'A4', margin: 0 });
   pdf.font('Helvetica-Bold').fontSize(24).text('Carnê de pagamento', 40, 40, { lineBreak: false });
   pdf.font('Helvetica').fontSize(9);
-  for (const [line, text] of [doc.payee.name, doc.payer.name, `${doc.installments.length} parcelas`].entries()) pdf.text(text, 40, 90 + line * 14, { lineBreak: false });
+  for (const [line, text] of [doc.payee.name, doc.payer.name, `${doc.installments.length} parcelas`].entries())
+    pdf.text(text, 40, 90 + line * 14, { lineBreak: false });
   const total = doc.installments.length;
   for (let i = 0; i < total; i += 1) {
     if (i % 3 === 0) {
@@ -135,7 +152,9 @@ async function child(kind: Kind, n: number): Promise<void> {
 
 function runChild(kind: Kind, n: number): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', __filename, '--child', kind, String(n)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', __filename, '--child', kind, String(n)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     proc.once('error', reject);
@@ -153,14 +172,17 @@ async function main(): Promise<void> {
   for (const n of SIZES) {
     const baseline = await runChild('baseline', n);
     const booklet = await runChild('booklet', n);
-    if (booklet.pages !== bookletPageCount(n) || baseline.pages !== booklet.pages) throw new Error(`page counts differ: ${booklet.pages} vs ${baseline.pages}`);
+    if (booklet.pages !== bookletPageCount(n) || baseline.pages !== booklet.pages)
+      throw new Error(`page counts differ: ${booklet.pages} vs ${baseline.pages}`);
     rows.push({ booklet, baseline });
   }
 
   const pad = (s: string, w: number) => s.padStart(w);
   console.log('\nbench/booklet (each case in its own process, after a 3-installment warm-up render)');
   console.log(`  idle process (modules loaded, warm-up done): peak RSS ${fmt(idle.peakRssMb, 1)} MB`);
-  console.log(`  ${'installments'.padEnd(12)} ${pad('pages', 6)} ${pad('ms', 9)} ${pad('peak RSS MB', 12)} ${pad('PDF KB', 9)} | ${pad('baseline ms', 12)} ${pad('baseline RSS MB', 16)} ${pad('baseline KB', 12)} | ${pad('x baseline', 10)}`);
+  console.log(
+    `  ${'installments'.padEnd(12)} ${pad('pages', 6)} ${pad('ms', 9)} ${pad('peak RSS MB', 12)} ${pad('PDF KB', 9)} | ${pad('baseline ms', 12)} ${pad('baseline RSS MB', 16)} ${pad('baseline KB', 12)} | ${pad('x baseline', 10)}`,
+  );
   for (const { booklet, baseline } of rows) {
     console.log(
       `  ${String(booklet.installments).padEnd(12)} ${pad(String(booklet.pages), 6)} ${pad(fmt(booklet.ms, 1), 9)} ${pad(fmt(booklet.peakRssMb, 1), 12)} ${pad(fmt(booklet.bytes / 1024), 9)} | ${pad(fmt(baseline.ms, 1), 12)} ${pad(fmt(baseline.peakRssMb, 1), 16)} ${pad(fmt(baseline.bytes / 1024), 12)} | ${pad(fmt(booklet.ms / baseline.ms, 1), 10)}`,
@@ -169,7 +191,10 @@ async function main(): Promise<void> {
   console.log('  targets:');
   for (const { booklet } of rows) {
     const target = TARGET_MS[booklet.installments];
-    if (target) console.log(`    ${fmt(booklet.installments)} installments in < ${fmt(target)} ms: ${fmt(booklet.ms, 1)} ms ${booklet.ms < target ? 'OK' : 'MISSED'}`);
+    if (target)
+      console.log(
+        `    ${fmt(booklet.installments)} installments in < ${fmt(target)} ms: ${fmt(booklet.ms, 1)} ms ${booklet.ms < target ? 'OK' : 'MISSED'}`,
+      );
   }
   const peak = Math.max(...rows.map((r) => r.booklet.peakRssMb));
   console.log(`    peak RSS < ${TARGET_RSS_MB} MB: ${fmt(peak, 1)} MB ${peak < TARGET_RSS_MB ? 'OK' : 'MISSED'}`);

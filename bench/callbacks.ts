@@ -26,7 +26,11 @@ async function bareFetchLoop(url: string, n: number, body: string): Promise<numb
   const worker = async () => {
     while (next < n) {
       next += 1;
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': `bare_${next}` }, body });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'webhook-id': `bare_${next}` },
+        body,
+      });
       await res.arrayBuffer();
     }
   };
@@ -42,7 +46,12 @@ async function bareLoop(url: string, n: number, body: string): Promise<number> {
   const worker = async () => {
     while (next < n) {
       next += 1;
-      const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': `bare_${next}` }, body, dispatcher: agent });
+      const res = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'webhook-id': `bare_${next}` },
+        body,
+        dispatcher: agent,
+      });
       await res.body.dump();
     }
   };
@@ -60,19 +69,52 @@ async function main(): Promise<void> {
   const gateway = await startGateway(loadGatewayConfig(env), logger);
   const admin = await openAdminDatabase(database.url);
   const tenant = await createTenant(admin, 'bench');
-  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []), '--import', 'tsx', join(__dirname, '..', 'apps', 'callback-svc', 'src', 'main.ts')], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve) => child.stdout!.on('data', (c: Buffer) => String(c).includes('callback-svc ready') && resolve()));
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []),
+      '--import',
+      'tsx',
+      join(__dirname, '..', 'apps', 'callback-svc', 'src', 'main.ts'),
+    ],
+    {
+      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  await new Promise<void>((resolve) =>
+    child.stdout!.on('data', (c: Buffer) => String(c).includes('callback-svc ready') && resolve()),
+  );
   const bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'bench', logger });
   await bus.streams.ensure(Streams.callbackRequests);
   const receiver = await new CountingReceiver().start();
-  const payload = { success: true, type: 'registered', accounts_receivable_id: randomUUID(), payment_data: { typeable_line: '2379'.repeat(11) + '123', barcode: '2'.repeat(44), our_number: '00001234', pix_copy_and_paste: 'x'.repeat(180), qrcode_image: 'http://localhost/q.png', pdf: 'http://localhost/p.pdf' } };
+  const payload = {
+    success: true,
+    type: 'registered',
+    accounts_receivable_id: randomUUID(),
+    payment_data: {
+      typeable_line: '2379'.repeat(11) + '123',
+      barcode: '2'.repeat(44),
+      our_number: '00001234',
+      pix_copy_and_paste: 'x'.repeat(180),
+      qrcode_image: 'http://localhost/q.png',
+      pdf: 'http://localhost/p.pdf',
+    },
+  };
   const publish = (sentAt: number) => {
     const id = `evt_${randomUUID().replace(/-/g, '')}`;
     // A batch of one per event: the worst case (a payment's or a cancellation's callback travels so).
-    const batch: CallbackRequestBatch = { requests: [{ event_id: id, tenant_id: tenant.tenant_id, event_type: 'receivable.registered', url: receiver.url, payload: { ...payload, sent_at: sentAt } }] };
+    const batch: CallbackRequestBatch = {
+      requests: [
+        {
+          event_id: id,
+          tenant_id: tenant.tenant_id,
+          event_type: 'receivable.registered',
+          url: receiver.url,
+          payload: { ...payload, sent_at: sentAt },
+        },
+      ],
+    };
     return bus.streams.publish(Streams.callbackRequests, batch, id).then(() => ({ id, sentAt }));
   };
 
@@ -118,10 +160,16 @@ async function main(): Promise<void> {
     console.log('\nbench/callbacks');
     console.log(`  bare loop, fetch POSTs (${BARE_CONCURRENCY} concurrent):         ${fmt(bareFetchRate)} requests/s`);
     console.log(`  bare loop, undici.request POSTs (${BARE_CONCURRENCY} concurrent): ${fmt(bareRate)} requests/s`);
-    console.log(`  callback-svc deliveries (${fmt(THROUGHPUT_EVENTS)} events):        ${fmt(serviceRate)} deliveries/s`);
-    console.log(`  ratio service / bare fetch loop:  ${fmt((serviceRate / bareFetchRate) * 100, 1)} %   (target >= 50 %)`);
+    console.log(
+      `  callback-svc deliveries (${fmt(THROUGHPUT_EVENTS)} events):        ${fmt(serviceRate)} deliveries/s`,
+    );
+    console.log(
+      `  ratio service / bare fetch loop:  ${fmt((serviceRate / bareFetchRate) * 100, 1)} %   (target >= 50 %)`,
+    );
     console.log(`  ratio service / bare undici loop: ${fmt((serviceRate / bareRate) * 100, 1)} %`);
-    console.log(`  publish -> delivery at ${fmt(RATE_PER_SECOND)} events/s for ${RATE_SECONDS} s: p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(percentile(latencies, 99))} ms, max ${fmt(latencies[latencies.length - 1])} ms   (target p99 < 200 ms)`);
+    console.log(
+      `  publish -> delivery at ${fmt(RATE_PER_SECOND)} events/s for ${RATE_SECONDS} s: p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(percentile(latencies, 99))} ms, max ${fmt(latencies[latencies.length - 1])} ms   (target p99 < 200 ms)`,
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -129,8 +177,11 @@ async function main(): Promise<void> {
     await bus.close();
     await gateway.stop();
     await admin.destroy();
-    const jsm = await (await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'bench-cleanup', logger })).connection.jetstreamManager();
-    for await (const s of jsm.streams.list()) if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
+    const jsm = await (
+      await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'bench-cleanup', logger })
+    ).connection.jetstreamManager();
+    for await (const s of jsm.streams.list())
+      if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
     await database.drop();
   }
 }

@@ -27,7 +27,16 @@ async function freePort(): Promise<number> {
 }
 
 function startApp(app: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '--import', 'tsx', join(root, 'apps', app, 'src', 'main.ts')], { cwd: root, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []),
+      '--import',
+      'tsx',
+      join(root, 'apps', app, 'src', 'main.ts'),
+    ],
+    { cwd: root, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -41,9 +50,18 @@ function startApp(app: string, env: Record<string, string>, ready: string): Prom
 
 function itemFor(clientId: string, url: string, i: number) {
   return {
-    url_callback: url, client_id: clientId, payment_slip_id: randomUUID(), account_receivable_id: randomUUID(),
-    payment_method: i % 2 === 0 ? 1 : 3, items: [{ description: 'Mensalidade', quantity: 1, price: 99.9 }],
-    due_date: '2026-12-20', emission_date: '2026-11-23', value: 99.9, discount_type: 'NaoTemDesconto', fine_value: 2, interest_amount: 0.03,
+    url_callback: url,
+    client_id: clientId,
+    payment_slip_id: randomUUID(),
+    account_receivable_id: randomUUID(),
+    payment_method: i % 2 === 0 ? 1 : 3,
+    items: [{ description: 'Mensalidade', quantity: 1, price: 99.9 }],
+    due_date: '2026-12-20',
+    emission_date: '2026-11-23',
+    value: 99.9,
+    discount_type: 'NaoTemDesconto',
+    fine_value: 2,
+    interest_amount: 0.03,
   };
 }
 
@@ -58,7 +76,26 @@ async function bareInsertRate(databaseUrl: string): Promise<number> {
     const rows: string[] = [];
     for (let i = 0; i < BATCH; i++) {
       const p = values.length;
-      values.push(randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), 1, 'http://127.0.0.1/hook', '2026-11-23', '2026-12-20', 9990, 'NaoTemDesconto', 200, 3, '[]', '{}', 'Maria', 'pending', 'queued');
+      values.push(
+        randomUUID(),
+        randomUUID(),
+        randomUUID(),
+        randomUUID(),
+        randomUUID(),
+        1,
+        'http://127.0.0.1/hook',
+        '2026-11-23',
+        '2026-12-20',
+        9990,
+        'NaoTemDesconto',
+        200,
+        3,
+        '[]',
+        '{}',
+        'Maria',
+        'pending',
+        'queued',
+      );
       rows.push(`(${Array.from({ length: 18 }, (_, k) => `$${p + k + 1}`).join(',')})`);
     }
     await client.query(
@@ -79,8 +116,15 @@ async function main(): Promise<void> {
   const receivablesPort = await freePort();
   const sandboxPort = await freePort();
   const env: Record<string, string> = {
-    DATABASE_URL: database.url, BUS_PREFIX: prefix, PORT: String(gatewayPort), RECEIVABLES_PORT: String(receivablesPort), BANK_SANDBOX_PORT: String(sandboxPort), CLIENTS_PORT: '0', CALLBACK_PORT: '0',
-    PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`, BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
+    DATABASE_URL: database.url,
+    BUS_PREFIX: prefix,
+    PORT: String(gatewayPort),
+    RECEIVABLES_PORT: String(receivablesPort),
+    BANK_SANDBOX_PORT: String(sandboxPort),
+    CLIENTS_PORT: '0',
+    CALLBACK_PORT: '0',
+    PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+    BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
     RATE_LIMIT_PER_SECOND: '0',
   };
   const children: ChildProcess[] = [];
@@ -95,10 +139,21 @@ async function main(): Promise<void> {
     const admin = await openAdminDatabase(database.url);
     const tenant = await createTenant(admin, 'bench');
     await admin.destroy();
-    const jwt = ((await (await fetch(`${api}/authenticate`, { method: 'POST', headers: { authorization: `Bearer ${tenant.integration_token}` } })).json()) as { access_token: string }).access_token;
+    const jwt = (
+      (await (
+        await fetch(`${api}/authenticate`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tenant.integration_token}` },
+        })
+      ).json()) as { access_token: string }
+    ).access_token;
     const headers = { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' };
     const clientId = randomUUID();
-    await fetch(`${api}/clients`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body: JSON.stringify([{ client_id: clientId, name: 'Maria da Silva', cnpj_cpf: '529.982.247-25' }]) });
+    await fetch(`${api}/clients`, {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': randomUUID() },
+      body: JSON.stringify([{ client_id: clientId, name: 'Maria da Silva', cnpj_cpf: '529.982.247-25' }]),
+    });
 
     const bareRate = await bareInsertRate(database.url);
 
@@ -107,20 +162,28 @@ async function main(): Promise<void> {
     const pgBefore = cpuSecondsOf(/^postgres/);
     const natsBefore = cpuSecondsOf(/nats-server/);
     const selfBefore = process.cpuUsage();
-    const batches = Array.from({ length: TOTAL / BATCH }, () => Array.from({ length: BATCH }, (_, i) => itemFor(clientId, receiver.url, i)));
+    const batches = Array.from({ length: TOTAL / BATCH }, () =>
+      Array.from({ length: BATCH }, (_, i) => itemFor(clientId, receiver.url, i)),
+    );
     const postedAt = new Map<string, number>();
     const started = Date.now();
     let next = 0;
-    await Promise.all(Array.from({ length: CONCURRENT_POSTS }, async () => {
-      while (next < batches.length) {
-        const batch = batches[next++];
-        const body = JSON.stringify(batch);
-        const sentAt = Date.now();
-        const res = await fetch(`${api}/accounts-receivable`, { method: 'POST', headers: { ...headers, 'idempotency-key': randomUUID() }, body });
-        if (res.status !== 202) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
-        for (const item of batch) postedAt.set(item.account_receivable_id, sentAt);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENT_POSTS }, async () => {
+        while (next < batches.length) {
+          const batch = batches[next++];
+          const body = JSON.stringify(batch);
+          const sentAt = Date.now();
+          const res = await fetch(`${api}/accounts-receivable`, {
+            method: 'POST',
+            headers: { ...headers, 'idempotency-key': randomUUID() },
+            body,
+          });
+          if (res.status !== 202) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
+          for (const item of batch) postedAt.set(item.account_receivable_id, sentAt);
+        }
+      }),
+    );
     const acceptedIn = (Date.now() - started) / 1000;
     await receiver.waitForCount(TOTAL, 600_000);
     const endToEnd = (Date.now() - started) / 1000;
@@ -133,14 +196,26 @@ async function main(): Promise<void> {
     ];
 
     // Callback arrival per charge, by the id in its body: re-read from the receiver's arrivals by webhook-id is not enough, so ask the bodies.
-    const latencies = [...receiver.bodies.entries()].map(([arId, at]) => at - postedAt.get(arId)!).sort((a, b) => a - b);
+    const latencies = [...receiver.bodies.entries()]
+      .map(([arId, at]) => at - postedAt.get(arId)!)
+      .sort((a, b) => a - b);
     console.log('\nbench/receivables');
     console.log(`  bare multi-row INSERT of ${fmt(TOTAL)} rows (1,000 per statement): ${fmt(bareRate)} rows/s`);
-    console.log(`  accepted through the gateway (${fmt(TOTAL / BATCH)} POSTs of 1,000, ${CONCURRENT_POSTS} at a time): ${fmt(TOTAL / acceptedIn)} charges/s`);
-    console.log(`  ratio accepted / bare insert: ${fmt((TOTAL / acceptedIn / bareRate) * 100, 1)} %   (target >= 40 %)`);
-    console.log(`  (registration gives way to intake: INTAKE_PRIORITY_MAX_DEFER_MS=${process.env.INTAKE_PRIORITY_MAX_DEFER_MS ?? 'default 2000'}, INTAKE_PRIORITY_QUIET_MS=${process.env.INTAKE_PRIORITY_QUIET_MS ?? 'default 250'})`);
-    console.log(`  end to end, POST to registered callback: ${fmt(TOTAL / endToEnd)} charges/s over ${fmt(endToEnd, 1)} s   (target >= 1,000 charges/s)`);
-    console.log(`  time from POST to callback: p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(percentile(latencies, 99))} ms`);
+    console.log(
+      `  accepted through the gateway (${fmt(TOTAL / BATCH)} POSTs of 1,000, ${CONCURRENT_POSTS} at a time): ${fmt(TOTAL / acceptedIn)} charges/s`,
+    );
+    console.log(
+      `  ratio accepted / bare insert: ${fmt((TOTAL / acceptedIn / bareRate) * 100, 1)} %   (target >= 40 %)`,
+    );
+    console.log(
+      `  (registration gives way to intake: INTAKE_PRIORITY_MAX_DEFER_MS=${process.env.INTAKE_PRIORITY_MAX_DEFER_MS ?? 'default 2000'}, INTAKE_PRIORITY_QUIET_MS=${process.env.INTAKE_PRIORITY_QUIET_MS ?? 'default 250'})`,
+    );
+    console.log(
+      `  end to end, POST to registered callback: ${fmt(TOTAL / endToEnd)} charges/s over ${fmt(endToEnd, 1)} s   (target >= 1,000 charges/s)`,
+    );
+    console.log(
+      `  time from POST to callback: p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(percentile(latencies, 99))} ms`,
+    );
     console.log(`  CPU seconds used meanwhile (2 cores = ${fmt(2 * endToEnd, 1)} available): ${cpu.join(', ')}`);
   } finally {
     for (const child of children.reverse()) {
@@ -151,7 +226,8 @@ async function main(): Promise<void> {
     const { connect } = await import('nats');
     const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
     const jsm = await nc.jetstreamManager();
-    for await (const s of jsm.streams.list()) if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
+    for await (const s of jsm.streams.list())
+      if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
     await nc.drain();
     await database.drop();
   }

@@ -31,7 +31,8 @@ async function main(): Promise<number> {
     await runDemo(options);
     return 0;
   } catch (err) {
-    const message = err instanceof StepFailure ? err.message : `unexpected error: ${err instanceof Error ? err.stack : String(err)}`;
+    const message =
+      err instanceof StepFailure ? err.message : `unexpected error: ${err instanceof Error ? err.stack : String(err)}`;
     console.error(`\ndemo FAILED: ${message}`);
     return 1;
   }
@@ -53,20 +54,32 @@ async function runDemo(options: DemoOptions): Promise<void> {
   }
 }
 
-async function runSession(report: Reporter, api: GatewayApi, receiver: CallbackReceiver, plan: DemoPlan, options: DemoOptions): Promise<void> {
+async function runSession(
+  report: Reporter,
+  api: GatewayApi,
+  receiver: CallbackReceiver,
+  plan: DemoPlan,
+  options: DemoOptions,
+): Promise<void> {
   const timeout = options.timeoutMs;
   const toPay = chargeWithRole(plan, 'pay');
   const toCancel = chargeWithRole(plan, 'cancel');
   await report.step('register clients (CPF and CNPJ)', () => steps.registerClients(api, plan));
   await report.step('issue charges (slips and PIX)', () => steps.issueCharges(api, plan));
-  const registrations = await report.step('wait for registered callbacks', () => steps.waitForRegistrations(receiver, plan, timeout));
+  const registrations = await report.step('wait for registered callbacks', () =>
+    steps.waitForRegistrations(receiver, plan, timeout),
+  );
   await report.step('pay the PIX charge at the sandbox', () => steps.payAtSandbox(options, toPay, registrations));
   await report.step('wait for the paid callback', () => steps.waitForPayment(receiver, toPay, timeout));
   await report.step('cancel a slip', () => steps.cancelCharge(api, toCancel));
   await report.step('wait for the cancellation callback', () => steps.waitForCancellation(receiver, toCancel, timeout));
   await report.step('request the booklet (carnê)', () => steps.requestBooklet(api, plan, receiver.url));
-  const download = await report.step('wait for the booklet callback', () => steps.waitForBooklet(receiver, plan, timeout));
-  const pdfFile = await report.step('download the booklet PDF', () => steps.downloadBooklet(download, plan, options.outputDir));
+  const download = await report.step('wait for the booklet callback', () =>
+    steps.waitForBooklet(receiver, plan, timeout),
+  );
+  const pdfFile = await report.step('download the booklet PDF', () =>
+    steps.downloadBooklet(download, plan, options.outputDir),
+  );
   const found = await report.step('search all charges', () => steps.searchAll(api, plan));
   await report.step('search approved charges', () => steps.searchApproved(api, plan, toPay));
   await report.step('consult the paid charge', () => steps.consultPaid(api, toPay));
@@ -75,9 +88,14 @@ async function runSession(report: Reporter, api: GatewayApi, receiver: CallbackR
 
 async function obtainTenant(options: DemoOptions): Promise<StepResult<TenantCredentials>> {
   const name = `Demo ERP ${new Date().toISOString().slice(0, 19).replace('T', ' ')}`;
-  const tenant = options.tenantJson ? parseTenant(options.tenantJson) : await createTenantWithCli(name, Math.max(options.timeoutMs, 30_000));
+  const tenant = options.tenantJson
+    ? parseTenant(options.tenantJson)
+    : await createTenantWithCli(name, Math.max(options.timeoutMs, 30_000));
   const how = options.tenantJson ? 'from DEMO_TENANT_JSON' : 'npm run admin -- tenant create --json';
-  return { value: tenant, facts: `tenant ${tenant.tenant_id} "${tenant.name ?? name}" (${how}; signing secret whsec_...)` };
+  return {
+    value: tenant,
+    facts: `tenant ${tenant.tenant_id} "${tenant.name ?? name}" (${how}; signing secret whsec_...)`,
+  };
 }
 
 async function startReceiver(receiver: CallbackReceiver, options: DemoOptions): Promise<StepResult<void>> {
@@ -95,16 +113,25 @@ interface SummaryInput {
 }
 
 function printSummary({ report, receiver, plan, registrations, found, pdfFile }: SummaryInput): void {
-  print(`\nSummary: ${report.steps} steps passed in ${report.totalMs} ms; ${receiver.callbacks.length} callbacks received, every signature valid (${receiver.duplicates} duplicate deliveries dropped).`);
+  print(
+    `\nSummary: ${report.steps} steps passed in ${report.totalMs} ms; ${receiver.callbacks.length} callbacks received, every signature valid (${receiver.duplicates} duplicate deliveries dropped).`,
+  );
   for (const charge of plan.charges) {
     const id = charge.payload.account_receivable_id;
     const data = registrations.get(id);
     const kind = charge.payload.payment_method === 1 ? 'slip' : 'PIX ';
-    const payWith = charge.payload.payment_method === 1 && data?.typeable_line ? formatTypeableLine(data.typeable_line) : pixPrefix(data?.pix_copy_and_paste ?? '');
+    const payWith =
+      charge.payload.payment_method === 1 && data?.typeable_line
+        ? formatTypeableLine(data.typeable_line)
+        : pixPrefix(data?.pix_copy_and_paste ?? '');
     const state = found.get(id)?.status_payment ?? '?';
-    print(`  ${charge.label.padEnd(21)} ${kind} ${reais(charge.payload.value).padStart(12)}  due ${charge.payload.due_date}  ${state.padEnd(9)}  ${payWith}`);
+    print(
+      `  ${charge.label.padEnd(21)} ${kind} ${reais(charge.payload.value).padStart(12)}  due ${charge.payload.due_date}  ${state.padEnd(9)}  ${payWith}`,
+    );
   }
-  print(`  Booklet (carnê) of the ${plan.charges.filter((c) => c.role === 'installment').length} installments: ${pdfFile}`);
+  print(
+    `  Booklet (carnê) of the ${plan.charges.filter((c) => c.role === 'installment').length} installments: ${pdfFile}`,
+  );
 }
 
 void main().then((code) => process.exit(code));

@@ -44,7 +44,8 @@ function peerUrls(ports: ReadonlyArray<{ variable: string; port: number }>): Rec
   const portOf = (variable: string) => ports.find((p) => p.variable === variable)?.port;
   const urls: Record<string, string> = {};
   // A port of 0 (any free port) is known only to the app itself: nothing to derive then.
-  if (!process.env.PROVIDER_BASE_URL && portOf('BANK_SANDBOX_PORT')) urls.PROVIDER_BASE_URL = `http://127.0.0.1:${portOf('BANK_SANDBOX_PORT')}`;
+  if (!process.env.PROVIDER_BASE_URL && portOf('BANK_SANDBOX_PORT'))
+    urls.PROVIDER_BASE_URL = `http://127.0.0.1:${portOf('BANK_SANDBOX_PORT')}`;
   if (!process.env.BANK_SANDBOX_WEBHOOK_URL && portOf('RECEIVABLES_PORT')) {
     urls.BANK_SANDBOX_WEBHOOK_URL = `http://127.0.0.1:${portOf('RECEIVABLES_PORT')}/provider/webhooks/bank-sandbox`;
   }

@@ -32,7 +32,12 @@ export class ApiClient {
     return this.post<T>(path, body, { 'idempotency-key': key });
   }
 
-  async send<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  async send<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
     const all: Record<string, string> = { accept: 'application/json', ...headers };
     if (this.token && !('authorization' in all)) all.authorization = `Bearer ${this.token}`;
     let payload: string | undefined;

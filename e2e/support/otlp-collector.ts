@@ -22,7 +22,17 @@ type KeyValue = { key: string; value: AnyValue };
 interface ExportRequest {
   resourceSpans?: Array<{
     resource?: { attributes?: KeyValue[] };
-    scopeSpans?: Array<{ spans?: Array<{ traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[]; status?: { code?: number } }> }>;
+    scopeSpans?: Array<{
+      spans?: Array<{
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        attributes?: KeyValue[];
+        status?: { code?: number };
+      }>;
+    }>;
   }>;
 }
 
@@ -37,14 +47,17 @@ export class OtlpCollector {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
-      void readBody(req).then((body) => {
-        if (req.method !== 'POST' || req.url !== '/v1/traces') {
-          res.writeHead(404).end();
-          return;
-        }
-        this.spans.push(...flatten(JSON.parse(body.toString('utf8')) as ExportRequest));
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      }, () => res.writeHead(400).end());
+      void readBody(req).then(
+        (body) => {
+          if (req.method !== 'POST' || req.url !== '/v1/traces') {
+            res.writeHead(404).end();
+            return;
+          }
+          this.spans.push(...flatten(JSON.parse(body.toString('utf8')) as ExportRequest));
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        },
+        () => res.writeHead(400).end(),
+      );
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.endpoint = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
@@ -73,8 +86,14 @@ function flatten(request: ExportRequest): CollectedSpan[] {
     const service = String(attributes(rs.resource?.attributes)['service.name'] ?? '');
     return (rs.scopeSpans ?? []).flatMap((ss) =>
       (ss.spans ?? []).map((s) => ({
-        service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind,
-        attributes: attributes(s.attributes), statusCode: s.status?.code,
+        service,
+        traceId: s.traceId,
+        spanId: s.spanId,
+        parentSpanId: s.parentSpanId || undefined,
+        name: s.name,
+        kind: s.kind,
+        attributes: attributes(s.attributes),
+        statusCode: s.status?.code,
       })),
     );
   });

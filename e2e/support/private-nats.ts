@@ -45,7 +45,9 @@ export class PrivateNats {
   async start(timeoutMs = 30_000): Promise<void> {
     if (this.running) return;
     const from = this.output.length; // a restart's own log, not the previous run's
-    const child = spawn(BIN, ['-js', '-sd', join(this.dir, 'store'), '-a', '127.0.0.1', '-p', String(this.port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(BIN, ['-js', '-sd', join(this.dir, 'store'), '-a', '127.0.0.1', '-p', String(this.port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child = child;
     const collect = (chunk: Buffer) => (this.output += chunk.toString());
     child.stdout!.on('data', collect);

@@ -47,8 +47,15 @@ export class PrivatePostgres {
   /** Starts the server and waits until it accepts connections. */
   async start(): Promise<void> {
     await asPostgres(`${BIN}/pg_ctl`, [
-      '-D', this.dataDir, '-l', join(this.dir, 'postgres.log'), '-w', '-t', '60',
-      '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      '-D',
+      this.dataDir,
+      '-l',
+      join(this.dir, 'postgres.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
       'start',
     ]);
     this.running = true;

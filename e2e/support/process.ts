@@ -22,7 +22,10 @@ export class AppProcess {
     });
     this.child = child;
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.app} not ready in ${timeoutMs} ms:\n${this.output}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${this.app} not ready in ${timeoutMs} ms:\n${this.output}`)),
+        timeoutMs,
+      );
       const onData = (chunk: Buffer) => {
         this.output += chunk.toString();
         if (this.output.includes(readyMessage)) {

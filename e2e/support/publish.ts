@@ -8,13 +8,29 @@ export class CallbackPublisher {
   private constructor(private readonly bus: Bus) {}
 
   static async connect(busPrefix: string): Promise<CallbackPublisher> {
-    const bus = await connectBus({ url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', prefix: busPrefix, name: 'test-producer', logger: createLogger('test-producer', 'silent') });
+    const bus = await connectBus({
+      url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      prefix: busPrefix,
+      name: 'test-producer',
+      logger: createLogger('test-producer', 'silent'),
+    });
     await bus.streams.ensure(Streams.callbackRequests);
     return new CallbackPublisher(bus);
   }
 
-  request(tenantId: string, url: string, payload: Record<string, unknown> = { success: true, type: 'registered', accounts_receivable_id: randomUUID() }, eventType: CallbackEventType = 'receivable.registered'): CallbackRequest {
-    return { event_id: `evt_${randomUUID().replace(/-/g, '')}`, tenant_id: tenantId, event_type: eventType, url, payload };
+  request(
+    tenantId: string,
+    url: string,
+    payload: Record<string, unknown> = { success: true, type: 'registered', accounts_receivable_id: randomUUID() },
+    eventType: CallbackEventType = 'receivable.registered',
+  ): CallbackRequest {
+    return {
+      event_id: `evt_${randomUUID().replace(/-/g, '')}`,
+      tenant_id: tenantId,
+      event_type: eventType,
+      url,
+      payload,
+    };
   }
 
   /** Publishes one request, in a batch of its own (as a payment or a cancellation causes it). */

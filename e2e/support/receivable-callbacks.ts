@@ -1,13 +1,22 @@
 import type { ChargeResponse } from '@payments/bank-sandbox';
-import type { CancellationCallback, CancellationFailedCallback, PaidCallback, RegisteredCallback, RegistrationFailedCallback } from '@payments/contracts';
+import type {
+  CancellationCallback,
+  CancellationFailedCallback,
+  PaidCallback,
+  RegisteredCallback,
+  RegistrationFailedCallback,
+} from '@payments/contracts';
 import type { CallbackReceiver } from './receiver';
 
 /** Every callback body a receivable causes (libs/contracts), as an ERP receives it. */
-export type ReceivableCallback = RegisteredCallback | RegistrationFailedCallback | CancellationCallback | CancellationFailedCallback | PaidCallback;
+export type ReceivableCallback =
+  RegisteredCallback | RegistrationFailedCallback | CancellationCallback | CancellationFailedCallback | PaidCallback;
 export type CancellationResult = CancellationCallback | CancellationFailedCallback;
 
-export const isRegistered = (c: ReceivableCallback): c is RegisteredCallback => 'type' in c && c.type === 'registered' && c.success;
-export const isRegistrationFailed = (c: ReceivableCallback): c is RegistrationFailedCallback => 'type' in c && c.type === 'registered' && !c.success;
+export const isRegistered = (c: ReceivableCallback): c is RegisteredCallback =>
+  'type' in c && c.type === 'registered' && c.success;
+export const isRegistrationFailed = (c: ReceivableCallback): c is RegistrationFailedCallback =>
+  'type' in c && c.type === 'registered' && !c.success;
 export const isPaid = (c: ReceivableCallback): c is PaidCallback => 'type' in c && c.type === 'paid';
 export const isCancellationResult = (c: ReceivableCallback): c is CancellationResult => 'status' in c;
 
@@ -25,7 +34,12 @@ export function receivableCallbacks(receiver: CallbackReceiver, accountReceivabl
 }
 
 /** Pays a charge at the bank sandbox (its fixed control endpoint, docs/api.md, "The bank sandbox"). */
-export async function payAtSandbox(sandboxUrl: string, ourNumber: string, method: 'boleto' | 'pix' | 'manual', amount?: number): Promise<{ status: number; charge: ChargeResponse }> {
+export async function payAtSandbox(
+  sandboxUrl: string,
+  ourNumber: string,
+  method: 'boleto' | 'pix' | 'manual',
+  amount?: number,
+): Promise<{ status: number; charge: ChargeResponse }> {
   const res = await fetch(`${sandboxUrl}/sandbox/charges/${ourNumber}/pay`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -36,6 +50,10 @@ export async function payAtSandbox(sandboxUrl: string, ourNumber: string, method
 
 /** Switches how the bank sandbox answers registrations from now on. */
 export async function setSandboxMode(sandboxUrl: string, mode: 'normal' | 'reject' | 'slow' | 'down'): Promise<void> {
-  const res = await fetch(`${sandboxUrl}/sandbox/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode }) });
+  const res = await fetch(`${sandboxUrl}/sandbox/behaviour`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mode }),
+  });
   if (res.status !== 200) throw new Error(`sandbox behaviour ${mode}: ${res.status}`);
 }

@@ -11,7 +11,10 @@ export interface ReceivedCallback {
 }
 
 /** Decides the answer to the n-th request (0-based): a status, optional headers, or 'hang'. */
-export type Behaviour = (n: number, req: IncomingMessage) => { status: number; headers?: Record<string, string> } | 'hang';
+export type Behaviour = (
+  n: number,
+  req: IncomingMessage,
+) => { status: number; headers?: Record<string, string> } | 'hang';
 
 /** A real HTTP server on a local port standing in for an ERP's callback URL. */
 export class CallbackReceiver {
@@ -34,7 +37,12 @@ export class CallbackReceiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const n = this.received.length;
-        const record: ReceivedCallback = { headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now(), answered: null };
+        const record: ReceivedCallback = {
+          headers: req.headers as Record<string, string>,
+          body: Buffer.concat(chunks).toString('utf8'),
+          receivedAt: Date.now(),
+          answered: null,
+        };
         this.received.push(record);
         const decision = this.behaviour(n, req);
         if (decision === 'hang') {
@@ -66,7 +74,11 @@ export class CallbackReceiver {
   }
 }
 
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, label = 'condition'): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  label = 'condition',
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${label}`);

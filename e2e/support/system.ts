@@ -4,12 +4,22 @@ import { createServer } from 'node:net';
 import { loadBankSandboxConfig, startBankSandbox } from '@payments/bank-sandbox';
 import { loadBookletConfig, startBookletService, type RunningBookletService } from '@payments/booklet-svc';
 import { loadCallbackConfig, startCallbackService, type RunningCallbackService } from '@payments/callback-svc';
-import { loadReceivablesConfig, startReceivablesService, type RunningReceivablesService } from '@payments/receivables-svc';
+import {
+  loadReceivablesConfig,
+  startReceivablesService,
+  type RunningReceivablesService,
+} from '@payments/receivables-svc';
 import { loadClientsConfig, startClientsService, type RunningClientsService } from '@payments/clients-svc';
 import type { AuthenticateResponse } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { createTestDatabase, ensureDatabase } from '@payments/db';
-import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway, type RunningGateway } from '@payments/gateway';
+import {
+  createTenant,
+  loadGatewayConfig,
+  openAdminDatabase,
+  startGateway,
+  type RunningGateway,
+} from '@payments/gateway';
 import { createLogger } from '@payments/logger';
 import { ApiClient } from './api-client';
 
@@ -86,33 +96,66 @@ export async function startSystem(options: SystemOptions = {}): Promise<TestSyst
   }
 }
 
-async function startSystemTracked(options: SystemOptions, started: Array<{ stop(): Promise<void> }>): Promise<TestSystem> {
+async function startSystemTracked(
+  options: SystemOptions,
+  started: Array<{ stop(): Promise<void> }>,
+): Promise<TestSystem> {
   const steps = new StartupSteps();
   const given = options.databaseUrl;
-  const database = given ? await steps.run('ensure database', () => givenDatabase(given)) : await steps.run('create database', () => createTestDatabase());
+  const database = given
+    ? await steps.run('ensure database', () => givenDatabase(given))
+    : await steps.run('create database', () => createTestDatabase());
   started.push({ stop: database.drop });
   const busPrefix = `t${randomBytes(5).toString('hex')}`;
   const charges = options.withReceivables || options.withSandboxOnly;
   const receivablesPort = charges ? await freePort() : 0;
   const env: Record<string, string> = {
-    DATABASE_URL: database.url, BUS_PREFIX: busPrefix, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', BUS_TIMEOUT_MS: '5000',
-    RECEIVABLES_PORT: String(receivablesPort), BANK_SANDBOX_PORT: '0', CLIENTS_PORT: '0', CALLBACK_PORT: '0', BOOKLET_PORT: '0', BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
+    DATABASE_URL: database.url,
+    BUS_PREFIX: busPrefix,
+    PORT: '0',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    BUS_TIMEOUT_MS: '5000',
+    RECEIVABLES_PORT: String(receivablesPort),
+    BANK_SANDBOX_PORT: '0',
+    CLIENTS_PORT: '0',
+    CALLBACK_PORT: '0',
+    BOOKLET_PORT: '0',
+    BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
     ...options.env,
   };
-  const sandbox = charges ? await steps.run('bank-sandbox', () => startBankSandbox(loadBankSandboxConfig(env), createLogger('bank-sandbox', env.LOG_LEVEL))) : undefined;
+  const sandbox = charges
+    ? await steps.run('bank-sandbox', () =>
+        startBankSandbox(loadBankSandboxConfig(env), createLogger('bank-sandbox', env.LOG_LEVEL)),
+      )
+    : undefined;
   if (sandbox) started.push(sandbox);
   if (sandbox) env.PROVIDER_BASE_URL = sandbox.url;
   const logger = (name: string) => createLogger(name, env.LOG_LEVEL);
-  const clients = options.withoutClients ? undefined : await steps.run('clients-svc', () => startClientsService(loadClientsConfig(env), logger('clients-svc')));
+  const clients = options.withoutClients
+    ? undefined
+    : await steps.run('clients-svc', () => startClientsService(loadClientsConfig(env), logger('clients-svc')));
   if (clients) started.push(clients);
   const gateway = await steps.run('gateway', () => startGateway(loadGatewayConfig(env), logger('gateway')));
   started.push(gateway);
   // Download links must point at this gateway's ephemeral port.
-  const booklets = options.withBooklets ? await steps.run('booklet-svc', () => startBookletService(loadBookletConfig({ ...env, PUBLIC_BASE_URL: gateway.url }), logger('booklet-svc'))) : undefined;
+  const booklets = options.withBooklets
+    ? await steps.run('booklet-svc', () =>
+        startBookletService(loadBookletConfig({ ...env, PUBLIC_BASE_URL: gateway.url }), logger('booklet-svc')),
+      )
+    : undefined;
   if (booklets) started.push(booklets);
-  const callbacks = options.withCallbacks || options.withReceivables ? await steps.run('callback-svc', () => startCallbackService(loadCallbackConfig(env), options.callbackLogger ?? logger('callback-svc'))) : undefined;
+  const callbacks =
+    options.withCallbacks || options.withReceivables
+      ? await steps.run('callback-svc', () =>
+          startCallbackService(loadCallbackConfig(env), options.callbackLogger ?? logger('callback-svc')),
+        )
+      : undefined;
   if (callbacks) started.push(callbacks);
-  const receivables = options.withReceivables ? await steps.run('receivables-svc', () => startReceivablesService(loadReceivablesConfig(env), logger('receivables-svc'))) : undefined;
+  const receivables = options.withReceivables
+    ? await steps.run('receivables-svc', () =>
+        startReceivablesService(loadReceivablesConfig(env), logger('receivables-svc')),
+      )
+    : undefined;
   if (receivables) started.push(receivables);
   steps.reportIfSlow();
   const api = new ApiClient(gateway.url);
@@ -131,14 +174,29 @@ async function startSystemTracked(options: SystemOptions, started: Array<{ stop(
     api,
     async newTenant(name = 'Tenant') {
       const t = await createTenant(adminDb, name);
-      const auth = await api.post<AuthenticateResponse>('/api/v1/authenticate', undefined, { authorization: `Bearer ${t.integration_token}` });
+      const auth = await api.post<AuthenticateResponse>('/api/v1/authenticate', undefined, {
+        authorization: `Bearer ${t.integration_token}`,
+      });
       if (auth.status !== 200) throw new Error(`authenticate failed: ${auth.status} ${auth.text}`);
       const accessToken = auth.json.access_token;
-      return { tenantId: t.tenant_id, integrationToken: t.integration_token, tokenId: t.token_id, signingSecret: t.signing_secret, accessToken, api: api.withToken(accessToken) };
+      return {
+        tenantId: t.tenant_id,
+        integrationToken: t.integration_token,
+        tokenId: t.token_id,
+        signingSecret: t.signing_secret,
+        accessToken,
+        api: api.withToken(accessToken),
+      };
     },
     async stop() {
       // Each step runs even if an earlier one failed, so jest never hangs on an open handle.
-      await Promise.allSettled([gateway.stop(), clients?.stop(), callbacks?.stop(), receivables?.stop(), booklets?.stop()]);
+      await Promise.allSettled([
+        gateway.stop(),
+        clients?.stop(),
+        callbacks?.stop(),
+        receivables?.stop(),
+        booklets?.stop(),
+      ]);
       await sandbox?.stop().catch(() => undefined);
       await adminDb.destroy().catch(() => undefined);
       await deleteBusStreams(busPrefix).catch(() => undefined);
@@ -165,7 +223,15 @@ class StartupSteps {
     const t0 = Date.now();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`startSystem: ${name} did not start within ${timeoutMs} ms (before it: ${this.done.join(', ') || 'nothing'})`)), timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `startSystem: ${name} did not start within ${timeoutMs} ms (before it: ${this.done.join(', ') || 'nothing'})`,
+            ),
+          ),
+        timeoutMs,
+      );
     });
     try {
       return await Promise.race([start(), timeout]);

@@ -11,9 +11,15 @@ const run = promisify(execFile);
 const root = join(__dirname, '..', '..');
 
 /** Runs `npm run admin -- <args>` exactly as an operator types it (the project .npmrc keeps npm's banner out of stdout), against the test database. */
-async function admin(databaseUrl: string, ...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+async function admin(
+  databaseUrl: string,
+  ...args: string[]
+): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
-    const { stdout, stderr } = await run('npm', ['run', 'admin', '--', ...args], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    const { stdout, stderr } = await run('npm', ['run', 'admin', '--', ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+    });
     return { stdout, stderr, code: 0 };
   } catch (err) {
     const e = err as { stdout: string; stderr: string; code: number };
@@ -22,9 +28,15 @@ async function admin(databaseUrl: string, ...args: string[]): Promise<{ stdout: 
 }
 
 /** `npm run <args>` exactly as typed, `--` or not. */
-async function npmRun(databaseUrl: string, ...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+async function npmRun(
+  databaseUrl: string,
+  ...args: string[]
+): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
-    const { stdout, stderr } = await run('npm', ['run', ...args], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    const { stdout, stderr } = await run('npm', ['run', ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+    });
     return { stdout, stderr, code: 0 };
   } catch (err) {
     const e = err as { stdout: string; stderr: string; code: number };
@@ -43,23 +55,39 @@ afterAll(async () => {
 it('tenant create --json prints tenant_id, integration_token and signing_secret; the token authenticates; revoke stops it', async () => {
   const created = await admin(system.databaseUrl, 'tenant', 'create', '--name', 'CLI Corp', '--json');
   expect(created.code).toBe(0);
-  const tenant = JSON.parse(created.stdout) as { tenant_id: string; integration_token: string; signing_secret: string; token_id: string };
+  const tenant = JSON.parse(created.stdout) as {
+    tenant_id: string;
+    integration_token: string;
+    signing_secret: string;
+    token_id: string;
+  };
   expect(tenant.tenant_id).toMatch(/^[0-9a-f-]{36}$/);
   expect(tenant.signing_secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
   expect(Buffer.from(tenant.signing_secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
 
-  const auth = await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integration_token}` });
+  const auth = await system.api.post('/api/v1/authenticate', undefined, {
+    authorization: `Bearer ${tenant.integration_token}`,
+  });
   expect(auth.status).toBe(200);
 
   const second = await admin(system.databaseUrl, 'token', 'create', '--tenant', tenant.tenant_id, '--json');
   const extra = JSON.parse(second.stdout) as { integration_token: string; token_id: string };
-  expect((await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${extra.integration_token}` })).status).toBe(200);
+  expect(
+    (await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${extra.integration_token}` }))
+      .status,
+  ).toBe(200);
 
   const revoked = await admin(system.databaseUrl, 'token', 'revoke', tenant.token_id);
   expect(revoked.code).toBe(0);
-  expect((await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integration_token}` })).status).toBe(401);
+  expect(
+    (await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integration_token}` }))
+      .status,
+  ).toBe(401);
   // The tenant's other token still works.
-  expect((await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${extra.integration_token}` })).status).toBe(200);
+  expect(
+    (await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${extra.integration_token}` }))
+      .status,
+  ).toBe(200);
 
   const list = await admin(system.databaseUrl, 'tenant', 'list', '--json');
   const tenants = JSON.parse(list.stdout) as Array<{ tenant_id: string; active_tokens: number }>;
@@ -117,13 +145,17 @@ describe("a database that is not the running system's is refused in one line, an
       const c = new pg.Client({ connectionString: old.url });
       await c.connect();
       try {
-        await c.query(`create schema gateway; create table gateway.kysely_migration (name varchar(255) primary key, timestamp varchar(255) not null)`);
+        await c.query(
+          `create schema gateway; create table gateway.kysely_migration (name varchar(255) primary key, timestamp varchar(255) not null)`,
+        );
         await c.query(`insert into gateway.kysely_migration values ('0001_tenants_and_tokens', now()::text)`);
       } finally {
         await c.end();
       }
       const out = await admin(old.url, 'tenant', 'list');
-      expect(out.stderr).toMatch(/^error: the gateway tables in database "\w+" lack migration 0002_idempotency_keys[^\n]*: restart the gateway \(npm start\) to migrate them\n$/);
+      expect(out.stderr).toMatch(
+        /^error: the gateway tables in database "\w+" lack migration 0002_idempotency_keys[^\n]*: restart the gateway \(npm start\) to migrate them\n$/,
+      );
       expect(out.code).toBe(1);
     } finally {
       await old.drop();
@@ -133,7 +165,9 @@ describe("a database that is not the running system's is refused in one line, an
   it('PostgreSQL out of reach: names the URL (password masked) and what to do', async () => {
     const port = await freePort();
     const out = await admin(`postgres://postgres:s3cret@127.0.0.1:${port}/receivables`, 'tenant', 'list');
-    expect(out.stderr).toBe(`error: cannot reach PostgreSQL at postgres://postgres:***@127.0.0.1:${port}/receivables (connection refused): start PostgreSQL or set DATABASE_URL\n`);
+    expect(out.stderr).toBe(
+      `error: cannot reach PostgreSQL at postgres://postgres:***@127.0.0.1:${port}/receivables (connection refused): start PostgreSQL or set DATABASE_URL\n`,
+    );
     expect(out.code).toBe(1);
   });
 });
@@ -146,7 +180,9 @@ describe('npm run admin without the -- (npm keeps the flags for itself)', () => 
   it('tenant create --name X --json: says how to type it and creates nothing', async () => {
     const before = await tenantCount();
     const out = await npmRun(system.databaseUrl, 'admin', 'tenant', 'create', '--name', 'Acme ERP', '--json');
-    expect(out.stderr).toBe(`error: npm kept --name and --json for itself (flags before -- go to npm, not to the script): run it as npm run admin -- tenant create --name 'Acme ERP' --json\n`);
+    expect(out.stderr).toBe(
+      `error: npm kept --name and --json for itself (flags before -- go to npm, not to the script): run it as npm run admin -- tenant create --name 'Acme ERP' --json\n`,
+    );
     expect(out.code).toBe(2);
     expect(await tenantCount()).toBe(before);
   });
@@ -154,7 +190,9 @@ describe('npm run admin without the -- (npm keeps the flags for itself)', () => 
   it('token list --tenant <id>: npm even leaves the id behind as a stray word', async () => {
     const tenantId = '0b6f2c1e-0000-4000-8000-000000000001';
     const out = await npmRun(system.databaseUrl, 'admin', 'token', 'list', '--tenant', tenantId);
-    expect(out.stderr).toBe(`error: npm kept --tenant for itself (flags before -- go to npm, not to the script): run it as npm run admin -- token list --tenant ${tenantId}\n`);
+    expect(out.stderr).toBe(
+      `error: npm kept --tenant for itself (flags before -- go to npm, not to the script): run it as npm run admin -- token list --tenant ${tenantId}\n`,
+    );
     expect(out.code).toBe(2);
   });
 });

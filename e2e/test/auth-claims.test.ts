@@ -19,7 +19,10 @@ afterAll(async () => {
 });
 
 async function gatewayKey(): Promise<{ kid: string; privateKey: ReturnType<typeof createPrivateKey> }> {
-  const rows = await queryRows<{ kid: string; private_key_pem: string }>(system.databaseUrl, 'select kid, private_key_pem from gateway.jwt_keys order by created_at desc limit 1');
+  const rows = await queryRows<{ kid: string; private_key_pem: string }>(
+    system.databaseUrl,
+    'select kid, private_key_pem from gateway.jwt_keys order by created_at desc limit 1',
+  );
   expect(rows).toHaveLength(1);
   return { kid: rows[0].kid, privateKey: createPrivateKey(rows[0].private_key_pem) };
 }
@@ -49,19 +52,30 @@ describe('a JWT signed with the gateway key', () => {
   it.each([
     ['another issuer', { iss: 'someone-else', aud: 'payments-api' }],
     ['another audience', { iss: 'payments-gateway', aud: 'another-api' }],
-  ])('is refused with 401 for %s, on protected endpoints and on refresh, and nothing is stored', async (_label, claims) => {
-    const tenant = await system.newTenant('Wrong claims');
-    const token = await signedToken(tenant, claims);
-    const api = system.api.withToken(token);
-    const res = await api.postIdempotent<Problem>('/api/v1/clients', [clientPayload()]);
-    expect(res.status).toBe(401);
-    expect(res.statusText).toBe('UNAUTHORIZED');
-    expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(res.json).toMatchObject({ title: 'UNAUTHORIZED', status: 401 });
-    expect((await api.post('/api/v1/refresh-token')).status).toBe(401);
-    expect((await api.post('/api/v1/accounts-receivable/search', { state: 'all', start_date: '2026-01-01', end_date: '2026-12-31' })).status).toBe(401);
-    expect(await countClients(system.databaseUrl, tenant.tenantId)).toBe(0);
-  });
+  ])(
+    'is refused with 401 for %s, on protected endpoints and on refresh, and nothing is stored',
+    async (_label, claims) => {
+      const tenant = await system.newTenant('Wrong claims');
+      const token = await signedToken(tenant, claims);
+      const api = system.api.withToken(token);
+      const res = await api.postIdempotent<Problem>('/api/v1/clients', [clientPayload()]);
+      expect(res.status).toBe(401);
+      expect(res.statusText).toBe('UNAUTHORIZED');
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.json).toMatchObject({ title: 'UNAUTHORIZED', status: 401 });
+      expect((await api.post('/api/v1/refresh-token')).status).toBe(401);
+      expect(
+        (
+          await api.post('/api/v1/accounts-receivable/search', {
+            state: 'all',
+            start_date: '2026-01-01',
+            end_date: '2026-12-31',
+          })
+        ).status,
+      ).toBe(401);
+      expect(await countClients(system.databaseUrl, tenant.tenantId)).toBe(0);
+    },
+  );
 });
 
 describe('integration tokens at rest', () => {
@@ -91,7 +105,9 @@ describe('integration tokens at rest', () => {
     );
     expect(Number(elsewhere[0].n)).toBe(0);
     // And the hash is what authenticates: the token works.
-    const auth = await system.api.post<AuthenticateResponse>('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integrationToken}` });
+    const auth = await system.api.post<AuthenticateResponse>('/api/v1/authenticate', undefined, {
+      authorization: `Bearer ${tenant.integrationToken}`,
+    });
     expect(auth.status).toBe(200);
   });
 });

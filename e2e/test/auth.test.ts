@@ -33,7 +33,11 @@ function expectUnauthorized(res: { status: number; statusText: string; headers: 
 describe('POST /api/v1/authenticate', () => {
   it('exchanges the integration token for an EdDSA JWT with the agreed claims', async () => {
     const tenant = await system.newTenant('Acme');
-    const res = await system.api.post<{ access_token: string; token_type: string; expires_in: number }>('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integrationToken}` });
+    const res = await system.api.post<{ access_token: string; token_type: string; expires_in: number }>(
+      '/api/v1/authenticate',
+      undefined,
+      { authorization: `Bearer ${tenant.integrationToken}` },
+    );
     expect(res.status).toBe(200);
     expect(res.json.token_type).toBe('Bearer');
     expect(res.json.expires_in).toBe(3600);
@@ -48,17 +52,27 @@ describe('POST /api/v1/authenticate', () => {
   it('refuses a missing, garbage or JWT credential with 401', async () => {
     const tenant = await system.newTenant();
     expectUnauthorized(await system.api.post('/api/v1/authenticate'));
-    expectUnauthorized(await system.api.post('/api/v1/authenticate', undefined, { authorization: 'Bearer itk_not-a-real-token' }));
-    expectUnauthorized(await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.accessToken}` }));
-    expectUnauthorized(await system.api.post('/api/v1/authenticate', undefined, { authorization: tenant.integrationToken }));
+    expectUnauthorized(
+      await system.api.post('/api/v1/authenticate', undefined, { authorization: 'Bearer itk_not-a-real-token' }),
+    );
+    expectUnauthorized(
+      await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.accessToken}` }),
+    );
+    expectUnauthorized(
+      await system.api.post('/api/v1/authenticate', undefined, { authorization: tenant.integrationToken }),
+    );
   });
 
   it('says an access token (JWT) is not what it takes, and where that one goes', async () => {
     const tenant = await system.newTenant();
-    const res = await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.accessToken}` });
+    const res = await system.api.post('/api/v1/authenticate', undefined, {
+      authorization: `Bearer ${tenant.accessToken}`,
+    });
     expectUnauthorized(res);
     expect(detailOf(res)).toBe(ACCESS_TOKEN_HERE);
-    const unknown = await system.api.post('/api/v1/authenticate', undefined, { authorization: 'Bearer itk_not-a-real-token' });
+    const unknown = await system.api.post('/api/v1/authenticate', undefined, {
+      authorization: 'Bearer itk_not-a-real-token',
+    });
     expect(detailOf(unknown)).toBe('the integration token is not valid or was revoked');
   });
 });
@@ -66,7 +80,9 @@ describe('POST /api/v1/authenticate', () => {
 describe('POST /api/v1/refresh-token', () => {
   it('renews a valid JWT with token_type "bearer", and the new one works', async () => {
     const tenant = await system.newTenant();
-    const res = await tenant.api.post<{ access_token: string; token_type: string; expires_in: number }>('/api/v1/refresh-token');
+    const res = await tenant.api.post<{ access_token: string; token_type: string; expires_in: number }>(
+      '/api/v1/refresh-token',
+    );
     expect(res.status).toBe(200);
     expect(res.json.token_type).toBe('bearer');
     expect(res.json.expires_in).toBe(3600);
@@ -78,8 +94,12 @@ describe('POST /api/v1/refresh-token', () => {
 
   it('refuses a garbage token and the integration token', async () => {
     const tenant = await system.newTenant();
-    expectUnauthorized(await system.api.post('/api/v1/refresh-token', undefined, { authorization: 'Bearer abc.def.ghi' }));
-    const withIntegrationToken = await system.api.post('/api/v1/refresh-token', undefined, { authorization: `Bearer ${tenant.integrationToken}` });
+    expectUnauthorized(
+      await system.api.post('/api/v1/refresh-token', undefined, { authorization: 'Bearer abc.def.ghi' }),
+    );
+    const withIntegrationToken = await system.api.post('/api/v1/refresh-token', undefined, {
+      authorization: `Bearer ${tenant.integrationToken}`,
+    });
     expectUnauthorized(withIntegrationToken);
     expect(detailOf(withIntegrationToken)).toBe(INTEGRATION_TOKEN_HERE);
   });
@@ -108,7 +128,10 @@ describe('protected endpoints', () => {
   it('says an integration token sent where the access token belongs is to be exchanged at /authenticate', async () => {
     const tenant = await system.newTenant();
     const api = system.api.withToken(tenant.integrationToken);
-    for (const res of [await api.postIdempotent('/api/v1/clients', [clientPayload()]), await api.send('GET', '/api/v1/callbacks')]) {
+    for (const res of [
+      await api.postIdempotent('/api/v1/clients', [clientPayload()]),
+      await api.send('GET', '/api/v1/callbacks'),
+    ]) {
       expectUnauthorized(res);
       expect(detailOf(res)).toBe(INTEGRATION_TOKEN_HERE);
     }
@@ -118,7 +141,9 @@ describe('protected endpoints', () => {
   it('says where an access token comes from when none is sent', async () => {
     const res = await system.api.postIdempotent('/api/v1/clients', [clientPayload()]);
     expectUnauthorized(res);
-    expect(detailOf(res)).toBe('send Authorization: Bearer <access token>; POST /api/v1/authenticate with your integration token returns one');
+    expect(detailOf(res)).toBe(
+      'send Authorization: Bearer <access token>; POST /api/v1/authenticate with your integration token returns one',
+    );
   });
 
   it('answers 401 once the integration token behind the JWT is revoked', async () => {
@@ -132,7 +157,9 @@ describe('protected endpoints', () => {
     }
     expectUnauthorized(await tenant.api.postIdempotent('/api/v1/clients', [clientPayload()]));
     expectUnauthorized(await tenant.api.post('/api/v1/refresh-token'));
-    expectUnauthorized(await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integrationToken}` }));
+    expectUnauthorized(
+      await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integrationToken}` }),
+    );
     expect(await countClients(system.databaseUrl, tenant.tenantId)).toBe(1);
   });
 
@@ -145,7 +172,9 @@ describe('protected endpoints', () => {
       await db.destroy();
     }
     expectUnauthorized(await tenant.api.postIdempotent('/api/v1/clients', [clientPayload()]));
-    expectUnauthorized(await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integrationToken}` }));
+    expectUnauthorized(
+      await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integrationToken}` }),
+    );
   });
 });
 
@@ -173,18 +202,21 @@ describe('expiry', () => {
 });
 
 describe('a request to no route', () => {
-  it.each(['/', '/api/v1', '/api/v1/client'])('GET %s: a 404 problem that points at the API reference, which is there', async (path) => {
-    const res = await system.api.send('GET', path);
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(res.json).toMatchObject({
-      status: 404,
-      code: 'not_found',
-      detail: `no route GET ${path}: the API reference is at /docs (OpenAPI document: /api/v1/openapi.json)`,
-    });
-    expect((await system.api.send('GET', '/docs')).status).toBe(200);
-    expect((await system.api.send('GET', '/api/v1/openapi.json')).status).toBe(200);
-  });
+  it.each(['/', '/api/v1', '/api/v1/client'])(
+    'GET %s: a 404 problem that points at the API reference, which is there',
+    async (path) => {
+      const res = await system.api.send('GET', path);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.json).toMatchObject({
+        status: 404,
+        code: 'not_found',
+        detail: `no route GET ${path}: the API reference is at /docs (OpenAPI document: /api/v1/openapi.json)`,
+      });
+      expect((await system.api.send('GET', '/docs')).status).toBe(200);
+      expect((await system.api.send('GET', '/api/v1/openapi.json')).status).toBe(200);
+    },
+  );
 });
 
 async function foreignToken(tenantId: string): Promise<string> {

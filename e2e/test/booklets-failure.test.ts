@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import type { BookletFailedCallback, BookletResponse, BookletSentCallback, CallbackEventView } from '@payments/contracts';
+import type {
+  BookletFailedCallback,
+  BookletResponse,
+  BookletSentCallback,
+  CallbackEventView,
+} from '@payments/contracts';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { clientPayload, receivablePayload } from '../support/fixtures';
@@ -15,7 +20,11 @@ let clientId: string;
 
 // The provider stays down for this whole file, so installments never leave registration.
 beforeAll(async () => {
-  system = await startSystem({ withReceivables: true, withBooklets: true, env: { CALLBACK_POLL_INTERVAL_MS: '50', BOOKLET_MAX_WAIT_MS: '3000' } });
+  system = await startSystem({
+    withReceivables: true,
+    withBooklets: true,
+    env: { CALLBACK_POLL_INTERVAL_MS: '50', BOOKLET_MAX_WAIT_MS: '3000' },
+  });
   tenant = await system.newTenant('Loja Sem Banco');
   receiver = await new CallbackReceiver().start();
   const client = clientPayload();
@@ -29,16 +38,26 @@ afterAll(async () => {
 });
 
 async function setSandbox(mode: 'down' | 'normal'): Promise<void> {
-  const res = await fetch(`${system.sandboxUrl}/sandbox/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode }) });
+  const res = await fetch(`${system.sandboxUrl}/sandbox/behaviour`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mode }),
+  });
   expect(res.status).toBe(200);
 }
 
 function bookletCallbacks(slip: string) {
-  return receiver.received.filter((r) => (JSON.parse(r.body) as BookletCallback).payment_slip_id === slip && (JSON.parse(r.body) as BookletCallback).type === 'sent');
+  return receiver.received.filter(
+    (r) =>
+      (JSON.parse(r.body) as BookletCallback).payment_slip_id === slip &&
+      (JSON.parse(r.body) as BookletCallback).type === 'sent',
+  );
 }
 
 async function issueInstallments(slip: string, count: number) {
-  const items = Array.from({ length: count }, (_, i) => receivablePayload(clientId, receiver.url, { payment_slip_id: slip, due_date: `2027-0${i + 1}-10` }));
+  const items = Array.from({ length: count }, (_, i) =>
+    receivablePayload(clientId, receiver.url, { payment_slip_id: slip, due_date: `2027-0${i + 1}-10` }),
+  );
   expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', items)).status).toBe(202);
   return items;
 }
@@ -46,7 +65,9 @@ async function issueInstallments(slip: string, count: number) {
 it('sends a signed failure callback when installments stay unregistered past BOOKLET_MAX_WAIT_MS', async () => {
   const slip = randomUUID();
   await issueInstallments(slip, 2);
-  const res = await tenant.api.postIdempotent<BookletResponse>(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url });
+  const res = await tenant.api.postIdempotent<BookletResponse>(`/api/v1/bank-slip-booklet/${slip}`, {
+    url_callback: receiver.url,
+  });
   expect(res.status).toBe(202);
   expect(res.json.message).toMatch(/2 of them are still being registered/);
 
@@ -76,11 +97,21 @@ it('sends a no_installments failure when every installment is cancelled before t
   const res = await tenant.api.postIdempotent(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url });
   expect(res.status).toBe(202);
   for (const item of items) {
-    expect((await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined)).status).toBe(202);
+    expect(
+      (await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined))
+        .status,
+    ).toBe(202);
   }
 
   await waitFor(() => bookletCallbacks(slip).length > 0, 20_000, 'booklet failure callback');
-  expect(JSON.parse(bookletCallbacks(slip)[0].body)).toMatchObject({ success: false, type: 'sent', payment_slip_id: slip, error: { code: 'no_installments' } });
+  expect(JSON.parse(bookletCallbacks(slip)[0].body)).toMatchObject({
+    success: false,
+    type: 'sent',
+    payment_slip_id: slip,
+    error: { code: 'no_installments' },
+  });
   // With nothing left open, a new booklet request for the slip is refused.
-  expect((await tenant.api.postIdempotent(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url })).status).toBe(404);
+  expect(
+    (await tenant.api.postIdempotent(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url })).status,
+  ).toBe(404);
 });

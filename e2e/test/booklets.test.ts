@@ -21,7 +21,11 @@ let clientId: string;
 const bodies = () => receiver.received.map((r) => JSON.parse(r.body) as SentCallback);
 
 beforeAll(async () => {
-  system = await startSystem({ withReceivables: true, withBooklets: true, env: { CALLBACK_POLL_INTERVAL_MS: '50', DOWNLOAD_LINK_TTL_SECONDS: '60' } });
+  system = await startSystem({
+    withReceivables: true,
+    withBooklets: true,
+    env: { CALLBACK_POLL_INTERVAL_MS: '50', DOWNLOAD_LINK_TTL_SECONDS: '60' },
+  });
   tenant = await system.newTenant('Loja Carnê');
   receiver = await new CallbackReceiver().start();
   const client = clientPayload({ name: 'João Pagador' });
@@ -33,9 +37,18 @@ afterAll(async () => {
   await system?.stop();
 });
 
-async function issueInstallments(paymentSlipId: string, count: number, extra: (i: number) => Record<string, unknown> = () => ({})) {
+async function issueInstallments(
+  paymentSlipId: string,
+  count: number,
+  extra: (i: number) => Record<string, unknown> = () => ({}),
+) {
   const items = Array.from({ length: count }, (_, i) =>
-    receivablePayload(clientId, receiver.url, { payment_slip_id: paymentSlipId, due_date: `2027-${String(12 - i).padStart(2, '0')}-10`, value: 100 + i, ...extra(i) }),
+    receivablePayload(clientId, receiver.url, {
+      payment_slip_id: paymentSlipId,
+      due_date: `2027-${String(12 - i).padStart(2, '0')}-10`,
+      value: 100 + i,
+      ...extra(i),
+    }),
   );
   expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', items)).status).toBe(202);
   return items;
@@ -45,23 +58,44 @@ it('builds a 12-installment booklet: preparing, then a sent callback whose signe
   const slip = randomUUID();
   const items = await issueInstallments(slip, 12);
   const ids = new Set(items.map((i) => i.account_receivable_id));
-  await waitFor(() => bodies().filter((b) => b.accounts_receivable_id && ids.has(b.accounts_receivable_id)).length === 12, 20_000, 'registrations');
+  await waitFor(
+    () => bodies().filter((b) => b.accounts_receivable_id && ids.has(b.accounts_receivable_id)).length === 12,
+    20_000,
+    'registrations',
+  );
 
-  const res = await tenant.api.postIdempotent<Record<string, unknown>>(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url });
+  const res = await tenant.api.postIdempotent<Record<string, unknown>>(`/api/v1/bank-slip-booklet/${slip}`, {
+    url_callback: receiver.url,
+  });
   expect(res.status).toBe(202);
-  expect(res.json).toEqual({ success: true, type: 'preparing', message: expect.stringMatching(/12 installment/), payment_slip_id: slip });
+  expect(res.json).toEqual({
+    success: true,
+    type: 'preparing',
+    message: expect.stringMatching(/12 installment/),
+    payment_slip_id: slip,
+  });
 
   await waitFor(() => bodies().some((b) => b.type === 'sent' && b.payment_slip_id === slip), 30_000, 'sent callback');
   const sent = bodies().find((b) => b.type === 'sent' && b.payment_slip_id === slip)!;
-  expect(sent).toEqual({ success: true, type: 'sent', payment_slip_id: slip, download: expect.stringContaining(`${system.gateway.url}/api/v1/bank-slip-booklet/downloads/`) });
+  expect(sent).toEqual({
+    success: true,
+    type: 'sent',
+    payment_slip_id: slip,
+    download: expect.stringContaining(`${system.gateway.url}/api/v1/bank-slip-booklet/downloads/`),
+  });
 
   const pdf = await fetch(sent.download!); // no bearer token
   expect(pdf.status).toBe(200);
   expect(pdf.headers.get('content-type')).toContain('application/pdf');
   const { pages } = await readPdf(new Uint8Array(await pdf.arrayBuffer()));
   const text = pages.join('\n');
-  const digits = text.split('\n').map((l) => l.replace(/[\s.]/g, '')).join('\n');
-  const lines = bodies().filter((b) => b.accounts_receivable_id && ids.has(b.accounts_receivable_id)).map((b) => b.payment_data!.typeable_line);
+  const digits = text
+    .split('\n')
+    .map((l) => l.replace(/[\s.]/g, ''))
+    .join('\n');
+  const lines = bodies()
+    .filter((b) => b.accounts_receivable_id && ids.has(b.accounts_receivable_id))
+    .map((b) => b.payment_data!.typeable_line);
   expect(lines).toHaveLength(12);
   for (const line of lines) expect(digits).toContain(line);
   expect(text).toContain('João Pagador');
@@ -87,29 +121,68 @@ it('answers 410 for an expired link', async () => {
   const { signLink } = await import('@payments/signed-links');
   const id = randomUUID();
   const own = signLink('development-download-link-secret', id, new Date(Date.now() - 1000));
-  expect((await fetch(`${system.gateway.url}/api/v1/bank-slip-booklet/downloads/${id}?expires=${own.expires}&signature=${own.signature}`)).status).toBe(410);
+  expect(
+    (
+      await fetch(
+        `${system.gateway.url}/api/v1/bank-slip-booklet/downloads/${id}?expires=${own.expires}&signature=${own.signature}`,
+      )
+    ).status,
+  ).toBe(410);
 });
 
 it('leaves cancelled installments out, and waits for installments still being registered', async () => {
   const slip = randomUUID();
   const items = await issueInstallments(slip, 4, (i) => (i === 3 ? { payment_method: 3 } : {}));
-  await waitFor(() => bodies().filter((b) => b.accounts_receivable_id && items.some((i) => i.account_receivable_id === b.accounts_receivable_id)).length === 4, 20_000, 'registrations');
-  expect((await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${items[0].account_receivable_id}/cancel`, undefined)).status).toBe(202);
-  await waitFor(() => bodies().some((b) => (b as unknown as { status?: string }).status === 'success' && b.accounts_receivable_id === items[0].account_receivable_id), 15_000, 'cancelled');
+  await waitFor(
+    () =>
+      bodies().filter(
+        (b) => b.accounts_receivable_id && items.some((i) => i.account_receivable_id === b.accounts_receivable_id),
+      ).length === 4,
+    20_000,
+    'registrations',
+  );
+  expect(
+    (await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${items[0].account_receivable_id}/cancel`, undefined))
+      .status,
+  ).toBe(202);
+  await waitFor(
+    () =>
+      bodies().some(
+        (b) =>
+          (b as unknown as { status?: string }).status === 'success' &&
+          b.accounts_receivable_id === items[0].account_receivable_id,
+      ),
+    15_000,
+    'cancelled',
+  );
 
-  await fetch(`${system.sandboxUrl}/sandbox/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'down' }) });
+  await fetch(`${system.sandboxUrl}/sandbox/behaviour`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mode: 'down' }),
+  });
   const late = receivablePayload(clientId, receiver.url, { payment_slip_id: slip, due_date: '2027-06-10' });
   try {
     await tenant.api.postIdempotent('/api/v1/accounts-receivable', [late]);
-    const res = await tenant.api.postIdempotent<{ message: string }>(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url });
+    const res = await tenant.api.postIdempotent<{ message: string }>(`/api/v1/bank-slip-booklet/${slip}`, {
+      url_callback: receiver.url,
+    });
     expect(res.status).toBe(202);
     expect(res.json.message).toMatch(/1 of them are still being registered/);
     await new Promise((r) => setTimeout(r, 1500));
     expect(bodies().some((b) => b.type === 'sent' && b.payment_slip_id === slip)).toBe(false);
   } finally {
-    await fetch(`${system.sandboxUrl}/sandbox/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'normal' }) });
+    await fetch(`${system.sandboxUrl}/sandbox/behaviour`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ mode: 'normal' }),
+    });
   }
-  await waitFor(() => bodies().some((b) => b.type === 'sent' && b.payment_slip_id === slip), 40_000, 'sent after registration');
+  await waitFor(
+    () => bodies().some((b) => b.type === 'sent' && b.payment_slip_id === slip),
+    40_000,
+    'sent after registration',
+  );
   const sent = bodies().find((b) => b.type === 'sent' && b.payment_slip_id === slip)!;
   const { pages } = await readPdf(new Uint8Array(await (await fetch(sent.download!)).arrayBuffer()));
   expect(pages).toHaveLength(1 + Math.ceil(4 / 3)); // three left after the cancellation, plus the late one
@@ -119,18 +192,32 @@ it('leaves cancelled installments out, and waits for installments still being re
 });
 
 describe('bad input', () => {
-  it('answers 404 for an unknown or another tenant\'s payment_slip_id, 422 for a bad url_callback, 400 without Idempotency-Key', async () => {
-    expect((await tenant.api.postIdempotent(`/api/v1/bank-slip-booklet/${randomUUID()}`, { url_callback: receiver.url })).status).toBe(404);
+  it("answers 404 for an unknown or another tenant's payment_slip_id, 422 for a bad url_callback, 400 without Idempotency-Key", async () => {
+    expect(
+      (await tenant.api.postIdempotent(`/api/v1/bank-slip-booklet/${randomUUID()}`, { url_callback: receiver.url }))
+        .status,
+    ).toBe(404);
     const slip = randomUUID();
     await issueInstallments(slip, 1);
     const other = await system.newTenant('Other');
-    expect((await other.api.postIdempotent(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url })).status).toBe(404);
-    const bad = await tenant.api.postIdempotent<{ errors: Array<{ path: string }> }>(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: 'ftp://x' });
+    expect(
+      (await other.api.postIdempotent(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url })).status,
+    ).toBe(404);
+    const bad = await tenant.api.postIdempotent<{ errors: Array<{ path: string }> }>(
+      `/api/v1/bank-slip-booklet/${slip}`,
+      { url_callback: 'ftp://x' },
+    );
     expect(bad.status).toBe(422);
     expect(bad.json.errors[0].path).toBe('/url_callback');
     expect((await tenant.api.postIdempotent(`/api/v1/bank-slip-booklet/${slip}`, {})).status).toBe(422);
-    expect((await tenant.api.postIdempotent('/api/v1/bank-slip-booklet/nope', { url_callback: receiver.url })).status).toBe(422);
-    expect((await tenant.api.post(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url })).status).toBe(400);
-    expect((await system.api.post(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url })).status).toBe(401);
+    expect(
+      (await tenant.api.postIdempotent('/api/v1/bank-slip-booklet/nope', { url_callback: receiver.url })).status,
+    ).toBe(422);
+    expect((await tenant.api.post(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url })).status).toBe(
+      400,
+    );
+    expect((await system.api.post(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url })).status).toBe(
+      401,
+    );
   });
 });

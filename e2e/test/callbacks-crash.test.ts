@@ -48,7 +48,9 @@ it('resumes the retry schedule after a kill -9, without losing or duplicating th
   const request = publisher.request(tenant.tenantId, receiver?.url ?? '');
   // The first event fails twice, then succeeds; any other event succeeds at once.
   const seenFirst = { n: 0 };
-  receiver = await new CallbackReceiver((_n, req) => (req.headers['webhook-id'] === request.event_id && seenFirst.n++ < 2 ? { status: 500 } : { status: 200 })).start();
+  receiver = await new CallbackReceiver((_n, req) =>
+    req.headers['webhook-id'] === request.event_id && seenFirst.n++ < 2 ? { status: 500 } : { status: 200 },
+  ).start();
   request.url = receiver.url;
   await callbackSvc.start('callback-svc ready');
   await publisher.publish(request);
@@ -69,7 +71,12 @@ it('resumes the retry schedule after a kill -9, without losing or duplicating th
   expect(receiver.forEvent(request.event_id).map((r) => r.answered)).toEqual([500, 500, 200]);
   expect((await attempts(request.event_id)).map((a) => a.status_code)).toEqual([500, 500, 200]);
   expect(receiver.forEvent(whileDown.event_id).filter((r) => r.answered === 200)).toHaveLength(1);
-  expect(receiver.delivered().map((r) => r.headers['webhook-id']).sort()).toEqual([request.event_id, whileDown.event_id].sort());
+  expect(
+    receiver
+      .delivered()
+      .map((r) => r.headers['webhook-id'])
+      .sort(),
+  ).toEqual([request.event_id, whileDown.event_id].sort());
 });
 
 it('stops gracefully on SIGTERM (exit code 0)', async () => {
@@ -78,8 +85,15 @@ it('stops gracefully on SIGTERM (exit code 0)', async () => {
 
 it('gives the claims of events it had not started back on SIGTERM: another instance delivers them long before their lease ends', async () => {
   const env = {
-    DATABASE_URL: system.databaseUrl, BUS_PREFIX: system.busPrefix, CALLBACK_PORT: '0', CALLBACK_RETRY_SCHEDULE_MS: '200',
-    CALLBACK_RETRY_JITTER_PERCENT: '0', CALLBACK_TIMEOUT_MS: '1000', CALLBACK_LEASE_MS: '120000', CALLBACK_POLL_INTERVAL_MS: '100', CALLBACK_HOST_CONCURRENCY: '2',
+    DATABASE_URL: system.databaseUrl,
+    BUS_PREFIX: system.busPrefix,
+    CALLBACK_PORT: '0',
+    CALLBACK_RETRY_SCHEDULE_MS: '200',
+    CALLBACK_RETRY_JITTER_PERCENT: '0',
+    CALLBACK_TIMEOUT_MS: '1000',
+    CALLBACK_LEASE_MS: '120000',
+    CALLBACK_POLL_INTERVAL_MS: '100',
+    CALLBACK_HOST_CONCURRENCY: '2',
   };
   let answer = false;
   const slow = await new CallbackReceiver(() => (answer ? { status: 200 } : 'hang')).start();
@@ -105,7 +119,9 @@ it('gives the claims of events it had not started back on SIGTERM: another insta
   expect(slow.maxInFlight).toBe(2);
   // Given back on stop: unclaimed and due now (the two that timed out are due again 200 ms after their attempt).
   const rows = await queryRows<{ locked_until: Date | null; next_attempt_at: Date }>(
-    system.databaseUrl, 'select locked_until, next_attempt_at from callbacks.events where event_id = any($1)', [[...ours]],
+    system.databaseUrl,
+    'select locked_until, next_attempt_at from callbacks.events where event_id = any($1)',
+    [[...ours]],
   );
   expect(rows).toHaveLength(30);
   expect(rows.every((r) => r.locked_until === null && r.next_attempt_at.getTime() < Date.now() + 1_000)).toBe(true);
@@ -116,7 +132,11 @@ it('gives the claims of events it had not started back on SIGTERM: another insta
   await second.start('callback-svc ready');
   try {
     const started = Date.now();
-    await waitFor(() => new Set(slow.delivered().map((r) => r.headers['webhook-id'])).size === 30, 20_000, 'all 30 delivered by the second instance');
+    await waitFor(
+      () => new Set(slow.delivered().map((r) => r.headers['webhook-id'])).size === 30,
+      20_000,
+      'all 30 delivered by the second instance',
+    );
     expect(Date.now() - started).toBeLessThan(20_000); // not the 120 s lease
     await new Promise((r) => setTimeout(r, 500));
     expect(slow.delivered()).toHaveLength(30); // each once

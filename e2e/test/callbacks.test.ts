@@ -8,7 +8,13 @@ import { CallbackReceiver, waitFor } from '../support/receiver';
 import { CallbackPublisher } from '../support/publish';
 
 // A shortened schedule: 3 retries after 150, 150, 150 ms; attempts time out after 400 ms.
-const FAST = { CALLBACK_RETRY_SCHEDULE_MS: '150,150,150', CALLBACK_RETRY_JITTER_PERCENT: '0', CALLBACK_TIMEOUT_MS: '400', CALLBACK_POLL_INTERVAL_MS: '50', CALLBACK_HOST_CONCURRENCY: '4' };
+const FAST = {
+  CALLBACK_RETRY_SCHEDULE_MS: '150,150,150',
+  CALLBACK_RETRY_JITTER_PERCENT: '0',
+  CALLBACK_TIMEOUT_MS: '400',
+  CALLBACK_POLL_INTERVAL_MS: '50',
+  CALLBACK_HOST_CONCURRENCY: '4',
+};
 
 let system: TestSystem;
 let publisher: CallbackPublisher;
@@ -62,7 +68,12 @@ it('delivers a signed POST that the standardwebhooks package verifies with the t
   expect(() => new Webhook(other.signingSecret).verify(got.body, got.headers)).toThrow();
   await waitFor(() => eventReached(tenant, request.event_id, 'delivered'), 5_000, 'delivered status');
   const view = await eventView(tenant, request.event_id);
-  expect(view).toMatchObject({ event_id: request.event_id, event_type: 'receivable.registered', url: r.url, status: 'delivered' });
+  expect(view).toMatchObject({
+    event_id: request.event_id,
+    event_type: 'receivable.registered',
+    url: r.url,
+    status: 'delivered',
+  });
   expect(view.attempts).toHaveLength(1);
   expect(view.attempts[0]).toMatchObject({ status_code: 200, error: null });
 });
@@ -139,13 +150,18 @@ it('delivers each request of a batch once, also when one of them is requested ag
 it('drops a malformed request alone (the rest of its batch is delivered) and a message that is no batch; takes a lone request of the older shape', async () => {
   const r = await receiver();
   const [first, last, lone, after] = [1, 2, 3, 4].map(() => publisher.request(tenant.tenantId, r.url));
-  await publisher.publishRaw({ requests: [first, { ...first, event_id: 'evt_malformed', tenant_id: 'not-a-uuid' }, last] }, 'batch_with_a_bad_request');
+  await publisher.publishRaw(
+    { requests: [first, { ...first, event_id: 'evt_malformed', tenant_id: 'not-a-uuid' }, last] },
+    'batch_with_a_bad_request',
+  );
   await publisher.publishRaw({ requests: 'none' }, 'not_a_batch');
   await publisher.publishRaw(lone, 'a_request_without_its_batch'); // as producers published before batches
   await publisher.publish(after);
   await waitFor(() => r.delivered().length >= 4, 10_000, 'four deliveries');
   await new Promise((res) => setTimeout(res, 600));
-  expect(r.received.map((x) => x.headers['webhook-id']).sort()).toEqual([first, last, lone, after].map((q) => q.event_id).sort());
+  expect(r.received.map((x) => x.headers['webhook-id']).sort()).toEqual(
+    [first, last, lone, after].map((q) => q.event_id).sort(),
+  );
   expect((await tenant.api.send('GET', '/api/v1/callbacks/evt_malformed')).status).toBe(404);
 });
 
@@ -229,7 +245,10 @@ describe('visibility API', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res: ApiResponse<CallbackEventSummary[]> = await t.api.send('GET', `/api/v1/callbacks?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: ApiResponse<CallbackEventSummary[]> = await t.api.send(
+        'GET',
+        `/api/v1/callbacks?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(res.status).toBe(200);
       expect(res.json.length).toBeLessThanOrEqual(2);
       seen.push(...res.json.map((e) => e.event_id));
@@ -243,7 +262,12 @@ describe('visibility API', () => {
   });
 
   it('answers 422 naming the query parameter for a bad status, limit or cursor, and 401 without a token', async () => {
-    for (const [query, param] of [['status=lost', 'status'], ['limit=0', 'limit'], ['limit=9999', 'limit'], ['cursor=garbage', 'cursor']]) {
+    for (const [query, param] of [
+      ['status=lost', 'status'],
+      ['limit=0', 'limit'],
+      ['limit=9999', 'limit'],
+      ['cursor=garbage', 'cursor'],
+    ]) {
       const res = await tenant.api.send<Problem>('GET', `/api/v1/callbacks?${query}`);
       expect({ query, status: res.status }).toEqual({ query, status: 422 });
       expect(res.json.errors?.[0].path).toContain(param);
@@ -257,10 +281,23 @@ describe('production mode (SSRF guard)', () => {
   let prod: TestSystem;
   const lines: string[] = [];
   beforeAll(async () => {
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     prod = await startSystem({
       withCallbacks: true,
-      env: { ...FAST, NODE_ENV: 'production', DOWNLOAD_LINK_SECRET: 'test-link-secret', JWT_PRIVATE_KEY: (await import('node:crypto')).generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+      env: {
+        ...FAST,
+        NODE_ENV: 'production',
+        DOWNLOAD_LINK_SECRET: 'test-link-secret',
+        JWT_PRIVATE_KEY: (await import('node:crypto'))
+          .generateKeyPairSync('ed25519')
+          .privateKey.export({ type: 'pkcs8', format: 'pem' })
+          .toString(),
+      },
       callbackLogger: pino({ level: 'info' }, sink),
     });
   });
@@ -281,7 +318,9 @@ describe('production mode (SSRF guard)', () => {
       expect(view.attempts[0].status_code).toBeNull();
       expect(view.attempts[0].error).toMatch(/loopback/);
       expect(r.received).toHaveLength(0);
-      const logged = lines.map((l) => JSON.parse(l) as { msg: string; eventId?: string; reason?: string }).find((l) => l.msg === 'callback URL refused' && l.eventId === request.event_id);
+      const logged = lines
+        .map((l) => JSON.parse(l) as { msg: string; eventId?: string; reason?: string })
+        .find((l) => l.msg === 'callback URL refused' && l.eventId === request.event_id);
       expect(logged?.reason).toMatch(/loopback/);
     } finally {
       await prodPublisher.close();
@@ -296,7 +335,11 @@ describe('the README verification snippet', () => {
     const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
     const code = /<!-- verify-callback -->\s*```js\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(code).toBeDefined();
-    const verifyCallback = new Function('require', `${code}\nreturn verifyCallback;`)(require) as (s: string, h: Record<string, string>, b: string) => boolean;
+    const verifyCallback = new Function('require', `${code}\nreturn verifyCallback;`)(require) as (
+      s: string,
+      h: Record<string, string>,
+      b: string,
+    ) => boolean;
 
     const r = await receiver();
     const request = publisher.request(tenant.tenantId, r.url);

@@ -20,7 +20,11 @@ describe('POST /api/v1/clients', () => {
     const withoutData = clientPayload({ return_client_data: false, cnpj_cpf: VALID_CNPJ });
     const flagAbsent = clientPayload({ cnpj_cpf: VALID_ALPHANUMERIC_CNPJ });
     delete (flagAbsent as Record<string, unknown>).return_client_data;
-    const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [withData, withoutData, flagAbsent]);
+    const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [
+      withData,
+      withoutData,
+      flagAbsent,
+    ]);
     expect(res.status).toBe(201);
     expect(res.json.status).toBe('success');
     expect(typeof res.json.message).toBe('string');
@@ -59,8 +63,15 @@ describe('POST /api/v1/clients', () => {
     ]);
     expect(res.status).toBe(201);
     expect(res.json.total_created_clients).toEqual([{ client_id: fresh.client_id }]);
-    expect(res.json.clients_already_registered).toEqual([{ client_id: original.client_id }, { client_id: fresh.client_id }]);
-    const rows = await queryRows<{ name: string }>(system.databaseUrl, 'select name from clients.clients where tenant_id = $1 and client_id = any($2::uuid[]) order by name', [tenant.tenantId, [original.client_id, fresh.client_id]]);
+    expect(res.json.clients_already_registered).toEqual([
+      { client_id: original.client_id },
+      { client_id: fresh.client_id },
+    ]);
+    const rows = await queryRows<{ name: string }>(
+      system.databaseUrl,
+      'select name from clients.clients where tenant_id = $1 and client_id = any($2::uuid[]) order by name',
+      [tenant.tenantId, [original.client_id, fresh.client_id]],
+    );
     expect(rows.map((r) => r.name)).toEqual(['Maria da Silva', 'Maria da Silva']);
   });
 
@@ -75,7 +86,11 @@ describe('POST /api/v1/clients', () => {
 
   it('rejects the whole batch when one item is invalid, naming the field by index, and stores nothing', async () => {
     const t = await system.newTenant();
-    const res = await t.api.postIdempotent<Problem>('/api/v1/clients', [clientPayload(), clientPayload({ cnpj_cpf: '529.982.247-24' }), clientPayload()]);
+    const res = await t.api.postIdempotent<Problem>('/api/v1/clients', [
+      clientPayload(),
+      clientPayload({ cnpj_cpf: '529.982.247-24' }),
+      clientPayload(),
+    ]);
     expect(res.status).toBe(422);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     expect(res.json.code).toBe('validation_failed');
@@ -85,37 +100,74 @@ describe('POST /api/v1/clients', () => {
 
   it('names every bad field of every item', async () => {
     const res = await tenant.api.postIdempotent<Problem>('/api/v1/clients', [
-      { client_id: 'not-a-uuid', name: '', cnpj_cpf: '11.222.333/0001-82', state: 'XX', email: 'nope', zip_code: '123', telephone: '(11) 3333-4444' },
+      {
+        client_id: 'not-a-uuid',
+        name: '',
+        cnpj_cpf: '11.222.333/0001-82',
+        state: 'XX',
+        email: 'nope',
+        zip_code: '123',
+        telephone: '(11) 3333-4444',
+      },
       clientPayload({ name: 'x'.repeat(256), phone_number: 12345678 }),
       { name: 'No id nor tax id' },
     ]);
     expect(res.status).toBe(422);
     const paths = res.json.errors!.map((e) => e.path).sort();
     expect(paths).toEqual(
-      ['/0/client_id', '/0/name', '/0/cnpj_cpf', '/0/state', '/0/email', '/0/zip_code', '/0/telephone', '/1/name', '/1/phone_number', '/2/client_id', '/2/cnpj_cpf'].sort(),
+      [
+        '/0/client_id',
+        '/0/name',
+        '/0/cnpj_cpf',
+        '/0/state',
+        '/0/email',
+        '/0/zip_code',
+        '/0/telephone',
+        '/1/name',
+        '/1/phone_number',
+        '/2/client_id',
+        '/2/cnpj_cpf',
+      ].sort(),
     );
   });
 
   it('rejects invalid CPFs and CNPJs, accepts valid ones with or without punctuation', async () => {
-    for (const bad of ['111.111.111-11', '52998224724', '11.222.333/0001-80', '12.ABC.345/01DE-36', '529.982.247', 'abc']) {
+    for (const bad of [
+      '111.111.111-11',
+      '52998224724',
+      '11.222.333/0001-80',
+      '12.ABC.345/01DE-36',
+      '529.982.247',
+      'abc',
+    ]) {
       const res = await tenant.api.postIdempotent<Problem>('/api/v1/clients', [clientPayload({ cnpj_cpf: bad })]);
-      expect({ bad, status: res.status, path: res.json.errors?.[0]?.path }).toEqual({ bad, status: 422, path: '/0/cnpj_cpf' });
+      expect({ bad, status: res.status, path: res.json.errors?.[0]?.path }).toEqual({
+        bad,
+        status: 422,
+        path: '/0/cnpj_cpf',
+      });
     }
     for (const good of ['52998224725', '11222333000181', '12ABC34501DE35']) {
-      const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [clientPayload({ cnpj_cpf: good, return_client_data: true })]);
+      const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [
+        clientPayload({ cnpj_cpf: good, return_client_data: true }),
+      ]);
       expect(res.status).toBe(201);
       expect(res.json.total_created_clients[0].data?.cnpj_cpf).toBe(good);
     }
   });
 
   it('ignores unknown fields: accepted, neither stored nor returned', async () => {
-    const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [{ ...clientPayload({ return_client_data: true }), favourite_colour: 'blue' }]);
+    const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [
+      { ...clientPayload({ return_client_data: true }), favourite_colour: 'blue' },
+    ]);
     expect(res.status).toBe(201);
     expect(res.json.total_created_clients[0].data).not.toHaveProperty('favourite_colour');
   });
 
   it('accepts null and empty optional fields', async () => {
-    const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [clientPayload({ email: '', complement: null, state: null, return_client_data: true })]);
+    const res = await tenant.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [
+      clientPayload({ email: '', complement: null, state: null, return_client_data: true }),
+    ]);
     expect(res.status).toBe(201);
     expect(res.json.total_created_clients[0].data).toMatchObject({ email: '', complemento: null, uf: null });
   });
@@ -123,16 +175,58 @@ describe('POST /api/v1/clients', () => {
   it('refuses bodies of the wrong shape, size or type', async () => {
     const cases: Array<[string, () => Promise<{ status: number; json: unknown; headers: Headers }>, number, string]> = [
       ['empty array', () => tenant.api.postIdempotent('/api/v1/clients', []), 422, 'validation_failed'],
-      ['an object instead of an array', () => tenant.api.postIdempotent('/api/v1/clients', clientPayload()), 422, 'validation_failed'],
-      ['malformed JSON', () => tenant.api.post('/api/v1/clients', '[{"client_id": ', { 'idempotency-key': randomUUID() }), 400, 'malformed_json'],
-      ['a JSON string', () => tenant.api.post('/api/v1/clients', '"hello"', { 'idempotency-key': randomUUID() }), 400, 'malformed_json'],
-      ['text/plain', () => tenant.api.post('/api/v1/clients', JSON.stringify([clientPayload()]), { 'idempotency-key': randomUUID(), 'content-type': 'text/plain' }), 415, 'unsupported_media_type'],
-      ['1,001 items', () => tenant.api.postIdempotent('/api/v1/clients', Array.from({ length: 1001 }, () => clientPayload())), 413, 'payload_too_large'],
-      ['a body over 1 MiB', () => tenant.api.postIdempotent('/api/v1/clients', [clientPayload({ name: 'x'.repeat(1024 * 1024) })]), 413, 'payload_too_large'],
+      [
+        'an object instead of an array',
+        () => tenant.api.postIdempotent('/api/v1/clients', clientPayload()),
+        422,
+        'validation_failed',
+      ],
+      [
+        'malformed JSON',
+        () => tenant.api.post('/api/v1/clients', '[{"client_id": ', { 'idempotency-key': randomUUID() }),
+        400,
+        'malformed_json',
+      ],
+      [
+        'a JSON string',
+        () => tenant.api.post('/api/v1/clients', '"hello"', { 'idempotency-key': randomUUID() }),
+        400,
+        'malformed_json',
+      ],
+      [
+        'text/plain',
+        () =>
+          tenant.api.post('/api/v1/clients', JSON.stringify([clientPayload()]), {
+            'idempotency-key': randomUUID(),
+            'content-type': 'text/plain',
+          }),
+        415,
+        'unsupported_media_type',
+      ],
+      [
+        '1,001 items',
+        () =>
+          tenant.api.postIdempotent(
+            '/api/v1/clients',
+            Array.from({ length: 1001 }, () => clientPayload()),
+          ),
+        413,
+        'payload_too_large',
+      ],
+      [
+        'a body over 1 MiB',
+        () => tenant.api.postIdempotent('/api/v1/clients', [clientPayload({ name: 'x'.repeat(1024 * 1024) })]),
+        413,
+        'payload_too_large',
+      ],
     ];
     for (const [label, send, status, code] of cases) {
       const res = await send();
-      expect({ label, status: res.status, code: (res.json as Problem | undefined)?.code }).toEqual({ label, status, code });
+      expect({ label, status: res.status, code: (res.json as Problem | undefined)?.code }).toEqual({
+        label,
+        status,
+        code,
+      });
       expect(res.headers.get('content-type')).toContain('application/problem+json');
     }
   });
@@ -140,7 +234,15 @@ describe('POST /api/v1/clients', () => {
   it('takes a full batch of 1,000 clients close to 1 MiB whose answer goes over the bus by claim check', async () => {
     const t = await system.newTenant();
     const long = (n: number) => 'a'.repeat(n);
-    const batch = Array.from({ length: 1000 }, () => clientPayload({ address: long(200), neighborhood: long(150), complement: long(200), city: long(150), return_client_data: true }));
+    const batch = Array.from({ length: 1000 }, () =>
+      clientPayload({
+        address: long(200),
+        neighborhood: long(150),
+        complement: long(200),
+        city: long(150),
+        return_client_data: true,
+      }),
+    );
     const body = JSON.stringify(batch);
     expect(body.length).toBeGreaterThan(900_000);
     expect(body.length).toBeLessThan(1024 * 1024);
@@ -158,17 +260,38 @@ describe('PUT /api/v1/clients/{uuid}', () => {
   it('replaces the client details and answers the data with Portuguese keys', async () => {
     const c = clientPayload();
     await tenant.api.postIdempotent('/api/v1/clients', [c]);
-    const res = await tenant.api.put(`/api/v1/clients/${c.client_id}`, { name: 'Maria Souza', cnpj_cpf: VALID_CNPJ, city: 'Campinas', state: 'SP' }, { 'idempotency-key': randomUUID() });
+    const res = await tenant.api.put(
+      `/api/v1/clients/${c.client_id}`,
+      { name: 'Maria Souza', cnpj_cpf: VALID_CNPJ, city: 'Campinas', state: 'SP' },
+      { 'idempotency-key': randomUUID() },
+    );
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       status: 'success',
       message: expect.any(String),
-      data: { razao: 'Maria Souza', cnpj_cpf: VALID_CNPJ, endereco: null, numero: null, bairro: null, cidade: 'Campinas', uf: 'SP', cep: null, complemento: null, fone: null, telefone_celular: null, email: null },
+      data: {
+        razao: 'Maria Souza',
+        cnpj_cpf: VALID_CNPJ,
+        endereco: null,
+        numero: null,
+        bairro: null,
+        cidade: 'Campinas',
+        uf: 'SP',
+        cep: null,
+        complemento: null,
+        fone: null,
+        telefone_celular: null,
+        email: null,
+      },
     });
   });
 
   it('answers 404 for an unknown client', async () => {
-    const res = await tenant.api.put(`/api/v1/clients/${randomUUID()}`, { name: 'X', cnpj_cpf: VALID_CNPJ }, { 'idempotency-key': randomUUID() });
+    const res = await tenant.api.put(
+      `/api/v1/clients/${randomUUID()}`,
+      { name: 'X', cnpj_cpf: VALID_CNPJ },
+      { 'idempotency-key': randomUUID() },
+    );
     expect(res.status).toBe(404);
     expect(res.json).toMatchObject({ code: 'not_found', status: 404 });
   });
@@ -178,20 +301,38 @@ describe('PUT /api/v1/clients/{uuid}', () => {
     const b = await system.newTenant('B');
     const shared = clientPayload();
     expect((await b.api.postIdempotent('/api/v1/clients', [shared])).status).toBe(201);
-    const attack = await a.api.put(`/api/v1/clients/${shared.client_id}`, { name: 'Hijacked', cnpj_cpf: VALID_CNPJ }, { 'idempotency-key': randomUUID() });
+    const attack = await a.api.put(
+      `/api/v1/clients/${shared.client_id}`,
+      { name: 'Hijacked', cnpj_cpf: VALID_CNPJ },
+      { 'idempotency-key': randomUUID() },
+    );
     expect(attack.status).toBe(404);
-    const rowsB = await queryRows<{ name: string }>(system.databaseUrl, 'select name from clients.clients where tenant_id = $1 and client_id = $2', [b.tenantId, shared.client_id]);
+    const rowsB = await queryRows<{ name: string }>(
+      system.databaseUrl,
+      'select name from clients.clients where tenant_id = $1 and client_id = $2',
+      [b.tenantId, shared.client_id],
+    );
     expect(rowsB).toEqual([{ name: 'Maria da Silva' }]);
-    const sameIdInA = await a.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [{ ...shared, name: 'Other person' }]);
+    const sameIdInA = await a.api.postIdempotent<ClientsCreateResponse>('/api/v1/clients', [
+      { ...shared, name: 'Other person' },
+    ]);
     expect(sameIdInA.json.total_created_clients).toEqual([{ client_id: shared.client_id }]);
     expect(await countClients(system.databaseUrl, a.tenantId)).toBe(1);
   });
 
   it('validates the path id and the body, naming the fields', async () => {
-    const badPath = await tenant.api.put('/api/v1/clients/123', { name: 'X', cnpj_cpf: VALID_CNPJ }, { 'idempotency-key': randomUUID() });
+    const badPath = await tenant.api.put(
+      '/api/v1/clients/123',
+      { name: 'X', cnpj_cpf: VALID_CNPJ },
+      { 'idempotency-key': randomUUID() },
+    );
     expect(badPath.status).toBe(422);
     expect(badPath.json).toMatchObject({ errors: [{ in: 'path', path: 'uuid' }] });
-    const badBody = await tenant.api.put<Problem>(`/api/v1/clients/${randomUUID()}`, { cnpj_cpf: '1', email: 'x@' }, { 'idempotency-key': randomUUID() });
+    const badBody = await tenant.api.put<Problem>(
+      `/api/v1/clients/${randomUUID()}`,
+      { cnpj_cpf: '1', email: 'x@' },
+      { 'idempotency-key': randomUUID() },
+    );
     expect(badBody.status).toBe(422);
     expect(badBody.json.errors!.map((e) => e.path).sort()).toEqual(['/cnpj_cpf', '/email', '/name']);
   });
@@ -220,7 +361,9 @@ describe('rate limit', () => {
   it('answers 429 with Retry-After once a tenant goes over its limit, and not for another tenant', async () => {
     const busy = await limited.newTenant('busy');
     const calm = await limited.newTenant('calm');
-    const results = await Promise.all(Array.from({ length: 12 }, () => busy.api.postIdempotent('/api/v1/clients', [clientPayload()])));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => busy.api.postIdempotent('/api/v1/clients', [clientPayload()])),
+    );
     const limitedOnes = results.filter((r) => r.status === 429);
     expect(limitedOnes.length).toBeGreaterThan(0);
     expect(results.filter((r) => r.status === 201).length).toBeGreaterThan(0);

@@ -15,7 +15,11 @@ interface DemoRun {
 /** Runs scripts/demo.ts as `npm run demo` does (tsx), in its own process, with this environment on top of ours. */
 function runDemo(env: Record<string, string>, timeoutMs = 100_000): Promise<DemoRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -34,7 +38,9 @@ function runDemo(env: Record<string, string>, timeoutMs = 100_000): Promise<Demo
 
 /** The printed line of a step: number, title, time in ms, facts. */
 function stepLine(stdout: string, title: string): string {
-  const line = stdout.split('\n').find((l) => new RegExp(`^\\s*\\d+\\. ${title.replace(/[()]/g, '\\$&')}\\s+\\d+ ms  `).test(l));
+  const line = stdout
+    .split('\n')
+    .find((l) => new RegExp(`^\\s*\\d+\\. ${title.replace(/[()]/g, '\\$&')}\\s+\\d+ ms  `).test(l));
   if (!line) throw new Error(`no line for step "${title}" in:\n${stdout}`);
   return line;
 }
@@ -59,7 +65,9 @@ it('npm run demo takes a tenant from the admin CLI and walks the whole session, 
   if (run.code !== 0) throw new Error(`demo exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
 
   expect(stepLine(run.stdout, 'check the system')).toContain('(mode normal)');
-  expect(stepLine(run.stdout, 'create tenant (admin CLI)')).toMatch(/tenant [0-9a-f-]{36} .*npm run admin -- tenant create --json/);
+  expect(stepLine(run.stdout, 'create tenant (admin CLI)')).toMatch(
+    /tenant [0-9a-f-]{36} .*npm run admin -- tenant create --json/,
+  );
   expect(stepLine(run.stdout, 'authenticate')).toContain('token_type Bearer');
   expect(stepLine(run.stdout, 'start callback receiver')).toMatch(/url_callback http:\/\/127\.0\.0\.1:\d+\//);
   expect(stepLine(run.stdout, 'register clients (CPF and CNPJ)')).toContain('201: 2 created');
@@ -68,12 +76,18 @@ it('npm run demo takes a tenant from the admin CLI and walks the whole session, 
   expect(registered).toContain('6/6 registered, signatures valid');
   expect(registered).toMatch(/line \d{5}\.\d{5} \d{5}\.\d{6} \d{5}\.\d{6} \d \d{14}/);
   expect(registered).toMatch(/PIX 000201\S*br\.gov\.bcb\.pix/);
-  expect(stepLine(run.stdout, 'pay the PIX charge at the sandbox')).toContain('paid by pix at the bank: paid, R$ 89,90');
-  expect(stepLine(run.stdout, 'wait for the paid callback')).toContain('payment_type Pix, amount_paid R$ 89,90, fee_amount R$ 0,89');
+  expect(stepLine(run.stdout, 'pay the PIX charge at the sandbox')).toContain(
+    'paid by pix at the bank: paid, R$ 89,90',
+  );
+  expect(stepLine(run.stdout, 'wait for the paid callback')).toContain(
+    'payment_type Pix, amount_paid R$ 89,90, fee_amount R$ 0,89',
+  );
   expect(stepLine(run.stdout, 'cancel a slip')).toContain('202 success');
   expect(stepLine(run.stdout, 'wait for the cancellation callback')).toContain('status success');
   expect(stepLine(run.stdout, 'request the booklet (carnê)')).toContain('202 preparing');
-  expect(stepLine(run.stdout, 'wait for the booklet callback')).toContain(`sent: signed link ${system.gateway.url}/api/v1/bank-slip-booklet/downloads/`);
+  expect(stepLine(run.stdout, 'wait for the booklet callback')).toContain(
+    `sent: signed link ${system.gateway.url}/api/v1/bank-slip-booklet/downloads/`,
+  );
   expect(stepLine(run.stdout, 'search all charges')).toContain('6 found: 4 Pendente, 1 Aprovada, 1 Cancelada');
   expect(stepLine(run.stdout, 'search approved charges')).toContain('1 found:');
   expect(stepLine(run.stdout, 'consult the paid charge')).toContain('Aprovada, payment_type Pix');
@@ -88,7 +102,11 @@ it('npm run demo takes a tenant from the admin CLI and walks the whole session, 
 
 it('exits 1 naming the failed step when the gateway is not running', async () => {
   const port = await freePort();
-  const run = await runDemo({ GATEWAY_URL: `http://127.0.0.1:${port}`, BANK_SANDBOX_URL: system.sandboxUrl!, DATABASE_URL: system.databaseUrl });
+  const run = await runDemo({
+    GATEWAY_URL: `http://127.0.0.1:${port}`,
+    BANK_SANDBOX_URL: system.sandboxUrl!,
+    DATABASE_URL: system.databaseUrl,
+  });
   expect(run.code).toBe(1);
   expect(run.stdout).toMatch(/ 1\. check the system\s+\d+ ms {2}FAILED/);
   expect(run.stderr).toContain(`step 1 (check the system) failed: gateway not reachable at http://127.0.0.1:${port}`);

@@ -23,7 +23,10 @@ it('requires Idempotency-Key on client create and update (400, nothing stored)',
   const create = await tenant.api.post('/api/v1/clients', [clientPayload()]);
   expect(create.status).toBe(400);
   expect(create.headers.get('content-type')).toContain('application/problem+json');
-  expect(create.json).toMatchObject({ code: 'idempotency_key_missing', errors: [{ in: 'header', path: 'Idempotency-Key' }] });
+  expect(create.json).toMatchObject({
+    code: 'idempotency_key_missing',
+    errors: [{ in: 'header', path: 'Idempotency-Key' }],
+  });
   const update = await tenant.api.put(`/api/v1/clients/${randomUUID()}`, clientPayload());
   expect(update.status).toBe(400);
   expect(await countClients(system.databaseUrl, tenant.tenantId)).toBe(0);
@@ -51,7 +54,10 @@ it('replays the stored answer for the same key and request, without doing it twi
   expect(second.status).toBe(201);
   expect(second.headers.get('idempotent-replayed')).toBe('true');
   expect(second.text).toBe(first.text);
-  expect(second.json).toMatchObject({ total_created_clients: [{ client_id: client.client_id }], clients_already_registered: [] });
+  expect(second.json).toMatchObject({
+    total_created_clients: [{ client_id: client.client_id }],
+    clients_already_registered: [],
+  });
   expect(await countClients(system.databaseUrl, tenant.tenantId)).toBe(1);
 });
 
@@ -62,7 +68,9 @@ it('answers 422 when a key is reused with a different body or path', async () =>
   const otherBody = await tenant.api.postIdempotent('/api/v1/clients', [clientPayload()], key);
   expect(otherBody.status).toBe(422);
   expect(otherBody.json).toMatchObject({ code: 'idempotency_key_reused' });
-  const otherPath = await tenant.api.put(`/api/v1/clients/${randomUUID()}`, clientPayload(), { 'idempotency-key': key });
+  const otherPath = await tenant.api.put(`/api/v1/clients/${randomUUID()}`, clientPayload(), {
+    'idempotency-key': key,
+  });
   expect(otherPath.status).toBe(422);
   expect(await countClients(system.databaseUrl, tenant.tenantId)).toBe(1);
 });

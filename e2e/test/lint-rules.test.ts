@@ -28,10 +28,18 @@ beforeAll(() => {
   // @nx/enforce-module-boundaries reads Nx's cached project graph and skips itself (with only a warning)
   // when there is none, as in a fresh clone: build it first, without the daemon, as CI runs.
   const env = { ...process.env, NX_DAEMON: 'false', NX_TUI: 'false' };
-  execFileSync(process.execPath, [require.resolve('nx/bin/nx.js'), 'show', 'projects'], { cwd: root, env, stdio: 'ignore' });
+  execFileSync(process.execPath, [require.resolve('nx/bin/nx.js'), 'show', 'projects'], {
+    cwd: root,
+    env,
+    stdio: 'ignore',
+  });
   try {
     for (const [path, source] of planted) writeFileSync(path, source);
-    const run = spawnSync(process.execPath, [join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--format', 'json', ...planted.keys()], { cwd: root, env, encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      [join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--format', 'json', ...planted.keys()],
+      { cwd: root, env, encoding: 'utf8' },
+    );
     if (run.status !== 0 && run.status !== 1) throw new Error(`eslint exited ${run.status}: ${run.stderr}`);
     for (const r of JSON.parse(run.stdout) as ESLint.LintResult[]) results.set(r.filePath, r.messages);
   } finally {
@@ -60,25 +68,44 @@ describe('domain layering (no-restricted-imports in apps/*/src/domain)', () => {
     ['@opentelemetry/api', "import { trace } from '@opentelemetry/api';\nexport const t = trace;\n"],
     ['@payments/bus', "import type { Bus } from '@payments/bus';\nexport type B = Bus;\n"],
     ['@payments/telemetry', "import { detached } from '@payments/telemetry';\nexport const d = detached;\n"],
-    ['@payments/telemetry/sdk', "import { startTelemetry } from '@payments/telemetry/sdk';\nexport const s = startTelemetry;\n"],
+    [
+      '@payments/telemetry/sdk',
+      "import { startTelemetry } from '@payments/telemetry/sdk';\nexport const s = startTelemetry;\n",
+    ],
     ['@payments/db', "import { createDatabase } from '@payments/db';\nexport const c = createDatabase;\n"],
   ].map(([name, source]) => [name, plant('apps/callback-svc/src/domain/planted.ts', source)]);
 
   it.each(forbidden)('fails a domain file importing %s, with the rule message', (name, path) => {
     const messages = lintOf(path);
-    expect(summary(messages)).toEqual([expect.stringContaining(`no-restricted-imports: '${name}' import is restricted`)]);
+    expect(summary(messages)).toEqual([
+      expect.stringContaining(`no-restricted-imports: '${name}' import is restricted`),
+    ]);
     expect(messages[0].message).toContain(DOMAIN_RULE);
     expect(messages[0].message).toContain("Put such code in the service's transport layer");
   });
 
-  const dialect = plant('apps/receivables-svc/src/domain/planted.ts', "import { PostgresDialect } from 'kysely';\nexport const d = PostgresDialect;\n");
+  const dialect = plant(
+    'apps/receivables-svc/src/domain/planted.ts',
+    "import { PostgresDialect } from 'kysely';\nexport const d = PostgresDialect;\n",
+  );
   it("fails kysely's dialect (wiring) in a domain file", () => {
-    expect(summary(lintOf(dialect))).toEqual([expect.stringMatching(/^no-restricted-imports: 'PostgresDialect' import from 'kysely' is restricted.*domain layering/)]);
+    expect(summary(lintOf(dialect))).toEqual([
+      expect.stringMatching(
+        /^no-restricted-imports: 'PostgresDialect' import from 'kysely' is restricted.*domain layering/,
+      ),
+    ]);
   });
 
-  const relay = plant('apps/booklet-svc/src/domain/planted.ts', "import { OutboxRelay } from '@payments/outbox';\nexport const r = OutboxRelay;\n");
+  const relay = plant(
+    'apps/booklet-svc/src/domain/planted.ts',
+    "import { OutboxRelay } from '@payments/outbox';\nexport const r = OutboxRelay;\n",
+  );
   it('fails the outbox relay (transport) in a domain file', () => {
-    expect(summary(lintOf(relay))).toEqual([expect.stringMatching(/^no-restricted-imports: 'OutboxRelay' import from '@payments\/outbox' is restricted.*domain layering/)]);
+    expect(summary(lintOf(relay))).toEqual([
+      expect.stringMatching(
+        /^no-restricted-imports: 'OutboxRelay' import from '@payments\/outbox' is restricted.*domain layering/,
+      ),
+    ]);
   });
 
   const clean = plant(
@@ -112,24 +139,45 @@ describe('domain layering (no-restricted-imports in apps/*/src/domain)', () => {
 });
 
 describe('module boundaries by tag (@nx/enforce-module-boundaries)', () => {
-  const appToApp = plant('apps/clients-svc/src/planted.ts', "import { startGateway } from '@payments/gateway';\nexport const s = startGateway;\n");
+  const appToApp = plant(
+    'apps/clients-svc/src/planted.ts',
+    "import { startGateway } from '@payments/gateway';\nexport const s = startGateway;\n",
+  );
   it('fails an app importing another app by its package name', () => {
-    expect(summary(lintOf(appToApp))).toEqual(['@nx/enforce-module-boundaries: A project tagged with "type:app" can only depend on libs tagged with "type:lib"']);
+    expect(summary(lintOf(appToApp))).toEqual([
+      '@nx/enforce-module-boundaries: A project tagged with "type:app" can only depend on libs tagged with "type:lib"',
+    ]);
   });
 
-  const appToAppRelative = plant('apps/clients-svc/src/planted.ts', "import { startGateway } from '../../gateway/src/server';\nexport const s = startGateway;\n");
+  const appToAppRelative = plant(
+    'apps/clients-svc/src/planted.ts',
+    "import { startGateway } from '../../gateway/src/server';\nexport const s = startGateway;\n",
+  );
   it('fails an app importing another app by a relative path', () => {
-    expect(summary(lintOf(appToAppRelative))).toEqual(['@nx/enforce-module-boundaries: Projects cannot be imported by a relative or absolute path, and must begin with a npm scope']);
+    expect(summary(lintOf(appToAppRelative))).toEqual([
+      '@nx/enforce-module-boundaries: Projects cannot be imported by a relative or absolute path, and must begin with a npm scope',
+    ]);
   });
 
   // A lib the app does not depend on: otherwise the rule reports the cycle (lib -> app -> lib) instead.
-  const libToApp = plant('libs/url-safety/src/planted.ts', "import { startBankSandbox } from '@payments/bank-sandbox';\nexport const s = startBankSandbox;\n");
+  const libToApp = plant(
+    'libs/url-safety/src/planted.ts',
+    "import { startBankSandbox } from '@payments/bank-sandbox';\nexport const s = startBankSandbox;\n",
+  );
   it('fails a lib importing an app', () => {
-    expect(summary(lintOf(libToApp))).toEqual(['@nx/enforce-module-boundaries: A project tagged with "type:lib" can only depend on libs tagged with "type:lib"']);
+    expect(summary(lintOf(libToApp))).toEqual([
+      '@nx/enforce-module-boundaries: A project tagged with "type:lib" can only depend on libs tagged with "type:lib"',
+    ]);
   });
 
-  const appToLib = plant('apps/clients-svc/src/planted.ts', "import { taxIdDigits } from '@payments/tax-id';\nexport const t = taxIdDigits;\n");
-  const e2eToApp = plant('e2e/support/planted.ts', "import { startGateway } from '@payments/gateway';\nexport const s = startGateway;\n");
+  const appToLib = plant(
+    'apps/clients-svc/src/planted.ts',
+    "import { taxIdDigits } from '@payments/tax-id';\nexport const t = taxIdDigits;\n",
+  );
+  const e2eToApp = plant(
+    'e2e/support/planted.ts',
+    "import { startGateway } from '@payments/gateway';\nexport const s = startGateway;\n",
+  );
   it('passes an app importing a lib, and e2e importing an app', () => {
     expect(summary(lintOf(appToLib))).toEqual([]);
     expect(summary(lintOf(e2eToApp))).toEqual([]);

@@ -12,7 +12,11 @@ let tenant: TestTenant;
 let receiver: CallbackReceiver;
 
 beforeAll(async () => {
-  system = await startSystem({ withReceivables: true, withBooklets: true, env: { CALLBACK_POLL_INTERVAL_MS: '50', PROVIDER_RETRIES: '0' } });
+  system = await startSystem({
+    withReceivables: true,
+    withBooklets: true,
+    env: { CALLBACK_POLL_INTERVAL_MS: '50', PROVIDER_RETRIES: '0' },
+  });
   tenant = await system.newTenant('Ops');
   receiver = await new CallbackReceiver().start();
 }, 60_000);
@@ -57,32 +61,58 @@ it('every app answers /healthz 200, /readyz 200 and /metrics in Prometheus text'
 it('after API calls, /metrics shows requests by route template and charges by state, registration latency and callback attempts', async () => {
   const client = clientPayload();
   expect((await tenant.api.postIdempotent('/api/v1/clients', [client])).status).toBe(201);
-  const batch = [receivablePayload(client.client_id, receiver.url), receivablePayload(client.client_id, receiver.url, { payment_method: 3 })];
+  const batch = [
+    receivablePayload(client.client_id, receiver.url),
+    receivablePayload(client.client_id, receiver.url, { payment_method: 3 }),
+  ];
   expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', batch)).status).toBe(202);
-  const consulted = await tenant.api.post(`/api/v1/accounts-receivable/${batch[0].account_receivable_id}/consult-transaction`);
+  const consulted = await tenant.api.post(
+    `/api/v1/accounts-receivable/${batch[0].account_receivable_id}/consult-transaction`,
+  );
   expect(consulted.status).toBe(200);
   await waitFor(() => receiver.received.length >= 2, 20_000, 'the registered callbacks');
 
   const gateway = await scrape(system.gateway.url);
-  expect(findSeries(gateway, MetricNames.httpRequests, { method: 'POST', route: '/api/v1/clients', status: '201', service: 'gateway' })).toEqual([
-    expect.objectContaining({ value: 1 }),
-  ]);
+  expect(
+    findSeries(gateway, MetricNames.httpRequests, {
+      method: 'POST',
+      route: '/api/v1/clients',
+      status: '201',
+      service: 'gateway',
+    }),
+  ).toEqual([expect.objectContaining({ value: 1 })]);
   // A parametrised route is counted under its template, never under the raw path with the id in it.
-  const consult = findSeries(gateway, MetricNames.httpRequests, { method: 'POST', status: '200' }).filter((s) => s.labels.route.includes('consult-transaction'));
-  expect(consult).toEqual([expect.objectContaining({ value: 1, labels: expect.objectContaining({ route: expect.stringMatching(/\/:\w+\/consult-transaction$/) }) })]);
+  const consult = findSeries(gateway, MetricNames.httpRequests, { method: 'POST', status: '200' }).filter((s) =>
+    s.labels.route.includes('consult-transaction'),
+  );
+  expect(consult).toEqual([
+    expect.objectContaining({
+      value: 1,
+      labels: expect.objectContaining({ route: expect.stringMatching(/\/:\w+\/consult-transaction$/) }),
+    }),
+  ]);
   expect(JSON.stringify(gateway)).not.toContain(batch[0].account_receivable_id);
-  expect(findSeries(gateway, `${MetricNames.httpRequestDuration}_count`, { route: '/api/v1/clients' })[0]?.value).toBe(1);
+  expect(findSeries(gateway, `${MetricNames.httpRequestDuration}_count`, { route: '/api/v1/clients' })[0]?.value).toBe(
+    1,
+  );
 
   // Scraped gauges are cached a few seconds: poll until the read taken after the registrations shows.
-  const pendingCharges = async () => findSeries(await scrape(system.receivables!.url), MetricNames.chargesByState, { state: 'pending' })[0]?.value;
+  const pendingCharges = async () =>
+    findSeries(await scrape(system.receivables!.url), MetricNames.chargesByState, { state: 'pending' })[0]?.value;
   await waitFor(async () => (await pendingCharges()) === 2, 15_000, 'charges_by_state{state="pending"} = 2');
   const receivables = await scrape(system.receivables!.url);
-  expect(findSeries(receivables, MetricNames.chargesByState).map((s) => s.labels.state).sort()).toEqual(['approved', 'cancelled', 'pending', 'rejected']);
+  expect(
+    findSeries(receivables, MetricNames.chargesByState)
+      .map((s) => s.labels.state)
+      .sort(),
+  ).toEqual(['approved', 'cancelled', 'pending', 'rejected']);
   expect(findSeries(receivables, `${MetricNames.registrationLatency}_count`)[0]?.value).toBe(2);
   expect(findSeries(receivables, MetricNames.outboxWaiting)).toHaveLength(3);
 
   const callbacks = await scrape(system.callbacks!.url);
-  expect(findSeries(callbacks, MetricNames.callbackAttempts, { outcome: 'delivered' })[0]?.value).toBeGreaterThanOrEqual(2);
+  expect(
+    findSeries(callbacks, MetricNames.callbackAttempts, { outcome: 'delivered' })[0]?.value,
+  ).toBeGreaterThanOrEqual(2);
   expect(findSeries(callbacks, MetricNames.callbacksDead)[0]?.value).toBe(0);
   expect(findSeries(callbacks, MetricNames.callbackDeliveriesWaiting)).toHaveLength(1);
   expect(findSeries(callbacks, MetricNames.callbackDeliveriesHeld)[0]?.value).toBe(0); // all delivered: nothing held

@@ -30,8 +30,16 @@ const busPrefix = `t${randomBytes(5).toString('hex')}`;
 beforeAll(async () => {
   postgres = await PrivatePostgres.create();
   const env = {
-    DATABASE_URL: postgres.url('readiness'), BUS_PREFIX: busPrefix, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    PORT: '0', CLIENTS_PORT: '0', CALLBACK_PORT: '0', BOOKLET_PORT: '0', RECEIVABLES_PORT: '0', BANK_SANDBOX_PORT: '0', CALLBACK_POLL_INTERVAL_MS: '100',
+    DATABASE_URL: postgres.url('readiness'),
+    BUS_PREFIX: busPrefix,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    PORT: '0',
+    CLIENTS_PORT: '0',
+    CALLBACK_PORT: '0',
+    BOOKLET_PORT: '0',
+    RECEIVABLES_PORT: '0',
+    BANK_SANDBOX_PORT: '0',
+    CALLBACK_POLL_INTERVAL_MS: '100',
   };
   const logger = (name: string) => createLogger(name, env.LOG_LEVEL);
   // Every app, each pushed as it starts, so afterAll stops whatever did start even if a later one fails.
@@ -44,9 +52,15 @@ beforeAll(async () => {
   apps.push({ name: 'gateway', url: gateway.url, usesNats: true, stop: () => gateway.stop() });
   const sandbox = await startBankSandbox(loadBankSandboxConfig(env), logger('bank-sandbox'));
   apps.push({ name: 'bank-sandbox', url: sandbox.url, usesNats: false, stop: () => sandbox.stop() });
-  const receivables = await startReceivablesService(loadReceivablesConfig({ ...env, PROVIDER_BASE_URL: sandbox.url }), logger('receivables-svc'));
+  const receivables = await startReceivablesService(
+    loadReceivablesConfig({ ...env, PROVIDER_BASE_URL: sandbox.url }),
+    logger('receivables-svc'),
+  );
   apps.push({ name: 'receivables-svc', url: receivables.url, usesNats: true, stop: () => receivables.stop() });
-  const booklets = await startBookletService(loadBookletConfig({ ...env, PUBLIC_BASE_URL: gateway.url }), logger('booklet-svc'));
+  const booklets = await startBookletService(
+    loadBookletConfig({ ...env, PUBLIC_BASE_URL: gateway.url }),
+    logger('booklet-svc'),
+  );
   apps.push({ name: 'booklet-svc', url: booklets.url, usesNats: true, stop: () => booklets.stop() });
 }, 120_000);
 
@@ -68,7 +82,14 @@ it('answers /readyz 503 while Postgres is stopped, and 200 again after it is bac
       app: app.name,
       status: 200,
       // The bank sandbox has no NATS: its readiness is its own Postgres.
-      body: { status: 'ok', checks: { postgres: { status: 'ok' }, ...(app.usesNats ? { nats: { status: 'ok' } } : {}), migrations: { status: 'ok' } } },
+      body: {
+        status: 'ok',
+        checks: {
+          postgres: { status: 'ok' },
+          ...(app.usesNats ? { nats: { status: 'ok' } } : {}),
+          migrations: { status: 'ok' },
+        },
+      },
     });
   }
 
@@ -103,9 +124,13 @@ it('answers /readyz 503 while Postgres is stopped, and 200 again after it is bac
   try {
     const tenant = await createTenant(admin, 'Readiness');
     const api = new ApiClient(apps.find((a) => a.name === 'gateway')!.url);
-    const auth = await api.post<AuthenticateResponse>('/api/v1/authenticate', undefined, { authorization: `Bearer ${tenant.integration_token}` });
+    const auth = await api.post<AuthenticateResponse>('/api/v1/authenticate', undefined, {
+      authorization: `Bearer ${tenant.integration_token}`,
+    });
     expect(auth.status).toBe(200);
-    expect((await api.withToken(auth.json.access_token).postIdempotent('/api/v1/clients', [clientPayload()])).status).toBe(201);
+    expect(
+      (await api.withToken(auth.json.access_token).postIdempotent('/api/v1/clients', [clientPayload()])).status,
+    ).toBe(201);
   } finally {
     await admin.destroy();
   }

@@ -27,7 +27,9 @@ it('registers every charge of a batch of 1,000 exactly once, with one callback e
   await receivables.start('receivables-svc ready');
   const client = clientPayload();
   expect((await tenant.api.postIdempotent('/api/v1/clients', [client])).status).toBe(201);
-  const batch = Array.from({ length: 1000 }, (_, i) => receivablePayload(client.client_id, receiver.url, { payment_method: i % 3 === 0 ? 3 : 1, items: [] }));
+  const batch = Array.from({ length: 1000 }, (_, i) =>
+    receivablePayload(client.client_id, receiver.url, { payment_method: i % 3 === 0 ? 3 : 1, items: [] }),
+  );
   expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', batch)).status).toBe(202);
 
   // Kill it while registrations are under way.
@@ -37,7 +39,11 @@ it('registers every charge of a batch of 1,000 exactly once, with one callback e
   expect(atKill).toBeLessThan(1000);
 
   await receivables.start('receivables-svc ready');
-  await waitFor(() => new Set(receiver.received.map((r) => r.headers['webhook-id'])).size >= 1000, 90_000, '1,000 callbacks');
+  await waitFor(
+    () => new Set(receiver.received.map((r) => r.headers['webhook-id'])).size >= 1000,
+    90_000,
+    '1,000 callbacks',
+  );
   await new Promise((r) => setTimeout(r, 2000));
 
   const byReceivable = new Map<string, number>();
@@ -50,9 +56,15 @@ it('registers every charge of a batch of 1,000 exactly once, with one callback e
   expect([...byReceivable.values()].every((n) => n === 1)).toBe(true);
 
   // Exactly one charge per receivable at the provider, and each receivable holds its charge.
-  const charges = await queryRows<{ n: string; distinct_refs: string }>(system.databaseUrl, 'select count(*) as n, count(distinct idempotency_key) as distinct_refs from bank_sandbox.charges');
+  const charges = await queryRows<{ n: string; distinct_refs: string }>(
+    system.databaseUrl,
+    'select count(*) as n, count(distinct idempotency_key) as distinct_refs from bank_sandbox.charges',
+  );
   expect(Number(charges[0].n)).toBe(1000);
   expect(Number(charges[0].distinct_refs)).toBe(1000);
-  const registered = await queryRows<{ n: string }>(system.databaseUrl, "select count(*) as n from receivables.receivables where registration_status = 'registered' and provider_charge_id is not null");
+  const registered = await queryRows<{ n: string }>(
+    system.databaseUrl,
+    "select count(*) as n from receivables.receivables where registration_status = 'registered' and provider_charge_id is not null",
+  );
   expect(Number(registered[0].n)).toBe(1000);
 }, 180_000);

@@ -6,8 +6,21 @@ import { clientPayload, receivablePayload } from '../support/fixtures';
 import { barcodeProblems, brCodeProblems, decodeQrPng, typeableLineProblems } from '@payments/test-support/slip-checks';
 import { queryRows } from '../support/db-probe';
 import type { ApiResponse } from '../support/api-client';
-import { asRegistered, isCancellationResult, isPaid, isRegistered, receivableCallbacks, type ReceivableCallback } from '../support/receivable-callbacks';
-import type { CancelResponse, ConsultResult, Problem, ReceivablesCreateResponse, SearchResultItem } from '@payments/contracts';
+import {
+  asRegistered,
+  isCancellationResult,
+  isPaid,
+  isRegistered,
+  receivableCallbacks,
+  type ReceivableCallback,
+} from '../support/receivable-callbacks';
+import type {
+  CancelResponse,
+  ConsultResult,
+  Problem,
+  ReceivablesCreateResponse,
+  SearchResultItem,
+} from '@payments/contracts';
 
 const FAST = { CALLBACK_RETRY_SCHEDULE_MS: '200,400,800', CALLBACK_POLL_INTERVAL_MS: '50', PROVIDER_RETRIES: '0' };
 
@@ -16,12 +29,17 @@ let tenant: TestTenant;
 let receiver: CallbackReceiver;
 let clientId: string;
 
-const callbacks = (filter: (c: ReceivableCallback) => boolean = () => true): ReceivableCallback[] => receivableCallbacks(receiver).filter(filter);
+const callbacks = (filter: (c: ReceivableCallback) => boolean = () => true): ReceivableCallback[] =>
+  receivableCallbacks(receiver).filter(filter);
 const callbacksFor = (id: string) => receivableCallbacks(receiver, id);
 const isCancelled = (c: ReceivableCallback) => isCancellationResult(c) && c.status === 'success';
 
 async function setBehaviour(mode: string): Promise<void> {
-  const res = await fetch(`${system.sandboxUrl}/sandbox/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode }) });
+  const res = await fetch(`${system.sandboxUrl}/sandbox/behaviour`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ mode }),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -44,7 +62,12 @@ afterAll(async () => {
 
 it('registers a batch of 50 mixed slip and PIX charges: 50 signed callbacks with data a bank app accepts', async () => {
   const batch = Array.from({ length: 50 }, (_, i) =>
-    receivablePayload(clientId, receiver.url, { payment_method: i % 2 === 0 ? 1 : 3, value: 10 + i + 0.99, items: [], due_date: `2026-12-${String(1 + (i % 28)).padStart(2, '0')}` }),
+    receivablePayload(clientId, receiver.url, {
+      payment_method: i % 2 === 0 ? 1 : 3,
+      value: 10 + i + 0.99,
+      items: [],
+      due_date: `2026-12-${String(1 + (i % 28)).padStart(2, '0')}`,
+    }),
   );
   const res = await tenant.api.postIdempotent<ReceivablesCreateResponse>('/api/v1/accounts-receivable', batch);
   expect(res.status).toBe(202);
@@ -52,9 +75,15 @@ it('registers a batch of 50 mixed slip and PIX charges: 50 signed callbacks with
   expect(res.json.message).toMatch(/processed/);
 
   const ids = new Set(batch.map((b) => b.account_receivable_id));
-  await waitFor(() => callbacks((c) => ids.has(c.accounts_receivable_id) && isRegistered(c)).length === 50, 30_000, '50 registered callbacks');
+  await waitFor(
+    () => callbacks((c) => ids.has(c.accounts_receivable_id) && isRegistered(c)).length === 50,
+    30_000,
+    '50 registered callbacks',
+  );
   for (const item of batch) {
-    const received = receiver.received.filter((r) => (JSON.parse(r.body) as ReceivableCallback).accounts_receivable_id === item.account_receivable_id);
+    const received = receiver.received.filter(
+      (r) => (JSON.parse(r.body) as ReceivableCallback).accounts_receivable_id === item.account_receivable_id,
+    );
     expect(received).toHaveLength(1);
     expect(new Webhook(tenant.signingSecret).verify(received[0].body, received[0].headers)).toBeTruthy();
     const cb = JSON.parse(received[0].body) as ReceivableCallback;
@@ -72,19 +101,31 @@ it('registers a batch of 50 mixed slip and PIX charges: 50 signed callbacks with
     }
   }
   // QR image and PDF of a few of them (each fetch is real HTTP to the sandbox).
-  for (const cb of callbacks((c) => ids.has(c.accounts_receivable_id)).filter(isRegistered).slice(0, 6)) {
+  for (const cb of callbacks((c) => ids.has(c.accounts_receivable_id))
+    .filter(isRegistered)
+    .slice(0, 6)) {
     const png = Buffer.from(await (await fetch(cb.payment_data.qrcode_image)).arrayBuffer());
     expect(decodeQrPng(png)).toBe(cb.payment_data.pix_copy_and_paste);
     const pdf = await fetch(cb.payment_data.pdf);
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toContain('application/pdf');
-    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
   }
   const consulted = await consult(tenant, batch[0].account_receivable_id);
   expect(consulted.status).toBe(200);
   expect(consulted.json).toEqual({
-    accounts_receivable_id: batch[0].account_receivable_id, client_name: 'Maria da Silva', status_payment: 'Pendente', payment_type: 'naodefinido',
-    payment_date: null, amount_due: 10.99, amount_paid: 0, fee_amount: 0,
+    accounts_receivable_id: batch[0].account_receivable_id,
+    client_name: 'Maria da Silva',
+    status_payment: 'Pendente',
+    payment_type: 'naodefinido',
+    payment_date: null,
+    amount_due: 10.99,
+    amount_paid: 0,
+    fee_amount: 0,
   });
 });
 
@@ -95,9 +136,17 @@ it('reports a provider rejection with success false and state Rejeitada', async 
   expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
   await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'rejection callback');
   const cb = callbacksFor(item.account_receivable_id)[0];
-  expect(cb).toMatchObject({ success: false, type: 'registered', accounts_receivable_id: item.account_receivable_id, error: { code: expect.any(String), message: expect.any(String) } });
+  expect(cb).toMatchObject({
+    success: false,
+    type: 'registered',
+    accounts_receivable_id: item.account_receivable_id,
+    error: { code: expect.any(String), message: expect.any(String) },
+  });
   expect((await consult(tenant, item.account_receivable_id)).json).toMatchObject({ status_payment: 'Rejeitada' });
-  expect((await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined)).status).toBe(409);
+  expect(
+    (await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined))
+      .status,
+  ).toBe(409);
 });
 
 it('keeps charges pending while the provider is down and registers them once it is back', async () => {
@@ -116,11 +165,19 @@ it('keeps charges pending while the provider is down and registers them once it 
 });
 
 it('pays a charge at the provider: approved in search and consult, and a paid callback', async () => {
-  const item = receivablePayload(clientId, receiver.url, { payment_method: 3, value: 200, emission_date: '2026-10-05' });
+  const item = receivablePayload(clientId, receiver.url, {
+    payment_method: 3,
+    value: 200,
+    emission_date: '2026-10-05',
+  });
   await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
   await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
   const ourNumber = asRegistered(callbacksFor(item.account_receivable_id)[0]).payment_data.our_number;
-  const pay = await fetch(`${system.sandboxUrl}/sandbox/charges/${ourNumber}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: 'pix' }) });
+  const pay = await fetch(`${system.sandboxUrl}/sandbox/charges/${ourNumber}/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ method: 'pix' }),
+  });
   expect(pay.status).toBe(200);
   await waitFor(() => callbacksFor(item.account_receivable_id).some(isPaid), 15_000, 'paid callback');
   const paid = callbacksFor(item.account_receivable_id).find(isPaid)!;
@@ -128,13 +185,34 @@ it('pays a charge at the provider: approved in search and consult, and a paid ca
   expect(paid.payment_date).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/);
 
   const consulted = await consult(tenant, item.account_receivable_id);
-  expect(consulted.json).toMatchObject({ status_payment: 'Aprovada', payment_type: 'Pix', amount_paid: 200, fee_amount: 1.98, amount_due: 200, payment_date: paid.payment_date });
-  const search = await tenant.api.post<SearchResultItem[]>('/api/v1/accounts-receivable/search', { state: 'approved', start_date: '2026-10-01', end_date: '2026-10-31' });
+  expect(consulted.json).toMatchObject({
+    status_payment: 'Aprovada',
+    payment_type: 'Pix',
+    amount_paid: 200,
+    fee_amount: 1.98,
+    amount_due: 200,
+    payment_date: paid.payment_date,
+  });
+  const search = await tenant.api.post<SearchResultItem[]>('/api/v1/accounts-receivable/search', {
+    state: 'approved',
+    start_date: '2026-10-01',
+    end_date: '2026-10-31',
+  });
   expect(search.status).toBe(200);
-  expect(search.json).toEqual([expect.objectContaining({ accounts_receivable_id: item.account_receivable_id, status_payment: 'Aprovada', paymento_type: 'Pix', amount_paid: 200 })]);
+  expect(search.json).toEqual([
+    expect.objectContaining({
+      accounts_receivable_id: item.account_receivable_id,
+      status_payment: 'Aprovada',
+      paymento_type: 'Pix',
+      amount_paid: 200,
+    }),
+  ]);
   expect(search.json[0]).not.toHaveProperty('payment_type');
   // Paid: it can no longer be cancelled.
-  const cancel = await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined);
+  const cancel = await tenant.api.postIdempotent(
+    `/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`,
+    undefined,
+  );
   expect(cancel.status).toBe(409);
 });
 
@@ -142,18 +220,32 @@ it('cancels a registered charge: 202, a success callback, Cancelada; a second ca
   const item = receivablePayload(clientId, receiver.url);
   await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
   await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
-  const cancel = await tenant.api.postIdempotent<CancelResponse>(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined);
+  const cancel = await tenant.api.postIdempotent<CancelResponse>(
+    `/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`,
+    undefined,
+  );
   expect(cancel.status).toBe(202);
   expect(cancel.json).toMatchObject({ status: 'success', message: expect.stringMatching(/cancel/) });
   await waitFor(() => callbacksFor(item.account_receivable_id).some(isCancelled), 15_000, 'cancellation callback');
-  expect(callbacksFor(item.account_receivable_id).find(isCancelled)).toEqual({ status: 'success', accounts_receivable_id: item.account_receivable_id, message: expect.any(String) });
+  expect(callbacksFor(item.account_receivable_id).find(isCancelled)).toEqual({
+    status: 'success',
+    accounts_receivable_id: item.account_receivable_id,
+    message: expect.any(String),
+  });
   expect((await consult(tenant, item.account_receivable_id)).json).toMatchObject({ status_payment: 'Cancelada' });
-  const again = await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined);
+  const again = await tenant.api.postIdempotent(
+    `/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`,
+    undefined,
+  );
   expect(again.status).toBe(409);
   expect(again.json).toMatchObject({ code: 'conflict' });
   // The charge is cancelled at the provider too: paying it is refused.
   const ourNumber = asRegistered(callbacksFor(item.account_receivable_id)[0]).payment_data.our_number;
-  const pay = await fetch(`${system.sandboxUrl}/sandbox/charges/${ourNumber}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: 'boleto' }) });
+  const pay = await fetch(`${system.sandboxUrl}/sandbox/charges/${ourNumber}/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ method: 'boleto' }),
+  });
   expect(pay.status).toBe(409);
 });
 
@@ -162,14 +254,19 @@ it('cancels a charge still waiting for registration, and never registers it', as
   const item = receivablePayload(clientId, receiver.url);
   try {
     await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
-    const first = await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined);
+    const first = await tenant.api.postIdempotent(
+      `/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`,
+      undefined,
+    );
     expect(first.status).toBe(202);
     await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'cancellation callback');
   } finally {
     await setBehaviour('normal');
   }
   await new Promise((r) => setTimeout(r, 2500));
-  expect(callbacksFor(item.account_receivable_id)).toEqual([{ status: 'success', accounts_receivable_id: item.account_receivable_id, message: expect.any(String) }]);
+  expect(callbacksFor(item.account_receivable_id)).toEqual([
+    { status: 'success', accounts_receivable_id: item.account_receivable_id, message: expect.any(String) },
+  ]);
   expect((await consult(tenant, item.account_receivable_id)).json).toMatchObject({ status_payment: 'Cancelada' });
 });
 
@@ -179,8 +276,14 @@ it('answers 202 again to a cancel already queued, and cancels once', async () =>
   await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
   await setBehaviour('down'); // the provider cannot cancel for now: the cancellation stays queued
   try {
-    const first = await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined);
-    const repeat = await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined);
+    const first = await tenant.api.postIdempotent(
+      `/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`,
+      undefined,
+    );
+    const repeat = await tenant.api.postIdempotent(
+      `/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`,
+      undefined,
+    );
     expect([first.status, repeat.status]).toEqual([202, 202]);
     await new Promise((r) => setTimeout(r, 1000));
     expect(callbacksFor(item.account_receivable_id)).toHaveLength(1);
@@ -198,12 +301,19 @@ it('creates an account_receivable_id once: resending it registers and calls back
   const item = receivablePayload(clientId, receiver.url);
   await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
   await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
-  const again = await tenant.api.postIdempotent<ReceivablesCreateResponse>('/api/v1/accounts-receivable', [item, { ...item }]);
+  const again = await tenant.api.postIdempotent<ReceivablesCreateResponse>('/api/v1/accounts-receivable', [
+    item,
+    { ...item },
+  ]);
   expect(again.status).toBe(202);
   expect(again.json.message).toMatch(/already existed/);
   await new Promise((r) => setTimeout(r, 1500));
   expect(callbacksFor(item.account_receivable_id)).toHaveLength(1);
-  const rows = await queryRows<{ n: string }>(system.databaseUrl, 'select count(*) as n from receivables.receivables where tenant_id = $1 and account_receivable_id = $2', [tenant.tenantId, item.account_receivable_id]);
+  const rows = await queryRows<{ n: string }>(
+    system.databaseUrl,
+    'select count(*) as n from receivables.receivables where tenant_id = $1 and account_receivable_id = $2',
+    [tenant.tenantId, item.account_receivable_id],
+  );
   expect(Number(rows[0].n)).toBe(1);
 });
 
@@ -213,11 +323,20 @@ describe('tenancy', () => {
     await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
     const other = await system.newTenant('Other');
     expect((await consult(other, item.account_receivable_id)).status).toBe(404);
-    expect((await other.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined)).status).toBe(404);
-    const search = await other.api.post<SearchResultItem[]>('/api/v1/accounts-receivable/search', { state: 'all', start_date: '2026-09-01', end_date: '2026-09-30' });
+    expect(
+      (await other.api.postIdempotent(`/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`, undefined))
+        .status,
+    ).toBe(404);
+    const search = await other.api.post<SearchResultItem[]>('/api/v1/accounts-receivable/search', {
+      state: 'all',
+      start_date: '2026-09-01',
+      end_date: '2026-09-30',
+    });
     expect(search.json).toEqual([]);
     // Nor can it charge the first tenant's client.
-    const stolen = await other.api.postIdempotent<Problem>('/api/v1/accounts-receivable', [receivablePayload(clientId, receiver.url)]);
+    const stolen = await other.api.postIdempotent<Problem>('/api/v1/accounts-receivable', [
+      receivablePayload(clientId, receiver.url),
+    ]);
     expect(stolen.status).toBe(422);
     expect(stolen.json.errors).toEqual([expect.objectContaining({ path: '/0/client_id' })]);
   });
@@ -228,33 +347,75 @@ describe('bad input', () => {
     const t = await system.newTenant('Bad input');
     const res = await t.api.postIdempotent<Problem>('/api/v1/accounts-receivable', [
       receivablePayload(randomUUID(), receiver.url),
-      receivablePayload(randomUUID(), 'ftp://example.com', { payment_method: 2, value: 10.001, due_date: '2026-02-30' }),
-      receivablePayload(randomUUID(), receiver.url, { discount_type: 'ValorFixoAteDataInformada', discount_value: 500, discount_date: '2027-01-01' }),
+      receivablePayload(randomUUID(), 'ftp://example.com', {
+        payment_method: 2,
+        value: 10.001,
+        due_date: '2026-02-30',
+      }),
+      receivablePayload(randomUUID(), receiver.url, {
+        discount_type: 'ValorFixoAteDataInformada',
+        discount_value: 500,
+        discount_date: '2027-01-01',
+      }),
     ]);
     expect(res.status).toBe(422);
     const paths = (res.json.errors ?? []).map((e) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(['/1/url_callback', '/1/payment_method', '/1/value', '/1/due_date', '/2/discount_value', '/2/discount_date']));
-    const rows = await queryRows<{ n: string }>(system.databaseUrl, 'select count(*) as n from receivables.receivables where tenant_id = $1', [t.tenantId]);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/1/url_callback',
+        '/1/payment_method',
+        '/1/value',
+        '/1/due_date',
+        '/2/discount_value',
+        '/2/discount_date',
+      ]),
+    );
+    const rows = await queryRows<{ n: string }>(
+      system.databaseUrl,
+      'select count(*) as n from receivables.receivables where tenant_id = $1',
+      [t.tenantId],
+    );
     expect(Number(rows[0].n)).toBe(0);
   });
 
   it('refuses charges for clients that are not registered (422 naming the item), storing nothing', async () => {
     const item = receivablePayload(clientId, receiver.url);
-    const res = await tenant.api.postIdempotent<Problem>('/api/v1/accounts-receivable', [item, receivablePayload(randomUUID(), receiver.url)]);
+    const res = await tenant.api.postIdempotent<Problem>('/api/v1/accounts-receivable', [
+      item,
+      receivablePayload(randomUUID(), receiver.url),
+    ]);
     expect(res.status).toBe(422);
     expect(res.json.errors).toEqual([expect.objectContaining({ path: '/1/client_id' })]);
     expect((await consult(tenant, item.account_receivable_id)).status).toBe(404);
   });
 
   it('validates search and the path ids', async () => {
-    const reversed = await tenant.api.post<Problem>('/api/v1/accounts-receivable/search', { state: 'all', start_date: '2026-12-01', end_date: '2026-11-01' });
+    const reversed = await tenant.api.post<Problem>('/api/v1/accounts-receivable/search', {
+      state: 'all',
+      start_date: '2026-12-01',
+      end_date: '2026-11-01',
+    });
     expect(reversed.status).toBe(422);
     expect((reversed.json.errors ?? []).map((e) => e.path)).toContain('/end_date');
-    const badState = await tenant.api.post<Problem>('/api/v1/accounts-receivable/search', { state: 'paid', start_date: '2026-11-01' });
+    const badState = await tenant.api.post<Problem>('/api/v1/accounts-receivable/search', {
+      state: 'paid',
+      start_date: '2026-11-01',
+    });
     expect((badState.json.errors ?? []).map((e) => e.path).sort()).toEqual(['/end_date', '/state']);
     expect((await tenant.api.post('/api/v1/accounts-receivable/not-a-uuid/consult-transaction')).status).toBe(422);
-    expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable/not-a-uuid/cancel', undefined)).status).toBe(422);
-    expect((await tenant.api.post('/api/v1/accounts-receivable/search', { state: 'all', start_date: '2026-01-01', end_date: '2026-12-31', cursor: 'junk' })).status).toBe(422);
+    expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable/not-a-uuid/cancel', undefined)).status).toBe(
+      422,
+    );
+    expect(
+      (
+        await tenant.api.post('/api/v1/accounts-receivable/search', {
+          state: 'all',
+          start_date: '2026-01-01',
+          end_date: '2026-12-31',
+          cursor: 'junk',
+        })
+      ).status,
+    ).toBe(422);
     expect((await tenant.api.post(`/api/v1/accounts-receivable/${randomUUID()}/cancel`)).status).toBe(400); // no Idempotency-Key
   });
 });
@@ -264,19 +425,32 @@ it('pages search results by emission date with X-Next-Cursor, inclusive of both 
   const c = clientPayload();
   await t.api.postIdempotent('/api/v1/clients', [c]);
   const dates = ['2026-08-01', '2026-08-01', '2026-08-15', '2026-08-31', '2026-09-01', '2026-07-31'];
-  const batch = dates.map((d) => receivablePayload(c.client_id, receiver.url, { emission_date: d, due_date: '2026-12-31' }));
+  const batch = dates.map((d) =>
+    receivablePayload(c.client_id, receiver.url, { emission_date: d, due_date: '2026-12-31' }),
+  );
   await t.api.postIdempotent('/api/v1/accounts-receivable', batch);
   const seen: SearchResultItem[] = [];
   let cursor: string | null = null;
   do {
-    const body: Record<string, unknown> = { state: 'all', start_date: '2026-08-01', end_date: '2026-08-31', limit: 2, ...(cursor ? { cursor } : {}) };
+    const body: Record<string, unknown> = {
+      state: 'all',
+      start_date: '2026-08-01',
+      end_date: '2026-08-31',
+      limit: 2,
+      ...(cursor ? { cursor } : {}),
+    };
     const res: ApiResponse<SearchResultItem[]> = await t.api.post('/api/v1/accounts-receivable/search', body);
     expect(res.status).toBe(200);
     seen.push(...res.json);
     cursor = res.headers.get('x-next-cursor');
   } while (cursor);
-  const expected = batch.filter((b) => b.emission_date >= '2026-08-01' && b.emission_date <= '2026-08-31')
-    .sort((a, b) => a.emission_date.localeCompare(b.emission_date) || a.account_receivable_id.localeCompare(b.account_receivable_id))
+  const expected = batch
+    .filter((b) => b.emission_date >= '2026-08-01' && b.emission_date <= '2026-08-31')
+    .sort(
+      (a, b) =>
+        a.emission_date.localeCompare(b.emission_date) ||
+        a.account_receivable_id.localeCompare(b.account_receivable_id),
+    )
     .map((b) => b.account_receivable_id);
   expect(seen.map((s) => s.accounts_receivable_id)).toEqual(expected);
 });
@@ -284,11 +458,27 @@ it('pages search results by emission date with X-Next-Cursor, inclusive of both 
 describe('provider webhook endpoint (receivables-svc)', () => {
   const url = () => `http://127.0.0.1:${system.receivables!.port}/provider/webhooks/bank-sandbox`;
   const send = async (body: string, signature: string | undefined, eventId = randomUUID()) =>
-    fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...(signature ? { 'x-sandbox-signature': signature } : {}), 'x-sandbox-event-id': eventId }, body });
+    fetch(url(), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(signature ? { 'x-sandbox-signature': signature } : {}),
+        'x-sandbox-event-id': eventId,
+      },
+      body,
+    });
   const sign = (raw: string) => `sha256=${createHmac('sha256', 'sandbox-webhook-secret').update(raw).digest('hex')}`;
 
   it('refuses unsigned or wrongly signed notifications (401) and answers 404 for an unknown charge, changing nothing', async () => {
-    const body = JSON.stringify({ event: 'charge.paid', charge_id: randomUUID(), our_number: '1', paid_at: new Date().toISOString(), amount_paid_cents: 100, fee_cents: 1, method: 'pix' });
+    const body = JSON.stringify({
+      event: 'charge.paid',
+      charge_id: randomUUID(),
+      our_number: '1',
+      paid_at: new Date().toISOString(),
+      amount_paid_cents: 100,
+      fee_cents: 1,
+      method: 'pix',
+    });
     expect((await send(body, undefined)).status).toBe(401);
     expect((await send(body, 'sha256=' + '0'.repeat(64))).status).toBe(401);
     expect((await send('not json', sign('not json'))).status).toBe(401);
@@ -299,8 +489,20 @@ describe('provider webhook endpoint (receivables-svc)', () => {
     const item = receivablePayload(clientId, receiver.url, { payment_method: 3, value: 50 });
     await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
     await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
-    const rows = await queryRows<{ provider_charge_id: string }>(system.databaseUrl, 'select provider_charge_id from receivables.receivables where account_receivable_id = $1', [item.account_receivable_id]);
-    const body = JSON.stringify({ event: 'charge.paid', charge_id: rows[0].provider_charge_id, our_number: '1', paid_at: '2026-11-23T15:00:00.000Z', amount_paid_cents: 5000, fee_cents: 50, method: 'pix' });
+    const rows = await queryRows<{ provider_charge_id: string }>(
+      system.databaseUrl,
+      'select provider_charge_id from receivables.receivables where account_receivable_id = $1',
+      [item.account_receivable_id],
+    );
+    const body = JSON.stringify({
+      event: 'charge.paid',
+      charge_id: rows[0].provider_charge_id,
+      our_number: '1',
+      paid_at: '2026-11-23T15:00:00.000Z',
+      amount_paid_cents: 5000,
+      fee_cents: 50,
+      method: 'pix',
+    });
     const eventId = randomUUID();
     const first = await send(body, sign(body), eventId);
     const second = await send(body, sign(body), eventId);

@@ -22,13 +22,18 @@ export async function requestJson<T>(spec: RequestSpec): Promise<JsonAnswer<T>> 
   if (spec.body !== undefined) headers['content-type'] = 'application/json';
   const res = await send(spec, headers);
   const text = await res.text();
-  if (!spec.expect.includes(res.status)) throw new Error(`${spec.method} ${spec.url} answered ${res.status}: ${describeProblem(text)}`);
+  if (!spec.expect.includes(res.status))
+    throw new Error(`${spec.method} ${spec.url} answered ${res.status}: ${describeProblem(text)}`);
   return { status: res.status, headers: res.headers, body: parseJson<T>(text, spec.url) };
 }
 
 async function send(spec: RequestSpec, headers: Record<string, string>): Promise<Response> {
   try {
-    return await fetch(spec.url, { method: spec.method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body) });
+    return await fetch(spec.url, {
+      method: spec.method,
+      headers,
+      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+    });
   } catch (err) {
     throw new Error(`${spec.method} ${spec.url} failed: ${networkCause(err)}`, { cause: err });
   }
@@ -75,7 +80,12 @@ export class GatewayApi {
     return new GatewayApi(this.baseUrl, accessToken);
   }
 
-  post<T>(path: string, body: unknown, expect: number[], options: { idempotent?: boolean; bearer?: string } = {}): Promise<JsonAnswer<T>> {
+  post<T>(
+    path: string,
+    body: unknown,
+    expect: number[],
+    options: { idempotent?: boolean; bearer?: string } = {},
+  ): Promise<JsonAnswer<T>> {
     const headers: Record<string, string> = {};
     const bearer = options.bearer ?? this.accessToken;
     if (bearer) headers.authorization = `Bearer ${bearer}`;

@@ -50,7 +50,15 @@ export class CallbackReceiver {
           finish(err instanceof Error ? err : new Error(String(err)));
         }
       };
-      const timer = setTimeout(() => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${label} (${this.callbacks.length} callbacks received so far)`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          finish(
+            new Error(
+              `timed out after ${timeoutMs} ms waiting for ${label} (${this.callbacks.length} callbacks received so far)`,
+            ),
+          ),
+        timeoutMs,
+      );
       this.changes.on('change', check);
       check();
     });

@@ -11,7 +11,12 @@ export interface WebhookHeaders {
  * The README's verification snippet, typed: true when one `v1,` signature of "id.timestamp.body",
  * keyed with the tenant's signing secret, matches and the timestamp is recent.
  */
-export function verifyCallback(secret: string, headers: WebhookHeaders, rawBody: string, toleranceSeconds = 300): boolean {
+export function verifyCallback(
+  secret: string,
+  headers: WebhookHeaders,
+  rawBody: string,
+  toleranceSeconds = 300,
+): boolean {
   const id = headers['webhook-id'];
   const timestamp = headers['webhook-timestamp'];
   const signatures = headers['webhook-signature'];

@@ -1,6 +1,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isBooklet, isCancellation, isPayment, isRegistration, type CallbackBody, type PaymentData, type ReceivedCallback } from './callbacks';
+import {
+  isBooklet,
+  isCancellation,
+  isPayment,
+  isRegistration,
+  type CallbackBody,
+  type PaymentData,
+  type ReceivedCallback,
+} from './callbacks';
 import { formatTypeableLine, pixPrefix, reais, shortId } from './format';
 import { GatewayApi, networkCause, requestJson } from './http';
 import type { DemoOptions } from './options';
@@ -32,9 +40,14 @@ export async function checkSystem(options: DemoOptions): Promise<StepResult<void
   await probe('gateway', options.gatewayUrl, '/healthz');
   const behaviour = await probe<{ mode: string }>('bank sandbox', options.sandboxUrl, '/sandbox/behaviour');
   if (behaviour.mode === 'reject' || behaviour.mode === 'down') {
-    throw new Error(`the bank sandbox is in mode "${behaviour.mode}"; POST ${options.sandboxUrl}/sandbox/behaviour {"mode":"normal"} first`);
+    throw new Error(
+      `the bank sandbox is in mode "${behaviour.mode}"; POST ${options.sandboxUrl}/sandbox/behaviour {"mode":"normal"} first`,
+    );
   }
-  return { value: undefined, facts: `gateway ${options.gatewayUrl} up, bank sandbox ${options.sandboxUrl} up (mode ${behaviour.mode})` };
+  return {
+    value: undefined,
+    facts: `gateway ${options.gatewayUrl} up, bank sandbox ${options.sandboxUrl} up (mode ${behaviour.mode})`,
+  };
 }
 
 async function probe<T>(what: string, baseUrl: string, path: string): Promise<T> {
@@ -42,7 +55,10 @@ async function probe<T>(what: string, baseUrl: string, path: string): Promise<T>
   try {
     res = await fetch(baseUrl + path, { signal: AbortSignal.timeout(5000) });
   } catch (err) {
-    throw new Error(`${what} not reachable at ${baseUrl} (${networkCause(err)}): run npm start first, or point GATEWAY_URL / BANK_SANDBOX_URL at the system`, { cause: err });
+    throw new Error(
+      `${what} not reachable at ${baseUrl} (${networkCause(err)}): run npm start first, or point GATEWAY_URL / BANK_SANDBOX_URL at the system`,
+      { cause: err },
+    );
   }
   if (!res.ok) throw new Error(`${what} at ${baseUrl} answered ${res.status} to GET ${path}`);
   return (await res.json()) as T;
@@ -52,24 +68,42 @@ async function probe<T>(what: string, baseUrl: string, path: string): Promise<T>
 
 export async function authenticate(gateway: GatewayApi, tenant: TenantCredentials): Promise<StepResult<GatewayApi>> {
   const res = await gateway
-    .post<{ access_token: string; token_type: string; expires_in: number }>('/api/v1/authenticate', undefined, [200], { bearer: tenant.integration_token })
+    .post<{ access_token: string; token_type: string; expires_in: number }>('/api/v1/authenticate', undefined, [200], {
+      bearer: tenant.integration_token,
+    })
     .catch((err: unknown) => {
-      const hint = String(err).includes(' 401') ? ' (was the tenant created in the database the gateway uses? check DATABASE_URL)' : '';
+      const hint = String(err).includes(' 401')
+        ? ' (was the tenant created in the database the gateway uses? check DATABASE_URL)'
+        : '';
       throw new Error(`${err instanceof Error ? err.message : String(err)}${hint}`);
     });
-  return { value: gateway.withToken(res.body.access_token), facts: `integration token -> JWT (token_type ${res.body.token_type}, expires_in ${res.body.expires_in} s)` };
+  return {
+    value: gateway.withToken(res.body.access_token),
+    facts: `integration token -> JWT (token_type ${res.body.token_type}, expires_in ${res.body.expires_in} s)`,
+  };
 }
 
 export async function registerClients(api: GatewayApi, plan: DemoPlan): Promise<StepResult<void>> {
-  const res = await api.post<{ total_created_clients: Array<{ client_id: string }>; clients_already_registered: unknown[] }>('/api/v1/clients', plan.clients, [201], { idempotent: true });
+  const res = await api.post<{
+    total_created_clients: Array<{ client_id: string }>;
+    clients_already_registered: unknown[];
+  }>('/api/v1/clients', plan.clients, [201], { idempotent: true });
   const created = res.body.total_created_clients.length;
-  if (created !== plan.clients.length) throw new Error(`expected ${plan.clients.length} clients created, the gateway created ${created}`);
-  const names = plan.clients.map((c) => `${c.name} (${c.cnpj_cpf.length > 14 ? 'CNPJ' : 'CPF'} ${c.cnpj_cpf})`).join(', ');
+  if (created !== plan.clients.length)
+    throw new Error(`expected ${plan.clients.length} clients created, the gateway created ${created}`);
+  const names = plan.clients
+    .map((c) => `${c.name} (${c.cnpj_cpf.length > 14 ? 'CNPJ' : 'CPF'} ${c.cnpj_cpf})`)
+    .join(', ');
   return { value: undefined, facts: `${res.status}: ${created} created: ${names}` };
 }
 
 export async function issueCharges(api: GatewayApi, plan: DemoPlan): Promise<StepResult<void>> {
-  const res = await api.post<{ message: string }>('/api/v1/accounts-receivable', plan.charges.map((c) => c.payload), [202], { idempotent: true });
+  const res = await api.post<{ message: string }>(
+    '/api/v1/accounts-receivable',
+    plan.charges.map((c) => c.payload),
+    [202],
+    { idempotent: true },
+  );
   const slips = plan.charges.filter((c) => c.payload.payment_method === 1).length;
   const installments = plan.charges.filter((c) => c.role === 'installment').length;
   return {
@@ -82,13 +116,22 @@ export async function issueCharges(api: GatewayApi, plan: DemoPlan): Promise<Ste
 
 export type Registrations = Map<string, PaymentData>;
 
-export async function waitForRegistrations(receiver: CallbackReceiver, plan: DemoPlan, timeoutMs: number): Promise<StepResult<Registrations>> {
-  const registrations = await receiver.waitFor('the registered callbacks', timeoutMs, (callbacks) => registeredSoFar(callbacks, plan.charges));
+export async function waitForRegistrations(
+  receiver: CallbackReceiver,
+  plan: DemoPlan,
+  timeoutMs: number,
+): Promise<StepResult<Registrations>> {
+  const registrations = await receiver.waitFor('the registered callbacks', timeoutMs, (callbacks) =>
+    registeredSoFar(callbacks, plan.charges),
+  );
   const slip = plan.charges.find((c) => c.payload.payment_method === 1);
   const pix = plan.charges.find((c) => c.payload.payment_method === 3);
   const line = slip ? formatTypeableLine(registrations.get(slip.payload.account_receivable_id)!.typeable_line) : '-';
   const copyAndPaste = pix ? pixPrefix(registrations.get(pix.payload.account_receivable_id)!.pix_copy_and_paste) : '-';
-  return { value: registrations, facts: `${registrations.size}/${plan.charges.length} registered, signatures valid; line ${line}; PIX ${copyAndPaste}` };
+  return {
+    value: registrations,
+    facts: `${registrations.size}/${plan.charges.length} registered, signatures valid; line ${line}; PIX ${copyAndPaste}`,
+  };
 }
 
 /** Every charge's payment data once all are registered; throws when the provider rejected one. */
@@ -96,7 +139,8 @@ function registeredSoFar(callbacks: ReceivedCallback[], charges: PlannedCharge[]
   const found: Registrations = new Map();
   for (const charge of charges) {
     const body = bodyOf(callbacks, (b) => isRegistration(b, charge.payload.account_receivable_id));
-    if (body?.success === false) throw new Error(`the provider rejected ${charge.label}: ${body.error?.code} ${body.error?.message}`);
+    if (body?.success === false)
+      throw new Error(`the provider rejected ${charge.label}: ${body.error?.code} ${body.error?.message}`);
     if (body?.payment_data) found.set(charge.payload.account_receivable_id, body.payment_data);
   }
   return found.size === charges.length ? found : undefined;
@@ -106,63 +150,116 @@ function bodyOf(callbacks: ReceivedCallback[], match: (body: CallbackBody) => bo
   return callbacks.find((c) => match(c.body))?.body;
 }
 
-export async function waitForPayment(receiver: CallbackReceiver, charge: PlannedCharge, timeoutMs: number): Promise<StepResult<CallbackBody>> {
+export async function waitForPayment(
+  receiver: CallbackReceiver,
+  charge: PlannedCharge,
+  timeoutMs: number,
+): Promise<StepResult<CallbackBody>> {
   const id = charge.payload.account_receivable_id;
-  const paid = await receiver.waitFor('the paid callback', timeoutMs, (callbacks) => bodyOf(callbacks, (b) => isPayment(b, id)));
+  const paid = await receiver.waitFor('the paid callback', timeoutMs, (callbacks) =>
+    bodyOf(callbacks, (b) => isPayment(b, id)),
+  );
   return {
     value: paid,
     facts: `paid: payment_type ${paid.payment_type}, amount_paid ${reais(paid.amount_paid ?? 0)}, fee_amount ${reais(paid.fee_amount ?? 0)}, payment_date ${paid.payment_date}`,
   };
 }
 
-export async function waitForCancellation(receiver: CallbackReceiver, charge: PlannedCharge, timeoutMs: number): Promise<StepResult<void>> {
+export async function waitForCancellation(
+  receiver: CallbackReceiver,
+  charge: PlannedCharge,
+  timeoutMs: number,
+): Promise<StepResult<void>> {
   const id = charge.payload.account_receivable_id;
-  const result = await receiver.waitFor('the cancellation callback', timeoutMs, (callbacks) => bodyOf(callbacks, (b) => isCancellation(b, id)));
+  const result = await receiver.waitFor('the cancellation callback', timeoutMs, (callbacks) =>
+    bodyOf(callbacks, (b) => isCancellation(b, id)),
+  );
   if (result.status !== 'success') throw new Error(`cancellation of ${charge.label} failed: ${result.message}`);
   return { value: undefined, facts: `status ${result.status}: ${result.message}` };
 }
 
-export async function waitForBooklet(receiver: CallbackReceiver, plan: DemoPlan, timeoutMs: number): Promise<StepResult<string>> {
-  const sent = await receiver.waitFor('the booklet callback', timeoutMs, (callbacks) => bodyOf(callbacks, (b) => isBooklet(b, plan.bookletSlipId)));
-  if (sent.success !== true || !sent.download) throw new Error(`the booklet failed: ${sent.error?.code} ${sent.error?.message}`);
+export async function waitForBooklet(
+  receiver: CallbackReceiver,
+  plan: DemoPlan,
+  timeoutMs: number,
+): Promise<StepResult<string>> {
+  const sent = await receiver.waitFor('the booklet callback', timeoutMs, (callbacks) =>
+    bodyOf(callbacks, (b) => isBooklet(b, plan.bookletSlipId)),
+  );
+  if (sent.success !== true || !sent.download)
+    throw new Error(`the booklet failed: ${sent.error?.code} ${sent.error?.message}`);
   const link = new URL(sent.download);
   const expires = Number(link.searchParams.get('expires'));
   const until = Number.isFinite(expires) && expires > 0 ? `, expires ${new Date(expires * 1000).toISOString()}` : '';
-  return { value: sent.download, facts: `sent: signed link ${link.origin}${link.pathname.replace(/[^/]+$/, '')}...${until}` };
+  return {
+    value: sent.download,
+    facts: `sent: signed link ${link.origin}${link.pathname.replace(/[^/]+$/, '')}...${until}`,
+  };
 }
 
 // ---- pay, cancel, booklet ----------------------------------------------------------------------
 
-export async function payAtSandbox(options: DemoOptions, charge: PlannedCharge, registrations: Registrations): Promise<StepResult<void>> {
+export async function payAtSandbox(
+  options: DemoOptions,
+  charge: PlannedCharge,
+  registrations: Registrations,
+): Promise<StepResult<void>> {
   const ourNumber = registrations.get(charge.payload.account_receivable_id)!.our_number;
   const method = charge.payload.payment_method === 3 ? 'pix' : 'boleto';
   const res = await requestJson<{ status: string; amount_paid_cents: number; fee_cents: number }>({
-    method: 'POST', url: `${options.sandboxUrl}/sandbox/charges/${ourNumber}/pay`, body: { method }, expect: [200],
+    method: 'POST',
+    url: `${options.sandboxUrl}/sandbox/charges/${ourNumber}/pay`,
+    body: { method },
+    expect: [200],
   });
-  return { value: undefined, facts: `our_number ${ourNumber} paid by ${method} at the bank: ${res.body.status}, ${reais(res.body.amount_paid_cents / 100)} (fee ${reais(res.body.fee_cents / 100)})` };
+  return {
+    value: undefined,
+    facts: `our_number ${ourNumber} paid by ${method} at the bank: ${res.body.status}, ${reais(res.body.amount_paid_cents / 100)} (fee ${reais(res.body.fee_cents / 100)})`,
+  };
 }
 
 export async function cancelCharge(api: GatewayApi, charge: PlannedCharge): Promise<StepResult<void>> {
-  const res = await api.post<{ status: string; message: string }>(`/api/v1/accounts-receivable/${charge.payload.account_receivable_id}/cancel`, undefined, [202], { idempotent: true });
-  return { value: undefined, facts: `${res.status} ${res.body.status}: ${res.body.message} (${charge.label}, ${reais(charge.payload.value)})` };
+  const res = await api.post<{ status: string; message: string }>(
+    `/api/v1/accounts-receivable/${charge.payload.account_receivable_id}/cancel`,
+    undefined,
+    [202],
+    { idempotent: true },
+  );
+  return {
+    value: undefined,
+    facts: `${res.status} ${res.body.status}: ${res.body.message} (${charge.label}, ${reais(charge.payload.value)})`,
+  };
 }
 
 export async function requestBooklet(api: GatewayApi, plan: DemoPlan, urlCallback: string): Promise<StepResult<void>> {
-  const res = await api.post<{ type: string; message: string }>(`/api/v1/bank-slip-booklet/${plan.bookletSlipId}`, { url_callback: urlCallback }, [202], { idempotent: true });
+  const res = await api.post<{ type: string; message: string }>(
+    `/api/v1/bank-slip-booklet/${plan.bookletSlipId}`,
+    { url_callback: urlCallback },
+    [202],
+    { idempotent: true },
+  );
   return { value: undefined, facts: `${res.status} ${res.body.type}: ${res.body.message}` };
 }
 
-export async function downloadBooklet(downloadUrl: string, plan: DemoPlan, outputDir: string): Promise<StepResult<string>> {
+export async function downloadBooklet(
+  downloadUrl: string,
+  plan: DemoPlan,
+  outputDir: string,
+): Promise<StepResult<string>> {
   const res = await fetch(downloadUrl).catch((err: unknown) => {
     throw new Error(`GET ${downloadUrl} failed: ${networkCause(err)}`);
   });
   if (res.status !== 200) throw new Error(`GET ${downloadUrl} answered ${res.status}`);
   const pdf = Buffer.from(await res.arrayBuffer());
-  if (pdf.subarray(0, 5).toString('latin1') !== '%PDF-') throw new Error(`the download is not a PDF (${res.headers.get('content-type')})`);
+  if (pdf.subarray(0, 5).toString('latin1') !== '%PDF-')
+    throw new Error(`the download is not a PDF (${res.headers.get('content-type')})`);
   await mkdir(outputDir, { recursive: true });
   const file = join(outputDir, `booklet-${plan.bookletSlipId}.pdf`);
   await writeFile(file, pdf);
-  return { value: file, facts: `${file} (${pdf.length} bytes, ${res.headers.get('content-type')}), no bearer token needed` };
+  return {
+    value: file,
+    facts: `${file} (${pdf.length} bytes, ${res.headers.get('content-type')}), no bearer token needed`,
+  };
 }
 
 // ---- search and consult ------------------------------------------------------------------------
@@ -175,23 +272,37 @@ export async function searchAll(api: GatewayApi, plan: DemoPlan): Promise<StepRe
     .filter(([, n]) => n > 0)
     .map(([label, n]) => `${n} ${label}`)
     .join(', ');
-  return { value: new Map(found.map((i) => [i.accounts_receivable_id, i])), facts: `state all, emission ${plan.emissionDate}: ${found.length} found: ${summary}` };
+  return {
+    value: new Map(found.map((i) => [i.accounts_receivable_id, i])),
+    facts: `state all, emission ${plan.emissionDate}: ${found.length} found: ${summary}`,
+  };
 }
 
 export async function searchApproved(api: GatewayApi, plan: DemoPlan, paid: PlannedCharge): Promise<StepResult<void>> {
   const found = await search(api, plan, 'approved');
   const item = found.find((i) => i.accounts_receivable_id === paid.payload.account_receivable_id);
   if (!item || found.length !== 1) throw new Error(`expected only the paid charge, found ${found.length} approved`);
-  return { value: undefined, facts: `state approved: ${found.length} found: ${shortId(item.accounts_receivable_id)} ${item.client_name}, ${item.status_payment}, paymento_type ${item.paymento_type}` };
+  return {
+    value: undefined,
+    facts: `state approved: ${found.length} found: ${shortId(item.accounts_receivable_id)} ${item.client_name}, ${item.status_payment}, paymento_type ${item.paymento_type}`,
+  };
 }
 
 async function search(api: GatewayApi, plan: DemoPlan, state: string): Promise<SearchItem[]> {
-  const res = await api.post<SearchItem[]>('/api/v1/accounts-receivable/search', { state, start_date: plan.emissionDate, end_date: plan.emissionDate }, [200]);
+  const res = await api.post<SearchItem[]>(
+    '/api/v1/accounts-receivable/search',
+    { state, start_date: plan.emissionDate, end_date: plan.emissionDate },
+    [200],
+  );
   return res.body;
 }
 
 export async function consultPaid(api: GatewayApi, paid: PlannedCharge): Promise<StepResult<void>> {
-  const res = await api.post<ConsultResult>(`/api/v1/accounts-receivable/${paid.payload.account_receivable_id}/consult-transaction`, undefined, [200]);
+  const res = await api.post<ConsultResult>(
+    `/api/v1/accounts-receivable/${paid.payload.account_receivable_id}/consult-transaction`,
+    undefined,
+    [200],
+  );
   const r = res.body;
   if (r.status_payment !== 'Aprovada') throw new Error(`expected Aprovada, the gateway says ${r.status_payment}`);
   return {

@@ -1,4 +1,13 @@
-import { ConfigError, envEnum, envInt, envIntList, envOptional, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
+import {
+  ConfigError,
+  envEnum,
+  envInt,
+  envIntList,
+  envOptional,
+  envString,
+  loadCommonConfig,
+  type CommonConfig,
+} from '@payments/config';
 import { MAX_MERCHANT_CITY, MAX_MERCHANT_NAME, toMerchantText } from './domain/br-code';
 import { BEHAVIOUR_MODES, type BehaviourMode } from './domain/behaviour';
 import type { PayeeDetails } from './domain/slip-pdf';
@@ -25,12 +34,14 @@ export function loadBankSandboxConfig(env: Record<string, string | undefined> = 
   const common = loadCommonConfig(env);
   const digits = (name: string, fallback: string, size: number) => {
     const value = envString(name, fallback, env);
-    if (!new RegExp(`^\\d{${size}}$`).test(value)) throw new ConfigError(`${name} must be ${size} digits, got "${value}"`);
+    if (!new RegExp(`^\\d{${size}}$`).test(value))
+      throw new ConfigError(`${name} must be ${size} digits, got "${value}"`);
     return value;
   };
   const merchantText = (name: string, fallback: string, max: number) => {
     const value = toMerchantText(envString(name, fallback, env));
-    if (value.length === 0 || value.length > max) throw new ConfigError(`${name} must be 1 to ${max} ASCII characters (accents are dropped), got "${value}"`);
+    if (value.length === 0 || value.length > max)
+      throw new ConfigError(`${name} must be 1 to ${max} ASCII characters (accents are dropped), got "${value}"`);
     return value;
   };
   const bankCode = digits('BANK_SANDBOX_BANK_CODE', '999', 3);

@@ -25,9 +25,16 @@ export interface RunningBankSandbox {
  * Starts the bank sandbox: migrates schema `bank_sandbox`, serves HTTP on config.port (0 = any), and
  * resumes delivering the payment webhooks still pending from an earlier run.
  */
-export async function startBankSandbox(config: BankSandboxConfig, logger: Logger = createLogger('bank-sandbox', config.logLevel)): Promise<RunningBankSandbox> {
+export async function startBankSandbox(
+  config: BankSandboxConfig,
+  logger: Logger = createLogger('bank-sandbox', config.logLevel),
+): Promise<RunningBankSandbox> {
   await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<BankSandboxDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'bank-sandbox' });
+  const db = createDatabase<BankSandboxDatabase>({
+    url: config.databaseUrl,
+    schema: SCHEMA,
+    applicationName: 'bank-sandbox',
+  });
   await migrateToLatest(db, SCHEMA, migrations);
   const dispatcher = new WebhookDispatcher(db, config.webhook, logger, {
     poster: createWebhookPoster({ timeoutMs: config.webhook.timeoutMs }),

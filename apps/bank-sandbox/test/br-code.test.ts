@@ -14,11 +14,22 @@ interface PixVector {
   crc: string;
 }
 const vectors: PixVector[] = JSON.parse(readFileSync(join(__dirname, '../../../test-vectors/pix.json'), 'utf8'));
-const receiver = { key: '5f84a4c5-c5cb-4599-9f13-7eb4d419dacc', merchantName: 'PAYMENTS SANDBOX LTDA', merchantCity: 'SAO PAULO' };
+const receiver = {
+  key: '5f84a4c5-c5cb-4599-9f13-7eb4d419dacc',
+  merchantName: 'PAYMENTS SANDBOX LTDA',
+  merchantCity: 'SAO PAULO',
+};
 
 it.each(vectors)('the library we build BR Codes with reproduces the public vector, CRC included', (v) => {
   // The vector carries "0201x" (additional info "x") in its merchant account template.
-  const brCode = generatePixPayload({ key: v.key, merchantName: v.merchant_name, merchantCity: v.merchant_city, amount: v.amount, txid: v.txid, description: 'x' });
+  const brCode = generatePixPayload({
+    key: v.key,
+    merchantName: v.merchant_name,
+    merchantCity: v.merchant_city,
+    amount: v.amount,
+    txid: v.txid,
+    description: 'x',
+  });
   expect(brCode).toBe(v.br_code);
   expect(v.br_code.slice(-4)).toBe(v.crc);
   // And the CRC, computed independently over everything up to and including "6304".
@@ -41,7 +52,13 @@ it('builds a BR Code with the key, amount, name, city and txid, valid by indepen
 });
 
 it('writes amounts exactly, from one cent to the largest value', () => {
-  for (const [cents, written] of [[1, '0.01'], [10, '0.10'], [100_000, '1000.00'], [1_005, '10.05'], [999_999_999_999, '9999999999.99']] as const) {
+  for (const [cents, written] of [
+    [1, '0.01'],
+    [10, '0.10'],
+    [100_000, '1000.00'],
+    [1_005, '10.05'],
+    [999_999_999_999, '9999999999.99'],
+  ] as const) {
     const text = buildBrCode(receiver, cents, 'T1');
     expect(parseBrCode(text).amount).toBe(written);
     expect(brCodeProblems(text)).toEqual([]);

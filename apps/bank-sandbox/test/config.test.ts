@@ -10,7 +10,13 @@ it('has defaults that work on a developer machine', () => {
     apiKey: 'sandbox-api-key',
     slowMs: 3000,
     initialMode: 'normal',
-    account: { bankCode: '999', agency: '0001', wallet: '09', account: '0123456', pix: { merchantName: 'PAYMENTS SANDBOX LTDA', merchantCity: 'SAO PAULO' } },
+    account: {
+      bankCode: '999',
+      agency: '0001',
+      wallet: '09',
+      account: '0123456',
+      pix: { merchantName: 'PAYMENTS SANDBOX LTDA', merchantCity: 'SAO PAULO' },
+    },
     webhook: {
       url: 'http://127.0.0.1:3200/provider/webhooks/bank-sandbox',
       secret: 'sandbox-webhook-secret',
@@ -40,6 +46,8 @@ it('reads every setting, and normalises the PIX merchant text', () => {
 
 it('names the variable that is unusable', () => {
   expect(() => loadBankSandboxConfig({ BANK_SANDBOX_BANK_CODE: '99' })).toThrow(/BANK_SANDBOX_BANK_CODE/);
-  expect(() => loadBankSandboxConfig({ BANK_SANDBOX_PIX_MERCHANT_CITY: 'Vila Nova de Gaia do Sul' })).toThrow(/BANK_SANDBOX_PIX_MERCHANT_CITY/);
+  expect(() => loadBankSandboxConfig({ BANK_SANDBOX_PIX_MERCHANT_CITY: 'Vila Nova de Gaia do Sul' })).toThrow(
+    /BANK_SANDBOX_PIX_MERCHANT_CITY/,
+  );
   expect(() => loadBankSandboxConfig({ BANK_SANDBOX_MODE: 'sleepy' })).toThrow(/BANK_SANDBOX_MODE/);
 });

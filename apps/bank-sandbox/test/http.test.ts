@@ -1,7 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createDatabase, migrateToLatest } from '@payments/db';
 import type { Kysely } from 'kysely';
-import { barcodeProblems, brCodeProblems, decodeQrPng, parseBrCode, typeableLineProblems } from '@payments/test-support/slip-checks';
+import {
+  barcodeProblems,
+  brCodeProblems,
+  decodeQrPng,
+  parseBrCode,
+  typeableLineProblems,
+} from '@payments/test-support/slip-checks';
 import { signSandboxWebhook, type ChargeResponse } from '../src';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { BankSandboxDatabase } from '../src/db/schema';
@@ -33,7 +39,14 @@ function chargeBody(overrides: Record<string, unknown> = {}): Record<string, unk
     amount_cents: 12_345,
     issue_date: '2025-06-01',
     due_date: '2025-07-10',
-    payer: { name: 'Maria da Silva', tax_id: '529.982.247-25', address: 'Av. Paulista, 1000', city: 'São Paulo', state: 'SP', zip_code: '01310-100' },
+    payer: {
+      name: 'Maria da Silva',
+      tax_id: '529.982.247-25',
+      address: 'Av. Paulista, 1000',
+      city: 'São Paulo',
+      state: 'SP',
+      zip_code: '01310-100',
+    },
     discount: { amount_cents: 500, until: '2025-07-05' },
     fine_percent_bp: 200,
     interest_per_day_cents: 4,
@@ -44,12 +57,20 @@ function chargeBody(overrides: Record<string, unknown> = {}): Record<string, unk
   };
 }
 
-async function call(method: string, path: string, opts: { body?: unknown; key?: string | null; idempotencyKey?: string } = {}) {
+async function call(
+  method: string,
+  path: string,
+  opts: { body?: unknown; key?: string | null; idempotencyKey?: string } = {},
+) {
   const headers: Record<string, string> = {};
   if (opts.key !== null) headers.authorization = `Bearer ${opts.key ?? API_KEY}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
-  const response = await fetch(`${h.sandbox.url}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const response = await fetch(`${h.sandbox.url}${path}`, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   const type = response.headers.get('content-type') ?? '';
   const body: unknown = type.includes('json') ? await response.json() : Buffer.from(await response.arrayBuffer());
   return { status: response.status, headers: response.headers, body };
@@ -71,7 +92,10 @@ async function setMode(mode: string) {
 }
 
 async function chargeCount(): Promise<number> {
-  const row = await db.selectFrom('charges').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('charges')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -82,7 +106,14 @@ describe('registration', () => {
     const res = await createCharge();
     expect(res.status).toBe(201);
     const charge = res.body as ChargeResponse;
-    expect(charge).toMatchObject({ status: 'registered', kind: 'hybrid_slip', amount_cents: 12_345, due_date: '2025-07-10', reference: 'ar-1', paid_at: null });
+    expect(charge).toMatchObject({
+      status: 'registered',
+      kind: 'hybrid_slip',
+      amount_cents: 12_345,
+      due_date: '2025-07-10',
+      reference: 'ar-1',
+      paid_at: null,
+    });
     expect(charge.charge_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(charge.our_number).toMatch(/^\d{11}$/);
 
@@ -90,12 +121,19 @@ describe('registration', () => {
     expect(barcodeProblems(barcode, { amountCents: 12_345, dueDate: '2025-07-10' })).toEqual([]);
     expect(barcode.slice(0, 3)).toBe('999');
     expect(typeableLineProblems(charge.typeable_line!, barcode)).toEqual([]);
-    expect(parseFreeField(barcode.slice(19))).toEqual({ agency: '0001', wallet: '09', ourNumber: charge.our_number, account: '0123456' });
+    expect(parseFreeField(barcode.slice(19))).toEqual({
+      agency: '0001',
+      wallet: '09',
+      ourNumber: charge.our_number,
+      account: '0123456',
+    });
 
     expect(brCodeProblems(charge.pix_copy_and_paste)).toEqual([]);
     expect(parseBrCode(charge.pix_copy_and_paste)).toMatchObject({ amount: '123.45', txid: `SBX${charge.our_number}` });
 
-    expect(charge.qrcode_image_url).toBe(`http://localhost:${h.sandbox.port}/v1/charges/${charge.charge_id}/qrcode.png`);
+    expect(charge.qrcode_image_url).toBe(
+      `http://localhost:${h.sandbox.port}/v1/charges/${charge.charge_id}/qrcode.png`,
+    );
     expect(charge.pdf_url).toBe(`http://localhost:${h.sandbox.port}/v1/charges/${charge.charge_id}/pdf`);
     const image = await fetch(charge.qrcode_image_url); // no Authorization: the link is handed to ERPs
     expect(image.status).toBe(200);
@@ -177,7 +215,10 @@ describe('registration', () => {
       [{ due_date: '2025-05-01' }, /due_date must not be before issue_date/],
       [{ payer: { name: 'Ana', tax_id: '123.456.789-00' } }, /tax_id/],
       [{ payer: { tax_id: '529.982.247-25' } }, /payer\/name is required/],
-      [{ discount: { amount_cents: 20_000, until: '2025-07-01' } }, /discount\/amount_cents must be less than amount_cents/],
+      [
+        { discount: { amount_cents: 20_000, until: '2025-07-01' } },
+        /discount\/amount_cents must be less than amount_cents/,
+      ],
       [{ discount: { amount_cents: 100, until: '2025-08-01' } }, /discount\/until/],
       [{ fine_percent_bp: -1 }, /fine_percent_bp/],
     ];
@@ -192,7 +233,11 @@ describe('registration', () => {
     expect((noKey.body as { error: { message: string } }).error.message).toMatch(/Idempotency-Key/);
     const malformed = await fetch(`${h.sandbox.url}/v1/charges`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${API_KEY}`,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
       body: '{"kind":',
     });
     expect(malformed.status).toBe(400);
@@ -203,7 +248,10 @@ describe('registration', () => {
 describe('sandbox behaviour', () => {
   it('reject: 422 charge_rejected and nothing stored, until normal again', async () => {
     await setMode('reject');
-    expect(await call('GET', '/sandbox/behaviour', { key: null })).toMatchObject({ status: 200, body: { mode: 'reject' } });
+    expect(await call('GET', '/sandbox/behaviour', { key: null })).toMatchObject({
+      status: 200,
+      body: { mode: 'reject' },
+    });
     const before = await chargeCount();
     const res = await createCharge();
     expect(res.status).toBe(422);
@@ -271,10 +319,19 @@ describe('payment and webhook', () => {
 
   it('pays a slip: settled charge at once, then a signed charge.paid webhook', async () => {
     const charge = await created();
-    const res = await call('POST', `/sandbox/charges/${charge.our_number}/pay`, { body: { method: 'boleto' }, key: null });
+    const res = await call('POST', `/sandbox/charges/${charge.our_number}/pay`, {
+      body: { method: 'boleto' },
+      key: null,
+    });
     expect(res.status).toBe(200);
     const paid = res.body as ChargeResponse;
-    expect(paid).toMatchObject({ charge_id: charge.charge_id, status: 'paid', amount_paid_cents: 12_345, fee_cents: 199, method: 'boleto' });
+    expect(paid).toMatchObject({
+      charge_id: charge.charge_id,
+      status: 'paid',
+      amount_paid_cents: 12_345,
+      fee_cents: 199,
+      method: 'boleto',
+    });
     expect(new Date(paid.paid_at!).toISOString()).toBe(paid.paid_at);
 
     const [delivery] = await eventually(() => {
@@ -302,17 +359,25 @@ describe('payment and webhook', () => {
 
   it('charges the PIX tariff on the amount paid, and nothing for a manual settlement', async () => {
     const pix = await created({ kind: 'pix', amount_cents: 5_000, discount: null });
-    const byPix = await call('POST', `/sandbox/charges/${pix.our_number}/pay`, { body: { method: 'pix', amount: 100.5 }, key: null });
+    const byPix = await call('POST', `/sandbox/charges/${pix.our_number}/pay`, {
+      body: { method: 'pix', amount: 100.5 },
+      key: null,
+    });
     expect(byPix.body).toMatchObject({ status: 'paid', amount_paid_cents: 10_050, fee_cents: 99, method: 'pix' }); // 99.495 -> 99
     const slip = await created();
-    const manual = await call('POST', `/sandbox/charges/${Number(slip.our_number)}/pay`, { body: { method: 'manual' }, key: null });
+    const manual = await call('POST', `/sandbox/charges/${Number(slip.our_number)}/pay`, {
+      body: { method: 'manual' },
+      key: null,
+    });
     expect(manual.body).toMatchObject({ status: 'paid', amount_paid_cents: 12_345, fee_cents: 0, method: 'manual' });
   });
 
   it('retries the webhook while the receiver fails, with the same event id and body', async () => {
     const charge = await created();
     h.receiver.scripts.set(charge.our_number, [500, 503]);
-    expect((await call('POST', `/sandbox/charges/${charge.our_number}/pay`, { body: { method: 'pix' }, key: null })).status).toBe(200);
+    expect(
+      (await call('POST', `/sandbox/charges/${charge.our_number}/pay`, { body: { method: 'pix' }, key: null })).status,
+    ).toBe(200);
     const deliveries = await eventually(() => {
       const found = h.receiver.deliveriesFor(charge.our_number);
       expect(found.map((d) => d.answeredWith)).toEqual([500, 503, 200]);
@@ -322,12 +387,15 @@ describe('payment and webhook', () => {
     expect(new Set(deliveries.map((d) => d.body)).size).toBe(1);
     deliveries.forEach(verify);
     const view = await call('GET', `/sandbox/charges/${charge.our_number}`, { key: null });
-    expect(view.body).toMatchObject({ notifications: [{ status: 'delivered', attempt_count: 3, last_status_code: 200 }] });
+    expect(view.body).toMatchObject({
+      notifications: [{ status: 'delivered', attempt_count: 3, last_status_code: 200 }],
+    });
   });
 
   it('refuses to pay twice (409), a cancelled charge (409), an unknown our_number (404), a PIX charge by slip (422)', async () => {
     const charge = await created();
-    const pay = (ourNumber: string, method = 'boleto') => call('POST', `/sandbox/charges/${ourNumber}/pay`, { body: { method }, key: null });
+    const pay = (ourNumber: string, method = 'boleto') =>
+      call('POST', `/sandbox/charges/${ourNumber}/pay`, { body: { method }, key: null });
     expect((await pay(charge.our_number)).status).toBe(200);
     const twice = await pay(charge.our_number);
     expect(twice.status).toBe(409);
@@ -344,8 +412,17 @@ describe('payment and webhook', () => {
     const bySlip = await pay(pix.our_number, 'boleto');
     expect(bySlip.status).toBe(422);
     expect(errorCode(bySlip.body)).toBe('payment_method_not_accepted');
-    expect((await call('POST', `/sandbox/charges/${pix.our_number}/pay`, { body: { method: 'cash' }, key: null })).status).toBe(422);
-    expect((await call('POST', `/sandbox/charges/${pix.our_number}/pay`, { body: { method: 'pix', amount: 1.234 }, key: null })).status).toBe(422);
+    expect(
+      (await call('POST', `/sandbox/charges/${pix.our_number}/pay`, { body: { method: 'cash' }, key: null })).status,
+    ).toBe(422);
+    expect(
+      (
+        await call('POST', `/sandbox/charges/${pix.our_number}/pay`, {
+          body: { method: 'pix', amount: 1.234 },
+          key: null,
+        })
+      ).status,
+    ).toBe(422);
     // None of the refused payments notified anything.
     await new Promise((r) => setTimeout(r, 200));
     expect(h.receiver.deliveriesFor(cancelled.our_number)).toHaveLength(0);
@@ -355,7 +432,10 @@ describe('payment and webhook', () => {
   it('resumes a pending webhook after a restart', async () => {
     h.receiver.fallback = 500;
     const charge = await created();
-    expect((await call('POST', `/sandbox/charges/${charge.our_number}/pay`, { body: { method: 'boleto' }, key: null })).status).toBe(200);
+    expect(
+      (await call('POST', `/sandbox/charges/${charge.our_number}/pay`, { body: { method: 'boleto' }, key: null }))
+        .status,
+    ).toBe(200);
     await eventually(() => expect(h.receiver.deliveriesFor(charge.our_number).length).toBeGreaterThanOrEqual(1));
     await h.restart();
     h.receiver.fallback = 200;
@@ -408,7 +488,10 @@ describe('batch registration', () => {
     const keys = [randomUUID(), randomUUID(), randomUUID()];
     const charges = [
       { idempotency_key: keys[0], ...chargeBody({ kind: 'pix' }) },
-      { idempotency_key: keys[1], ...chargeBody({ payer: { name: 'Rejeite [sandbox:reject]', tax_id: '529.982.247-25' } }) },
+      {
+        idempotency_key: keys[1],
+        ...chargeBody({ payer: { name: 'Rejeite [sandbox:reject]', tax_id: '529.982.247-25' } }),
+      },
       { idempotency_key: keys[2], ...chargeBody({ amount_cents: -1 }) },
       { idempotency_key: keys[0], ...chargeBody({ kind: 'pix' }) },
       { ...chargeBody() },

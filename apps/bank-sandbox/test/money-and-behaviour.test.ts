@@ -26,16 +26,23 @@ describe('amounts in reais', () => {
     expect(paymentAmountCents(-1)).toBeNull();
   });
 
-  it('writes discount, fine and interest instructions before the payee\'s own', () => {
+  it("writes discount, fine and interest instructions before the payee's own", () => {
     expect(
-      instructionLines({ discount: { amountCents: 500, until: '2025-07-05' }, finePercentBp: 200, interestPerDayCents: 4, instructions: ['Não receber após 30 dias'] }),
+      instructionLines({
+        discount: { amountCents: 500, until: '2025-07-05' },
+        finePercentBp: 200,
+        interestPerDayCents: 4,
+        instructions: ['Não receber após 30 dias'],
+      }),
     ).toEqual([
       'Conceder desconto de R$ 5,00 para pagamento até 05/07/2025.',
       'Após o vencimento, cobrar multa de 2,00%.',
       'Após o vencimento, cobrar juros de R$ 0,04 por dia de atraso.',
       'Não receber após 30 dias',
     ]);
-    expect(instructionLines({ discount: null, finePercentBp: 0, interestPerDayCents: 0, instructions: [] })).toEqual([]);
+    expect(instructionLines({ discount: null, finePercentBp: 0, interestPerDayCents: 0, instructions: [] })).toEqual(
+      [],
+    );
   });
 });
 

@@ -90,7 +90,12 @@ describe('barcode and typeable line', () => {
       const amountCents = 1 + random(9_999_999_999);
       const dueDate = new Date(Date.UTC(2024, 0, 1) + random(30 * 365) * 86_400_000).toISOString().slice(0, 10);
       const ourNumber = String(1 + random(99_999_999)).padStart(11, '0');
-      const barcode = buildBarcode({ bankCode: '999', amountCents, dueDate, freeField: buildFreeField({ agency: '0001', wallet: '09', ourNumber, account: '0123456' }) });
+      const barcode = buildBarcode({
+        bankCode: '999',
+        amountCents,
+        dueDate,
+        freeField: buildFreeField({ agency: '0001', wallet: '09', ourNumber, account: '0123456' }),
+      });
       expect(barcodeProblems(barcode, { amountCents, dueDate })).toEqual([]);
       expect(typeableLineProblems(typeableLineFromBarcode(barcode), barcode)).toEqual([]);
     }
@@ -105,9 +110,15 @@ describe('barcode and typeable line', () => {
 
   it('refuses malformed parts', () => {
     const freeField = '0'.repeat(25);
-    expect(() => buildBarcode({ bankCode: '99', amountCents: 1, dueDate: '2030-01-01', freeField })).toThrow(/bank code/);
-    expect(() => buildBarcode({ bankCode: '999', amountCents: 1.5, dueDate: '2030-01-01', freeField })).toThrow(/amount/);
-    expect(() => buildBarcode({ bankCode: '999', amountCents: 1, dueDate: '2030-01-01', freeField: '1' })).toThrow(/free field/);
+    expect(() => buildBarcode({ bankCode: '99', amountCents: 1, dueDate: '2030-01-01', freeField })).toThrow(
+      /bank code/,
+    );
+    expect(() => buildBarcode({ bankCode: '999', amountCents: 1.5, dueDate: '2030-01-01', freeField })).toThrow(
+      /amount/,
+    );
+    expect(() => buildBarcode({ bankCode: '999', amountCents: 1, dueDate: '2030-01-01', freeField: '1' })).toThrow(
+      /free field/,
+    );
     expect(() => typeableLineFromBarcode('123')).toThrow(/44 digits/);
   });
 });
@@ -123,12 +134,19 @@ describe('free field', () => {
   it('zero-pads shorter parts and round-trips through a barcode', () => {
     const field = buildFreeField({ agency: '12', wallet: '9', ourNumber: '98765432109', account: '77' });
     const barcode = buildBarcode({ bankCode: '999', amountCents: 100, dueDate: '2026-03-10', freeField: field });
-    expect(parseFreeField(barcode.slice(19))).toEqual({ agency: '0012', wallet: '09', ourNumber: '98765432109', account: '0000077' });
+    expect(parseFreeField(barcode.slice(19))).toEqual({
+      agency: '0012',
+      wallet: '09',
+      ourNumber: '98765432109',
+      account: '0000077',
+    });
   });
 
   it('refuses parts that do not fit', () => {
     expect(() => buildFreeField({ agency: '12345', wallet: '09', ourNumber: '1', account: '1' })).toThrow(/agency/);
-    expect(() => buildFreeField({ agency: '1', wallet: '09', ourNumber: '123456789012', account: '1' })).toThrow(/ourNumber/);
+    expect(() => buildFreeField({ agency: '1', wallet: '09', ourNumber: '123456789012', account: '1' })).toThrow(
+      /ourNumber/,
+    );
     expect(() => parseFreeField('1'.repeat(25))).toThrow(/free field/);
   });
 });

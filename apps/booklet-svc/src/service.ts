@@ -3,7 +3,13 @@ import { BOOKLET_DOWNLOAD_PATH, Streams } from '@payments/contracts';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
-import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH, outboxWaitingGauge } from '@payments/metrics';
+import {
+  createMetricsRegistry,
+  httpMetrics,
+  metricsHandler,
+  METRICS_PATH,
+  outboxWaitingGauge,
+} from '@payments/metrics';
 import { OutboxRelay, outboxBacklog } from '@payments/outbox';
 import { signLink } from '@payments/signed-links';
 import type { BookletConfig } from './config';
@@ -20,11 +26,24 @@ export interface RunningBookletService {
 }
 
 /** Starts booklet-svc: booklet requests, the build worker, the outbox relay. */
-export async function startBookletService(config: BookletConfig, logger: Logger = createLogger('booklet-svc', config.logLevel)): Promise<RunningBookletService> {
+export async function startBookletService(
+  config: BookletConfig,
+  logger: Logger = createLogger('booklet-svc', config.logLevel),
+): Promise<RunningBookletService> {
   await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<BookletsDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'booklet-svc' });
+  const db = createDatabase<BookletsDatabase>({
+    url: config.databaseUrl,
+    schema: SCHEMA,
+    applicationName: 'booklet-svc',
+  });
   await migrateToLatest(db, SCHEMA, migrations);
-  const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'booklet-svc', logger, requestTimeoutMs: config.busTimeoutMs });
+  const bus = await connectBus({
+    url: config.natsUrl,
+    prefix: config.busPrefix,
+    name: 'booklet-svc',
+    logger,
+    requestTimeoutMs: config.busTimeoutMs,
+  });
   for (const spec of [Streams.bookletBuilds, Streams.callbackRequests]) await bus.streams.ensure(spec);
   const outboxStreams = [Streams.bookletBuilds, Streams.callbackRequests];
   const relay = new OutboxRelay(db, bus, outboxStreams, logger);
@@ -32,12 +51,20 @@ export async function startBookletService(config: BookletConfig, logger: Logger 
   const source = new BusInstallmentSource(bus);
   const store = new PostgresPdfStore(db);
   const links = (bookletId: string) => {
-    const { expires, signature } = signLink(config.downloadLinkSecret, bookletId, new Date(Date.now() + config.downloadLinkTtlSeconds * 1000));
+    const { expires, signature } = signLink(
+      config.downloadLinkSecret,
+      bookletId,
+      new Date(Date.now() + config.downloadLinkTtlSeconds * 1000),
+    );
     return `${config.publicBaseUrl}${BOOKLET_DOWNLOAD_PATH}/${bookletId}?expires=${expires}&signature=${signature}`;
   };
   registerHandlers(bus, { db, source, store, onEnqueued });
   relay.start();
-  const worker = await startBuildWorker(bus, { db, source, store, links, logger, maxWaitMs: config.maxWaitForRegistrationMs }, onEnqueued);
+  const worker = await startBuildWorker(
+    bus,
+    { db, source, store, links, logger, maxWaitMs: config.maxWaitForRegistrationMs },
+    onEnqueued,
+  );
   const metrics = createMetricsRegistry('booklet-svc');
   outboxWaitingGauge(metrics, {
     streams: outboxStreams.map((s) => s.name),

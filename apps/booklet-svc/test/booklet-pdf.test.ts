@@ -81,8 +81,16 @@ function makeDocument(count: number, pixOnly: (n: number) => boolean = () => fal
   }
   return {
     paymentSlipId: 'slip-2026-000123',
-    payee: { name: 'Escola Técnica Horizonte Ltda', taxId: '12345678000195', address: ['Rua das Acácias, 100 - Centro', 'São Paulo - SP - 01000-000'] },
-    payer: { name: 'Maria da Conceição Araújo', taxId: '12345678909', address: ['Av. Brasil, 2500, apto 31 - Jardim América', 'Campinas - SP - 13000-000'] },
+    payee: {
+      name: 'Escola Técnica Horizonte Ltda',
+      taxId: '12345678000195',
+      address: ['Rua das Acácias, 100 - Centro', 'São Paulo - SP - 01000-000'],
+    },
+    payer: {
+      name: 'Maria da Conceição Araújo',
+      taxId: '12345678909',
+      address: ['Av. Brasil, 2500, apto 31 - Jardim América', 'Campinas - SP - 13000-000'],
+    },
     installments,
   };
 }
@@ -91,7 +99,10 @@ function makeDocument(count: number, pixOnly: (n: number) => boolean = () => fal
 
 async function render(doc: BookletDocument): Promise<{ pdf: Buffer; pageCount: number }> {
   const chunks: Buffer[] = [];
-  const { pageCount } = await renderBooklet(doc, new PassThrough().on('data', (c: Buffer) => chunks.push(c)));
+  const { pageCount } = await renderBooklet(
+    doc,
+    new PassThrough().on('data', (c: Buffer) => chunks.push(c)),
+  );
   return { pdf: Buffer.concat(chunks), pageCount };
 }
 
@@ -190,7 +201,10 @@ describe('renderBooklet', () => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 10);
     try {
-      const { pageCount } = await renderBooklet(makeDocument(300, (n) => n % 7 === 0), createWriteStream(path));
+      const { pageCount } = await renderBooklet(
+        makeDocument(300, (n) => n % 7 === 0),
+        createWriteStream(path),
+      );
       expect(pageCount).toBe(101);
     } finally {
       clearInterval(sampler);

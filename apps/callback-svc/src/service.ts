@@ -23,24 +23,41 @@ export interface RunningCallbackService {
 }
 
 /** Starts callback-svc: takes callback requests off JetStream and delivers them, signed and retried. */
-export async function startCallbackService(config: CallbackConfig, logger: Logger = createLogger('callback-svc', config.logLevel), onAttempt?: AttemptListener): Promise<RunningCallbackService> {
+export async function startCallbackService(
+  config: CallbackConfig,
+  logger: Logger = createLogger('callback-svc', config.logLevel),
+  onAttempt?: AttemptListener,
+): Promise<RunningCallbackService> {
   await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<CallbacksDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'callback-svc', poolSize: 20 });
+  const db = createDatabase<CallbacksDatabase>({
+    url: config.databaseUrl,
+    schema: SCHEMA,
+    applicationName: 'callback-svc',
+    poolSize: 20,
+  });
   await migrateToLatest(db, SCHEMA, migrations);
   const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'callback-svc', logger });
   const store = new EventStore(db);
   const metrics = createMetricsRegistry('callback-svc');
   // The engine is made below; the gauge reads it only at scrape time.
   const observed = callbackMetrics(metrics, store, logger, () => engine.heldCount);
-  const http = createHttpDelivery({ timeoutMs: config.timeoutMs, policy: config.mode === 'production' ? 'public-only' : 'allow-private' });
+  const http = createHttpDelivery({
+    timeoutMs: config.timeoutMs,
+    policy: config.mode === 'production' ? 'public-only' : 'allow-private',
+  });
   const engine = new DeliveryEngine(
     store,
     http,
     new BusSigningSecrets(bus),
     { scheduleMs: config.retryScheduleMs, jitter: config.retryJitter },
     {
-      global: config.concurrency, perHost: config.perHostConcurrency, maxHeld: config.maxHeld, maxHeldPerHost: config.maxHeldPerHost,
-      leaseMs: config.leaseMs, attemptTimeoutMs: config.timeoutMs, pollIntervalMs: config.pollIntervalMs,
+      global: config.concurrency,
+      perHost: config.perHostConcurrency,
+      maxHeld: config.maxHeld,
+      maxHeldPerHost: config.maxHeldPerHost,
+      leaseMs: config.leaseMs,
+      attemptTimeoutMs: config.timeoutMs,
+      pollIntervalMs: config.pollIntervalMs,
     },
     logger,
     (event, status, error) => {
@@ -58,7 +75,10 @@ export async function startCallbackService(config: CallbackConfig, logger: Logge
     middleware: [httpMetrics(metrics)],
     routes: { [METRICS_PATH]: metricsHandler(metrics) },
   });
-  logger.info({ busPrefix: config.busPrefix, mode: config.mode, schedule: config.retryScheduleMs, port: ops.port }, 'callback-svc ready');
+  logger.info(
+    { busPrefix: config.busPrefix, mode: config.mode, schedule: config.retryScheduleMs, port: ops.port },
+    'callback-svc ready',
+  );
   return {
     port: ops.port,
     url: ops.url,

@@ -35,40 +35,65 @@ const NO_BUSY_HOSTS = { left: new Map<string, number>(), perHost: 100 };
  * future). Returns their ids in the order given.
  */
 async function seed(entries: Array<{ host: string; agoMs: number }>): Promise<string[]> {
-  const events = entries.map((e) => ({ eventId: `evt_${randomUUID().replace(/-/g, '')}`, tenantId: randomUUID(), eventType: 'receivable.registered', url: `http://${e.host}/callbacks`, body: '{}' }));
+  const events = entries.map((e) => ({
+    eventId: `evt_${randomUUID().replace(/-/g, '')}`,
+    tenantId: randomUUID(),
+    eventType: 'receivable.registered',
+    url: `http://${e.host}/callbacks`,
+    body: '{}',
+  }));
   await store.ingest(events, new Set(), LONG_LEASE);
   for (const [i, e] of entries.entries()) {
-    await sql`update events set next_attempt_at = now() - make_interval(secs => ${e.agoMs / 1000}) where event_id = ${events[i].eventId}`.execute(db);
+    await sql`update events set next_attempt_at = now() - make_interval(secs => ${e.agoMs / 1000}) where event_id = ${events[i].eventId}`.execute(
+      db,
+    );
   }
   return events.map((e) => e.eventId);
 }
 
 const ids = (claimed: ClaimedEvent[]) => claimed.map((e) => e.eventId).sort();
 const sorted = (list: string[]) => [...list].sort();
-const byHost = (claimed: ClaimedEvent[]) => claimed.reduce<Record<string, number>>((n, e) => ({ ...n, [e.targetHost]: (n[e.targetHost] ?? 0) + 1 }), {});
+const byHost = (claimed: ClaimedEvent[]) =>
+  claimed.reduce<Record<string, number>>((n, e) => ({ ...n, [e.targetHost]: (n[e.targetHost] ?? 0) + 1 }), {});
 
 it('claims due events oldest first, never more than the limit, and leaves events due later alone', async () => {
   const [e5, e1, e3, e2, e4, later] = await seed([
-    { host: 'a.test', agoMs: 5_000 }, { host: 'b.test', agoMs: 1_000 }, { host: 'a.test', agoMs: 3_000 },
-    { host: 'c.test', agoMs: 2_000 }, { host: 'b.test', agoMs: 4_000 }, { host: 'a.test', agoMs: -60_000 },
+    { host: 'a.test', agoMs: 5_000 },
+    { host: 'b.test', agoMs: 1_000 },
+    { host: 'a.test', agoMs: 3_000 },
+    { host: 'c.test', agoMs: 2_000 },
+    { host: 'b.test', agoMs: 4_000 },
+    { host: 'a.test', agoMs: -60_000 },
   ]);
   expect(ids(await store.claimDue(2, LONG_LEASE, NO_BUSY_HOSTS))).toEqual(sorted([e5, e4]));
   expect(ids(await store.claimDue(2, LONG_LEASE, NO_BUSY_HOSTS))).toEqual(sorted([e3, e2]));
   expect(ids(await store.claimDue(10, LONG_LEASE, NO_BUSY_HOSTS))).toEqual([e1]);
   expect(await store.claimDue(10, LONG_LEASE, NO_BUSY_HOSTS)).toEqual([]);
-  const waiting = await db.selectFrom('events').select(['locked_until']).where('event_id', '=', later).executeTakeFirstOrThrow();
+  const waiting = await db
+    .selectFrom('events')
+    .select(['locked_until'])
+    .where('event_id', '=', later)
+    .executeTakeFirstOrThrow();
   expect(waiting.locked_until).toBeNull(); // a retry scheduled for later is not claimed
   expect(await store.claimDue(0, LONG_LEASE, NO_BUSY_HOSTS)).toEqual([]);
 });
 
 it('claims only pending events: delivered and dead ones are never due', async () => {
-  const [delivered, dead, pending] = await seed([{ host: 'a.test', agoMs: 3_000 }, { host: 'a.test', agoMs: 2_000 }, { host: 'a.test', agoMs: 1_000 }]);
-  await db.updateTable('events').set({ status: 'delivered', delivered_at: new Date() }).where('event_id', '=', delivered).execute();
+  const [delivered, dead, pending] = await seed([
+    { host: 'a.test', agoMs: 3_000 },
+    { host: 'a.test', agoMs: 2_000 },
+    { host: 'a.test', agoMs: 1_000 },
+  ]);
+  await db
+    .updateTable('events')
+    .set({ status: 'delivered', delivered_at: new Date() })
+    .where('event_id', '=', delivered)
+    .execute();
   await db.updateTable('events').set({ status: 'dead', dead_at: new Date() }).where('event_id', '=', dead).execute();
   expect(ids(await store.claimDue(10, LONG_LEASE, NO_BUSY_HOSTS))).toEqual([pending]);
 });
 
-it("gives a host no more than its remaining room, the oldest of its events, and a host it holds nothing for the per-host limit", async () => {
+it('gives a host no more than its remaining room, the oldest of its events, and a host it holds nothing for the per-host limit', async () => {
   const a = await seed([1, 2, 3, 4, 5].map((s) => ({ host: 'a.test', agoMs: s * 1_000 }))); // a[4] is the oldest
   const b = await seed([1, 2, 3, 4, 5].map((s) => ({ host: 'b.test', agoMs: s * 1_000 + 500 })));
   const c = await seed([1, 2].map((s) => ({ host: 'c.test', agoMs: s * 1_000 + 700 })));
@@ -85,7 +110,13 @@ it("gives a host no more than its remaining room, the oldest of its events, and 
 it('skips a host without room entirely, so its older events do not use up the limit', async () => {
   await seed([1, 2, 3, 4, 5, 6].map((s) => ({ host: 'slow.test', agoMs: 10_000 + s * 1_000 })));
   const others = await seed([1, 2, 3].map((s) => ({ host: 'fast.test', agoMs: s * 1_000 })));
-  const claimed = await store.claimDue(3, LONG_LEASE, { left: new Map([['slow.test', 0], ['idle.test', 5]]), perHost: 10 });
+  const claimed = await store.claimDue(3, LONG_LEASE, {
+    left: new Map([
+      ['slow.test', 0],
+      ['idle.test', 5],
+    ]),
+    perHost: 10,
+  });
   expect(ids(claimed)).toEqual(sorted(others));
 });
 
@@ -109,7 +140,11 @@ it('moves a claimed row out of the queue until its lease ends: not claimable mea
   const claimedAt = Date.now();
   const leaseMs = 1_500;
   expect(ids(await store.claimDue(10, leaseMs, NO_BUSY_HOSTS))).toEqual([id]);
-  const row = await db.selectFrom('events').select(['next_attempt_at', 'locked_until', 'status', 'attempt_count']).where('event_id', '=', id).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('events')
+    .select(['next_attempt_at', 'locked_until', 'status', 'attempt_count'])
+    .where('event_id', '=', id)
+    .executeTakeFirstOrThrow();
   expect(row).toMatchObject({ status: 'pending', attempt_count: 0 });
   expect(row.locked_until).toEqual(row.next_attempt_at); // its due time is the lease end
   expect(row.locked_until!.getTime()).toBeGreaterThanOrEqual(claimedAt + leaseMs - 50);
@@ -129,7 +164,13 @@ it('moves a claimed row out of the queue until its lease ends: not claimable mea
 });
 
 it('stores events named at ingest already claimed: they are not claimable until their lease ends', async () => {
-  const events = [1, 2].map(() => ({ eventId: `evt_${randomUUID().replace(/-/g, '')}`, tenantId: randomUUID(), eventType: 'receivable.paid', url: 'http://a.test/cb', body: '{}' }));
+  const events = [1, 2].map(() => ({
+    eventId: `evt_${randomUUID().replace(/-/g, '')}`,
+    tenantId: randomUUID(),
+    eventType: 'receivable.paid',
+    url: 'http://a.test/cb',
+    body: '{}',
+  }));
   const claimed = await store.ingest(events, new Set([events[0].eventId]), LONG_LEASE);
   expect(claimed.map((e) => e.eventId)).toEqual([events[0].eventId]);
   expect(ids(await store.claimDue(10, LONG_LEASE, NO_BUSY_HOSTS))).toEqual([events[1].eventId]);
@@ -139,11 +180,23 @@ it('stores events named at ingest already claimed: they are not claimable until 
 });
 
 it('makes released claims due at once, and releases nothing but pending events', async () => {
-  const [first, second, third] = await seed([{ host: 'a.test', agoMs: 3_000 }, { host: 'a.test', agoMs: 2_000 }, { host: 'b.test', agoMs: 1_000 }]);
+  const [first, second, third] = await seed([
+    { host: 'a.test', agoMs: 3_000 },
+    { host: 'a.test', agoMs: 2_000 },
+    { host: 'b.test', agoMs: 1_000 },
+  ]);
   expect(ids(await store.claimDue(10, LONG_LEASE, NO_BUSY_HOSTS))).toEqual(sorted([first, second, third]));
-  await db.updateTable('events').set({ status: 'delivered', delivered_at: new Date(), locked_until: null }).where('event_id', '=', third).execute();
+  await db
+    .updateTable('events')
+    .set({ status: 'delivered', delivered_at: new Date(), locked_until: null })
+    .where('event_id', '=', third)
+    .execute();
   await store.release([first, second, third]);
-  const rows = await db.selectFrom('events').select(['event_id', 'status', 'locked_until']).orderBy('event_id').execute();
+  const rows = await db
+    .selectFrom('events')
+    .select(['event_id', 'status', 'locked_until'])
+    .orderBy('event_id')
+    .execute();
   expect(rows.find((r) => r.event_id === third)).toMatchObject({ status: 'delivered' });
   expect(ids(await store.claimDue(10, LONG_LEASE, NO_BUSY_HOSTS))).toEqual(sorted([first, second]));
 });

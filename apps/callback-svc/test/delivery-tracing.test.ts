@@ -22,9 +22,17 @@ beforeEach(() => telemetry.reset());
 function recordingStore(): EventStore {
   const store = {
     ingest: async (events: NewCallbackEvent[], claim: ReadonlySet<string>): Promise<ClaimedEvent[]> =>
-      events.filter((e) => claim.has(e.eventId)).map((e) => ({
-        eventId: e.eventId, tenantId: e.tenantId, url: e.url, targetHost: 'erp.example', body: e.body, failuresInRun: 0, traceContext: e.traceContext ?? null,
-      })),
+      events
+        .filter((e) => claim.has(e.eventId))
+        .map((e) => ({
+          eventId: e.eventId,
+          tenantId: e.tenantId,
+          url: e.url,
+          targetHost: 'erp.example',
+          body: e.body,
+          failuresInRun: 0,
+          traceContext: e.traceContext ?? null,
+        })),
     claimDue: async (): Promise<ClaimedEvent[]> => [],
     recordAttempts: async (): Promise<void> => undefined,
     postpone: async (): Promise<void> => undefined,
@@ -34,7 +42,15 @@ function recordingStore(): EventStore {
 }
 
 function engineWith(status: number, posts: Array<SpanContext | undefined>, attempts: string[]): DeliveryEngine {
-  const outcome: AttemptOutcome = { ok: status < 300, statusCode: status, error: status < 300 ? null : `HTTP ${status}`, durationMs: 1, responseExcerpt: null, retryAfterMs: null, refused: false };
+  const outcome: AttemptOutcome = {
+    ok: status < 300,
+    statusCode: status,
+    error: status < 300 ? null : `HTTP ${status}`,
+    durationMs: 1,
+    responseExcerpt: null,
+    retryAfterMs: null,
+    refused: false,
+  };
   const http: HttpDelivery = {
     post: async () => {
       posts.push(trace.getActiveSpan()?.spanContext());
@@ -43,14 +59,33 @@ function engineWith(status: number, posts: Array<SpanContext | undefined>, attem
     close: async () => undefined,
   };
   return new DeliveryEngine(
-    recordingStore(), http, { secretFor: async () => 'whsec_dGVzdA==' }, { scheduleMs: [1000], jitter: 0 },
-    { global: 4, perHost: 4, maxHeld: 100, maxHeldPerHost: 100, leaseMs: 30_000, attemptTimeoutMs: 1_000, pollIntervalMs: 60_000 }, createLogger('delivery-tracing-test', 'silent'),
+    recordingStore(),
+    http,
+    { secretFor: async () => 'whsec_dGVzdA==' },
+    { scheduleMs: [1000], jitter: 0 },
+    {
+      global: 4,
+      perHost: 4,
+      maxHeld: 100,
+      maxHeldPerHost: 100,
+      leaseMs: 30_000,
+      attemptTimeoutMs: 1_000,
+      pollIntervalMs: 60_000,
+    },
+    createLogger('delivery-tracing-test', 'silent'),
     (event) => attempts.push(event.eventId),
     otelDeliveryTracing,
   );
 }
 
-const event = (eventId: string, traceContext?: TraceCarrier): NewCallbackEvent => ({ eventId, tenantId: 't', eventType: 'receivable.registered', url: 'http://erp.example/cb', body: '{}', traceContext });
+const event = (eventId: string, traceContext?: TraceCarrier): NewCallbackEvent => ({
+  eventId,
+  tenantId: 't',
+  eventType: 'receivable.registered',
+  url: 'http://erp.example/cb',
+  body: '{}',
+  traceContext,
+});
 
 async function until(check: () => boolean): Promise<void> {
   const end = Date.now() + 5000;
@@ -73,7 +108,10 @@ it('runs an attempt as a child of the stored callback request context, with the 
   await engine.stop();
 
   const delivery = telemetry.spans().find((s) => s.name === 'deliver callback');
-  expect(delivery).toMatchObject({ kind: SpanKind.INTERNAL, attributes: { 'callback.event_id': 'e1', 'callback.status': 'delivered', 'http.response.status_code': 200 } });
+  expect(delivery).toMatchObject({
+    kind: SpanKind.INTERNAL,
+    attributes: { 'callback.event_id': 'e1', 'callback.status': 'delivered', 'http.response.status_code': 200 },
+  });
   expect(delivery?.spanContext().traceId).toBe(producer.spanContext().traceId);
   expect(delivery?.parentSpanContext?.spanId).toBe(producer.spanContext().spanId);
   expect(posts[0]?.spanId).toBe(delivery?.spanContext().spanId);
@@ -95,6 +133,9 @@ it('starts a trace of its own for an event stored without context, not the one t
   const delivery = telemetry.spans().find((s) => s.name === 'deliver callback');
   expect(delivery?.parentSpanContext).toBeUndefined();
   expect(delivery?.spanContext().traceId).not.toBe(batchTrace);
-  expect(delivery).toMatchObject({ status: { code: SpanStatusCode.ERROR, message: 'HTTP 503' }, attributes: { 'callback.status': 'pending', 'http.response.status_code': 503 } });
+  expect(delivery).toMatchObject({
+    status: { code: SpanStatusCode.ERROR, message: 'HTTP 503' },
+    attributes: { 'callback.status': 'pending', 'http.response.status_code': 503 },
+  });
   expect(posts[0]?.spanId).toBe(delivery?.spanContext().spanId);
 });

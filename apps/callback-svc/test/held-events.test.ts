@@ -1,11 +1,26 @@
 import type { ClaimedEvent } from '../src/domain/callback-event';
 import { HeldEvents, type HoldLimits } from '../src/domain/held-events';
 
-const limits: HoldLimits = { inFlight: 5, inFlightPerHost: 2, held: 10, heldPerHost: 6, minLeaseLeftMs: 1_000, maxWaitMs: 50_000 };
+const limits: HoldLimits = {
+  inFlight: 5,
+  inFlightPerHost: 2,
+  held: 10,
+  heldPerHost: 6,
+  minLeaseLeftMs: 1_000,
+  maxWaitMs: 50_000,
+};
 let clock = 0;
 const held = (l: HoldLimits = limits) => new HeldEvents(l, () => clock);
 let n = 0;
-const event = (host: string): ClaimedEvent => ({ eventId: `evt_${++n}`, tenantId: 't', url: `http://${host}/cb`, targetHost: host, body: '{}', failuresInRun: 0, traceContext: null });
+const event = (host: string): ClaimedEvent => ({
+  eventId: `evt_${++n}`,
+  tenantId: 't',
+  url: `http://${host}/cb`,
+  targetHost: host,
+  body: '{}',
+  failuresInRun: 0,
+  traceContext: null,
+});
 const ids = (events: ClaimedEvent[]) => events.map((e) => e.eventId);
 
 beforeEach(() => {
@@ -89,7 +104,14 @@ it('hands every waiting event back on shutdown', () => {
 });
 
 it('holds for a host what it answers within the wait an event may have, measured while it has a backlog', () => {
-  const h = held({ inFlight: 100, inFlightPerHost: 2, held: 5_000, heldPerHost: 1_000, minLeaseLeftMs: 1_000, maxWaitMs: 10_000 });
+  const h = held({
+    inFlight: 100,
+    inFlightPerHost: 2,
+    held: 5_000,
+    heldPerHost: 1_000,
+    minLeaseLeftMs: 1_000,
+    maxWaitMs: 10_000,
+  });
   for (let i = 0; i < 50; i++) h.hold(event('slow'), 600_000);
   expect(h.heldLimitFor('slow')).toBe(1_000); // not measured yet
   h.takeStartable();
@@ -114,7 +136,14 @@ it('holds for a host what it answers within the wait an event may have, measured
 });
 
 it('forgets a pace measured without a backlog: few answers then say nothing of the host', () => {
-  const h = held({ inFlight: 100, inFlightPerHost: 2, held: 5_000, heldPerHost: 1_000, minLeaseLeftMs: 1_000, maxWaitMs: 10_000 });
+  const h = held({
+    inFlight: 100,
+    inFlightPerHost: 2,
+    held: 5_000,
+    heldPerHost: 1_000,
+    minLeaseLeftMs: 1_000,
+    maxWaitMs: 10_000,
+  });
   const [a, b, c] = [event('quiet'), event('quiet'), event('quiet')];
   for (const e of [a, b, c]) h.hold(e, 600_000);
   h.takeStartable();

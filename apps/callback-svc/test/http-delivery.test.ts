@@ -5,7 +5,9 @@ import { createHttpDelivery } from '../src/transport/undici-http-delivery';
 
 // A resolver that says erp.example.test is this machine, as a DNS rebinding attack would.
 const rebinding = ((host: string, options: object, cb: (...args: unknown[]) => void) =>
-  host === 'erp.example.test' ? lookup('127.0.0.1', options, cb as never) : lookup(host, options, cb as never)) as unknown as typeof lookup;
+  host === 'erp.example.test'
+    ? lookup('127.0.0.1', options, cb as never)
+    : lookup(host, options, cb as never)) as unknown as typeof lookup;
 
 let server: Server;
 let port = 0;

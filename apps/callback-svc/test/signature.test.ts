@@ -10,7 +10,9 @@ it('signs "id.timestamp.body" with HMAC-SHA256 of the decoded secret (checked wi
   const headers = signedHeaders(secret, 'evt_1', body, at);
   expect(headers['webhook-id']).toBe('evt_1');
   expect(headers['webhook-timestamp']).toBe(String(at.getTime() / 1000));
-  const expected = createHmac('sha256', Buffer.alloc(32, 7)).update(`evt_1.${headers['webhook-timestamp']}.${body}`).digest('base64');
+  const expected = createHmac('sha256', Buffer.alloc(32, 7))
+    .update(`evt_1.${headers['webhook-timestamp']}.${body}`)
+    .digest('base64');
   expect(headers['webhook-signature']).toBe(`v1,${expected}`);
 });
 
@@ -24,5 +26,7 @@ it('is accepted by the reference standardwebhooks verifier, and a changed body i
 it('signs bodies with non-ASCII text as UTF-8, as the reference library does', () => {
   const body = JSON.stringify({ name: 'Loja Carnê São João', value: 1 });
   const at = new Date('2026-11-23T12:00:00Z');
-  expect(signedHeaders(secret, 'evt_3', body, at)['webhook-signature']).toBe(new Webhook(secret).sign('evt_3', at, body));
+  expect(signedHeaders(secret, 'evt_3', body, at)['webhook-signature']).toBe(
+    new Webhook(secret).sign('evt_3', at, body),
+  );
 });

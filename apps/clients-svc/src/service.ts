@@ -16,9 +16,16 @@ export interface RunningClientsService {
 }
 
 /** Starts clients-svc: migrates its schema, then answers client commands on the bus. */
-export async function startClientsService(config: ClientsConfig, logger: Logger = createLogger('clients-svc', config.logLevel)): Promise<RunningClientsService> {
+export async function startClientsService(
+  config: ClientsConfig,
+  logger: Logger = createLogger('clients-svc', config.logLevel),
+): Promise<RunningClientsService> {
   await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<ClientsDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'clients-svc' });
+  const db = createDatabase<ClientsDatabase>({
+    url: config.databaseUrl,
+    schema: SCHEMA,
+    applicationName: 'clients-svc',
+  });
   await migrateToLatest(db, SCHEMA, migrations);
   const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'clients-svc', logger });
   registerHandlers(bus, db);

@@ -23,8 +23,20 @@ afterAll(async () => {
 
 function newClient(overrides: Partial<NewClient> = {}): NewClient {
   return {
-    clientId: randomUUID(), name: 'Ana', taxId: '529.982.247-25', address: null, number: null, neighborhood: null, city: null,
-    state: 'RJ', zipCode: null, complement: null, telephone: null, phoneNumber: null, email: null, ...overrides,
+    clientId: randomUUID(),
+    name: 'Ana',
+    taxId: '529.982.247-25',
+    address: null,
+    number: null,
+    neighborhood: null,
+    city: null,
+    state: 'RJ',
+    zipCode: null,
+    complement: null,
+    telephone: null,
+    phoneNumber: null,
+    email: null,
+    ...overrides,
   };
 }
 
@@ -48,7 +60,11 @@ it('registers each client once when the same batch races with itself', async () 
   const createdIds = results.flatMap((r) => r.created.map((c) => c.clientId));
   expect(createdIds.sort()).toEqual(batch.map((c) => c.clientId).sort());
   for (const r of results) expect(r.created.length + r.alreadyRegistered.length).toBe(50);
-  const { count } = await db.selectFrom('clients').select((eb) => eb.fn.countAll<number>().as('count')).where('tenant_id', '=', tenant).executeTakeFirstOrThrow();
+  const { count } = await db
+    .selectFrom('clients')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('tenant_id', '=', tenant)
+    .executeTakeFirstOrThrow();
   expect(Number(count)).toBe(50);
 });
 
@@ -57,10 +73,17 @@ it('updates only within the tenant and bumps the version', async () => {
   const other = randomUUID();
   const c = newClient();
   await registerClients(db, owner, [c]);
-  await expect(updateClient(db, other, c.clientId, { ...c, name: 'Intruder' })).rejects.toMatchObject({ code: 'not_found' });
+  await expect(updateClient(db, other, c.clientId, { ...c, name: 'Intruder' })).rejects.toMatchObject({
+    code: 'not_found',
+  });
   await expect(updateClient(db, other, c.clientId, c)).rejects.toBeInstanceOf(ServiceError);
   const updated = await updateClient(db, owner, c.clientId, { ...c, name: 'Ana Paula', email: 'ana@example.com' });
   expect(updated).toMatchObject({ tenantId: owner, clientId: c.clientId, name: 'Ana Paula', email: 'ana@example.com' });
-  const row = await db.selectFrom('clients').select(['version', 'name']).where('tenant_id', '=', owner).where('client_id', '=', c.clientId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('clients')
+    .select(['version', 'name'])
+    .where('tenant_id', '=', owner)
+    .where('client_id', '=', c.clientId)
+    .executeTakeFirstOrThrow();
   expect(row).toEqual({ version: 2, name: 'Ana Paula' });
 });

@@ -40,12 +40,21 @@ export interface RunningGateway {
 }
 
 /** Starts the gateway: migrates schema `gateway`, connects to NATS, serves HTTP on config.port (0 = any). */
-export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway', config.logLevel)): Promise<RunningGateway> {
+export async function startGateway(
+  config: GatewayConfig,
+  logger: Logger = createLogger('gateway', config.logLevel),
+): Promise<RunningGateway> {
   await ensureDatabase(config.databaseUrl);
   const db = createDatabase<GatewayDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'gateway' });
   await migrateToLatest(db, SCHEMA, migrations);
   const keys = await loadSigningKeys(db, config.mode, config.jwt.privateKeyPem);
-  const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'gateway', logger, requestTimeoutMs: config.busTimeoutMs });
+  const bus = await connectBus({
+    url: config.natsUrl,
+    prefix: config.busPrefix,
+    name: 'gateway',
+    logger,
+    requestTimeoutMs: config.busTimeoutMs,
+  });
   const idempotency = new IdempotencyStore(db, config.idempotency.ttlHours, config.idempotency.lockTimeoutMs);
 
   const app = new Koa<GatewayState>({ proxy: true });
@@ -59,12 +68,24 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const router = new Router<GatewayState>();
   const authGuard = requireAccessToken(db, keys, config.jwt);
   mountAuthRoutes(router, { db, keys, settings: config.jwt, requireAccessToken: authGuard });
-  const pipeline = { guards: [authGuard, tenantRateLimit(config.rateLimit.perSecond, config.rateLimit.burst)], bodyParser: jsonBody(config.bodyLimitBytes), idempotency };
-  for (const endpoint of [...clientEndpoints(bus), ...receivableEndpoints(bus), ...bookletEndpoints(bus), ...callbackEndpoints(bus)]) mountEndpoint(router, pipeline, endpoint);
+  const pipeline = {
+    guards: [authGuard, tenantRateLimit(config.rateLimit.perSecond, config.rateLimit.burst)],
+    bodyParser: jsonBody(config.bodyLimitBytes),
+    idempotency,
+  };
+  for (const endpoint of [
+    ...clientEndpoints(bus),
+    ...receivableEndpoints(bus),
+    ...bookletEndpoints(bus),
+    ...callbackEndpoints(bus),
+  ])
+    mountEndpoint(router, pipeline, endpoint);
   mountBookletDownload(router, bus, config.downloadLinkSecret);
   serveTenantQueries(bus, db);
   mountApiDocs(router);
-  mountHealthRoutes(router, { checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))] });
+  mountHealthRoutes(router, {
+    checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
+  });
   router.get(METRICS_PATH, metricsHandler(metrics));
   app.use(router.routes());
   app.use(async (ctx: GatewayContext, next) => {
@@ -88,7 +109,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   });
   const port = (server.address() as AddressInfo).port;
 
-  const sweeper = setInterval(() => void idempotency.deleteExpired().catch((err) => logger.warn({ err }, 'idempotency sweep failed')), 10 * 60_000);
+  const sweeper = setInterval(
+    () => void idempotency.deleteExpired().catch((err) => logger.warn({ err }, 'idempotency sweep failed')),
+    10 * 60_000,
+  );
   sweeper.unref();
   logger.info({ port, busPrefix: config.busPrefix, mode: config.mode }, 'gateway listening');
 

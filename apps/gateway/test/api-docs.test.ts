@@ -30,7 +30,13 @@ let docJson: JsonObject;
 beforeAll(async () => {
   const database = await createTestDatabase();
   dropDatabase = database.drop;
-  const env = { DATABASE_URL: database.url, BUS_PREFIX: `t${randomBytes(5).toString('hex')}`, PORT: '0', LOG_LEVEL: 'silent', BUS_TIMEOUT_MS: '2000' };
+  const env = {
+    DATABASE_URL: database.url,
+    BUS_PREFIX: `t${randomBytes(5).toString('hex')}`,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    BUS_TIMEOUT_MS: '2000',
+  };
   gateway = await startGateway(loadGatewayConfig(env), createLogger('gateway', 'silent'));
   const res = await fetch(gateway.url + OPENAPI_DOCUMENT_PATH);
   docJson = (await res.json()) as JsonObject;
@@ -44,11 +50,16 @@ afterAll(async () => {
 
 /* Helpers ----------------------------------------------------------------------------------------- */
 
-const isObject = (value: JsonValue | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isRef = (value: unknown): value is ReferenceObject => typeof value === 'object' && value !== null && typeof (value as ReferenceObject).$ref === 'string';
+const isObject = (value: JsonValue | undefined): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRef = (value: unknown): value is ReferenceObject =>
+  typeof value === 'object' && value !== null && typeof (value as ReferenceObject).$ref === 'string';
 
 /** Routes that are operations, not infrastructure: probes, metrics and the documentation itself. */
-const isInfrastructure = (path: string) => ['/healthz', '/readyz', '/metrics', OPENAPI_DOCUMENT_PATH].includes(path) || path === API_DOCS_PATH || path.startsWith(`${API_DOCS_PATH}/`);
+const isInfrastructure = (path: string) =>
+  ['/healthz', '/readyz', '/metrics', OPENAPI_DOCUMENT_PATH].includes(path) ||
+  path === API_DOCS_PATH ||
+  path.startsWith(`${API_DOCS_PATH}/`);
 
 /** `/clients/:uuid` (router syntax) -> `/clients/{uuid}` (OpenAPI syntax). */
 const toTemplate = (path: string) => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
@@ -83,15 +94,19 @@ function resolvePointer(root: JsonValue, ref: string): JsonValue | undefined {
 function* walk(node: JsonValue, pointer = '#'): Generator<{ node: JsonValue; pointer: string }> {
   yield { node, pointer };
   if (Array.isArray(node)) for (const [i, item] of node.entries()) yield* walk(item, `${pointer}/${i}`);
-  else if (isObject(node)) for (const [key, value] of Object.entries(node)) yield* walk(value, `${pointer}/${escapePointer(key)}`);
+  else if (isObject(node))
+    for (const [key, value] of Object.entries(node)) yield* walk(value, `${pointer}/${escapePointer(key)}`);
 }
 
 /** JSON pointers present in `before` and missing from `after` (what ajv's removeAdditional stripped). */
 function removedPaths(before: JsonValue, after: JsonValue | undefined, at = ''): string[] {
-  if (Array.isArray(before)) return before.flatMap((item, i) => removedPaths(item, Array.isArray(after) ? after[i] : undefined, `${at}/${i}`));
+  if (Array.isArray(before))
+    return before.flatMap((item, i) => removedPaths(item, Array.isArray(after) ? after[i] : undefined, `${at}/${i}`));
   if (!isObject(before)) return [];
   return Object.entries(before).flatMap(([key, value]) =>
-    isObject(after) && Object.prototype.hasOwnProperty.call(after, key) ? removedPaths(value, after[key], `${at}/${key}`) : [`${at}/${key}`],
+    isObject(after) && Object.prototype.hasOwnProperty.call(after, key)
+      ? removedPaths(value, after[key], `${at}/${key}`)
+      : [`${at}/${key}`],
   );
 }
 
@@ -132,7 +147,9 @@ function rawGet(url: string, path: string): Promise<{ status: number; contentTyp
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -173,8 +190,11 @@ describe('the document and the routes the gateway serves', () => {
     for (const { method, path, operation } of operations()) {
       const params = (operation.parameters ?? []).filter((p): p is ParameterObject => !isRef(p));
       let url = path;
-      for (const p of params.filter((p) => p.in === 'path')) url = url.replace(`{${p.name}}`, encodeURIComponent(String(p.example)));
-      const query = new URLSearchParams(params.filter((p) => p.in === 'query' && p.required).map((p): [string, string] => [p.name, String(p.example)]));
+      for (const p of params.filter((p) => p.in === 'path'))
+        url = url.replace(`{${p.name}}`, encodeURIComponent(String(p.example)));
+      const query = new URLSearchParams(
+        params.filter((p) => p.in === 'query' && p.required).map((p): [string, string] => [p.name, String(p.example)]),
+      );
       const target = `${gateway.url}${url}${query.size > 0 ? `?${query}` : ''}`;
       // No credentials: each route must refuse in its own way (401, or 403 for a link with a wrong signature).
       const res = await fetch(target, { method: method.toUpperCase() });
@@ -190,14 +210,30 @@ describe('the document and the routes the gateway serves', () => {
 describe('examples', () => {
   it('every JSON request body and success response has an example', () => {
     const missing: string[] = [];
-    for (const { method, path, operation } of [...operations(), ...Object.entries(doc.webhooks).map(([name, item]) => ({ method: 'post', path: name, operation: item.post! }))]) {
+    for (const { method, path, operation } of [
+      ...operations(),
+      ...Object.entries(doc.webhooks).map(([name, item]) => ({ method: 'post', path: name, operation: item.post! })),
+    ]) {
       const media = [
-        ...Object.entries(operation.requestBody?.content ?? {}).map(([type, m]) => ({ where: `${method} ${path} request ${type}`, type, m })),
+        ...Object.entries(operation.requestBody?.content ?? {}).map(([type, m]) => ({
+          where: `${method} ${path} request ${type}`,
+          type,
+          m,
+        })),
         ...Object.entries(operation.responses)
           .filter(([status]) => /^2/.test(status))
-          .flatMap(([status, response]) => (isRef(response) ? [] : Object.entries(response.content ?? {}).map(([type, m]) => ({ where: `${method} ${path} ${status} ${type}`, type, m })))),
+          .flatMap(([status, response]) =>
+            isRef(response)
+              ? []
+              : Object.entries(response.content ?? {}).map(([type, m]) => ({
+                  where: `${method} ${path} ${status} ${type}`,
+                  type,
+                  m,
+                })),
+          ),
       ];
-      for (const { where, type, m } of media) if (type.endsWith('json') && Object.keys(m.examples ?? {}).length === 0) missing.push(where);
+      for (const { where, type, m } of media)
+        if (type.endsWith('json') && Object.keys(m.examples ?? {}).length === 0) missing.push(where);
     }
     expect(missing).toEqual([]);
   });
@@ -221,7 +257,9 @@ describe('examples', () => {
   });
 
   it('every example of the webhooks and of components/examples is used', () => {
-    const refs = new Set([...walk(docJson)].map(({ node }) => (isObject(node) && typeof node.$ref === 'string' ? node.$ref : '')));
+    const refs = new Set(
+      [...walk(docJson)].map(({ node }) => (isObject(node) && typeof node.$ref === 'string' ? node.$ref : '')),
+    );
     const unused = Object.keys(doc.components.examples).filter((name) => !refs.has(`#/components/examples/${name}`));
     expect(unused).toEqual([]);
     expect(Object.keys(doc.webhooks).length).toBeGreaterThanOrEqual(7);
@@ -239,7 +277,9 @@ describe('OpenAPI 3.1 structure', () => {
 
   it('every $ref resolves inside the document', () => {
     const broken = [...walk(docJson)].flatMap(({ node, pointer }) =>
-      isObject(node) && typeof node.$ref === 'string' && resolvePointer(docJson, node.$ref) === undefined ? [`${pointer}: ${node.$ref}`] : [],
+      isObject(node) && typeof node.$ref === 'string' && resolvePointer(docJson, node.$ref) === undefined
+        ? [`${pointer}: ${node.$ref}`]
+        : [],
     );
     expect(broken).toEqual([]);
   });
@@ -250,7 +290,10 @@ describe('OpenAPI 3.1 structure', () => {
   });
 
   it('operations: unique operationIds, responses, declared tags and security schemes, path parameters matching the template', () => {
-    const all = [...operations(), ...Object.entries(doc.webhooks).map(([name, item]) => ({ method: 'post', path: name, operation: item.post! }))];
+    const all = [
+      ...operations(),
+      ...Object.entries(doc.webhooks).map(([name, item]) => ({ method: 'post', path: name, operation: item.post! })),
+    ];
     const ids = all.map(({ operation }) => operation.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     const tags = new Set(doc.tags.map((t) => t.name));
@@ -259,10 +302,14 @@ describe('OpenAPI 3.1 structure', () => {
       const label = `${method} ${path}`;
       expect([label, Object.keys(operation.responses).length > 0]).toEqual([label, true]);
       for (const tag of operation.tags) expect([label, tags.has(tag)]).toEqual([label, true]);
-      for (const requirement of operation.security ?? doc.security) for (const name of Object.keys(requirement)) expect([label, schemes.has(name)]).toEqual([label, true]);
-      for (const status of Object.keys(operation.responses)) expect([label, status]).toEqual([label, expect.stringMatching(/^([1-5]\d\d|[1-5]XX|default)$/)]);
+      for (const requirement of operation.security ?? doc.security)
+        for (const name of Object.keys(requirement)) expect([label, schemes.has(name)]).toEqual([label, true]);
+      for (const status of Object.keys(operation.responses))
+        expect([label, status]).toEqual([label, expect.stringMatching(/^([1-5]\d\d|[1-5]XX|default)$/)]);
       if (doc.webhooks[path]) continue;
-      const resolved = (operation.parameters ?? []).map((p) => (isRef(p) ? (resolvePointer(docJson, p.$ref) as unknown as ParameterObject) : p));
+      const resolved = (operation.parameters ?? []).map((p) =>
+        isRef(p) ? (resolvePointer(docJson, p.$ref) as unknown as ParameterObject) : p,
+      );
       const inPath = resolved.filter((p) => p.in === 'path');
       const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
       expect([label, inPath.map((p) => p.name).sort()]).toEqual([label, templated.sort()]);
@@ -275,7 +322,11 @@ describe('OpenAPI 3.1 structure', () => {
     expect(byId.get('authenticate')?.security).toEqual([{ integrationToken: [] }]);
     expect(byId.get('downloadBooklet')?.security).toEqual([]);
     expect(byId.get('createReceivables')?.security).toEqual([{ accessToken: [] }]);
-    expect(doc.components.securitySchemes.accessToken).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(doc.components.securitySchemes.accessToken).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    });
   });
 });
 
@@ -287,11 +338,24 @@ describe('GET /docs', () => {
     const html = await page.text();
     expect(html).toContain('id="swagger-ui"');
     const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((url) => url.startsWith('/'));
-    expect(assets).toEqual(expect.arrayContaining([`${API_DOCS_PATH}/assets/swagger-ui.css`, `${API_DOCS_PATH}/assets/swagger-ui-bundle.js`, `${API_DOCS_PATH}/assets/docs-init.js`]));
+    expect(assets).toEqual(
+      expect.arrayContaining([
+        `${API_DOCS_PATH}/assets/swagger-ui.css`,
+        `${API_DOCS_PATH}/assets/swagger-ui-bundle.js`,
+        `${API_DOCS_PATH}/assets/docs-init.js`,
+      ]),
+    );
     // Nothing from another origin: the page must work offline.
     expect([...html.matchAll(/(?:src|href)="(https?:[^"]+)"/g)]).toEqual([]);
 
-    const expectedType = (url: string) => (url.endsWith('.css') ? /^text\/css/ : url.endsWith('.js') ? /^text\/javascript/ : url.endsWith('.png') ? /^image\/png/ : /^application\/json/);
+    const expectedType = (url: string) =>
+      url.endsWith('.css')
+        ? /^text\/css/
+        : url.endsWith('.js')
+          ? /^text\/javascript/
+          : url.endsWith('.png')
+            ? /^image\/png/
+            : /^application\/json/;
     for (const url of assets.filter((u) => u.startsWith(`${API_DOCS_PATH}/assets/`))) {
       const res = await fetch(gateway.url + url);
       const body = Buffer.from(await res.arrayBuffer());

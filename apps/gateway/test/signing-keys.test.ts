@@ -26,12 +26,17 @@ it('development: generates one key on first start and every instance reuses it',
   const c = await loadSigningKeys(db, 'development');
   expect(new Set([a.kid, b.kid, c.kid]).size).toBe(1);
   const { token } = await issueAccessToken(a, settings, 'tenant-1', 'token-1');
-  await expect(verifyAccessToken(c, settings, token)).resolves.toMatchObject({ tenantId: 'tenant-1', tokenId: 'token-1' });
+  await expect(verifyAccessToken(c, settings, token)).resolves.toMatchObject({
+    tenantId: 'tenant-1',
+    tokenId: 'token-1',
+  });
 });
 
 it('production: requires JWT_PRIVATE_KEY, and it must be Ed25519', async () => {
   await expect(loadSigningKeys(db, 'production')).rejects.toBeInstanceOf(MissingSigningKeyError);
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
   await expect(loadSigningKeys(db, 'production', rsa)).rejects.toThrow(/Ed25519/);
   const ed = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const keys = await loadSigningKeys(db, 'production', ed);

@@ -24,7 +24,10 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
     },
     // Registration jobs (chunks of 100 receivables) handled at once.
     workerConcurrency: envInt('REGISTRATION_CONCURRENCY', 4, env, 1),
-    intakePriority: { maxDeferMs: envInt('INTAKE_PRIORITY_MAX_DEFER_MS', 2_000, env), quietMs: envInt('INTAKE_PRIORITY_QUIET_MS', 250, env) },
+    intakePriority: {
+      maxDeferMs: envInt('INTAKE_PRIORITY_MAX_DEFER_MS', 2_000, env),
+      quietMs: envInt('INTAKE_PRIORITY_QUIET_MS', 250, env),
+    },
     timeZone: envString('TIME_ZONE', 'America/Sao_Paulo', env),
   };
 }

@@ -25,12 +25,27 @@ export interface RunningReceivablesService {
 }
 
 /** Starts receivables-svc: gateway requests, registration and cancellation workers, outbox relay, provider webhooks. */
-export async function startReceivablesService(config: ReceivablesConfig, logger: Logger = createLogger('receivables-svc', config.logLevel)): Promise<RunningReceivablesService> {
+export async function startReceivablesService(
+  config: ReceivablesConfig,
+  logger: Logger = createLogger('receivables-svc', config.logLevel),
+): Promise<RunningReceivablesService> {
   await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<ReceivablesDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'receivables-svc', poolSize: 20 });
+  const db = createDatabase<ReceivablesDatabase>({
+    url: config.databaseUrl,
+    schema: SCHEMA,
+    applicationName: 'receivables-svc',
+    poolSize: 20,
+  });
   await migrateToLatest(db, SCHEMA, migrations);
-  const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'receivables-svc', logger, requestTimeoutMs: config.busTimeoutMs });
-  for (const spec of [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests]) await bus.streams.ensure(spec);
+  const bus = await connectBus({
+    url: config.natsUrl,
+    prefix: config.busPrefix,
+    name: 'receivables-svc',
+    logger,
+    requestTimeoutMs: config.busTimeoutMs,
+  });
+  for (const spec of [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests])
+    await bus.streams.ensure(spec);
 
   const outboxStreams = [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests];
   const relay = new OutboxRelay(db, bus, outboxStreams, logger);
@@ -41,13 +56,25 @@ export async function startReceivablesService(config: ReceivablesConfig, logger:
   const priority = new IntakePriority(config.intakePriority);
   registerHandlers(bus, { db, clients: new BusClientDirectory(bus), timeZone: config.timeZone, priority, onEnqueued });
   relay.start();
-  const workers = await startWorkers(bus, { db, provider, logger, observer: observed.registration }, { concurrency: config.workerConcurrency, priority, onEnqueued });
+  const workers = await startWorkers(
+    bus,
+    { db, provider, logger, observer: observed.registration },
+    { concurrency: config.workerConcurrency, priority, onEnqueued },
+  );
   const http = await startProviderWebhookServer({
-    db, port: config.port, webhookSecret: config.provider.webhookSecret, timeZone: config.timeZone, logger, onEnqueued,
+    db,
+    port: config.port,
+    webhookSecret: config.provider.webhookSecret,
+    timeZone: config.timeZone,
+    logger,
+    onEnqueued,
     readiness: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
     metrics,
   });
-  logger.info({ busPrefix: config.busPrefix, port: http.port, provider: config.provider.baseUrl }, 'receivables-svc ready');
+  logger.info(
+    { busPrefix: config.busPrefix, port: http.port, provider: config.provider.baseUrl },
+    'receivables-svc ready',
+  );
 
   return {
     port: http.port,

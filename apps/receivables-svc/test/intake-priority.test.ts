@@ -67,7 +67,11 @@ describe('IntakePriority', () => {
   it('passes intake results and errors through', async () => {
     const priority = new IntakePriority({ maxDeferMs: 10_000, quietMs: 100 });
     await expect(priority.intake(async () => 42)).resolves.toBe(42);
-    await expect(priority.intake(async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      priority.intake(async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     await sleep(300);
     // A failed intake ends too: had it stayed in flight, this would wait maxDeferMs (10 s).
     expect(await giveWayTime(priority)).toBeLessThan(5_000);

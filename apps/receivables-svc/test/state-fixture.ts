@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { Streams, type CallbackRequest, type CallbackRequestBatch, type ReceivableCreateItem } from '@payments/contracts';
+import {
+  Streams,
+  type CallbackRequest,
+  type CallbackRequestBatch,
+  type ReceivableCreateItem,
+} from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { createLogger } from '@payments/logger';
 import { migrations, SCHEMA } from '../src/db/migrations';
@@ -57,14 +62,30 @@ export class TestClientDirectory implements ClientDirectory {
   add(tenantId: string, name = 'Maria da Silva'): string {
     const clientId = randomUUID();
     const payers = this.byTenant.get(tenantId) ?? new Map<string, Payer>();
-    payers.set(clientId, { clientId, name, taxId: '529.982.247-25', address: 'Rua das Flores', number: '123', neighborhood: 'Centro', city: 'São Paulo', state: 'SP', zipCode: '01310-100', email: null });
+    payers.set(clientId, {
+      clientId,
+      name,
+      taxId: '529.982.247-25',
+      address: 'Rua das Flores',
+      number: '123',
+      neighborhood: 'Centro',
+      city: 'São Paulo',
+      state: 'SP',
+      zipCode: '01310-100',
+      email: null,
+    });
     this.byTenant.set(tenantId, payers);
     return clientId;
   }
 
   async find(tenantId: string, clientIds: string[]): Promise<Map<string, Payer>> {
     const payers = this.byTenant.get(tenantId) ?? new Map<string, Payer>();
-    return new Map(clientIds.map((id) => id.toLowerCase()).filter((id) => payers.has(id)).map((id) => [id, payers.get(id)!]));
+    return new Map(
+      clientIds
+        .map((id) => id.toLowerCase())
+        .filter((id) => payers.has(id))
+        .map((id) => [id, payers.get(id)!]),
+    );
   }
 }
 
@@ -94,7 +115,8 @@ export class TestProvider implements PaymentProvider {
     const outcomes = requests.map((request): BatchRegistrationOutcome => {
       const planned = this.plan(request);
       if (planned === 'unavailable') return { kind: 'unavailable', reason: 'bank busy (test)' };
-      if (planned === 'reject') return { kind: 'rejected', code: 'payer_refused', message: 'the bank refused the payer (test)' };
+      if (planned === 'reject')
+        return { kind: 'rejected', code: 'payer_refused', message: 'the bank refused the payer (test)' };
       return { kind: 'registered', charge: this.chargeFor(request) };
     });
     await this.whileRegistering?.();
@@ -146,7 +168,11 @@ export function chargeItem(clientId: string, overrides: Partial<ReceivableCreate
 }
 
 /** Accepts one charge for a new tenant (or the given one) and returns its stored row. */
-export async function acceptOne(f: StateFixture, tenantId: string = randomUUID(), overrides: Partial<ReceivableCreateItem> = {}): Promise<ReceivableRow> {
+export async function acceptOne(
+  f: StateFixture,
+  tenantId: string = randomUUID(),
+  overrides: Partial<ReceivableCreateItem> = {},
+): Promise<ReceivableRow> {
   const clientId = f.clients.add(tenantId);
   const item = chargeItem(clientId, overrides);
   await acceptReceivables(f.db, f.clients, tenantId, [item]);
@@ -154,7 +180,12 @@ export async function acceptOne(f: StateFixture, tenantId: string = randomUUID()
 }
 
 export async function row(f: StateFixture, tenantId: string, accountReceivableId: string): Promise<ReceivableRow> {
-  return f.db.selectFrom('receivables').selectAll().where('tenant_id', '=', tenantId).where('account_receivable_id', '=', accountReceivableId).executeTakeFirstOrThrow();
+  return f.db
+    .selectFrom('receivables')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('account_receivable_id', '=', accountReceivableId)
+    .executeTakeFirstOrThrow();
 }
 
 export async function rowById(f: StateFixture, id: string): Promise<ReceivableRow> {
@@ -162,19 +193,42 @@ export async function rowById(f: StateFixture, id: string): Promise<ReceivableRo
 }
 
 /** What the outbox holds for a stream, as messages (msg_id, payload), oldest first. */
-export async function outbox<T = unknown>(f: StateFixture, stream: { name: string }): Promise<Array<{ msg_id: string; payload: T }>> {
-  const rows = await f.db.selectFrom('outbox').select(['msg_id', 'payload']).where('stream', '=', stream.name).orderBy('id').execute();
+export async function outbox<T = unknown>(
+  f: StateFixture,
+  stream: { name: string },
+): Promise<Array<{ msg_id: string; payload: T }>> {
+  const rows = await f.db
+    .selectFrom('outbox')
+    .select(['msg_id', 'payload'])
+    .where('stream', '=', stream.name)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({ msg_id: r.msg_id, payload: r.payload as T }));
 }
 
 /** Every callback request queued for this receivable (from the callback batches in the outbox). */
-export async function callbacksFor(f: StateFixture, receivable: Pick<ReceivableRow, 'account_receivable_id' | 'tenant_id'>): Promise<CallbackRequest[]> {
+export async function callbacksFor(
+  f: StateFixture,
+  receivable: Pick<ReceivableRow, 'account_receivable_id' | 'tenant_id'>,
+): Promise<CallbackRequest[]> {
   const batches = await outbox<CallbackRequestBatch>(f, Streams.callbackRequests);
   return batches
     .flatMap((b) => b.payload.requests)
-    .filter((r) => r.tenant_id === receivable.tenant_id && (r.payload as { accounts_receivable_id?: string }).accounts_receivable_id === receivable.account_receivable_id);
+    .filter(
+      (r) =>
+        r.tenant_id === receivable.tenant_id &&
+        (r.payload as { accounts_receivable_id?: string }).accounts_receivable_id === receivable.account_receivable_id,
+    );
 }
 
-export async function history(f: StateFixture, receivableId: string): Promise<Array<{ from_state: string | null; to_state: string; reason: string }>> {
-  return f.db.selectFrom('state_history').select(['from_state', 'to_state', 'reason']).where('receivable_id', '=', receivableId).orderBy('id').execute();
+export async function history(
+  f: StateFixture,
+  receivableId: string,
+): Promise<Array<{ from_state: string | null; to_state: string; reason: string }>> {
+  return f.db
+    .selectFrom('state_history')
+    .select(['from_state', 'to_state', 'reason'])
+    .where('receivable_id', '=', receivableId)
+    .orderBy('id')
+    .execute();
 }

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { ServiceError, Streams, type CancellationJob, type PaidCallback, type RegisteredCallback, type RegistrationFailedCallback, type RegistrationJob } from '@payments/contracts';
+import {
+  ServiceError,
+  Streams,
+  type CancellationJob,
+  type PaidCallback,
+  type RegisteredCallback,
+  type RegistrationFailedCallback,
+  type RegistrationJob,
+} from '@payments/contracts';
 import { acceptReceivables } from '../src/domain/intake';
 import { processCancellation, requestCancellation } from '../src/domain/cancellation';
 import { recordPayment } from '../src/domain/payments';
@@ -7,7 +15,18 @@ import { registerReceivables } from '../src/domain/registration';
 import { consultReceivable, searchReceivables } from '../src/domain/search';
 import type { ProviderPayment } from '../src/domain/ports';
 import type { ReceivableRow } from '../src/db/schema';
-import { acceptOne, callbacksFor, chargeItem, history, outbox, row, rowById, startStateFixture, TestProvider, type StateFixture } from './state-fixture';
+import {
+  acceptOne,
+  callbacksFor,
+  chargeItem,
+  history,
+  outbox,
+  row,
+  rowById,
+  startStateFixture,
+  TestProvider,
+  type StateFixture,
+} from './state-fixture';
 
 // The state logic of receivables-svc (intake, registration, cancellation, payment) run against a real
 // Postgres: the service's schema migrated into a throw-away database. The provider and the client
@@ -25,8 +44,15 @@ afterAll(async () => {
 });
 
 const deps = (provider: TestProvider) => ({ db: f.db, provider, logger: f.logger });
-const registrationJob = (r: Pick<ReceivableRow, 'id' | 'tenant_id'>): RegistrationJob => ({ tenant_id: r.tenant_id, receivable_ids: [r.id] });
-const cancellationJob = (r: Pick<ReceivableRow, 'id' | 'tenant_id'>): CancellationJob => ({ tenant_id: r.tenant_id, receivable_id: r.id, reason: 'requested' });
+const registrationJob = (r: Pick<ReceivableRow, 'id' | 'tenant_id'>): RegistrationJob => ({
+  tenant_id: r.tenant_id,
+  receivable_ids: [r.id],
+});
+const cancellationJob = (r: Pick<ReceivableRow, 'id' | 'tenant_id'>): CancellationJob => ({
+  tenant_id: r.tenant_id,
+  receivable_id: r.id,
+  reason: 'requested',
+});
 
 async function registered(provider = new TestProvider(), tenantId?: string): Promise<ReceivableRow> {
   const r = await acceptOne(f, tenantId);
@@ -35,15 +61,28 @@ async function registered(provider = new TestProvider(), tenantId?: string): Pro
 }
 
 function payment(r: ReceivableRow, overrides: Partial<ProviderPayment> = {}): ProviderPayment {
-  return { eventId: `evt-${randomUUID()}`, chargeId: r.provider_charge_id!, paidAt: new Date('2026-11-23T15:00:00.000Z'), amountPaidCents: r.amount_cents, feeCents: 199, method: 'boleto', ...overrides };
+  return {
+    eventId: `evt-${randomUUID()}`,
+    chargeId: r.provider_charge_id!,
+    paidAt: new Date('2026-11-23T15:00:00.000Z'),
+    amountPaidCents: r.amount_cents,
+    feeCents: 199,
+    method: 'boleto',
+    ...overrides,
+  };
 }
 
 async function cancellationJobsFor(r: ReceivableRow) {
-  return (await outbox<CancellationJob>(f, Streams.receivableCancellations)).filter((m) => m.payload.receivable_id === r.id);
+  return (await outbox<CancellationJob>(f, Streams.receivableCancellations)).filter(
+    (m) => m.payload.receivable_id === r.id,
+  );
 }
 
 async function expectServiceError(promise: Promise<unknown>, code: string, detail?: RegExp): Promise<void> {
-  const err = await promise.then(() => undefined, (e: unknown) => e);
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ServiceError);
   expect((err as ServiceError).code).toBe(code);
   if (detail) expect((err as ServiceError).detail).toMatch(detail);
@@ -57,18 +96,27 @@ describe('intake', () => {
     expect(await acceptReceivables(f.db, f.clients, tenantId, batch)).toEqual({ created: 150, alreadyExisting: 0 });
     const rows = await f.db.selectFrom('receivables').selectAll().where('tenant_id', '=', tenantId).execute();
     expect(rows).toHaveLength(150);
-    expect(new Set(rows.map((r) => `${r.state}/${r.registration_status}/${r.payment_type}`))).toEqual(new Set(['pending/queued/undefined']));
+    expect(new Set(rows.map((r) => `${r.state}/${r.registration_status}/${r.payment_type}`))).toEqual(
+      new Set(['pending/queued/undefined']),
+    );
     const ids = new Set(rows.map((r) => r.id));
-    const jobs = (await outbox<RegistrationJob>(f, Streams.receivableRegistrations)).filter((m) => m.payload.tenant_id === tenantId);
+    const jobs = (await outbox<RegistrationJob>(f, Streams.receivableRegistrations)).filter(
+      (m) => m.payload.tenant_id === tenantId,
+    );
     expect(jobs.map((j) => j.payload.receivable_ids.length)).toEqual([100, 50]);
     expect(jobs.map((j) => j.msg_id)).toEqual(jobs.map((j) => `reg_${j.payload.receivable_ids[0]}`));
     expect(new Set(jobs.flatMap((j) => j.payload.receivable_ids))).toEqual(ids);
 
     const fresh = chargeItem(clientId);
     const again = { ...batch[7], account_receivable_id: batch[7].account_receivable_id.toUpperCase(), value: 999 };
-    expect(await acceptReceivables(f.db, f.clients, tenantId, [again, fresh])).toEqual({ created: 1, alreadyExisting: 1 });
+    expect(await acceptReceivables(f.db, f.clients, tenantId, [again, fresh])).toEqual({
+      created: 1,
+      alreadyExisting: 1,
+    });
     expect((await row(f, tenantId, batch[7].account_receivable_id)).amount_cents).toBe(15075); // left as it was
-    const after = (await outbox<RegistrationJob>(f, Streams.receivableRegistrations)).filter((m) => m.payload.tenant_id === tenantId);
+    const after = (await outbox<RegistrationJob>(f, Streams.receivableRegistrations)).filter(
+      (m) => m.payload.tenant_id === tenantId,
+    );
     expect(after).toHaveLength(3);
     expect(after[2].payload.receivable_ids).toEqual([(await row(f, tenantId, fresh.account_receivable_id)).id]);
   });
@@ -76,40 +124,87 @@ describe('intake', () => {
   it('stores nothing when one client of the batch is not registered, naming the item', async () => {
     const tenantId = randomUUID();
     const clientId = f.clients.add(tenantId);
-    const err = await acceptReceivables(f.db, f.clients, tenantId, [chargeItem(clientId), chargeItem(randomUUID())]).then(() => undefined, (e: unknown) => e);
+    const err = await acceptReceivables(f.db, f.clients, tenantId, [
+      chargeItem(clientId),
+      chargeItem(randomUUID()),
+    ]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ServiceError);
     expect((err as ServiceError).errors).toEqual([expect.objectContaining({ path: '/1/client_id' })]);
-    const count = await f.db.selectFrom('receivables').select((eb) => eb.fn.countAll<string>().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow();
+    const count = await f.db
+      .selectFrom('receivables')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
-    expect((await outbox<RegistrationJob>(f, Streams.receivableRegistrations)).filter((m) => m.payload.tenant_id === tenantId)).toEqual([]);
+    expect(
+      (await outbox<RegistrationJob>(f, Streams.receivableRegistrations)).filter(
+        (m) => m.payload.tenant_id === tenantId,
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('registration', () => {
   it('pending -> registered: the charge terms go to the provider, its data is stored, the state stays pending and one registered callback is queued', async () => {
     const provider = new TestProvider();
-    const r = await acceptOne(f, undefined, { discount_type: 'ValorFixoAteDataInformada', discount_value: 10, discount_date: '2026-12-10' });
+    const r = await acceptOne(f, undefined, {
+      discount_type: 'ValorFixoAteDataInformada',
+      discount_value: 10,
+      discount_date: '2026-12-10',
+    });
     expect(await registerReceivables(deps(provider), registrationJob(r), 1)).toBe('done');
 
     expect(provider.registerCalls).toHaveLength(1);
     expect(provider.registerCalls[0][0]).toMatchObject({
-      idempotencyKey: r.id, kind: 'hybrid_slip', amountCents: 15075, issueDate: '2026-11-23', dueDate: '2026-12-15', fineBp: 200, interestPerDayCents: 5,
-      discount: { amountCents: 1000, until: '2026-12-10' }, reference: r.account_receivable_id,
+      idempotencyKey: r.id,
+      kind: 'hybrid_slip',
+      amountCents: 15075,
+      issueDate: '2026-11-23',
+      dueDate: '2026-12-15',
+      fineBp: 200,
+      interestPerDayCents: 5,
+      discount: { amountCents: 1000, until: '2026-12-10' },
+      reference: r.account_receivable_id,
       descriptionLines: [{ description: 'Mensalidade', quantity: 1, priceCents: 15075 }],
     });
     const charge = provider.charges.get(r.id)!;
     const after = await rowById(f, r.id);
     expect(after).toMatchObject({
-      state: 'pending', registration_status: 'registered', provider_charge_id: charge.chargeId, our_number: charge.ourNumber, barcode: charge.barcode,
-      typeable_line: charge.typeableLine, pix_copy_and_paste: charge.pixCopyAndPaste, qrcode_image_url: charge.qrcodeImageUrl, pdf_url: charge.pdfUrl,
-      rejection_code: null, payment_date: null, payment_type: 'undefined',
+      state: 'pending',
+      registration_status: 'registered',
+      provider_charge_id: charge.chargeId,
+      our_number: charge.ourNumber,
+      barcode: charge.barcode,
+      typeable_line: charge.typeableLine,
+      pix_copy_and_paste: charge.pixCopyAndPaste,
+      qrcode_image_url: charge.qrcodeImageUrl,
+      pdf_url: charge.pdfUrl,
+      rejection_code: null,
+      payment_date: null,
+      payment_type: 'undefined',
     });
     const callbacks = await callbacksFor(f, r);
     expect(callbacks).toHaveLength(1);
-    expect(callbacks[0]).toMatchObject({ event_id: `evt_registered_${r.id.replace(/-/g, '')}`, event_type: 'receivable.registered', url: r.url_callback });
+    expect(callbacks[0]).toMatchObject({
+      event_id: `evt_registered_${r.id.replace(/-/g, '')}`,
+      event_type: 'receivable.registered',
+      url: r.url_callback,
+    });
     expect(callbacks[0].payload as RegisteredCallback).toEqual({
-      success: true, type: 'registered', accounts_receivable_id: r.account_receivable_id,
-      payment_data: { typeable_line: charge.typeableLine, barcode: charge.barcode, our_number: charge.ourNumber, pix_copy_and_paste: charge.pixCopyAndPaste, qrcode_image: charge.qrcodeImageUrl, pdf: charge.pdfUrl },
+      success: true,
+      type: 'registered',
+      accounts_receivable_id: r.account_receivable_id,
+      payment_data: {
+        typeable_line: charge.typeableLine,
+        barcode: charge.barcode,
+        our_number: charge.ourNumber,
+        pix_copy_and_paste: charge.pixCopyAndPaste,
+        qrcode_image: charge.qrcodeImageUrl,
+        pdf: charge.pdfUrl,
+      },
     });
     expect(await history(f, r.id)).toEqual([]); // still pending: no state change to record
   });
@@ -119,13 +214,24 @@ describe('registration', () => {
     provider.plan = () => 'reject';
     const r = await acceptOne(f);
     expect(await registerReceivables(deps(provider), registrationJob(r), 1)).toBe('done');
-    expect(await rowById(f, r.id)).toMatchObject({ state: 'rejected', registration_status: 'rejected', rejection_code: 'payer_refused', provider_charge_id: null, our_number: null });
-    expect(await history(f, r.id)).toEqual([{ from_state: 'pending', to_state: 'rejected', reason: 'provider rejected: payer_refused' }]);
+    expect(await rowById(f, r.id)).toMatchObject({
+      state: 'rejected',
+      registration_status: 'rejected',
+      rejection_code: 'payer_refused',
+      provider_charge_id: null,
+      our_number: null,
+    });
+    expect(await history(f, r.id)).toEqual([
+      { from_state: 'pending', to_state: 'rejected', reason: 'provider rejected: payer_refused' },
+    ]);
     const callbacks = await callbacksFor(f, r);
     expect(callbacks.map((c) => c.event_type)).toEqual(['receivable.registration_failed']);
     expect(callbacks[0].event_id).toBe(`evt_registered_${r.id.replace(/-/g, '')}`); // one event per receivable, success or not
     expect(callbacks[0].payload as RegistrationFailedCallback).toEqual({
-      success: false, type: 'registered', accounts_receivable_id: r.account_receivable_id, error: { code: 'payer_refused', message: 'the bank refused the payer (test)' },
+      success: false,
+      type: 'registered',
+      accounts_receivable_id: r.account_receivable_id,
+      error: { code: 'payer_refused', message: 'the bank refused the payer (test)' },
     });
   });
 
@@ -136,7 +242,11 @@ describe('registration', () => {
     expect(await registerReceivables(deps(provider), registrationJob(r), 1)).toEqual({ retryInMs: 1_000 });
     expect(await registerReceivables(deps(provider), registrationJob(r), 3)).toEqual({ retryInMs: 4_000 });
     expect(await registerReceivables(deps(provider), registrationJob(r), 50)).toEqual({ retryInMs: 60_000 });
-    expect(await rowById(f, r.id)).toMatchObject({ state: 'pending', registration_status: 'queued', provider_charge_id: null });
+    expect(await rowById(f, r.id)).toMatchObject({
+      state: 'pending',
+      registration_status: 'queued',
+      provider_charge_id: null,
+    });
     expect(await callbacksFor(f, r)).toEqual([]);
     provider.down = false;
     expect(await registerReceivables(deps(provider), registrationJob(r), 4)).toBe('done');
@@ -147,11 +257,18 @@ describe('registration', () => {
   it('records each outcome of a mixed batch; the ones the provider could not take now are retried alone', async () => {
     const tenantId = randomUUID();
     const clientId = f.clients.add(tenantId);
-    const [ok, refused, busy] = [chargeItem(clientId), chargeItem(clientId, { payment_method: 3 }), chargeItem(clientId)];
+    const [ok, refused, busy] = [
+      chargeItem(clientId),
+      chargeItem(clientId, { payment_method: 3 }),
+      chargeItem(clientId),
+    ];
     await acceptReceivables(f.db, f.clients, tenantId, [ok, refused, busy]);
-    const [rOk, rRefused, rBusy] = await Promise.all([ok, refused, busy].map((i) => row(f, tenantId, i.account_receivable_id)));
+    const [rOk, rRefused, rBusy] = await Promise.all(
+      [ok, refused, busy].map((i) => row(f, tenantId, i.account_receivable_id)),
+    );
     const provider = new TestProvider();
-    provider.plan = (req) => (req.idempotencyKey === rRefused.id ? 'reject' : req.idempotencyKey === rBusy.id ? 'unavailable' : 'register');
+    provider.plan = (req) =>
+      req.idempotencyKey === rRefused.id ? 'reject' : req.idempotencyKey === rBusy.id ? 'unavailable' : 'register';
     const job: RegistrationJob = { tenant_id: tenantId, receivable_ids: [rOk.id, rRefused.id, rBusy.id] };
 
     expect(await registerReceivables(deps(provider), job, 1)).toEqual({ retryInMs: 1_000 });
@@ -161,7 +278,10 @@ describe('registration', () => {
 
     provider.plan = () => 'register';
     expect(await registerReceivables(deps(provider), job, 2)).toBe('done');
-    expect(provider.registerCalls.map((call) => call.map((req) => req.idempotencyKey).sort())).toEqual([[rOk.id, rRefused.id, rBusy.id].sort(), [rBusy.id]]);
+    expect(provider.registerCalls.map((call) => call.map((req) => req.idempotencyKey).sort())).toEqual([
+      [rOk.id, rRefused.id, rBusy.id].sort(),
+      [rBusy.id],
+    ]);
     expect((await rowById(f, rBusy.id)).registration_status).toBe('registered');
     expect((await rowById(f, rRefused.id)).state).toBe('rejected'); // a rejection is final
     for (const r of [rOk, rRefused, rBusy]) expect(await callbacksFor(f, r)).toHaveLength(1);
@@ -177,9 +297,15 @@ describe('registration', () => {
 
     const twin = await acceptOne(f);
     const racing = new TestProvider();
-    const outcomes = await Promise.all([registerReceivables(deps(racing), registrationJob(twin), 1), registerReceivables(deps(racing), registrationJob(twin), 1)]);
+    const outcomes = await Promise.all([
+      registerReceivables(deps(racing), registrationJob(twin), 1),
+      registerReceivables(deps(racing), registrationJob(twin), 1),
+    ]);
     expect(outcomes).toEqual(['done', 'done']);
-    expect(await rowById(f, twin.id)).toMatchObject({ registration_status: 'registered', provider_charge_id: `chg_${twin.id}` });
+    expect(await rowById(f, twin.id)).toMatchObject({
+      registration_status: 'registered',
+      provider_charge_id: `chg_${twin.id}`,
+    });
     expect(await callbacksFor(f, twin)).toHaveLength(1); // only the worker that moved it from queued queues the callback
   });
 
@@ -191,8 +317,14 @@ describe('registration', () => {
     expect(provider.cancelCalls).toEqual([]); // nothing at the provider to cancel
     expect(await registerReceivables(deps(provider), registrationJob(r), 1)).toBe('done');
     expect(provider.registerCalls).toEqual([]);
-    expect(await rowById(f, r.id)).toMatchObject({ state: 'cancelled', registration_status: 'skipped', provider_charge_id: null });
-    expect(await history(f, r.id)).toEqual([{ from_state: 'pending', to_state: 'cancelled', reason: 'cancelled before registration' }]);
+    expect(await rowById(f, r.id)).toMatchObject({
+      state: 'cancelled',
+      registration_status: 'skipped',
+      provider_charge_id: null,
+    });
+    expect(await history(f, r.id)).toEqual([
+      { from_state: 'pending', to_state: 'cancelled', reason: 'cancelled before registration' },
+    ]);
     expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual(['receivable.cancelled']);
   });
 
@@ -205,11 +337,18 @@ describe('registration', () => {
     };
     expect(await registerReceivables(deps(provider), registrationJob(r), 1)).toBe('done');
     const after = await rowById(f, r.id);
-    expect(after).toMatchObject({ state: 'cancelled', registration_status: 'registered', provider_charge_id: `chg_${r.id}` });
+    expect(after).toMatchObject({
+      state: 'cancelled',
+      registration_status: 'registered',
+      provider_charge_id: `chg_${r.id}`,
+    });
     // No registered callback for a cancelled receivable; a cleanup job for the stray charge instead.
     expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual(['receivable.cancelled']);
     const cleanup = (await cancellationJobsFor(after)).find((m) => m.payload.reason === 'cleanup');
-    expect(cleanup).toEqual({ msg_id: `cleanup_${r.id}`, payload: { tenant_id: r.tenant_id, receivable_id: r.id, reason: 'cleanup' } });
+    expect(cleanup).toEqual({
+      msg_id: `cleanup_${r.id}`,
+      payload: { tenant_id: r.tenant_id, receivable_id: r.id, reason: 'cleanup' },
+    });
     expect(await processCancellation(deps(provider), cleanup!.payload, 1)).toBe('done');
     expect(provider.cancelCalls).toEqual([`chg_${r.id}`]);
     expect(await callbacksFor(f, r)).toHaveLength(1); // the cleanup tells the ERP nothing more
@@ -224,16 +363,24 @@ describe('cancellation', () => {
     const queued = await rowById(f, r.id);
     expect(queued).toMatchObject({ state: 'pending', cancellation_requests: 1 });
     expect(queued.cancel_requested_at).toBeInstanceOf(Date);
-    expect(await cancellationJobsFor(r)).toEqual([{ msg_id: `cancel_${r.id}_1`, payload: { tenant_id: r.tenant_id, receivable_id: r.id, reason: 'requested' } }]);
+    expect(await cancellationJobsFor(r)).toEqual([
+      { msg_id: `cancel_${r.id}_1`, payload: { tenant_id: r.tenant_id, receivable_id: r.id, reason: 'requested' } },
+    ]);
 
     expect(await processCancellation(deps(provider), cancellationJob(r), 1)).toBe('done');
     expect(provider.cancelCalls).toEqual([`chg_${r.id}`]);
     expect(await rowById(f, r.id)).toMatchObject({ state: 'cancelled', cancel_requested_at: null });
-    expect(await history(f, r.id)).toEqual([{ from_state: 'pending', to_state: 'cancelled', reason: 'cancelled at the provider' }]);
+    expect(await history(f, r.id)).toEqual([
+      { from_state: 'pending', to_state: 'cancelled', reason: 'cancelled at the provider' },
+    ]);
     const callbacks = await callbacksFor(f, r);
     expect(callbacks.map((c) => c.event_type)).toEqual(['receivable.registered', 'receivable.cancelled']);
     expect(callbacks[1]).toMatchObject({ event_id: `evt_cancel1_${r.id.replace(/-/g, '')}`, url: r.url_callback });
-    expect(callbacks[1].payload).toEqual({ status: 'success', accounts_receivable_id: r.account_receivable_id, message: 'the receivable was cancelled' });
+    expect(callbacks[1].payload).toEqual({
+      status: 'success',
+      accounts_receivable_id: r.account_receivable_id,
+      message: 'the receivable was cancelled',
+    });
 
     // The job delivered again: nothing more happens.
     expect(await processCancellation(deps(provider), cancellationJob(r), 2)).toBe('done');
@@ -245,7 +392,10 @@ describe('cancellation', () => {
     const r = await registered();
     await requestCancellation(f.db, r.tenant_id, r.account_receivable_id);
     await requestCancellation(f.db, r.tenant_id, r.account_receivable_id);
-    await Promise.all([requestCancellation(f.db, r.tenant_id, r.account_receivable_id), requestCancellation(f.db, r.tenant_id, r.account_receivable_id)]);
+    await Promise.all([
+      requestCancellation(f.db, r.tenant_id, r.account_receivable_id),
+      requestCancellation(f.db, r.tenant_id, r.account_receivable_id),
+    ]);
     expect((await rowById(f, r.id)).cancellation_requests).toBe(1);
     expect(await cancellationJobsFor(r)).toHaveLength(1);
   });
@@ -261,9 +411,17 @@ describe('cancellation', () => {
     rejecting.plan = () => 'reject';
     const rejected = await registered(rejecting);
 
-    await expectServiceError(requestCancellation(f.db, cancelled.tenant_id, cancelled.account_receivable_id), 'conflict', /already cancelled/);
+    await expectServiceError(
+      requestCancellation(f.db, cancelled.tenant_id, cancelled.account_receivable_id),
+      'conflict',
+      /already cancelled/,
+    );
     await expectServiceError(requestCancellation(f.db, paid.tenant_id, paid.account_receivable_id), 'conflict', /paid/);
-    await expectServiceError(requestCancellation(f.db, rejected.tenant_id, rejected.account_receivable_id), 'conflict', /rejected/);
+    await expectServiceError(
+      requestCancellation(f.db, rejected.tenant_id, rejected.account_receivable_id),
+      'conflict',
+      /rejected/,
+    );
     await expectServiceError(requestCancellation(f.db, randomUUID(), paid.account_receivable_id), 'not_found');
     await expectServiceError(requestCancellation(f.db, paid.tenant_id, randomUUID()), 'not_found');
     expect(await cancellationJobsFor(cancelled)).toHaveLength(1);
@@ -286,7 +444,10 @@ describe('cancellation', () => {
     provider.cancelOutcome = 'cancelled';
     expect(await processCancellation(deps(provider), cancellationJob(r), 3)).toBe('done');
     expect((await rowById(f, r.id)).state).toBe('cancelled');
-    expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual(['receivable.registered', 'receivable.cancelled']);
+    expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual([
+      'receivable.registered',
+      'receivable.cancelled',
+    ]);
   });
 
   it('answers an error callback when the provider says the charge is no longer open (paid there); the state waits for the payment', async () => {
@@ -298,10 +459,18 @@ describe('cancellation', () => {
     expect(await rowById(f, r.id)).toMatchObject({ state: 'pending', cancel_requested_at: null });
     const callbacks = await callbacksFor(f, r);
     expect(callbacks.map((c) => c.event_type)).toEqual(['receivable.registered', 'receivable.cancellation_failed']);
-    expect(callbacks[1].payload).toEqual({ status: 'error', accounts_receivable_id: r.account_receivable_id, message: 'the receivable was paid before it could be cancelled' });
+    expect(callbacks[1].payload).toEqual({
+      status: 'error',
+      accounts_receivable_id: r.account_receivable_id,
+      message: 'the receivable was paid before it could be cancelled',
+    });
     // The payment then arrives: approved, with its own paid callback.
     expect(await recordPayment(f.db, payment(r), TZ, f.logger)).toBe('approved');
-    expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual(['receivable.registered', 'receivable.cancellation_failed', 'receivable.paid']);
+    expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual([
+      'receivable.registered',
+      'receivable.cancellation_failed',
+      'receivable.paid',
+    ]);
   });
 
   it('answers an error callback when registration is rejected while the cancellation waits', async () => {
@@ -315,8 +484,15 @@ describe('cancellation', () => {
     expect(provider.cancelCalls).toEqual([]);
     expect(await rowById(f, r.id)).toMatchObject({ state: 'rejected', cancel_requested_at: null });
     const callbacks = await callbacksFor(f, r);
-    expect(callbacks.map((c) => c.event_type)).toEqual(['receivable.registration_failed', 'receivable.cancellation_failed']);
-    expect(callbacks[1].payload).toEqual({ status: 'error', accounts_receivable_id: r.account_receivable_id, message: 'the receivable was rejected by the provider; there is nothing to cancel' });
+    expect(callbacks.map((c) => c.event_type)).toEqual([
+      'receivable.registration_failed',
+      'receivable.cancellation_failed',
+    ]);
+    expect(callbacks[1].payload).toEqual({
+      status: 'error',
+      accounts_receivable_id: r.account_receivable_id,
+      message: 'the receivable was rejected by the provider; there is nothing to cancel',
+    });
   });
 
   it('answers every accepted cancel with one result callback: paid while the cancellation is queued gives an error callback beside the paid one', async () => {
@@ -332,9 +508,17 @@ describe('cancellation', () => {
     expect(provider.cancelCalls).toEqual([]); // paid: nothing to cancel at the provider
     expect(await rowById(f, r.id)).toMatchObject({ state: 'approved', payment_type: 'pix', cancel_requested_at: null });
     const callbacks = await callbacksFor(f, r);
-    expect(callbacks.map((c) => c.event_type)).toEqual(['receivable.registered', 'receivable.paid', 'receivable.cancellation_failed']);
+    expect(callbacks.map((c) => c.event_type)).toEqual([
+      'receivable.registered',
+      'receivable.paid',
+      'receivable.cancellation_failed',
+    ]);
     expect(callbacks[2]).toMatchObject({ event_id: `evt_cancel1_${r.id.replace(/-/g, '')}` });
-    expect(callbacks[2].payload).toEqual({ status: 'error', accounts_receivable_id: r.account_receivable_id, message: 'the receivable was paid before it could be cancelled' });
+    expect(callbacks[2].payload).toEqual({
+      status: 'error',
+      accounts_receivable_id: r.account_receivable_id,
+      message: 'the receivable was paid before it could be cancelled',
+    });
   });
 });
 
@@ -343,25 +527,50 @@ describe('payment', () => {
     ['boleto', 199, 'Boleto'],
     ['pix', 149, 'Pix'],
     ['manual', 0, 'Manual'],
-  ] as const)('pending -> approved by %s: payment date, amount paid, fee and type stored, the transition recorded, one paid callback', async (method, feeCents, label) => {
-    const r = await registered();
-    const paidAt = new Date('2026-11-23T15:04:05.120Z');
-    expect(await recordPayment(f.db, payment(r, { method, feeCents, paidAt, amountPaidCents: 15000 }), TZ, f.logger)).toBe('approved');
-    const after = await rowById(f, r.id);
-    expect(after).toMatchObject({ state: 'approved', amount_paid_cents: 15000, fee_cents: feeCents, payment_type: method, amount_cents: 15075 });
-    expect(after.payment_date?.toISOString()).toBe(paidAt.toISOString());
-    expect(await history(f, r.id)).toEqual([{ from_state: 'pending', to_state: 'approved', reason: `paid by ${method}` }]);
-    const paid = (await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.paid');
-    expect(paid).toHaveLength(1);
-    expect(paid[0].event_id).toBe(`evt_paid_${r.id.replace(/-/g, '')}`);
-    expect(paid[0].payload as PaidCallback).toEqual({
-      success: true, type: 'paid', accounts_receivable_id: r.account_receivable_id, payment_date: '2026-11-23T12:04:05.120', amount_paid: 150, fee_amount: feeCents / 100, payment_type: label,
-    });
-    expect(await consultReceivable(f.db, r.tenant_id, r.account_receivable_id, TZ)).toEqual({
-      accounts_receivable_id: r.account_receivable_id, client_name: 'Maria da Silva', status_payment: 'Aprovada', payment_type: label,
-      payment_date: '2026-11-23T12:04:05.120', amount_due: 150.75, amount_paid: 150, fee_amount: feeCents / 100,
-    });
-  });
+  ] as const)(
+    'pending -> approved by %s: payment date, amount paid, fee and type stored, the transition recorded, one paid callback',
+    async (method, feeCents, label) => {
+      const r = await registered();
+      const paidAt = new Date('2026-11-23T15:04:05.120Z');
+      expect(
+        await recordPayment(f.db, payment(r, { method, feeCents, paidAt, amountPaidCents: 15000 }), TZ, f.logger),
+      ).toBe('approved');
+      const after = await rowById(f, r.id);
+      expect(after).toMatchObject({
+        state: 'approved',
+        amount_paid_cents: 15000,
+        fee_cents: feeCents,
+        payment_type: method,
+        amount_cents: 15075,
+      });
+      expect(after.payment_date?.toISOString()).toBe(paidAt.toISOString());
+      expect(await history(f, r.id)).toEqual([
+        { from_state: 'pending', to_state: 'approved', reason: `paid by ${method}` },
+      ]);
+      const paid = (await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.paid');
+      expect(paid).toHaveLength(1);
+      expect(paid[0].event_id).toBe(`evt_paid_${r.id.replace(/-/g, '')}`);
+      expect(paid[0].payload as PaidCallback).toEqual({
+        success: true,
+        type: 'paid',
+        accounts_receivable_id: r.account_receivable_id,
+        payment_date: '2026-11-23T12:04:05.120',
+        amount_paid: 150,
+        fee_amount: feeCents / 100,
+        payment_type: label,
+      });
+      expect(await consultReceivable(f.db, r.tenant_id, r.account_receivable_id, TZ)).toEqual({
+        accounts_receivable_id: r.account_receivable_id,
+        client_name: 'Maria da Silva',
+        status_payment: 'Aprovada',
+        payment_type: label,
+        payment_date: '2026-11-23T12:04:05.120',
+        amount_due: 150.75,
+        amount_paid: 150,
+        fee_amount: feeCents / 100,
+      });
+    },
+  );
 
   it('counts a provider event once, and a second payment of a paid charge changes nothing', async () => {
     const r = await registered();
@@ -369,7 +578,14 @@ describe('payment', () => {
     expect(await recordPayment(f.db, first, TZ, f.logger)).toBe('approved');
     expect(await recordPayment(f.db, first, TZ, f.logger)).toBe('duplicate');
     const paidOnce = await rowById(f, r.id);
-    expect(await recordPayment(f.db, payment(r, { method: 'pix', feeCents: 1, amountPaidCents: 1, paidAt: new Date() }), TZ, f.logger)).toBe('already_paid');
+    expect(
+      await recordPayment(
+        f.db,
+        payment(r, { method: 'pix', feeCents: 1, amountPaidCents: 1, paidAt: new Date() }),
+        TZ,
+        f.logger,
+      ),
+    ).toBe('already_paid');
     const after = await rowById(f, r.id);
     expect({ ...after, updated_at: null }).toEqual({ ...paidOnce, updated_at: null });
     expect((await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.paid')).toHaveLength(1);
@@ -377,9 +593,20 @@ describe('payment', () => {
   });
 
   it('refuses a payment for a charge it does not know (yet) without consuming the event, so the provider retry applies it', async () => {
-    const unknown: ProviderPayment = { eventId: `evt-${randomUUID()}`, chargeId: `chg_${randomUUID()}`, paidAt: new Date(), amountPaidCents: 100, feeCents: 1, method: 'pix' };
+    const unknown: ProviderPayment = {
+      eventId: `evt-${randomUUID()}`,
+      chargeId: `chg_${randomUUID()}`,
+      paidAt: new Date(),
+      amountPaidCents: 100,
+      feeCents: 1,
+      method: 'pix',
+    };
     await expectServiceError(recordPayment(f.db, unknown, TZ, f.logger), 'not_found');
-    const stored = await f.db.selectFrom('provider_events').select('event_id').where('event_id', '=', unknown.eventId).execute();
+    const stored = await f.db
+      .selectFrom('provider_events')
+      .select('event_id')
+      .where('event_id', '=', unknown.eventId)
+      .execute();
     expect(stored).toEqual([]);
   });
 
@@ -392,8 +619,15 @@ describe('payment', () => {
     await processCancellation(deps(provider), cancellationJob(r), 1);
     expect(await recordPayment(f.db, payment(r), TZ, f.logger)).toBe('approved');
     expect((await rowById(f, r.id)).state).toBe('approved');
-    expect((await history(f, r.id)).map((h) => `${h.from_state}->${h.to_state}`)).toEqual(['pending->cancelled', 'cancelled->approved']);
-    expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual(['receivable.registered', 'receivable.cancelled', 'receivable.paid']);
+    expect((await history(f, r.id)).map((h) => `${h.from_state}->${h.to_state}`)).toEqual([
+      'pending->cancelled',
+      'cancelled->approved',
+    ]);
+    expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual([
+      'receivable.registered',
+      'receivable.cancelled',
+      'receivable.paid',
+    ]);
   });
 });
 
@@ -408,17 +642,40 @@ describe('search by state', () => {
     const rejected = await acceptOne(f, tenantId, at('2026-03-02'));
     await acceptOne(f, tenantId, at('2026-04-01')); // out of range
     provider.plan = (req) => (req.idempotencyKey === rejected.id ? 'reject' : 'register');
-    await registerReceivables(deps(provider), { tenant_id: tenantId, receivable_ids: [pending.id, approved.id, cancelled.id, rejected.id] }, 1);
+    await registerReceivables(
+      deps(provider),
+      { tenant_id: tenantId, receivable_ids: [pending.id, approved.id, cancelled.id, rejected.id] },
+      1,
+    );
     await recordPayment(f.db, payment(await rowById(f, approved.id), { method: 'manual', feeCents: 0 }), TZ, f.logger);
     await requestCancellation(f.db, tenantId, cancelled.account_receivable_id);
     await processCancellation(deps(provider), cancellationJob(cancelled), 1);
 
     const search = async (state: 'all' | 'pending' | 'approved' | 'rejected' | 'cancelled') =>
-      (await searchReceivables(f.db, tenantId, { state, start_date: '2026-03-01', end_date: '2026-03-31' }, 10, undefined, TZ)).items;
-    expect((await search('pending')).map((i) => [i.accounts_receivable_id, i.status_payment, i.paymento_type])).toEqual([[pending.account_receivable_id, 'Pendente', 'naodefinido']]);
-    expect((await search('approved')).map((i) => [i.accounts_receivable_id, i.status_payment, i.paymento_type])).toEqual([[approved.account_receivable_id, 'Aprovada', 'Manual']]);
-    expect((await search('rejected')).map((i) => [i.accounts_receivable_id, i.status_payment])).toEqual([[rejected.account_receivable_id, 'Rejeitada']]);
-    expect((await search('cancelled')).map((i) => [i.accounts_receivable_id, i.status_payment])).toEqual([[cancelled.account_receivable_id, 'Cancelada']]);
-    expect((await search('all')).map((i) => i.accounts_receivable_id)).toEqual([approved, rejected, cancelled, pending].map((r) => r.account_receivable_id));
+      (
+        await searchReceivables(
+          f.db,
+          tenantId,
+          { state, start_date: '2026-03-01', end_date: '2026-03-31' },
+          10,
+          undefined,
+          TZ,
+        )
+      ).items;
+    expect((await search('pending')).map((i) => [i.accounts_receivable_id, i.status_payment, i.paymento_type])).toEqual(
+      [[pending.account_receivable_id, 'Pendente', 'naodefinido']],
+    );
+    expect(
+      (await search('approved')).map((i) => [i.accounts_receivable_id, i.status_payment, i.paymento_type]),
+    ).toEqual([[approved.account_receivable_id, 'Aprovada', 'Manual']]);
+    expect((await search('rejected')).map((i) => [i.accounts_receivable_id, i.status_payment])).toEqual([
+      [rejected.account_receivable_id, 'Rejeitada'],
+    ]);
+    expect((await search('cancelled')).map((i) => [i.accounts_receivable_id, i.status_payment])).toEqual([
+      [cancelled.account_receivable_id, 'Cancelada'],
+    ]);
+    expect((await search('all')).map((i) => i.accounts_receivable_id)).toEqual(
+      [approved, rejected, cancelled, pending].map((r) => r.account_receivable_id),
+    );
   });
 });

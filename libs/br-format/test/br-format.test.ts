@@ -1,4 +1,12 @@
-import { formatBrazilianDate, formatPercent, formatReais, formatTypeableLine, fromCents, hasAtMostTwoDecimals, toCents } from '../src';
+import {
+  formatBrazilianDate,
+  formatPercent,
+  formatReais,
+  formatTypeableLine,
+  fromCents,
+  hasAtMostTwoDecimals,
+  toCents,
+} from '../src';
 
 it('writes reais with thousands dots and decimal comma', () => {
   expect(formatReais(123_456_789)).toBe('R$ 1.234.567,89');
@@ -15,22 +23,27 @@ it('writes percentages from basis points and dates day first', () => {
 
 it('prints a typeable line in its usual groups, and only a 47-digit one', () => {
   // test-vectors/boleto.json
-  expect(formatTypeableLine('23790448095616862379336011058009740430000124020')).toBe('23790.44809 56168.623793 36011.058009 7 40430000124020');
+  expect(formatTypeableLine('23790448095616862379336011058009740430000124020')).toBe(
+    '23790.44809 56168.623793 36011.058009 7 40430000124020',
+  );
   expect(() => formatTypeableLine('2379044809561686237933601105800974043000012402')).toThrow(/47 digits/);
   expect(() => formatTypeableLine('23790.44809 56168.623793 36011.058009 7 40430000124020')).toThrow(/47 digits/);
 });
 
 describe('reais and cents', () => {
   it('hasAtMostTwoDecimals', () => {
-    for (const v of [0, 1, 0.1, 0.29, 10.29, 150.5, 1_234_567_890.12, 8_765_432_109.87, 9_999_999_999.99, -3.75]) expect(hasAtMostTwoDecimals(v)).toBe(true);
-    for (const v of [10.005, 1.001, 0.001, 12.345, 0.1 + 0.2, NaN, Infinity, -Infinity, 1e-7, 1e15]) expect(hasAtMostTwoDecimals(v)).toBe(false);
+    for (const v of [0, 1, 0.1, 0.29, 10.29, 150.5, 1_234_567_890.12, 8_765_432_109.87, 9_999_999_999.99, -3.75])
+      expect(hasAtMostTwoDecimals(v)).toBe(true);
+    for (const v of [10.005, 1.001, 0.001, 12.345, 0.1 + 0.2, NaN, Infinity, -Infinity, 1e-7, 1e15])
+      expect(hasAtMostTwoDecimals(v)).toBe(false);
   });
 
   it('is exact for every cent value at large magnitudes', () => {
     const wrong: number[] = [];
     for (let i = 0; i < 20_000; i++) {
       const cents = Math.floor(Math.random() * 999_999_999_999);
-      if (!(hasAtMostTwoDecimals(cents / 100) && toCents(cents / 100) === cents && fromCents(cents) === cents / 100)) wrong.push(cents);
+      if (!(hasAtMostTwoDecimals(cents / 100) && toCents(cents / 100) === cents && fromCents(cents) === cents / 100))
+        wrong.push(cents);
     }
     expect(wrong).toEqual([]);
   });

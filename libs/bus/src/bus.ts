@@ -91,8 +91,15 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
   }
 
   /** A request in a CLIENT span whose context travels in the message headers to the serving side. */
-  async function request<Req, Res>(relative: string, payload: Req, ro: { timeoutMs?: number; service?: string } = {}): Promise<Res> {
-    const span = tracer.startSpan(`request ${relative}`, { kind: SpanKind.CLIENT, attributes: messagingAttributes(subject(relative), 'send', 'request') });
+  async function request<Req, Res>(
+    relative: string,
+    payload: Req,
+    ro: { timeoutMs?: number; service?: string } = {},
+  ): Promise<Res> {
+    const span = tracer.startSpan(`request ${relative}`, {
+      kind: SpanKind.CLIENT,
+      attributes: messagingAttributes(subject(relative), 'send', 'request'),
+    });
     try {
       return await sendRequest<Req, Res>(relative, payload, ro, contextWith(span));
     } catch (err) {
@@ -103,17 +110,27 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     }
   }
 
-  async function sendRequest<Req, Res>(relative: string, payload: Req, ro: { timeoutMs?: number; service?: string }, traceContext: Context): Promise<Res> {
+  async function sendRequest<Req, Res>(
+    relative: string,
+    payload: Req,
+    ro: { timeoutMs?: number; service?: string },
+    traceContext: Context,
+  ): Promise<Res> {
     const encoded = await encode(payload);
     const headers = withTraceHeaders(traceContext, encoded.headers);
     const who = ro.service ?? relative.split('.')[0];
     let reply: Msg;
     try {
-      reply = await connection.request(subject(relative), encoded.data, { timeout: ro.timeoutMs ?? opts.requestTimeoutMs ?? 10_000, headers });
+      reply = await connection.request(subject(relative), encoded.data, {
+        timeout: ro.timeoutMs ?? opts.requestTimeoutMs ?? 10_000,
+        headers,
+      });
     } catch (err) {
       const code = (err as NatsError).code;
-      if (code === NatsErrorCode.NoResponders) throw new ServiceError('service_unavailable', `the ${who} service is not running`);
-      if (code === NatsErrorCode.Timeout) throw new ServiceError('service_unavailable', `the ${who} service did not answer in time`);
+      if (code === NatsErrorCode.NoResponders)
+        throw new ServiceError('service_unavailable', `the ${who} service is not running`);
+      if (code === NatsErrorCode.Timeout)
+        throw new ServiceError('service_unavailable', `the ${who} service did not answer in time`);
       throw err;
     }
     const body = (await decode(reply)) as BusReply<Res>;
@@ -139,12 +156,24 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
   }
 
   /** Serves one request in a SERVER span, child of the requester's span carried in the headers. */
-  async function handle<Req, Res>(msg: Msg, relative: string, handler: RequestHandler<Req, Res>, queue: string): Promise<void> {
+  async function handle<Req, Res>(
+    msg: Msg,
+    relative: string,
+    handler: RequestHandler<Req, Res>,
+    queue: string,
+  ): Promise<void> {
     const parent = extractFromHeaders(msg.headers);
-    const span = tracer.startSpan(`process ${relative}`, {
-      kind: SpanKind.SERVER,
-      attributes: messagingAttributes(msg.subject, 'process', 'serve', { [MessagingAttributes.consumerGroup]: queue, [MessagingAttributes.bodySize]: msg.data.length }),
-    }, parent);
+    const span = tracer.startSpan(
+      `process ${relative}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: messagingAttributes(msg.subject, 'process', 'serve', {
+          [MessagingAttributes.consumerGroup]: queue,
+          [MessagingAttributes.bodySize]: msg.data.length,
+        }),
+      },
+      parent,
+    );
     try {
       await context.with(contextWith(span, parent), () => answer(msg, relative, handler, span));
     } finally {
@@ -152,7 +181,12 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     }
   }
 
-  async function answer<Req, Res>(msg: Msg, relative: string, handler: RequestHandler<Req, Res>, span: Span): Promise<void> {
+  async function answer<Req, Res>(
+    msg: Msg,
+    relative: string,
+    handler: RequestHandler<Req, Res>,
+    span: Span,
+  ): Promise<void> {
     let reply: BusReply<Res>;
     try {
       const request = (await decode(msg)) as Req;

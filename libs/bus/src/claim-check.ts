@@ -18,7 +18,10 @@ export class ClaimCheck {
   ) {}
 
   private open(): Promise<ObjectStore> {
-    this.store ??= this.js.views.os(this.bucket, { ttl: nanos(this.ttlMs), description: 'large bus payloads (claim check)' });
+    this.store ??= this.js.views.os(this.bucket, {
+      ttl: nanos(this.ttlMs),
+      description: 'large bus payloads (claim check)',
+    });
     return this.store;
   }
 

@@ -24,7 +24,10 @@ const codec = JSONCodec<unknown>();
  * context of its own CONSUMER span (a child of its producer's): what to keep with the item when its
  * work goes on later, so that work stays in the trace that produced it.
  */
-export type BatchHandler<T> = (items: T[], info: { deliveryCounts: number[]; contexts: Context[] }) => Promise<void | MessageOutcome[]>;
+export type BatchHandler<T> = (
+  items: T[],
+  info: { deliveryCounts: number[]; contexts: Context[] },
+) => Promise<void | MessageOutcome[]>;
 
 /** What became of one message: done (ack), or try again later (redelivered after the delay). */
 export type MessageOutcome = 'done' | { retryInMs: number };
@@ -87,21 +90,42 @@ export class DurableStreams {
    * The PRODUCER span is a child of `parent` (default: the active context); the outbox relay passes the
    * context stored with the row, i.e. that of the request that caused the message.
    */
-  publish(spec: StreamSpec, payload: unknown, msgId: string, opts: { parent?: Context } = {}): Promise<{ duplicate: boolean }> {
+  publish(
+    spec: StreamSpec,
+    payload: unknown,
+    msgId: string,
+    opts: { parent?: Context } = {},
+  ): Promise<{ duplicate: boolean }> {
     return this.publishJson(spec, JSON.stringify(payload), msgId, opts);
   }
 
   /** As publish, for a payload already serialized as JSON (the outbox stores it so: no parse and re-encode). */
-  async publishJson(spec: StreamSpec, json: string, msgId: string, opts: { parent?: Context } = {}): Promise<{ duplicate: boolean }> {
+  async publishJson(
+    spec: StreamSpec,
+    json: string,
+    msgId: string,
+    opts: { parent?: Context } = {},
+  ): Promise<{ duplicate: boolean }> {
     const parent = opts.parent ?? context.active();
     const data = Buffer.from(json);
-    const span = tracer.startSpan(`publish ${spec.name}`, {
-      kind: SpanKind.PRODUCER,
-      attributes: this.attributes(spec, 'send', 'publish', { [MessagingAttributes.messageId]: msgId, [MessagingAttributes.bodySize]: data.length }),
-    }, parent);
+    const span = tracer.startSpan(
+      `publish ${spec.name}`,
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: this.attributes(spec, 'send', 'publish', {
+          [MessagingAttributes.messageId]: msgId,
+          [MessagingAttributes.bodySize]: data.length,
+        }),
+      },
+      parent,
+    );
     try {
       const headers = withTraceHeaders(contextWith(span, parent), undefined);
-      const ack = await this.jetstream().publish(this.subject(spec), data, { msgID: msgId, expect: { streamName: this.streamName(spec) }, headers });
+      const ack = await this.jetstream().publish(this.subject(spec), data, {
+        msgID: msgId,
+        expect: { streamName: this.streamName(spec) },
+        headers,
+      });
       if (ack.duplicate) span.setAttribute('messaging.nats.duplicate', true);
       return { duplicate: ack.duplicate };
     } catch (err) {
@@ -117,22 +141,29 @@ export class DurableStreams {
   }
 
   private attributes(spec: StreamSpec, type: 'send' | 'process', name: string, extra: Record<string, string | number>) {
-    return messagingAttributes(this.subject(spec), type, name, { [MessagingAttributes.natsStream]: this.streamName(spec), ...extra });
+    return messagingAttributes(this.subject(spec), type, name, {
+      [MessagingAttributes.natsStream]: this.streamName(spec),
+      ...extra,
+    });
   }
 
   /** A CONSUMER span for one message, child of the span that published it (carried in its headers). */
   private startConsumerSpan(spec: StreamSpec, m: JsMsg): { span: Span; context: Context } {
     const parent = extractFromHeaders(m.headers);
-    const span = tracer.startSpan(`process ${spec.name}`, {
-      kind: SpanKind.CONSUMER,
-      attributes: this.attributes(spec, 'process', 'consume', {
-        [MessagingAttributes.consumerGroup]: spec.consumer,
-        [MessagingAttributes.natsDeliveryCount]: m.info.redeliveryCount,
-        [MessagingAttributes.bodySize]: m.data.length,
-        // JetStream keeps the Nats-Msg-Id header of the publish with the stored message.
-        [MessagingAttributes.messageId]: m.headers?.get('Nats-Msg-Id') ?? '',
-      }),
-    }, parent);
+    const span = tracer.startSpan(
+      `process ${spec.name}`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: this.attributes(spec, 'process', 'consume', {
+          [MessagingAttributes.consumerGroup]: spec.consumer,
+          [MessagingAttributes.natsDeliveryCount]: m.info.redeliveryCount,
+          [MessagingAttributes.bodySize]: m.data.length,
+          // JetStream keeps the Nats-Msg-Id header of the publish with the stored message.
+          [MessagingAttributes.messageId]: m.headers?.get('Nats-Msg-Id') ?? '',
+        }),
+      },
+      parent,
+    );
     return { span, context: contextWith(span, parent) };
   }
 
@@ -140,7 +171,11 @@ export class DurableStreams {
    * Handles messages one by one, up to `concurrency` at once, each acked or retried on its own
    * outcome. A handler that throws has its message retried after a second.
    */
-  async consumeEach<T>(spec: StreamSpec, handler: MessageHandler<T>, opts: { concurrency?: number; ackWaitMs?: number } = {}): Promise<Consumption> {
+  async consumeEach<T>(
+    spec: StreamSpec,
+    handler: MessageHandler<T>,
+    opts: { concurrency?: number; ackWaitMs?: number } = {},
+  ): Promise<Consumption> {
     const concurrency = opts.concurrency ?? 16;
     const messages = await this.openConsumer(spec, opts.ackWaitMs ?? 60_000, concurrency * 2);
     const inFlight = new Set<Promise<void>>();
@@ -150,10 +185,14 @@ export class DurableStreams {
       const { span, context: spanContext } = this.startConsumerSpan(spec, m);
       let outcome: MessageOutcome;
       try {
-        outcome = await context.with(spanContext, () => handler(codec.decode(m.data) as T, { deliveryCount: m.info.redeliveryCount }));
+        outcome = await context.with(spanContext, () =>
+          handler(codec.decode(m.data) as T, { deliveryCount: m.info.redeliveryCount }),
+        );
       } catch (err) {
         failSpan(span, err);
-        context.with(spanContext, () => this.logger.error({ err, stream, seq: m.seq }, 'message handler failed; will retry'));
+        context.with(spanContext, () =>
+          this.logger.error({ err, stream, seq: m.seq }, 'message handler failed; will retry'),
+        );
         outcome = { retryInMs: 1_000 };
       }
       if (outcome === 'done') m.ack();
@@ -197,7 +236,11 @@ export class DurableStreams {
     return consumer.consume({ max_messages: maxMessages, expires: 5_000 });
   }
 
-  async consume<T>(spec: StreamSpec, handler: BatchHandler<T>, opts: { maxBatch?: number; ackWaitMs?: number } = {}): Promise<Consumption> {
+  async consume<T>(
+    spec: StreamSpec,
+    handler: BatchHandler<T>,
+    opts: { maxBatch?: number; ackWaitMs?: number } = {},
+  ): Promise<Consumption> {
     const stream = this.streamName(spec);
     const messages = await this.openConsumer(spec, opts.ackWaitMs ?? 30_000, 1_000);
     const maxBatch = opts.maxBatch ?? 500;
@@ -225,14 +268,25 @@ export class DurableStreams {
           }
         }
         const links: Link[] = spans.map((s) => ({ context: s.span.spanContext() }));
-        const batchSpan = tracer.startSpan(`process ${spec.name} batch`, {
-          kind: SpanKind.CONSUMER,
-          attributes: this.attributes(spec, 'process', 'consume', { [MessagingAttributes.consumerGroup]: spec.consumer, [MessagingAttributes.batchCount]: good.length }),
-          links,
-        }, ROOT_CONTEXT);
+        const batchSpan = tracer.startSpan(
+          `process ${spec.name} batch`,
+          {
+            kind: SpanKind.CONSUMER,
+            attributes: this.attributes(spec, 'process', 'consume', {
+              [MessagingAttributes.consumerGroup]: spec.consumer,
+              [MessagingAttributes.batchCount]: good.length,
+            }),
+            links,
+          },
+          ROOT_CONTEXT,
+        );
         try {
           const outcomes = await context.with(contextWith(batchSpan), () =>
-            handler(items, { deliveryCounts: good.map((m) => m.info.redeliveryCount), contexts: spans.map((s) => s.context) }));
+            handler(items, {
+              deliveryCounts: good.map((m) => m.info.redeliveryCount),
+              contexts: spans.map((s) => s.context),
+            }),
+          );
           good.forEach((m, i) => {
             const outcome = outcomes?.[i] ?? 'done';
             if (outcome === 'done') m.ack();
@@ -244,7 +298,12 @@ export class DurableStreams {
         } catch (err) {
           failSpan(batchSpan, err);
           for (const s of spans) recordFailure(s.span, err, { exception: false });
-          context.with(contextWith(batchSpan), () => this.logger.error({ err, stream, count: good.length }, 'batch handler failed; messages will be redelivered'));
+          context.with(contextWith(batchSpan), () =>
+            this.logger.error(
+              { err, stream, count: good.length },
+              'batch handler failed; messages will be redelivered',
+            ),
+          );
           for (const m of good) m.nak(1_000);
         }
         batchSpan.end();

@@ -9,7 +9,12 @@ export const tracer = trace.getTracer('@payments/bus');
 export { SpanKind };
 
 /** The messaging attributes every bus span carries. */
-export function messagingAttributes(subject: string, operationType: 'send' | 'process', operationName: string, extra: Attributes = {}): Attributes {
+export function messagingAttributes(
+  subject: string,
+  operationType: 'send' | 'process',
+  operationName: string,
+  extra: Attributes = {},
+): Attributes {
   return {
     [MessagingAttributes.system]: 'nats',
     [MessagingAttributes.destinationName]: subject,

@@ -9,16 +9,43 @@ let server: Bus;
 let client: Bus;
 
 beforeAll(async () => {
-  server = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'server', logger, claimCheckThreshold: 2048 });
-  client = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'client', logger, claimCheckThreshold: 2048, requestTimeoutMs: 2000 });
-  server.serve<{ n: number }, { double: number }>('math.double', async ({ n }) => ({ double: n * 2 }), { queue: 'math' });
-  server.serve<{ id: string }, never>('things.get', async ({ id }) => {
-    throw new ServiceError('not_found', `thing ${id} not found`, [{ path: 'id', message: 'unknown', in: 'path' }]);
-  }, { queue: 'things' });
-  server.serve<unknown, never>('things.crash', async () => {
-    throw new Error('secret internals');
-  }, { queue: 'things' });
-  server.serve<{ text: string }, { text: string; length: number }>('echo', async ({ text }) => ({ text, length: text.length }), { queue: 'echo' });
+  server = await connectBus({
+    url: 'nats://127.0.0.1:4222',
+    prefix,
+    name: 'server',
+    logger,
+    claimCheckThreshold: 2048,
+  });
+  client = await connectBus({
+    url: 'nats://127.0.0.1:4222',
+    prefix,
+    name: 'client',
+    logger,
+    claimCheckThreshold: 2048,
+    requestTimeoutMs: 2000,
+  });
+  server.serve<{ n: number }, { double: number }>('math.double', async ({ n }) => ({ double: n * 2 }), {
+    queue: 'math',
+  });
+  server.serve<{ id: string }, never>(
+    'things.get',
+    async ({ id }) => {
+      throw new ServiceError('not_found', `thing ${id} not found`, [{ path: 'id', message: 'unknown', in: 'path' }]);
+    },
+    { queue: 'things' },
+  );
+  server.serve<unknown, never>(
+    'things.crash',
+    async () => {
+      throw new Error('secret internals');
+    },
+    { queue: 'things' },
+  );
+  server.serve<{ text: string }, { text: string; length: number }>(
+    'echo',
+    async ({ text }) => ({ text, length: text.length }),
+    { queue: 'echo' },
+  );
 });
 
 afterAll(async () => {
@@ -33,7 +60,11 @@ it('answers a request with the handler result', async () => {
 it('carries a ServiceError back with its code, detail and field errors', async () => {
   const err = await client.request('things.get', { id: 'x' }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ServiceError);
-  expect(err).toMatchObject({ code: 'not_found', detail: 'thing x not found', errors: [{ path: 'id', message: 'unknown', in: 'path' }] });
+  expect(err).toMatchObject({
+    code: 'not_found',
+    detail: 'thing x not found',
+    errors: [{ path: 'id', message: 'unknown', in: 'path' }],
+  });
 });
 
 it('hides unexpected errors behind internal_error', async () => {
@@ -68,10 +99,14 @@ it('moves a payload above the server max_payload (1 MB) by claim check', async (
 
 it('close() waits for a request in flight to be answered', async () => {
   const slow = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'slow', logger });
-  slow.serve<unknown, { done: boolean }>('slow.op', async () => {
-    await new Promise((r) => setTimeout(r, 300));
-    return { done: true };
-  }, { queue: 'slow' });
+  slow.serve<unknown, { done: boolean }>(
+    'slow.op',
+    async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return { done: true };
+    },
+    { queue: 'slow' },
+  );
   await new Promise((r) => setTimeout(r, 50));
   const pending = client.request('slow.op', {});
   await new Promise((r) => setTimeout(r, 50));

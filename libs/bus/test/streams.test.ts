@@ -62,15 +62,19 @@ it('consumeEach acks or retries each message on its own outcome, with bounded co
   const attempts = new Map<string, number>();
   let running = 0;
   let maxRunning = 0;
-  const consumption = await bus.streams.consumeEach<{ id: string }>(each, async ({ id }, info) => {
-    running += 1;
-    maxRunning = Math.max(maxRunning, running);
-    await new Promise((r) => setTimeout(r, 20));
-    running -= 1;
-    attempts.set(id, (attempts.get(id) ?? 0) + 1);
-    if (id === 'flaky' && info.deliveryCount < 3) return { retryInMs: 50 }; // 1 on the first delivery
-    return 'done';
-  }, { concurrency: 3 });
+  const consumption = await bus.streams.consumeEach<{ id: string }>(
+    each,
+    async ({ id }, info) => {
+      running += 1;
+      maxRunning = Math.max(maxRunning, running);
+      await new Promise((r) => setTimeout(r, 20));
+      running -= 1;
+      attempts.set(id, (attempts.get(id) ?? 0) + 1);
+      if (id === 'flaky' && info.deliveryCount < 3) return { retryInMs: 50 }; // 1 on the first delivery
+      return 'done';
+    },
+    { concurrency: 3 },
+  );
   try {
     for (const id of ['a', 'b', 'c', 'd', 'e', 'flaky']) await bus.streams.publish(each, { id }, id);
     await until(() => attempts.size === 6 && attempts.get('flaky') === 3);

@@ -8,8 +8,18 @@ import { connectBus, type Bus } from '../src';
 
 const logger = createLogger('bus-tracing-test', 'silent');
 const prefix = `t${randomBytes(4).toString('hex')}`;
-const each: StreamSpec = { name: 'traced_each', subject: 'traced.each', consumer: 'traced-each', duplicateWindowMs: 60_000 };
-const batch: StreamSpec = { name: 'traced_batch', subject: 'traced.batch', consumer: 'traced-batch', duplicateWindowMs: 60_000 };
+const each: StreamSpec = {
+  name: 'traced_each',
+  subject: 'traced.each',
+  consumer: 'traced-each',
+  duplicateWindowMs: 60_000,
+};
+const batch: StreamSpec = {
+  name: 'traced_batch',
+  subject: 'traced.batch',
+  consumer: 'traced-batch',
+  duplicateWindowMs: 60_000,
+};
 const tracer = trace.getTracer('bus-tracing-test');
 let telemetry: InMemoryTelemetry;
 let server: Bus;
@@ -17,15 +27,40 @@ let client: Bus;
 
 beforeAll(async () => {
   telemetry = startInMemoryTelemetry('bus-tracing-test');
-  server = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'server', logger, claimCheckThreshold: 2048 });
-  client = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'client', logger, claimCheckThreshold: 2048, requestTimeoutMs: 2000 });
-  server.serve<{ text: string }, { text: string; traceId?: string }>('echo', async ({ text }) => ({ text, traceId: trace.getActiveSpan()?.spanContext().traceId }), { queue: 'echo' });
-  server.serve<unknown, never>('missing', async () => {
-    throw new ServiceError('not_found', 'no such thing');
-  }, { queue: 'missing' });
-  server.serve<unknown, never>('crash', async () => {
-    throw new Error('boom');
-  }, { queue: 'crash' });
+  server = await connectBus({
+    url: 'nats://127.0.0.1:4222',
+    prefix,
+    name: 'server',
+    logger,
+    claimCheckThreshold: 2048,
+  });
+  client = await connectBus({
+    url: 'nats://127.0.0.1:4222',
+    prefix,
+    name: 'client',
+    logger,
+    claimCheckThreshold: 2048,
+    requestTimeoutMs: 2000,
+  });
+  server.serve<{ text: string }, { text: string; traceId?: string }>(
+    'echo',
+    async ({ text }) => ({ text, traceId: trace.getActiveSpan()?.spanContext().traceId }),
+    { queue: 'echo' },
+  );
+  server.serve<unknown, never>(
+    'missing',
+    async () => {
+      throw new ServiceError('not_found', 'no such thing');
+    },
+    { queue: 'missing' },
+  );
+  server.serve<unknown, never>(
+    'crash',
+    async () => {
+      throw new Error('boom');
+    },
+    { queue: 'crash' },
+  );
   for (const spec of [each, batch]) await server.streams.ensure(spec);
 });
 afterAll(async () => {
@@ -60,7 +95,9 @@ const named = (name: string) => (): ReadableSpan | undefined => telemetry.spans(
 const parentOf = (span: ReadableSpan | undefined) => span?.parentSpanContext?.spanId;
 
 it('keeps a request and its serving in the caller trace: CLIENT span -> SERVER span', async () => {
-  const { traceId, spanId, result } = await inRootSpan(() => client.request<{ text: string }, { text: string; traceId?: string }>('echo', { text: 'hi' }));
+  const { traceId, spanId, result } = await inRootSpan(() =>
+    client.request<{ text: string }, { text: string; traceId?: string }>('echo', { text: 'hi' }),
+  );
   expect(result.traceId).toBe(traceId); // the handler ran inside the server span
   await until(() => Boolean(named('process echo')()));
   const sent = named('request echo')();
@@ -71,13 +108,23 @@ it('keeps a request and its serving in the caller trace: CLIENT span -> SERVER s
   expect(served).toMatchObject({ kind: SpanKind.SERVER });
   expect(served?.spanContext().traceId).toBe(traceId);
   expect(parentOf(served)).toBe(sent?.spanContext().spanId);
-  expect(sent?.attributes).toMatchObject({ 'messaging.system': 'nats', 'messaging.destination.name': `${prefix}.echo`, 'messaging.operation.type': 'send' });
-  expect(served?.attributes).toMatchObject({ 'messaging.system': 'nats', 'messaging.destination.name': `${prefix}.echo`, 'messaging.consumer.group.name': 'echo' });
+  expect(sent?.attributes).toMatchObject({
+    'messaging.system': 'nats',
+    'messaging.destination.name': `${prefix}.echo`,
+    'messaging.operation.type': 'send',
+  });
+  expect(served?.attributes).toMatchObject({
+    'messaging.system': 'nats',
+    'messaging.destination.name': `${prefix}.echo`,
+    'messaging.consumer.group.name': 'echo',
+  });
 });
 
 it('keeps the trace across a claim-checked (large) request', async () => {
   const text = 'x'.repeat(10_000); // over the 2 KiB threshold of this test's bus
-  const { traceId, result } = await inRootSpan(() => client.request<{ text: string }, { text: string; traceId?: string }>('echo', { text }));
+  const { traceId, result } = await inRootSpan(() =>
+    client.request<{ text: string }, { text: string; traceId?: string }>('echo', { text }),
+  );
   expect(result).toEqual({ text, traceId });
 });
 
@@ -85,15 +132,24 @@ it('marks a failed request: the caller error on the CLIENT span, a crash on both
   await expect(client.request('missing', {})).rejects.toMatchObject({ code: 'not_found' });
   await expect(client.request('crash', {})).rejects.toMatchObject({ code: 'internal_error' });
   await until(() => Boolean(named('process crash')() && named('process missing')()));
-  expect(named('request missing')()).toMatchObject({ status: { code: SpanStatusCode.ERROR }, attributes: { 'error.type': 'not_found' } });
-  expect(named('process missing')()).toMatchObject({ status: { code: SpanStatusCode.UNSET }, attributes: { 'error.type': 'not_found' } });
+  expect(named('request missing')()).toMatchObject({
+    status: { code: SpanStatusCode.ERROR },
+    attributes: { 'error.type': 'not_found' },
+  });
+  expect(named('process missing')()).toMatchObject({
+    status: { code: SpanStatusCode.UNSET },
+    attributes: { 'error.type': 'not_found' },
+  });
   expect(named('request crash')()?.status.code).toBe(SpanStatusCode.ERROR);
   expect(named('process crash')()).toMatchObject({ status: { code: SpanStatusCode.ERROR, message: 'boom' } });
 });
 
 it('marks a request nobody serves as failed', async () => {
   await expect(client.request('nobody.home', {})).rejects.toMatchObject({ code: 'service_unavailable' });
-  expect(named('request nobody.home')()).toMatchObject({ status: { code: SpanStatusCode.ERROR }, attributes: { 'error.type': 'service_unavailable' } });
+  expect(named('request nobody.home')()).toMatchObject({
+    status: { code: SpanStatusCode.ERROR },
+    attributes: { 'error.type': 'service_unavailable' },
+  });
 });
 
 it('keeps a published message and its consumption in one trace: PRODUCER -> CONSUMER, handler inside', async () => {
@@ -108,9 +164,15 @@ it('keeps a published message and its consumption in one trace: PRODUCER -> CONS
     expect(seen).toEqual([{ id: 'one', traceId }]);
     const published = named('publish traced_each')();
     const consumed = named('process traced_each')();
-    expect(published).toMatchObject({ kind: SpanKind.PRODUCER, attributes: { 'messaging.message.id': 'one', 'messaging.nats.stream': `${prefix}_traced_each` } });
+    expect(published).toMatchObject({
+      kind: SpanKind.PRODUCER,
+      attributes: { 'messaging.message.id': 'one', 'messaging.nats.stream': `${prefix}_traced_each` },
+    });
     expect(published?.spanContext().traceId).toBe(traceId);
-    expect(consumed).toMatchObject({ kind: SpanKind.CONSUMER, attributes: { 'messaging.message.id': 'one', 'messaging.consumer.group.name': 'traced-each' } });
+    expect(consumed).toMatchObject({
+      kind: SpanKind.CONSUMER,
+      attributes: { 'messaging.message.id': 'one', 'messaging.consumer.group.name': 'traced-each' },
+    });
     expect(consumed?.spanContext().traceId).toBe(traceId);
     expect(parentOf(consumed)).toBe(published?.spanContext().spanId);
   } finally {
@@ -144,7 +206,10 @@ it('hands a batch handler each message context, in its producer trace, and links
   try {
     const a = await inRootSpan(() => client.streams.publish(batch, { id: 'a' }, 'a'));
     const b = await inRootSpan(() => client.streams.publish(batch, { id: 'b' }, 'b'));
-    await until(() => contexts.length === 2 && telemetry.spans().filter((s) => s.name === 'process traced_batch batch').length > 0);
+    await until(
+      () =>
+        contexts.length === 2 && telemetry.spans().filter((s) => s.name === 'process traced_batch batch').length > 0,
+    );
     expect(contexts.map((c) => trace.getSpanContext(c)?.traceId).sort()).toEqual([a.traceId, b.traceId].sort());
     const batchSpans = telemetry.spans().filter((s) => s.name === 'process traced_batch batch');
     const linked = batchSpans.flatMap((s) => s.links.map((l) => l.context.traceId));

@@ -39,7 +39,16 @@ export interface InstallmentView {
   typeable_line: string | null;
   barcode: string | null;
   pix_copy_and_paste: string | null;
-  payer: { name: string; cnpj_cpf: string; address: string | null; number: string | null; neighborhood: string | null; city: string | null; state: string | null; zip_code: string | null };
+  payer: {
+    name: string;
+    cnpj_cpf: string;
+    address: string | null;
+    number: string | null;
+    neighborhood: string | null;
+    city: string | null;
+    state: string | null;
+    zip_code: string | null;
+  };
 }
 export interface InstallmentsReply {
   installments: InstallmentView[];

@@ -28,11 +28,21 @@ export const PaymentDataSchema = Type.Object({
 });
 
 export const RegisteredCallbackSchema = Type.Object(
-  { success: Type.Literal(true), type: Type.Literal('registered'), accounts_receivable_id: Uuid(), payment_data: PaymentDataSchema },
+  {
+    success: Type.Literal(true),
+    type: Type.Literal('registered'),
+    accounts_receivable_id: Uuid(),
+    payment_data: PaymentDataSchema,
+  },
   { $id: 'RegisteredCallback' },
 );
 export const RegistrationFailedCallbackSchema = Type.Object(
-  { success: Type.Literal(false), type: Type.Literal('registered'), accounts_receivable_id: Uuid(), error: ErrorDetail },
+  {
+    success: Type.Literal(false),
+    type: Type.Literal('registered'),
+    accounts_receivable_id: Uuid(),
+    error: ErrorDetail,
+  },
   { $id: 'RegistrationFailedCallback' },
 );
 export const CancellationCallbackSchema = Type.Object(
@@ -56,7 +66,12 @@ export const PaidCallbackSchema = Type.Object(
   { $id: 'PaidCallback' },
 );
 export const BookletSentCallbackSchema = Type.Object(
-  { success: Type.Literal(true), type: Type.Literal('sent'), payment_slip_id: Uuid(), download: Type.String({ format: 'uri' }) },
+  {
+    success: Type.Literal(true),
+    type: Type.Literal('sent'),
+    payment_slip_id: Uuid(),
+    download: Type.String({ format: 'uri' }),
+  },
   { $id: 'BookletSentCallback' },
 );
 export const BookletFailedCallbackSchema = Type.Object(
@@ -105,11 +120,16 @@ export type CallbackRequestBatch = Static<typeof CallbackRequestBatchSchema>;
  * Splits requests into batches of at most MAX_CALLBACK_BATCH, each with a stable message id (for
  * JetStream's de-duplication of a republished outbox row): its first event id and its size.
  */
-export function batchCallbackRequests(requests: CallbackRequest[]): Array<{ msgId: string; batch: CallbackRequestBatch }> {
+export function batchCallbackRequests(
+  requests: CallbackRequest[],
+): Array<{ msgId: string; batch: CallbackRequestBatch }> {
   const batches: Array<{ msgId: string; batch: CallbackRequestBatch }> = [];
   for (let i = 0; i < requests.length; i += MAX_CALLBACK_BATCH) {
     const chunk = requests.slice(i, i + MAX_CALLBACK_BATCH);
-    batches.push({ msgId: chunk.length === 1 ? chunk[0].event_id : `${chunk[0].event_id}+${chunk.length}`, batch: { requests: chunk } });
+    batches.push({
+      msgId: chunk.length === 1 ? chunk[0].event_id : `${chunk[0].event_id}+${chunk.length}`,
+      batch: { requests: chunk },
+    });
   }
   return batches;
 }
@@ -197,4 +217,3 @@ export interface SigningSecretCommand {
 export interface SigningSecretReply {
   signing_secret: string;
 }
-

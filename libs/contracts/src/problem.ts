@@ -5,7 +5,9 @@ import { ErrorCatalog, type ErrorCode } from './errors';
 export const FieldErrorSchema = Type.Object({
   path: Type.String(),
   message: Type.String(),
-  in: Type.Optional(Type.Union([Type.Literal('body'), Type.Literal('path'), Type.Literal('query'), Type.Literal('header')])),
+  in: Type.Optional(
+    Type.Union([Type.Literal('body'), Type.Literal('path'), Type.Literal('query'), Type.Literal('header')]),
+  ),
 });
 
 export const ProblemSchema = Type.Object(
@@ -20,7 +22,9 @@ export const ProblemSchema = Type.Object(
     ),
     instance: Type.Optional(Type.String()),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
-    request_id: Type.Optional(Type.String({ description: 'Identifies the request in the logs; also in header X-Request-Id' })),
+    request_id: Type.Optional(
+      Type.String({ description: 'Identifies the request in the logs; also in header X-Request-Id' }),
+    ),
   },
   { $id: 'Problem' },
 );

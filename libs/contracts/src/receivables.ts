@@ -45,13 +45,24 @@ export const ReceivableCreateItemSchema = Type.Object(
     items: Type.Optional(Type.Array(ReceivableLineItemSchema, { maxItems: MAX_ITEMS_PER_RECEIVABLE })),
     due_date: IsoDate(),
     emission_date: IsoDate(),
-    value: Type.Number({ exclusiveMinimum: 0, maximum: MAX_MONEY_VALUE, description: 'Charge amount, at most 2 decimals' }),
+    value: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: MAX_MONEY_VALUE,
+      description: 'Charge amount, at most 2 decimals',
+    }),
     discount_type: Type.Union(DiscountTypes.map((t) => Type.Literal(t))),
     discount_date: Type.Optional(Type.Union([IsoDate('Last date for the discount'), Type.Null()])),
     discount_value: Type.Optional(Type.Union([Money('Discount amount, at most 2 decimals'), Type.Null()])),
-    fine_value: Type.Optional(Type.Number({ minimum: 0, maximum: 100, default: 0, description: 'Late penalty, a percentage' })),
+    fine_value: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 100, default: 0, description: 'Late penalty, a percentage' }),
+    ),
     interest_amount: Type.Optional(
-      Type.Number({ minimum: 0, maximum: MAX_MONEY_VALUE, default: 0, description: 'Interest charged per day of delay' }),
+      Type.Number({
+        minimum: 0,
+        maximum: MAX_MONEY_VALUE,
+        default: 0,
+        description: 'Interest charged per day of delay',
+      }),
     ),
   },
   { $id: 'ReceivableCreateItem' },
@@ -62,7 +73,10 @@ export const ReceivablesCreateRequestSchema = Batch(ReceivableCreateItemSchema, 
 export type ReceivablesCreateRequest = Static<typeof ReceivablesCreateRequestSchema>;
 
 /** 202 reply of POST /api/v1/accounts-receivable. */
-export const ReceivablesCreateResponseSchema = Type.Object({ ...StatusMessageSchema.properties }, { $id: 'ReceivablesCreateResponse' });
+export const ReceivablesCreateResponseSchema = Type.Object(
+  { ...StatusMessageSchema.properties },
+  { $id: 'ReceivablesCreateResponse' },
+);
 export type ReceivablesCreateResponse = Static<typeof ReceivablesCreateResponseSchema>;
 
 /** 202 reply of POST /api/v1/accounts-receivable/{uuid}/cancel. */
@@ -90,7 +104,8 @@ export function receivableItemRuleErrors(item: unknown, index: number): FieldErr
   const errors: FieldError[] = [];
   const at = (field: string) => `/${index}/${field}`;
 
-  if (isNumber(r.value) && !hasAtMostTwoDecimals(r.value)) errors.push({ path: at('value'), message: 'must have at most 2 decimals' });
+  if (isNumber(r.value) && !hasAtMostTwoDecimals(r.value))
+    errors.push({ path: at('value'), message: 'must have at most 2 decimals' });
   if (isNumber(r.discount_value) && !hasAtMostTwoDecimals(r.discount_value)) {
     errors.push({ path: at('discount_value'), message: 'must have at most 2 decimals' });
   }
@@ -98,28 +113,41 @@ export function receivableItemRuleErrors(item: unknown, index: number): FieldErr
     errors.push({ path: at('interest_amount'), message: 'must have at most 2 decimals' });
   }
   // A percentage with 2 decimals (e.g. 2.25 %), as banks register it.
-  if (isNumber(r.fine_value) && !hasAtMostTwoDecimals(r.fine_value)) errors.push({ path: at('fine_value'), message: 'must have at most 2 decimals' });
+  if (isNumber(r.fine_value) && !hasAtMostTwoDecimals(r.fine_value))
+    errors.push({ path: at('fine_value'), message: 'must have at most 2 decimals' });
   if (isDate(r.emission_date) && isDate(r.due_date) && r.due_date < r.emission_date) {
     errors.push({ path: at('due_date'), message: 'must not be before emission_date' });
   }
   if (Array.isArray(r.items)) {
     r.items.forEach((line, j) => {
       const price = typeof line === 'object' && line !== null ? (line as Record<string, unknown>).price : undefined;
-      if (isNumber(price) && !hasAtMostTwoDecimals(price)) errors.push({ path: at(`items/${j}/price`), message: 'must have at most 2 decimals' });
+      if (isNumber(price) && !hasAtMostTwoDecimals(price))
+        errors.push({ path: at(`items/${j}/price`), message: 'must have at most 2 decimals' });
     });
   }
 
   if (r.discount_type === 'ValorFixoAteDataInformada') {
     if (r.discount_date === undefined || r.discount_date === null) {
-      errors.push({ path: at('discount_date'), message: 'is required when discount_type is ValorFixoAteDataInformada' });
+      errors.push({
+        path: at('discount_date'),
+        message: 'is required when discount_type is ValorFixoAteDataInformada',
+      });
     } else if (isDate(r.discount_date) && isDate(r.due_date) && r.discount_date > r.due_date) {
       errors.push({ path: at('discount_date'), message: 'must not be after due_date' });
     }
     if (r.discount_value === undefined || r.discount_value === null) {
-      errors.push({ path: at('discount_value'), message: 'is required when discount_type is ValorFixoAteDataInformada' });
+      errors.push({
+        path: at('discount_value'),
+        message: 'is required when discount_type is ValorFixoAteDataInformada',
+      });
     } else if (isNumber(r.discount_value)) {
-      if (r.discount_value <= 0) errors.push({ path: at('discount_value'), message: 'must be greater than 0 when discount_type is ValorFixoAteDataInformada' });
-      else if (isNumber(r.value) && r.discount_value >= r.value) errors.push({ path: at('discount_value'), message: 'must be less than value' });
+      if (r.discount_value <= 0)
+        errors.push({
+          path: at('discount_value'),
+          message: 'must be greater than 0 when discount_type is ValorFixoAteDataInformada',
+        });
+      else if (isNumber(r.value) && r.discount_value >= r.value)
+        errors.push({ path: at('discount_value'), message: 'must be less than value' });
     }
   }
   return errors;
@@ -151,7 +179,9 @@ export function validateReceivablesBatch(input: unknown): ValidationResult<Recei
     });
   }
   if (errors.length === 0) return { ok: true, value: input as ReceivableCreateItem[] };
-  const ordered = errors.map((e, n) => ({ e, n })).sort((a, b) => itemIndex(a.e.path) - itemIndex(b.e.path) || a.n - b.n);
+  const ordered = errors
+    .map((e, n) => ({ e, n }))
+    .sort((a, b) => itemIndex(a.e.path) - itemIndex(b.e.path) || a.n - b.n);
   return { ok: false, errors: ordered.map(({ e }) => e) };
 }
 

@@ -30,7 +30,13 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 export function searchRequestRuleErrors(request: unknown): FieldError[] {
   if (typeof request !== 'object' || request === null) return [];
   const { start_date, end_date } = request as Record<string, unknown>;
-  if (typeof start_date === 'string' && typeof end_date === 'string' && DATE.test(start_date) && DATE.test(end_date) && start_date > end_date) {
+  if (
+    typeof start_date === 'string' &&
+    typeof end_date === 'string' &&
+    DATE.test(start_date) &&
+    DATE.test(end_date) &&
+    start_date > end_date
+  ) {
     return [{ path: '/end_date', message: 'must not be before start_date' }];
   }
   return [];
@@ -52,12 +58,22 @@ export const LOCAL_DATETIME_MS_PATTERN =
 const summaryFields = {
   accounts_receivable_id: Uuid(),
   client_name: Type.String(),
-  status_payment: Type.Union(StatePaymentLabels.map((l) => Type.Literal(l)), { description: 'Localized state label' }),
+  status_payment: Type.Union(
+    StatePaymentLabels.map((l) => Type.Literal(l)),
+    { description: 'Localized state label' },
+  ),
 };
-const PaymentTypeLabel = () => Type.Union(PaymentTypeLabelValues.map((l) => Type.Literal(l)), { description: 'naodefinido until paid' });
+const PaymentTypeLabel = () =>
+  Type.Union(
+    PaymentTypeLabelValues.map((l) => Type.Literal(l)),
+    { description: 'naodefinido until paid' },
+  );
 const paymentFields = {
   payment_date: Type.Union(
-    [Type.String({ pattern: LOCAL_DATETIME_MS_PATTERN, description: 'ISO 8601, fractional seconds, no zone' }), Type.Null()],
+    [
+      Type.String({ pattern: LOCAL_DATETIME_MS_PATTERN, description: 'ISO 8601, fractional seconds, no zone' }),
+      Type.Null(),
+    ],
     { description: 'null when unpaid' },
   ),
   amount_due: Type.Number(),

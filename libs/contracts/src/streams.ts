@@ -14,10 +14,30 @@ export interface StreamSpec {
 }
 
 export const Streams = {
-  callbackRequests: { name: 'callbacks', subject: 'callbacks.requested', consumer: 'callback-svc', duplicateWindowMs: 10 * 60_000 },
-  receivableRegistrations: { name: 'registrations', subject: 'receivables.registration', consumer: 'registration-worker', duplicateWindowMs: 10 * 60_000 },
-  bookletBuilds: { name: 'booklets', subject: 'booklets.build', consumer: 'booklet-worker', duplicateWindowMs: 10 * 60_000 },
-  receivableCancellations: { name: 'cancellations', subject: 'receivables.cancellation', consumer: 'cancellation-worker', duplicateWindowMs: 10 * 60_000 },
+  callbackRequests: {
+    name: 'callbacks',
+    subject: 'callbacks.requested',
+    consumer: 'callback-svc',
+    duplicateWindowMs: 10 * 60_000,
+  },
+  receivableRegistrations: {
+    name: 'registrations',
+    subject: 'receivables.registration',
+    consumer: 'registration-worker',
+    duplicateWindowMs: 10 * 60_000,
+  },
+  bookletBuilds: {
+    name: 'booklets',
+    subject: 'booklets.build',
+    consumer: 'booklet-worker',
+    duplicateWindowMs: 10 * 60_000,
+  },
+  receivableCancellations: {
+    name: 'cancellations',
+    subject: 'receivables.cancellation',
+    consumer: 'cancellation-worker',
+    duplicateWindowMs: 10 * 60_000,
+  },
 } as const satisfies Record<string, StreamSpec>;
 
 /** Job on Streams.receivableRegistrations: register these receivables (one intake's chunk) with the provider. */

@@ -10,7 +10,14 @@ import type { FieldError } from './errors';
  */
 export function createAjv(): Ajv {
   // verbose: errors carry parentSchema, so pattern errors can quote the field's description (see describe()).
-  const ajv = new Ajv({ allErrors: true, verbose: true, removeAdditional: 'all', coerceTypes: false, useDefaults: true, strict: false });
+  const ajv = new Ajv({
+    allErrors: true,
+    verbose: true,
+    removeAdditional: 'all',
+    coerceTypes: false,
+    useDefaults: true,
+    strict: false,
+  });
   addFormats(ajv, ['uuid', 'date', 'date-time', 'email', 'uri']);
   ajv.addFormat('cpf-cnpj', { type: 'string', validate: isValidTaxId });
   const emailFormat = ajv.formats['email'];
@@ -36,10 +43,18 @@ function describe(error: ErrorObject): FieldError {
     case 'required':
       return { path: `${base}/${error.params.missingProperty}`, message: 'is required' };
     case 'format':
-      return { path: base, message: FORMAT_MESSAGES[error.params.format] ?? `must match format ${error.params.format}` };
+      return {
+        path: base,
+        message: FORMAT_MESSAGES[error.params.format] ?? `must match format ${error.params.format}`,
+      };
     case 'pattern':
       if (error.params.pattern === '\\S') return { path: base, message: 'must not be blank' };
-      return { path: base, message: error.parentSchema?.description ? `invalid: ${error.parentSchema.description}` : `must match ${error.params.pattern}` };
+      return {
+        path: base,
+        message: error.parentSchema?.description
+          ? `invalid: ${error.parentSchema.description}`
+          : `must match ${error.params.pattern}`,
+      };
     default:
       return { path: base, message: error.message ?? 'is invalid' };
   }
@@ -72,7 +87,9 @@ const shared = createAjv();
 export function compileValidator<S extends TSchema>(schema: S, ajv: Ajv = shared): Validator<Static<S>> {
   const validate: ValidateFunction = registeredValidator(ajv, schema) ?? ajv.compile(schema);
   return (input: unknown) =>
-    validate(input) ? { ok: true, value: input as Static<S> } : { ok: false, errors: toFieldErrors(validate.errors ?? []) };
+    validate(input)
+      ? { ok: true, value: input as Static<S> }
+      : { ok: false, errors: toFieldErrors(validate.errors ?? []) };
 }
 
 /**

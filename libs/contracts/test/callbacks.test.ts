@@ -29,7 +29,8 @@ const registered = {
     typeable_line: '00190000090114971860168524522114675860000102656',
     barcode: '00196758600001026560000001149718606852452211',
     our_number: '11497186068',
-    pix_copy_and_paste: '00020101021226830014br.gov.bcb.pix2561qrcodes.example.com/v2/cobv/abc5204000053039865406150.505802BR5913ACME LTDA6009SAO PAULO62070503***6304ABCD',
+    pix_copy_and_paste:
+      '00020101021226830014br.gov.bcb.pix2561qrcodes.example.com/v2/cobv/abc5204000053039865406150.505802BR5913ACME LTDA6009SAO PAULO62070503***6304ABCD',
     qrcode_image: 'https://bank.example.com/qrcodes/11497186068.png',
     pdf: 'https://bank.example.com/slips/11497186068.pdf',
   },
@@ -37,12 +38,59 @@ const registered = {
 
 const examples: Array<[string, TSchema, unknown]> = [
   ['registered', RegisteredCallbackSchema, registered],
-  ['registration failed', RegistrationFailedCallbackSchema, { success: false, type: 'registered', accounts_receivable_id: AR, error: { code: 'provider_rejected', message: 'Invalid payer document' } }],
-  ['cancelled', CancellationCallbackSchema, { status: 'success', accounts_receivable_id: AR, message: 'Receivable cancelled' }],
-  ['cancellation failed', CancellationFailedCallbackSchema, { status: 'error', accounts_receivable_id: AR, message: 'Receivable already paid' }],
-  ['paid', PaidCallbackSchema, { success: true, type: 'paid', accounts_receivable_id: AR, payment_date: '2026-11-23T14:05:09.123', amount_paid: 150.5, fee_amount: 1.99, payment_type: 'Pix' }],
-  ['booklet sent', BookletSentCallbackSchema, { success: true, type: 'sent', payment_slip_id: SLIP, download: 'https://api.example.com/api/v1/downloads/booklets/abc?exp=1&sig=x' }],
-  ['booklet failed', BookletFailedCallbackSchema, { success: false, type: 'sent', payment_slip_id: SLIP, error: { code: 'not_found', message: 'No receivables for this payment_slip_id' } }],
+  [
+    'registration failed',
+    RegistrationFailedCallbackSchema,
+    {
+      success: false,
+      type: 'registered',
+      accounts_receivable_id: AR,
+      error: { code: 'provider_rejected', message: 'Invalid payer document' },
+    },
+  ],
+  [
+    'cancelled',
+    CancellationCallbackSchema,
+    { status: 'success', accounts_receivable_id: AR, message: 'Receivable cancelled' },
+  ],
+  [
+    'cancellation failed',
+    CancellationFailedCallbackSchema,
+    { status: 'error', accounts_receivable_id: AR, message: 'Receivable already paid' },
+  ],
+  [
+    'paid',
+    PaidCallbackSchema,
+    {
+      success: true,
+      type: 'paid',
+      accounts_receivable_id: AR,
+      payment_date: '2026-11-23T14:05:09.123',
+      amount_paid: 150.5,
+      fee_amount: 1.99,
+      payment_type: 'Pix',
+    },
+  ],
+  [
+    'booklet sent',
+    BookletSentCallbackSchema,
+    {
+      success: true,
+      type: 'sent',
+      payment_slip_id: SLIP,
+      download: 'https://api.example.com/api/v1/downloads/booklets/abc?exp=1&sig=x',
+    },
+  ],
+  [
+    'booklet failed',
+    BookletFailedCallbackSchema,
+    {
+      success: false,
+      type: 'sent',
+      payment_slip_id: SLIP,
+      error: { code: 'not_found', message: 'No receivables for this payment_slip_id' },
+    },
+  ],
 ];
 
 describe('callback payloads', () => {
@@ -52,7 +100,10 @@ describe('callback payloads', () => {
 
   it('a registered payload without payment_data fails', () => {
     const { payment_data: _omit, ...rest } = registered;
-    expect(compileValidator(RegisteredCallbackSchema)(rest)).toEqual({ ok: false, errors: [{ path: '/payment_data', message: 'is required' }] });
+    expect(compileValidator(RegisteredCallbackSchema)(rest)).toEqual({
+      ok: false,
+      errors: [{ path: '/payment_data', message: 'is required' }],
+    });
   });
 
   it('a registered payload with a non-URL qrcode_image fails', () => {
@@ -63,13 +114,21 @@ describe('callback payloads', () => {
 
   it('success and failure shapes do not cross', () => {
     expect(compileValidator(RegisteredCallbackSchema)({ ...registered, success: false }).ok).toBe(false);
-    expect(compileValidator(CancellationCallbackSchema)({ status: 'error', accounts_receivable_id: AR, message: 'x' }).ok).toBe(false);
+    expect(
+      compileValidator(CancellationCallbackSchema)({ status: 'error', accounts_receivable_id: AR, message: 'x' }).ok,
+    ).toBe(false);
   });
 });
 
 describe('callback delivery request and visibility', () => {
   const validateRequest = compileValidator(CallbackRequestSchema);
-  const request = { event_id: 'evt_01JD0000000000000000000000', tenant_id: '11111111-2222-4333-8444-555555555555', event_type: 'receivable.paid', url: 'https://erp.example.com/cb', payload: { success: true } };
+  const request = {
+    event_id: 'evt_01JD0000000000000000000000',
+    tenant_id: '11111111-2222-4333-8444-555555555555',
+    event_type: 'receivable.paid',
+    url: 'https://erp.example.com/cb',
+    payload: { success: true },
+  };
 
   it('accepts every event type', () => {
     for (const event_type of CallbackEventTypes) expect(validateRequest({ ...request, event_type }).ok).toBe(true);
@@ -81,10 +140,18 @@ describe('callback delivery request and visibility', () => {
   });
 
   it('batches requests by at most MAX_CALLBACK_BATCH, each batch valid and with a stable message id', () => {
-    const requests = Array.from({ length: MAX_CALLBACK_BATCH * 2 + 1 }, (_, i): CallbackRequest => ({ ...request, event_type: 'receivable.paid', event_id: `evt_${i}` }));
+    const requests = Array.from({ length: MAX_CALLBACK_BATCH * 2 + 1 }, (_, i): CallbackRequest => ({
+      ...request,
+      event_type: 'receivable.paid',
+      event_id: `evt_${i}`,
+    }));
     const batches = batchCallbackRequests(requests);
     expect(batches.map((b) => b.batch.requests.length)).toEqual([MAX_CALLBACK_BATCH, MAX_CALLBACK_BATCH, 1]);
-    expect(batches.map((b) => b.msgId)).toEqual([`evt_0+${MAX_CALLBACK_BATCH}`, `evt_${MAX_CALLBACK_BATCH}+${MAX_CALLBACK_BATCH}`, `evt_${MAX_CALLBACK_BATCH * 2}`]);
+    expect(batches.map((b) => b.msgId)).toEqual([
+      `evt_0+${MAX_CALLBACK_BATCH}`,
+      `evt_${MAX_CALLBACK_BATCH}+${MAX_CALLBACK_BATCH}`,
+      `evt_${MAX_CALLBACK_BATCH * 2}`,
+    ]);
     expect(batches.flatMap((b) => b.batch.requests)).toEqual(requests);
     const validateBatch = compileValidator(CallbackRequestBatchSchema);
     for (const b of batches) expect(validateBatch(b.batch).ok).toBe(true);

@@ -29,7 +29,9 @@ describe('clients create', () => {
   });
 
   it('reports a bad CPF at /0/cnpj_cpf', () => {
-    expect(errorsOf([client({ cnpj_cpf: '529.982.247-24' })])).toEqual([{ path: '/0/cnpj_cpf', message: 'must be a valid CPF or CNPJ (check digits)' }]);
+    expect(errorsOf([client({ cnpj_cpf: '529.982.247-24' })])).toEqual([
+      { path: '/0/cnpj_cpf', message: 'must be a valid CPF or CNPJ (check digits)' },
+    ]);
   });
 
   it('accepts the alphanumeric CNPJ', () => {
@@ -45,7 +47,9 @@ describe('clients create', () => {
   });
 
   it("rejects email 'nope' but accepts ''", () => {
-    expect(errorsOf([client({ email: 'nope' })])).toEqual([{ path: '/0/email', message: 'must be a valid e-mail address' }]);
+    expect(errorsOf([client({ email: 'nope' })])).toEqual([
+      { path: '/0/email', message: 'must be a valid e-mail address' },
+    ]);
     expect(validate([client({ email: '' })]).ok).toBe(true);
   });
 

@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { API_OPERATIONS, API_WEBHOOKS, buildOpenApiDocument, CallbackEventTypes, createAjv, ErrorCatalog, type ErrorCode } from '../src';
+import {
+  API_OPERATIONS,
+  API_WEBHOOKS,
+  buildOpenApiDocument,
+  CallbackEventTypes,
+  createAjv,
+  ErrorCatalog,
+  type ErrorCode,
+} from '../src';
 import { SchemaRegistry } from '../src/openapi/schema-registry';
 
 describe('SchemaRegistry', () => {
@@ -14,7 +22,10 @@ describe('SchemaRegistry', () => {
     expect(schemas.Outer).toEqual({
       type: 'object',
       required: ['list'],
-      properties: { inner: { $ref: '#/components/schemas/Inner' }, list: { type: 'array', items: { $ref: '#/components/schemas/Inner' } } },
+      properties: {
+        inner: { $ref: '#/components/schemas/Inner' },
+        list: { type: 'array', items: { $ref: '#/components/schemas/Inner' } },
+      },
     });
     expect(JSON.stringify(schemas)).not.toContain('$id');
   });
@@ -31,8 +42,17 @@ describe('SchemaRegistry', () => {
 
   it('writes a union of literals as an enum', () => {
     const registry = new SchemaRegistry();
-    expect(registry.use(Type.Union([Type.Literal('a'), Type.Literal('b')], { description: 'd' }))).toEqual({ type: 'string', enum: ['a', 'b'], description: 'd' });
-    expect(registry.use(Type.Union([Type.Literal(1), Type.Literal('b')]))).toEqual({ anyOf: [{ const: 1, type: 'number' }, { const: 'b', type: 'string' }] });
+    expect(registry.use(Type.Union([Type.Literal('a'), Type.Literal('b')], { description: 'd' }))).toEqual({
+      type: 'string',
+      enum: ['a', 'b'],
+      description: 'd',
+    });
+    expect(registry.use(Type.Union([Type.Literal(1), Type.Literal('b')]))).toEqual({
+      anyOf: [
+        { const: 1, type: 'number' },
+        { const: 'b', type: 'string' },
+      ],
+    });
   });
 
   it('refuses two different schemas under one name', () => {
@@ -75,25 +95,41 @@ describe('buildOpenApiDocument', () => {
     const ajv = createAjv();
     ajv.addSchema(JSON.parse(JSON.stringify(doc)) as object, 'doc');
     const validate = ajv.compile({ $ref: 'doc#/components/schemas/ClientsCreateRequest' });
-    expect(validate([{ client_id: '7f1c2a3e-0b4d-4c5e-8f6a-1b2c3d4e5f60', name: 'Maria da Silva', cnpj_cpf: '529.982.247-25' }])).toBe(true);
-    expect(validate([{ client_id: '7f1c2a3e-0b4d-4c5e-8f6a-1b2c3d4e5f60', name: 'Maria da Silva', cnpj_cpf: '529.982.247-26' }])).toBe(false);
+    expect(
+      validate([
+        { client_id: '7f1c2a3e-0b4d-4c5e-8f6a-1b2c3d4e5f60', name: 'Maria da Silva', cnpj_cpf: '529.982.247-25' },
+      ]),
+    ).toBe(true);
+    expect(
+      validate([
+        { client_id: '7f1c2a3e-0b4d-4c5e-8f6a-1b2c3d4e5f60', name: 'Maria da Silva', cnpj_cpf: '529.982.247-26' },
+      ]),
+    ).toBe(false);
     expect(validate([])).toBe(false);
   });
 
   it('lists every catalogued error code in Problem.code, and nothing else', () => {
-    const problem = (doc.components?.schemas as Record<string, { properties: Record<string, { enum?: string[] }> }>).Problem;
+    const problem = (doc.components?.schemas as Record<string, { properties: Record<string, { enum?: string[] }> }>)
+      .Problem;
     expect(problem.properties.code.enum?.slice().sort()).toEqual(Object.keys(ErrorCatalog).sort());
     const ajv = createAjv();
     ajv.addSchema(JSON.parse(JSON.stringify(doc)) as object, 'doc');
     const validate = ajv.compile({ $ref: 'doc#/components/schemas/Problem' });
-    const body = { type: '/problems/not-found', title: 'Not Found', status: 404, detail: 'no receivable with this id', code: 'not_found' };
+    const body = {
+      type: '/problems/not-found',
+      title: 'Not Found',
+      status: 404,
+      detail: 'no receivable with this id',
+      code: 'not_found',
+    };
     expect(validate(body)).toBe(true);
     expect(validate({ ...body, code: 'no_such_code' })).toBe(false);
   });
 
   it('shows Idempotent-Replayed on the stored 4xx of an idempotent operation, not on refusals before it ran', () => {
     const cancel = doc.paths?.['/api/v1/accounts-receivable/{uuid}/cancel']?.post;
-    const headersOf = (status: string) => Object.keys((cancel?.responses?.[status] as { headers?: object } | undefined)?.headers ?? {});
+    const headersOf = (status: string) =>
+      Object.keys((cancel?.responses?.[status] as { headers?: object } | undefined)?.headers ?? {});
     expect(headersOf('202')).toContain('Idempotent-Replayed');
     expect(headersOf('404')).toContain('Idempotent-Replayed');
     expect(headersOf('409')).toContain('Idempotent-Replayed');

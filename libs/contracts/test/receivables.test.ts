@@ -36,7 +36,10 @@ const paths = (input: unknown) => errorsOf(input).map((e) => e.path);
 describe('receivables create batch', () => {
   it('accepts a valid item and fills the defaults', () => {
     const result = validateReceivablesBatch([item()]);
-    expect(result).toEqual({ ok: true, value: [expect.objectContaining({ fine_value: 0, interest_amount: 0, value: 150.5 })] });
+    expect(result).toEqual({
+      ok: true,
+      value: [expect.objectContaining({ fine_value: 0, interest_amount: 0, value: 150.5 })],
+    });
   });
 
   it('accepts a PIX item with a fixed discount, no line items, and large 2-decimal values', () => {
@@ -50,15 +53,26 @@ describe('receivables create batch', () => {
     const bare = {};
     expect(paths([bare]).sort()).toEqual(
       [
-        'url_callback', 'client_id', 'payment_slip_id', 'account_receivable_id', 'payment_method',
-        'due_date', 'emission_date', 'value', 'discount_type',
-      ].map((f) => `/0/${f}`).sort(),
+        'url_callback',
+        'client_id',
+        'payment_slip_id',
+        'account_receivable_id',
+        'payment_method',
+        'due_date',
+        'emission_date',
+        'value',
+        'discount_type',
+      ]
+        .map((f) => `/0/${f}`)
+        .sort(),
     );
     expect(errorsOf([bare]).every((e) => e.message === 'is required')).toBe(true);
   });
 
   it('rejects payment_method 2 with the allowed values', () => {
-    expect(errorsOf([item({ payment_method: 2 })])).toEqual([{ path: '/0/payment_method', message: 'must be one of 1, 3' }]);
+    expect(errorsOf([item({ payment_method: 2 })])).toEqual([
+      { path: '/0/payment_method', message: 'must be one of 1, 3' },
+    ]);
     expect(paths([item({ payment_method: '1' })])).toEqual(['/0/payment_method']);
   });
 
@@ -67,9 +81,11 @@ describe('receivables create batch', () => {
   });
 
   it('rejects a price with more than 2 decimals, a zero quantity and a blank description', () => {
-    expect(paths([item({ items: [{ description: ' ', quantity: 0, price: 1.234 }] })]).sort()).toEqual(
-      ['/0/items/0/description', '/0/items/0/price', '/0/items/0/quantity'],
-    );
+    expect(paths([item({ items: [{ description: ' ', quantity: 0, price: 1.234 }] })]).sort()).toEqual([
+      '/0/items/0/description',
+      '/0/items/0/price',
+      '/0/items/0/quantity',
+    ]);
   });
 
   it('limits the line items to 100 and descriptions to 500 characters', () => {
@@ -106,7 +122,9 @@ describe('receivables create batch', () => {
     });
 
     it('requires discount_value < value', () => {
-      expect(errorsOf([item(), withDiscount({ discount_value: 150.5 })])).toEqual([{ path: '/1/discount_value', message: 'must be less than value' }]);
+      expect(errorsOf([item(), withDiscount({ discount_value: 150.5 })])).toEqual([
+        { path: '/1/discount_value', message: 'must be less than value' },
+      ]);
       expect(paths([withDiscount({ discount_value: 200 })])).toEqual(['/0/discount_value']);
       expect(paths([withDiscount({ discount_value: 0 })])).toEqual(['/0/discount_value']);
     });
@@ -138,7 +156,12 @@ describe('receivables create batch', () => {
   });
 
   it('reports two bad items in a batch with their indexes, in item order, schema and rule errors together', () => {
-    const errors = errorsOf([item(), withDiscount({ discount_value: 500 }), item(), item({ value: 10.005, client_id: 'nope' })]);
+    const errors = errorsOf([
+      item(),
+      withDiscount({ discount_value: 500 }),
+      item(),
+      item({ value: 10.005, client_id: 'nope' }),
+    ]);
     expect(errors.map((e) => e.path)).toEqual(['/1/discount_value', '/3/client_id', '/3/value']);
   });
 
@@ -150,28 +173,50 @@ describe('receivables create batch', () => {
 
   it('rule function is safe on malformed items', () => {
     expect(receivableItemRuleErrors(null, 0)).toEqual([]);
-    expect(receivableItemRuleErrors({ discount_type: 'ValorFixoAteDataInformada', discount_value: 'x', discount_date: 5 }, 2)).toEqual([]);
-    expect(receivableItemRuleErrors({ value: 1.001 }, 7)).toEqual([{ path: '/7/value', message: 'must have at most 2 decimals' }]);
+    expect(
+      receivableItemRuleErrors(
+        { discount_type: 'ValorFixoAteDataInformada', discount_value: 'x', discount_date: 5 },
+        2,
+      ),
+    ).toEqual([]);
+    expect(receivableItemRuleErrors({ value: 1.001 }, 7)).toEqual([
+      { path: '/7/value', message: 'must have at most 2 decimals' },
+    ]);
   });
 });
 
 describe('responses and labels', () => {
   it('create and cancel responses', () => {
-    expect(compileValidator(ReceivablesCreateResponseSchema)({ status: 'success', message: 'Receivables are being processed' }).ok).toBe(true);
-    expect(compileValidator(CancelResponseSchema)({ status: 'success', message: 'Sent for cancellation' }).ok).toBe(true);
+    expect(
+      compileValidator(ReceivablesCreateResponseSchema)({
+        status: 'success',
+        message: 'Receivables are being processed',
+      }).ok,
+    ).toBe(true);
+    expect(compileValidator(CancelResponseSchema)({ status: 'success', message: 'Sent for cancellation' }).ok).toBe(
+      true,
+    );
     expect(compileValidator(CancelResponseSchema)({ status: 'error', message: 'x' }).ok).toBe(false);
   });
 
   it('labels are the Portuguese wire values', () => {
-    expect(StateLabels).toEqual({ pending: 'Pendente', approved: 'Aprovada', rejected: 'Rejeitada', cancelled: 'Cancelada' });
+    expect(StateLabels).toEqual({
+      pending: 'Pendente',
+      approved: 'Aprovada',
+      rejected: 'Rejeitada',
+      cancelled: 'Cancelada',
+    });
     expect(PaymentTypeLabels).toEqual({ undefined: 'naodefinido', boleto: 'Boleto', pix: 'Pix', manual: 'Manual' });
   });
 });
 
 describe('rules added for registration', () => {
   it('rejects interest and fine with more than 2 decimals, and a due date before the emission date', () => {
-    const result = validateReceivablesBatch([{ ...item(), interest_amount: 0.333, fine_value: 2.125, emission_date: '2026-12-10', due_date: '2026-12-01' }]);
+    const result = validateReceivablesBatch([
+      { ...item(), interest_amount: 0.333, fine_value: 2.125, emission_date: '2026-12-10', due_date: '2026-12-01' },
+    ]);
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.errors.map((e) => e.path).sort()).toEqual(['/0/due_date', '/0/fine_value', '/0/interest_amount']);
+    if (!result.ok)
+      expect(result.errors.map((e) => e.path).sort()).toEqual(['/0/due_date', '/0/fine_value', '/0/interest_amount']);
   });
 });

@@ -1,6 +1,11 @@
 import { compileValidator, ConsultResultSchema, SearchResponseSchema, validateSearchRequest } from '../src';
 
-const request = (over: Record<string, unknown> = {}) => ({ state: 'all', start_date: '2026-11-01', end_date: '2026-11-30', ...over });
+const request = (over: Record<string, unknown> = {}) => ({
+  state: 'all',
+  start_date: '2026-11-01',
+  end_date: '2026-11-30',
+  ...over,
+});
 const paths = (input: unknown) => {
   const r = validateSearchRequest(input);
   return r.ok ? [] : r.errors.map((e) => e.path);
@@ -9,7 +14,10 @@ const paths = (input: unknown) => {
 describe('search request', () => {
   it('accepts every filter value and fills the default limit', () => {
     for (const state of ['all', 'pending', 'approved', 'rejected', 'cancelled']) {
-      expect(validateSearchRequest(request({ state }))).toEqual({ ok: true, value: { ...request({ state }), limit: 500 } });
+      expect(validateSearchRequest(request({ state }))).toEqual({
+        ok: true,
+        value: { ...request({ state }), limit: 500 },
+      });
     }
     expect(validateSearchRequest(request({ start_date: '2026-11-30', limit: 5000, cursor: 'abc' })).ok).toBe(true);
   });
@@ -55,15 +63,28 @@ describe('search and consult results', () => {
   const consult = compileValidator(ConsultResultSchema);
 
   it('search uses paymento_type, consult payment_type', () => {
-    expect(search([{ ...summary, paymento_type: 'Manual' }, { ...summary, status_payment: 'Pendente', paymento_type: 'naodefinido', payment_date: null }]).ok).toBe(true);
+    expect(
+      search([
+        { ...summary, paymento_type: 'Manual' },
+        { ...summary, status_payment: 'Pendente', paymento_type: 'naodefinido', payment_date: null },
+      ]).ok,
+    ).toBe(true);
     expect(search([]).ok).toBe(true);
-    expect(search([{ ...summary, payment_type: 'Manual' }])).toEqual({ ok: false, errors: [{ path: '/0/paymento_type', message: 'is required' }] });
+    expect(search([{ ...summary, payment_type: 'Manual' }])).toEqual({
+      ok: false,
+      errors: [{ path: '/0/paymento_type', message: 'is required' }],
+    });
     expect(consult({ ...summary, payment_type: 'Pix' }).ok).toBe(true);
     expect(consult({ ...summary, paymento_type: 'Pix' }).ok).toBe(false);
   });
 
   it('payment_date is an ISO date-time with fractional seconds and no zone', () => {
-    for (const bad of ['2026-11-23T14:05:09', '2026-11-23T14:05:09.123Z', '2026-11-23 14:05:09.123', '2026-11-23T14:05:09.123-03:00']) {
+    for (const bad of [
+      '2026-11-23T14:05:09',
+      '2026-11-23T14:05:09.123Z',
+      '2026-11-23 14:05:09.123',
+      '2026-11-23T14:05:09.123-03:00',
+    ]) {
       expect(consult({ ...summary, payment_type: 'Pix', payment_date: bad }).ok).toBe(false);
     }
   });

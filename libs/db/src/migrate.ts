@@ -6,7 +6,11 @@ import { assertIdentifier } from './database';
  * ordered by name. Kysely's Migrator holds a Postgres advisory lock while it runs, so several
  * instances starting at once apply each migration exactly once.
  */
-export async function migrateToLatest<DB>(database: Kysely<DB>, schema: string, migrations: Record<string, Migration>): Promise<void> {
+export async function migrateToLatest<DB>(
+  database: Kysely<DB>,
+  schema: string,
+  migrations: Record<string, Migration>,
+): Promise<void> {
   assertIdentifier(schema);
   // Migrations are written against no particular table types.
   const db = database as unknown as Kysely<unknown>;
@@ -23,6 +27,8 @@ export async function migrateToLatest<DB>(database: Kysely<DB>, schema: string, 
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    throw new Error(`migration of schema ${schema} failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`);
+    throw new Error(
+      `migration of schema ${schema} failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`,
+    );
   }
 }

@@ -5,7 +5,9 @@ import pg from 'pg';
  * A throw-away database for one test run, so test projects running in parallel never share state.
  * Returns its URL and a drop function (which also closes leftover connections).
  */
-export async function createTestDatabase(baseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createTestDatabase(
+  baseUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = new URL(baseUrl);
   admin.pathname = '/postgres';

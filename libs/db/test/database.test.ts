@@ -32,7 +32,9 @@ it('ensureDatabase creates a missing database once, even when several services r
 
 it('migrateToLatest applies each migration exactly once when instances start together, in the service schema', async () => {
   const test = await createTestDatabase();
-  const dbs: Kysely<unknown>[] = Array.from({ length: 3 }, () => createDatabase<unknown>({ url: test.url, schema: 'svc_a' }));
+  const dbs: Kysely<unknown>[] = Array.from({ length: 3 }, () =>
+    createDatabase<unknown>({ url: test.url, schema: 'svc_a' }),
+  );
   const migrations: Record<string, Migration> = {
     '0001_counter': {
       async up(db) {

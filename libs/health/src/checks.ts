@@ -25,7 +25,10 @@ export interface ReadinessReport {
 export const DEFAULT_CHECK_TIMEOUT_MS = 2_000;
 
 /** Runs every check at once, each cut at `timeoutMs`, and reports which fail. */
-export async function evaluateReadiness(checks: readonly ReadinessCheck[], timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<ReadinessReport> {
+export async function evaluateReadiness(
+  checks: readonly ReadinessCheck[],
+  timeoutMs = DEFAULT_CHECK_TIMEOUT_MS,
+): Promise<ReadinessReport> {
   const results = await Promise.all(
     checks.map(async (check): Promise<[string, CheckStatus]> => {
       try {
@@ -79,7 +82,9 @@ export function migrationsCheck<DB>(db: Kysely<DB>, schema: string, expected: re
     name: 'migrations',
     probe: async () => {
       if (done) return;
-      const applied = await sql<{ name: string }>`select name from ${sql.table(`${schema}.kysely_migration`)}`.execute(db);
+      const applied = await sql<{ name: string }>`select name from ${sql.table(`${schema}.kysely_migration`)}`.execute(
+        db,
+      );
       const names = new Set(applied.rows.map((r) => r.name));
       const missing = expected.filter((name) => !names.has(name));
       if (missing.length > 0) throw new Error(`migrations not applied: ${missing.join(', ')}`);

@@ -23,7 +23,11 @@ export function readinessHandler(options: HealthOptions): (ctx: Context) => Prom
     const report = await evaluateReadiness(options.checks, options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
     ctx.set('cache-control', 'no-store');
     ctx.status = report.ready ? 200 : 503;
-    ctx.body = { status: report.ready ? 'ok' : 'unavailable', checks: report.checks, ...(report.ready ? {} : { failing: report.failing }) };
+    ctx.body = {
+      status: report.ready ? 'ok' : 'unavailable',
+      checks: report.checks,
+      ...(report.ready ? {} : { failing: report.failing }),
+    };
   };
 }
 

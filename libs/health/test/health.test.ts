@@ -1,7 +1,15 @@
 import { createDatabase, createTestDatabase } from '@payments/db';
 import { sql, type Kysely } from 'kysely';
 import { connect } from 'nats';
-import { evaluateReadiness, migrationsCheck, natsCheck, postgresCheck, startOpsServer, type ReadinessCheck, type RunningOpsServer } from '../src';
+import {
+  evaluateReadiness,
+  migrationsCheck,
+  natsCheck,
+  postgresCheck,
+  startOpsServer,
+  type ReadinessCheck,
+  type RunningOpsServer,
+} from '../src';
 
 /** A check the test turns on and off. */
 function switchable(name: string): ReadinessCheck & { failWith?: string } {
@@ -20,7 +28,11 @@ describe('ops server', () => {
   let server: RunningOpsServer;
 
   beforeAll(async () => {
-    server = await startOpsServer({ port: 0, checks: [postgres, nats], routes: { '/extra': (ctx) => void (ctx.body = 'extra') } });
+    server = await startOpsServer({
+      port: 0,
+      checks: [postgres, nats],
+      routes: { '/extra': (ctx) => void (ctx.body = 'extra') },
+    });
   });
   afterAll(() => server.stop());
 
@@ -47,7 +59,10 @@ describe('ops server', () => {
     expect(await res.json()).toEqual({
       status: 'unavailable',
       failing: ['postgres', 'nats'],
-      checks: { postgres: { status: 'failing', error: 'connect ECONNREFUSED' }, nats: { status: 'failing', error: 'the NATS connection is closed' } },
+      checks: {
+        postgres: { status: 'failing', error: 'connect ECONNREFUSED' },
+        nats: { status: 'failing', error: 'the NATS connection is closed' },
+      },
     });
     postgres.failWith = undefined;
     nats.failWith = undefined;
@@ -62,8 +77,15 @@ describe('ops server', () => {
 
 describe('checks', () => {
   it('cuts a check that hangs at the timeout', async () => {
-    const report = await evaluateReadiness([natsCheck({ isClosed: () => false, flush: () => new Promise<void>(() => undefined) })], 50);
-    expect(report).toEqual({ ready: false, failing: ['nats'], checks: { nats: { status: 'failing', error: 'nats did not answer within 50 ms' } } });
+    const report = await evaluateReadiness(
+      [natsCheck({ isClosed: () => false, flush: () => new Promise<void>(() => undefined) })],
+      50,
+    );
+    expect(report).toEqual({
+      ready: false,
+      failing: ['nats'],
+      checks: { nats: { status: 'failing', error: 'nats did not answer within 50 ms' } },
+    });
   });
 
   it('passes nats on a live connection and fails it once the connection is closed', async () => {
@@ -71,7 +93,10 @@ describe('checks', () => {
     const check = natsCheck(connection);
     expect((await evaluateReadiness([check])).ready).toBe(true);
     await connection.close();
-    expect((await evaluateReadiness([check])).checks.nats).toEqual({ status: 'failing', error: 'the NATS connection is closed' });
+    expect((await evaluateReadiness([check])).checks.nats).toEqual({
+      status: 'failing',
+      error: 'the NATS connection is closed',
+    });
   });
 
   describe('against Postgres', () => {
@@ -100,10 +125,15 @@ describe('checks', () => {
 
     it('fails migrations until every expected migration is recorded', async () => {
       await sql`create schema health_test`.execute(db);
-      await sql`create table health_test.kysely_migration (name varchar(255) primary key, timestamp varchar(255) not null)`.execute(db);
+      await sql`create table health_test.kysely_migration (name varchar(255) primary key, timestamp varchar(255) not null)`.execute(
+        db,
+      );
       await sql`insert into health_test.kysely_migration values ('0001_init', 'now')`.execute(db);
       const check = migrationsCheck(db, 'health_test', ['0001_init', '0002_more']);
-      expect((await evaluateReadiness([check])).checks.migrations).toEqual({ status: 'failing', error: 'migrations not applied: 0002_more' });
+      expect((await evaluateReadiness([check])).checks.migrations).toEqual({
+        status: 'failing',
+        error: 'migrations not applied: 0002_more',
+      });
       await sql`insert into health_test.kysely_migration values ('0002_more', 'now')`.execute(db);
       expect((await evaluateReadiness([check])).ready).toBe(true);
     });

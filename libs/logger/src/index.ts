@@ -12,6 +12,9 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
     timestamp: pino.stdTimeFunctions.isoTime,
     // trace_id and span_id of the active span, so a log line leads to its trace (and back).
     mixin: activeTraceIds,
-    redact: { paths: ['req.headers.authorization', '*.authorization', '*.integration_token', '*.signing_secret'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', '*.authorization', '*.integration_token', '*.signing_secret'],
+      censor: '[redacted]',
+    },
   });
 }

@@ -55,7 +55,8 @@ function routeOf(ctx: Context): string {
 
 function statusOf(err: unknown): number {
   if (typeof err === 'object' && err !== null) {
-    const s = (err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode;
+    const s =
+      (err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode;
     if (typeof s === 'number' && s >= 400 && s < 600) return s;
   }
   return 500;
@@ -65,7 +66,12 @@ function statusOf(err: unknown): number {
 function counterOf(registry: Registry): Counter<HttpLabel> {
   const existing = registry.getSingleMetric(MetricNames.httpRequests);
   if (existing instanceof Counter) return existing as Counter<HttpLabel>;
-  return new Counter({ name: MetricNames.httpRequests, help: 'HTTP requests answered, by method, route template and status', labelNames: LABELS, registers: [registry] });
+  return new Counter({
+    name: MetricNames.httpRequests,
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames: LABELS,
+    registers: [registry],
+  });
 }
 
 function histogramOf(registry: Registry): Histogram<HttpLabel> {

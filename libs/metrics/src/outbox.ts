@@ -8,7 +8,11 @@ import { scrapedGauge } from './scraped-gauge';
  */
 export function outboxWaitingGauge(
   registry: Registry,
-  options: { streams: readonly string[]; backlog: () => Promise<Array<{ stream: string; waiting: number }>>; onError?: (err: unknown) => void },
+  options: {
+    streams: readonly string[];
+    backlog: () => Promise<Array<{ stream: string; waiting: number }>>;
+    onError?: (err: unknown) => void;
+  },
 ): Gauge<'stream'> {
   return scrapedGauge(registry, {
     name: MetricNames.outboxWaiting,

@@ -49,7 +49,14 @@ describe('http metrics on a real server', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
-    expect(sample(text, MetricNames.httpRequests, { method: 'GET', route: '/items/:id', status: '200', service: 'test-app' })).toBe(2);
+    expect(
+      sample(text, MetricNames.httpRequests, {
+        method: 'GET',
+        route: '/items/:id',
+        status: '200',
+        service: 'test-app',
+      }),
+    ).toBe(2);
     expect(sample(text, MetricNames.httpRequests, { route: '/boom', status: '418' })).toBe(1);
     expect(sample(text, MetricNames.httpRequests, { route: 'unmatched', status: '404' })).toBe(1);
     // Raw paths never become labels.

@@ -96,10 +96,19 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
         rows.map((row) => {
           const spec = this.specs.get(row.stream);
           if (!spec) throw new Error(`outbox row ${row.id} names unknown stream ${row.stream}`);
-          return this.bus.streams.publishJson(spec, row.payload_json, row.msg_id, { parent: fromCarrier(row.trace_context) });
+          return this.bus.streams.publishJson(spec, row.payload_json, row.msg_id, {
+            parent: fromCarrier(row.trace_context),
+          });
         }),
       );
-      await trx.deleteFrom('outbox').where('id', 'in', rows.map((r) => r.id)).execute();
+      await trx
+        .deleteFrom('outbox')
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .execute();
       return rows.length;
     });
   }

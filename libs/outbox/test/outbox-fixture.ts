@@ -17,8 +17,16 @@ export async function startOutboxFixture(name: string, spec: StreamSpec): Promis
   const logger = createLogger(name, 'silent');
   const test = await createTestDatabase();
   const db = createDatabase<OutboxDatabase>({ url: test.url, schema: 'svc' });
-  await migrateToLatest(db, 'svc', { '0001_outbox': outboxMigration, '0002_outbox_trace_context': outboxTraceContextMigration });
-  const bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix: `t${randomBytes(4).toString('hex')}`, name, logger });
+  await migrateToLatest(db, 'svc', {
+    '0001_outbox': outboxMigration,
+    '0002_outbox_trace_context': outboxTraceContextMigration,
+  });
+  const bus = await connectBus({
+    url: 'nats://127.0.0.1:4222',
+    prefix: `t${randomBytes(4).toString('hex')}`,
+    name,
+    logger,
+  });
   await bus.streams.ensure(spec);
   return {
     db,

@@ -18,11 +18,19 @@ beforeAll(async () => {
 afterAll(() => fixture?.stop());
 
 it('publishes what a committed transaction enqueued, once, and nothing from a rolled-back one', async () => {
-  await db.transaction().execute((trx) => enqueue(trx, Array.from({ length: 1200 }, (_, i) => ({ stream: spec, msgId: `m${i}`, payload: { i } }))));
-  await db.transaction().execute(async (trx) => {
-    await enqueue(trx, [{ stream: spec, msgId: 'ghost', payload: { i: -1 } }]);
-    throw new Error('rollback');
-  }).catch(() => undefined);
+  await db.transaction().execute((trx) =>
+    enqueue(
+      trx,
+      Array.from({ length: 1200 }, (_, i) => ({ stream: spec, msgId: `m${i}`, payload: { i } })),
+    ),
+  );
+  await db
+    .transaction()
+    .execute(async (trx) => {
+      await enqueue(trx, [{ stream: spec, msgId: 'ghost', payload: { i: -1 } }]);
+      throw new Error('rollback');
+    })
+    .catch(() => undefined);
   // A duplicate row (as after a relay crash between publish and delete) is dropped by Nats-Msg-Id.
   await enqueue(db, [{ stream: spec, msgId: 'm0', payload: { i: 0 } }]);
 
@@ -41,7 +49,10 @@ it('publishes what a committed transaction enqueued, once, and nothing from a ro
     expect(seen).toHaveLength(1200);
     expect(new Set(seen).size).toBe(1200);
     expect(seen).not.toContain(-1);
-    const left = await db.selectFrom('outbox').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const left = await db
+      .selectFrom('outbox')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(left.n)).toBe(0);
   } finally {
     await relay.stop();

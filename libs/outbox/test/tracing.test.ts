@@ -8,7 +8,12 @@ import { enqueue, OutboxRelay, type OutboxDatabase } from '../src';
 import { startOutboxFixture, type OutboxFixture } from './outbox-fixture';
 
 const logger = createLogger('outbox-tracing-test', 'silent');
-const spec: StreamSpec = { name: 'traced_jobs', subject: 'traced.jobs', consumer: 'traced-jobs-worker', duplicateWindowMs: 60_000 };
+const spec: StreamSpec = {
+  name: 'traced_jobs',
+  subject: 'traced.jobs',
+  consumer: 'traced-jobs-worker',
+  duplicateWindowMs: 60_000,
+};
 const tracer = trace.getTracer('outbox-tracing-test');
 let telemetry: InMemoryTelemetry;
 let fixture: OutboxFixture;
@@ -64,7 +69,10 @@ it('stores the enqueuing trace with each row and publishes it with that trace, s
   const untraced = publishes.find((s) => s.attributes['messaging.message.id'] === 'untraced');
   expect(traced).toMatchObject({ kind: SpanKind.PRODUCER, parentSpanContext: { spanId: request.spanId } });
   // A row enqueued outside any trace starts its own at publish, not the waking request's.
-  const unrelated = telemetry.spans().find((s) => s.name === 'unrelated')!.spanContext().traceId;
+  const unrelated = telemetry
+    .spans()
+    .find((s) => s.name === 'unrelated')!
+    .spanContext().traceId;
   expect(untraced?.parentSpanContext).toBeUndefined();
   expect(consumed.get(2)).toBe(untraced?.spanContext().traceId);
   expect(consumed.get(2)).not.toBe(unrelated);

@@ -12,7 +12,13 @@ export function signLink(secret: string, resourceId: string, expiresAt: Date): {
   return { expires, signature: mac(secret, resourceId, expires) };
 }
 
-export function checkLink(secret: string, resourceId: string, expires: string | undefined, signature: string | undefined, now: Date = new Date()): LinkCheck {
+export function checkLink(
+  secret: string,
+  resourceId: string,
+  expires: string | undefined,
+  signature: string | undefined,
+  now: Date = new Date(),
+): LinkCheck {
   if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'tampered';
   const expected = Buffer.from(mac(secret, resourceId, expires), 'hex');
   if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return 'tampered';
@@ -26,7 +32,10 @@ function mac(secret: string, resourceId: string, expires: string): string {
 /** Development default only: production must set DOWNLOAD_LINK_SECRET, the same for the signer and the gateway. */
 export const DEV_DOWNLOAD_LINK_SECRET = 'development-download-link-secret';
 
-export function downloadLinkSecret(env: Record<string, string | undefined>, mode: 'development' | 'production'): string {
+export function downloadLinkSecret(
+  env: Record<string, string | undefined>,
+  mode: 'development' | 'production',
+): string {
   const secret = env.DOWNLOAD_LINK_SECRET;
   if (secret) return secret;
   if (mode === 'production') throw new Error('DOWNLOAD_LINK_SECRET is required in production');

@@ -7,7 +7,15 @@ it('accepts its own link until it expires, and nothing altered', () => {
   expect(checkLink('s3cret', 'booklet-2', expires, signature, now)).toBe('tampered');
   expect(checkLink('s3cret', 'booklet-1', String(Number(expires) + 1), signature, now)).toBe('tampered');
   expect(checkLink('other', 'booklet-1', expires, signature, now)).toBe('tampered');
-  expect(checkLink('s3cret', 'booklet-1', expires, signature.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')), now)).toBe('tampered');
+  expect(
+    checkLink(
+      's3cret',
+      'booklet-1',
+      expires,
+      signature.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')),
+      now,
+    ),
+  ).toBe('tampered');
   expect(checkLink('s3cret', 'booklet-1', undefined, signature, now)).toBe('tampered');
   expect(checkLink('s3cret', 'booklet-1', expires, signature, new Date('2026-11-25T12:00:00Z'))).toBe('expired');
 });

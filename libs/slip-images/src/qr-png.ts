@@ -33,7 +33,8 @@ export function qrCodePng(text: string, options: QrPngOptions = {}): Buffer {
     if (r >= 0 && r < size) {
       for (let c = 0; c < size; c += 1) {
         if (!data[r * size + c]) continue;
-        for (let x = (c + margin) * scale; x < (c + margin + 1) * scale; x += 1) raw[first + 1 + (x >> 3)] &= ~(0x80 >> (x & 7));
+        for (let x = (c + margin) * scale; x < (c + margin + 1) * scale; x += 1)
+          raw[first + 1 + (x >> 3)] &= ~(0x80 >> (x & 7));
       }
     }
     for (let k = 1; k < scale; k += 1) raw[first + k * stride] = PNG_FILTER_UP;
@@ -43,7 +44,12 @@ export function qrCodePng(text: string, options: QrPngOptions = {}): Buffer {
   header.writeUInt32BE(pixels, 4);
   header[8] = 1; // bit depth
   header[9] = 0; // grayscale; compression, filter and interlace methods 0
-  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', header), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', deflateSync(raw)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 const PNG_FILTER_UP = 2;

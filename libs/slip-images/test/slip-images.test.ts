@@ -5,7 +5,9 @@ import QRCode from 'qrcode';
 import { decodeQrPng } from '@payments/test-support/slip-checks';
 import { drawItf, ITF_BAR_HEIGHT, ITF_NARROW_MODULE, itfBarWidths, qrCodePng } from '../src';
 
-const vector: { barcode: string } = JSON.parse(readFileSync(join(__dirname, '../../../test-vectors/boleto.json'), 'utf8'))[0];
+const vector: { barcode: string } = JSON.parse(
+  readFileSync(join(__dirname, '../../../test-vectors/boleto.json'), 'utf8'),
+)[0];
 
 /** Interleaved 2 of 5 digit patterns (N narrow, W wide), from the symbology's definition. */
 const ITF_DIGITS = ['NNWWN', 'WNNNW', 'NWNNW', 'WWNNN', 'NNWNW', 'WNWNN', 'NWWNN', 'NNNWW', 'WNNWN', 'NWNWN'];
@@ -27,7 +29,8 @@ function decodeItf(widths: number[]): string {
   return digits;
 }
 
-const BR_CODE = '00020126450014br.gov.bcb.pix0118fulano@example.com0201x520400005303986540512.345802BR5913FULANO DE TAL6009SAO PAULO62100506ABC1236304F170';
+const BR_CODE =
+  '00020126450014br.gov.bcb.pix0118fulano@example.com0201x520400005303986540512.345802BR5913FULANO DE TAL6009SAO PAULO62100506ABC1236304F170';
 
 describe('ITF barcode', () => {
   it('draws the 44 digits as ITF with wide elements three modules wide', () => {
@@ -67,7 +70,9 @@ describe('ITF barcode', () => {
     expect(calls).toEqual(['fillColor #000000', 'fill']);
     // FEBRABAN: 13 mm tall, about 103 mm wide.
     expect(ITF_BAR_HEIGHT / (72 / 25.4)).toBeCloseTo(13, 6);
-    const modules = itfBarWidths(vector.barcode).slice(0, 227).reduce((a, b) => a + b, 0);
+    const modules = itfBarWidths(vector.barcode)
+      .slice(0, 227)
+      .reduce((a, b) => a + b, 0);
     expect((modules * ITF_NARROW_MODULE) / (72 / 25.4)).toBeCloseTo(102.87, 6);
   });
 });
@@ -81,7 +86,10 @@ describe('QR code PNG', () => {
 
   it('is 1-bit grayscale, whole pixels per module, the margin in modules around the matrix', () => {
     const size = QRCode.create(BR_CODE, { errorCorrectionLevel: 'M' }).modules.size;
-    for (const [options, side] of [[{}, size * 6], [{ scale: 3, margin: 4 }, (size + 8) * 3]] as const) {
+    for (const [options, side] of [
+      [{}, size * 6],
+      [{ scale: 3, margin: 4 }, (size + 8) * 3],
+    ] as const) {
       const png = qrCodePng(BR_CODE, options);
       expect(png.readUInt32BE(16)).toBe(side); // IHDR width
       expect(png.readUInt32BE(20)).toBe(side);
@@ -103,7 +111,8 @@ describe('QR code PNG', () => {
         const r = Math.floor(y / scale) - margin;
         const c = Math.floor(x / scale) - margin;
         const dark = r >= 0 && r < size && c >= 0 && c < size && data[r * size + c] === 1;
-        if (image.data[(y * side + x) * 4] !== (dark ? 0 : 255)) throw new Error(`pixel ${x},${y} should be ${dark ? 'black' : 'white'}`);
+        if (image.data[(y * side + x) * 4] !== (dark ? 0 : 255))
+          throw new Error(`pixel ${x},${y} should be ${dark ? 'black' : 'white'}`);
       }
     }
   });

@@ -14,7 +14,8 @@ function cpfDigits(base9: string): string {
 function cnpjDigits(base12: string): string {
   const value = (c: string) => c.charCodeAt(0) - 48; // '0'..'9' -> 0..9, 'A'..'Z' -> 17..42
   const dv = (chars: string) => {
-    const weights = chars.length === 12 ? [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2] : [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+    const weights =
+      chars.length === 12 ? [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2] : [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
     const sum = [...chars].reduce((acc, c, i) => acc + value(c) * weights[i], 0);
     const r = sum % 11;
     return r < 2 ? 0 : 11 - r;

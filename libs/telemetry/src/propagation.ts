@@ -1,4 +1,11 @@
-import { context, propagation, ROOT_CONTEXT, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Context,
+  type TextMapGetter,
+  type TextMapSetter,
+} from '@opentelemetry/api';
 
 /**
  * The W3C trace context (traceparent, tracestate, baggage) as plain strings: what is stored beside

@@ -52,10 +52,10 @@ function sdkConfiguration(serviceName: string, options: TelemetryOptions): Parti
   const spans: Partial<NodeSDKConfiguration> = options.spanProcessors
     ? { spanProcessors: options.spanProcessors }
     : recording
-      // Batched per OTEL_BSP_* (schedule delay, queue size); the exporter reads its endpoint and headers itself.
-      ? { traceExporter: new OTLPTraceExporter() }
-      // NodeSDK installs no tracer provider without a processor, and then no trace ids would exist.
-      : { spanProcessors: [new NoopSpanProcessor()], sampler: new AlwaysOffSampler() };
+      ? // Batched per OTEL_BSP_* (schedule delay, queue size); the exporter reads its endpoint and headers itself.
+        { traceExporter: new OTLPTraceExporter() }
+      : // NodeSDK installs no tracer provider without a processor, and then no trace ids would exist.
+        { spanProcessors: [new NoopSpanProcessor()], sampler: new AlwaysOffSampler() };
   return {
     serviceName,
     ...spans,
@@ -68,7 +68,9 @@ function sdkConfiguration(serviceName: string, options: TelemetryOptions): Parti
 }
 
 function exportEndpointConfigured(): boolean {
-  return Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+  return Boolean(
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim(),
+  );
 }
 
 /**
@@ -77,22 +79,27 @@ function exportEndpointConfigured(): boolean {
  * keep one hot path lighter.
  */
 function instrumentations(recording: boolean): NonNullable<NodeSDKConfiguration['instrumentations']> {
-  const disabled = new Set((process.env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((name) => name.trim().toLowerCase()));
+  const disabled = new Set(
+    (process.env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((name) => name.trim().toLowerCase()),
+  );
   // Nothing recorded: incoming HTTP still opens each request's trace (its ids go into the log lines),
   // but spans for every query and outgoing call would be made only to be dropped (about 5 % of
   // callback-svc's CPU in a profile of bench/receivables).
   if (!recording) for (const name of ['koa', 'pg', 'undici']) disabled.add(name);
   const all = {
-    http: () => new HttpInstrumentation({
-      ignoreIncomingRequestHook: (req: IncomingMessage) => UNTRACED_PATHS.test(req.url ?? ''),
-      // Outgoing calls outside any request (pollers) would each start a trace of their own.
-      requireParentforOutgoingSpans: true,
-    }),
+    http: () =>
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req: IncomingMessage) => UNTRACED_PATHS.test(req.url ?? ''),
+        // Outgoing calls outside any request (pollers) would each start a trace of their own.
+        requireParentforOutgoingSpans: true,
+      }),
     // Router spans only: one span per Koa middleware would bury the interesting ones.
     koa: () => new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
     // Queries of background pollers (outbox relay, delivery queue) are not traced unless work is.
     pg: () => new PgInstrumentation({ requireParentSpan: true }),
     undici: () => new UndiciInstrumentation({ requireParentforSpans: true }),
   };
-  return Object.entries(all).filter(([name]) => !disabled.has(name)).map(([, create]) => create());
+  return Object.entries(all)
+    .filter(([name]) => !disabled.has(name))
+    .map(([, create]) => create());
 }

@@ -19,7 +19,10 @@ export interface InMemoryTelemetry {
  */
 export function startInMemoryTelemetry(serviceName = 'test'): InMemoryTelemetry {
   const exporter = new InMemorySpanExporter();
-  const telemetry = startTelemetry(serviceName, { spanProcessors: [new SimpleSpanProcessor(exporter)], instrument: false });
+  const telemetry = startTelemetry(serviceName, {
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+    instrument: false,
+  });
   return {
     spans: () => exporter.getFinishedSpans(),
     reset: () => exporter.reset(),

@@ -1,5 +1,14 @@
 import { context, propagation, trace } from '@opentelemetry/api';
-import { activeTraceIds, detached, extractFromHeaders, fromCarrier, injectIntoHeaders, toCarrier, type HeaderReader, type HeaderWriter } from '../src';
+import {
+  activeTraceIds,
+  detached,
+  extractFromHeaders,
+  fromCarrier,
+  injectIntoHeaders,
+  toCarrier,
+  type HeaderReader,
+  type HeaderWriter,
+} from '../src';
 import { startInMemoryTelemetry, type InMemoryTelemetry } from '../src/testing';
 
 /** Stands in for NATS MsgHdrs: `get` answers '' for a missing key, as MsgHdrs does. */
@@ -54,12 +63,18 @@ it('does not take the active context as parent for stored work without a carrier
 it('injects into and extracts from message headers, keeping baggage too', () => {
   const headers = new FakeHeaders();
   const span = tracer.startSpan('send');
-  const withBaggage = propagation.setBaggage(trace.setSpan(context.active(), span), propagation.createBaggage({ tenant: { value: 't1' } }));
+  const withBaggage = propagation.setBaggage(
+    trace.setSpan(context.active(), span),
+    propagation.createBaggage({ tenant: { value: 't1' } }),
+  );
   injectIntoHeaders(headers, withBaggage);
   span.end();
   expect(headers.keys().sort()).toEqual(['baggage', 'traceparent']);
   const extracted = extractFromHeaders(headers);
-  expect(trace.getSpanContext(extracted)).toMatchObject({ traceId: span.spanContext().traceId, spanId: span.spanContext().spanId });
+  expect(trace.getSpanContext(extracted)).toMatchObject({
+    traceId: span.spanContext().traceId,
+    spanId: span.spanContext().spanId,
+  });
   expect(propagation.getBaggage(extracted)?.getEntry('tenant')?.value).toBe('t1');
 });
 

@@ -55,7 +55,8 @@ export function barcodeProblems(barcode: string, expected: { amountCents?: numbe
   }
   if (expected.dueDate !== undefined) {
     const factor = dueFactorOf(expected.dueDate);
-    if (fields.dueFactor !== factor) problems.push(`due-date factor is ${fields.dueFactor}, ${expected.dueDate} gives ${factor}`);
+    if (fields.dueFactor !== factor)
+      problems.push(`due-date factor is ${fields.dueFactor}, ${expected.dueDate} gives ${factor}`);
   }
   return problems;
 }
@@ -65,7 +66,8 @@ export function barcodeProblems(barcode: string, expected: { amountCents?: numbe
  * 1000 and cycles through 1000..9999 (FEBRABAN's 2025 rule).
  */
 export function dueFactorOf(date: string): string {
-  const day = (text: string) => Date.UTC(Number(text.slice(0, 4)), Number(text.slice(5, 7)) - 1, Number(text.slice(8, 10))) / 86_400_000;
+  const day = (text: string) =>
+    Date.UTC(Number(text.slice(0, 4)), Number(text.slice(5, 7)) - 1, Number(text.slice(8, 10))) / 86_400_000;
   const days = day(date) - day('1997-10-07');
   const sinceReset = day(date) - day('2025-02-22');
   const factor = sinceReset < 0 ? days : 1000 + (sinceReset % 9000);
@@ -100,7 +102,8 @@ export function typeableLineProblems(line: string, barcode: string): string[] {
   ];
   for (const [name, start, digitAt] of fields) {
     const expected = modulo10(digits.slice(start, digitAt));
-    if (Number(digits[digitAt]) !== expected) problems.push(`${name} check digit (position ${digitAt + 1}) is ${digits[digitAt]}, modulo 10 gives ${expected}`);
+    if (Number(digits[digitAt]) !== expected)
+      problems.push(`${name} check digit (position ${digitAt + 1}) is ${digits[digitAt]}, modulo 10 gives ${expected}`);
   }
   const rebuilt = barcodeFromTypeableLine(digits);
   if (rebuilt !== barcode) problems.push(`typeable line encodes barcode ${rebuilt}, not ${barcode}`);
@@ -153,9 +156,12 @@ export function parseBrCode(text: string): BrCode {
   const fields = Object.fromEntries(entries.map(({ id, value }) => [id, value]));
   const templates: Record<string, Record<string, string>> = {};
   for (const { id, value } of entries) {
-    if (TEMPLATE_IDS(Number(id))) templates[id] = Object.fromEntries(parseTlv(value, `template ${id}`).map((e) => [e.id, e.value]));
+    if (TEMPLATE_IDS(Number(id)))
+      templates[id] = Object.fromEntries(parseTlv(value, `template ${id}`).map((e) => [e.id, e.value]));
   }
-  const pixAccount = Object.entries(templates).find(([id, sub]) => Number(id) <= 51 && sub['00']?.toLowerCase() === 'br.gov.bcb.pix');
+  const pixAccount = Object.entries(templates).find(
+    ([id, sub]) => Number(id) <= 51 && sub['00']?.toLowerCase() === 'br.gov.bcb.pix',
+  );
   return {
     entries,
     fields,
@@ -175,10 +181,12 @@ function parseTlv(text: string, where: string): Array<{ id: string; value: strin
   while (i < text.length) {
     const id = text.slice(i, i + 2);
     const lengthText = text.slice(i + 2, i + 4);
-    if (!/^\d{2}$/.test(id) || !/^\d{2}$/.test(lengthText)) throw new Error(`${where}: bad TLV header "${id}${lengthText}" at offset ${i}`);
+    if (!/^\d{2}$/.test(id) || !/^\d{2}$/.test(lengthText))
+      throw new Error(`${where}: bad TLV header "${id}${lengthText}" at offset ${i}`);
     const length = Number(lengthText);
     const value = text.slice(i + 4, i + 4 + length);
-    if (value.length !== length) throw new Error(`${where}: field ${id} announces ${length} characters, only ${value.length} left`);
+    if (value.length !== length)
+      throw new Error(`${where}: field ${id} announces ${length} characters, only ${value.length} left`);
     if (out.some((e) => e.id === id)) throw new Error(`${where}: field ${id} appears twice`);
     out.push({ id, value });
     i += 4 + length;
@@ -200,17 +208,26 @@ export function brCodeProblems(text: string): string[] {
   }
   const problems: string[] = [];
   const ids = code.entries.map((e) => e.id);
-  if (ids[0] !== '00' || code.fields['00'] !== '01') problems.push('field 00 (payload format indicator) must come first with value 01');
-  const pixAccount = Object.entries(code.templates).find(([id, sub]) => Number(id) <= 51 && sub['00']?.toLowerCase() === 'br.gov.bcb.pix');
+  if (ids[0] !== '00' || code.fields['00'] !== '01')
+    problems.push('field 00 (payload format indicator) must come first with value 01');
+  const pixAccount = Object.entries(code.templates).find(
+    ([id, sub]) => Number(id) <= 51 && sub['00']?.toLowerCase() === 'br.gov.bcb.pix',
+  );
   if (!pixAccount) problems.push('no merchant account template (26-51) with GUI br.gov.bcb.pix');
-  else if (!pixAccount[1]['01'] && !pixAccount[1]['25']) problems.push(`template ${pixAccount[0]} has neither a PIX key (01) nor a location URL (25)`);
+  else if (!pixAccount[1]['01'] && !pixAccount[1]['25'])
+    problems.push(`template ${pixAccount[0]} has neither a PIX key (01) nor a location URL (25)`);
   if (!/^\d{4}$/.test(code.fields['52'] ?? '')) problems.push('field 52 (merchant category code) must be 4 digits');
-  if (code.fields['53'] !== '986') problems.push(`field 53 (currency) must be 986, is ${code.fields['53'] ?? 'missing'}`);
+  if (code.fields['53'] !== '986')
+    problems.push(`field 53 (currency) must be 986, is ${code.fields['53'] ?? 'missing'}`);
   if (code.fields['58'] !== 'BR') problems.push(`field 58 (country) must be BR, is ${code.fields['58'] ?? 'missing'}`);
-  if (!code.merchantName || code.merchantName.length > 25) problems.push('field 59 (merchant name) must have 1 to 25 characters');
-  if (!code.merchantCity || code.merchantCity.length > 15) problems.push('field 60 (merchant city) must have 1 to 15 characters');
-  if (code.amount !== null && !/^\d{1,10}(\.\d{1,2})?$/.test(code.amount)) problems.push(`field 54 (amount) is not a decimal amount: "${code.amount}"`);
-  if (code.txid !== null && !/^(\*\*\*|[A-Za-z0-9]{1,25})$/.test(code.txid)) problems.push(`field 62-05 (txid) must be 1 to 25 letters or digits, is "${code.txid}"`);
+  if (!code.merchantName || code.merchantName.length > 25)
+    problems.push('field 59 (merchant name) must have 1 to 25 characters');
+  if (!code.merchantCity || code.merchantCity.length > 15)
+    problems.push('field 60 (merchant city) must have 1 to 15 characters');
+  if (code.amount !== null && !/^\d{1,10}(\.\d{1,2})?$/.test(code.amount))
+    problems.push(`field 54 (amount) is not a decimal amount: "${code.amount}"`);
+  if (code.txid !== null && !/^(\*\*\*|[A-Za-z0-9]{1,25})$/.test(code.txid))
+    problems.push(`field 62-05 (txid) must be 1 to 25 letters or digits, is "${code.txid}"`);
   if (ids[ids.length - 1] !== '63' || code.crc === null || code.crc.length !== 4) {
     problems.push('field 63 (CRC) must be the last field, 4 hex digits');
   } else {
@@ -237,7 +254,11 @@ export function crc16CcittFalse(text: string): string {
 /** The text a PNG QR code decodes to, as a phone's camera would read it; throws when it finds none. */
 export function decodeQrPng(png: Buffer): string {
   const image = PNG.sync.read(png);
-  const found = jsQR(new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.length), image.width, image.height);
+  const found = jsQR(
+    new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.length),
+    image.width,
+    image.height,
+  );
   if (!found) throw new Error('no QR code found in the image');
   return found.data;
 }

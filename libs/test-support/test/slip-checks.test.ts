@@ -52,8 +52,15 @@ function withField(text: string, id: string, value: string): string {
 describe('bank slip barcode', () => {
   it.each(boleto)('accepts the public vector $barcode', (v) => {
     expect(barcodeProblems(v.barcode)).toEqual([]);
-    expect(barcodeProblems(v.barcode, { amountCents: Math.round(v.value * 100), dueDate: v.due_date_before_2025_reset })).toEqual([]);
-    expect(parseBarcode(v.barcode)).toMatchObject({ bankCode: '237', currency: '9', dueFactor: v.due_factor, valueCents: 124020 });
+    expect(
+      barcodeProblems(v.barcode, { amountCents: Math.round(v.value * 100), dueDate: v.due_date_before_2025_reset }),
+    ).toEqual([]);
+    expect(parseBarcode(v.barcode)).toMatchObject({
+      bankCode: '237',
+      currency: '9',
+      dueFactor: v.due_factor,
+      valueCents: 124020,
+    });
   });
 
   it('finds a changed digit anywhere through the general check digit', () => {
@@ -70,7 +77,9 @@ describe('bank slip barcode', () => {
     expect(barcodeProblems(`${barcode.slice(0, 43)}x`)[0]).toMatch(/only digits/);
     expect(barcodeProblems(`${barcode.slice(0, 3)}0${barcode.slice(4)}`).join()).toMatch(/currency code/);
     expect(barcodeProblems(barcode, { amountCents: 124021 })).toEqual(['value field is 124020 cents, expected 124021']);
-    expect(barcodeProblems(barcode, { dueDate: '2008-11-02' })[0]).toMatch(/due-date factor is 4043, 2008-11-02 gives 4044/);
+    expect(barcodeProblems(barcode, { dueDate: '2008-11-02' })[0]).toMatch(
+      /due-date factor is 4043, 2008-11-02 gives 4044/,
+    );
   });
 
   it('uses the bank-slip modulo-11 rule: 11 - remainder of 10 or 11 makes the digit 1, not 0', () => {
@@ -114,7 +123,9 @@ describe('typeable line', () => {
     expect(typeableLineProblems(changeDigit(line, 31), barcode)[0]).toMatch(/field 3 check digit/);
     expect(typeableLineProblems(changeDigit(line, 12), barcode).join()).toMatch(/field 2 check digit.*encodes barcode/);
     expect(typeableLineProblems(line.slice(0, 46), barcode)).toEqual(['typeable line must have 47 digits, has 46']);
-    expect(typeableLineProblems(changeDigit(line, 40), barcode)).toEqual([expect.stringMatching(/^typeable line encodes barcode/)]);
+    expect(typeableLineProblems(changeDigit(line, 40), barcode)).toEqual([
+      expect.stringMatching(/^typeable line encodes barcode/),
+    ]);
   });
 });
 

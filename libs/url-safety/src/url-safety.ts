@@ -13,20 +13,40 @@ export class UnsafeUrlError extends Error {
 
 /** ipaddr.js range names that are not the public internet. */
 const NON_PUBLIC_RANGES = new Set([
-  'unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'carrierGradeNat', 'private', 'reserved',
-  'uniqueLocal', 'ipv4Mapped', 'rfc6145', 'rfc6052', '6to4', 'teredo', 'benchmarking', 'amt', 'as112', 'deprecated', 'orchid2', 'droneRemoteIdProtocolEntityTags',
+  'unspecified',
+  'broadcast',
+  'multicast',
+  'linkLocal',
+  'loopback',
+  'carrierGradeNat',
+  'private',
+  'reserved',
+  'uniqueLocal',
+  'ipv4Mapped',
+  'rfc6145',
+  'rfc6052',
+  '6to4',
+  'teredo',
+  'benchmarking',
+  'amt',
+  'as112',
+  'deprecated',
+  'orchid2',
+  'droneRemoteIdProtocolEntityTags',
 ]);
 
 /** The ipaddr.js range of an address, after unwrapping IPv4-mapped IPv6 (::ffff:127.0.0.1). */
 export function classifyAddress(address: string): string {
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   return parsed.range();
 }
 
 export function assertPublicAddress(address: string): void {
   const range = classifyAddress(address);
-  if (NON_PUBLIC_RANGES.has(range)) throw new UnsafeUrlError(`address ${address} is in a ${range} range, which callbacks may not reach in production`);
+  if (NON_PUBLIC_RANGES.has(range))
+    throw new UnsafeUrlError(`address ${address} is in a ${range} range, which callbacks may not reach in production`);
 }
 
 /** Checks scheme and, for literal IP hosts, the address. Host names are checked when resolved (guarded lookup). */
@@ -37,12 +57,18 @@ export function checkCallbackUrl(raw: string, policy: UrlPolicy): URL {
   } catch {
     throw new UnsafeUrlError(`not a URL: ${raw}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError(`scheme ${url.protocol} is not allowed; use http or https`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UnsafeUrlError(`scheme ${url.protocol} is not allowed; use http or https`);
   if (url.username || url.password) throw new UnsafeUrlError('credentials in the URL are not allowed');
   if (policy === 'allow-private') return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (ipaddr.isValid(host)) assertPublicAddress(host);
-  else if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) {
+  else if (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host.endsWith('.local') ||
+    host.endsWith('.internal')
+  ) {
     throw new UnsafeUrlError(`host ${host} is local`);
   }
   return url;

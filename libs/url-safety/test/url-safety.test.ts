@@ -24,9 +24,12 @@ describe('checkCallbackUrl in production (public-only)', () => {
     expect(() => checkCallbackUrl(url, 'public-only')).toThrow(UnsafeUrlError);
   });
 
-  it.each(['https://erp.example.com/callbacks', 'http://8.8.8.8/hook', 'https://[2001:4860:4860::8888]/hook'])('accepts %s', (url) => {
-    expect(checkCallbackUrl(url, 'public-only').toString()).toContain('/');
-  });
+  it.each(['https://erp.example.com/callbacks', 'http://8.8.8.8/hook', 'https://[2001:4860:4860::8888]/hook'])(
+    'accepts %s',
+    (url) => {
+      expect(checkCallbackUrl(url, 'public-only').toString()).toContain('/');
+    },
+  );
 });
 
 describe('checkCallbackUrl in development (allow-private)', () => {
@@ -44,10 +47,16 @@ it('classifies addresses through IPv4-mapped IPv6', () => {
 
 describe('guarded lookup', () => {
   const fakeDns = (answer: Array<{ address: string; family: number }>) =>
-    ((_host: string, _opts: unknown, cb: (err: null, a: typeof answer) => void) => cb(null, answer)) as unknown as typeof lookup;
+    ((_host: string, _opts: unknown, cb: (err: null, a: typeof answer) => void) =>
+      cb(null, answer)) as unknown as typeof lookup;
 
   it('refuses a name that resolves to a private address (even one of several)', (done) => {
-    const guarded = createGuardedLookup(fakeDns([{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.1', family: 4 }]));
+    const guarded = createGuardedLookup(
+      fakeDns([
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.0.0.1', family: 4 },
+      ]),
+    );
     guarded('rebind.example', {}, (err) => {
       expect(err).toBeInstanceOf(UnsafeUrlError);
       done();

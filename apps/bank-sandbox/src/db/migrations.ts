@@ -51,7 +51,9 @@ export const migrations: Record<string, Migration> = {
         .addColumn('delivered_at', 'timestamptz')
         .execute();
       // The delivery queue: pending notifications by due time.
-      await sql`create index notifications_due_idx on notifications (next_attempt_at) where status = 'pending'`.execute(db);
+      await sql`create index notifications_due_idx on notifications (next_attempt_at) where status = 'pending'`.execute(
+        db,
+      );
       await db.schema.createIndex('notifications_charge_idx').on('notifications').column('charge_id').execute();
     },
   },

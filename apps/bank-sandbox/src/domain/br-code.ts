@@ -28,8 +28,12 @@ export function txidForOurNumber(ourNumber: string): string {
 
 export function buildBrCode(receiver: PixReceiver, amountCents: number, txid: string): string {
   if (!/^[A-Za-z0-9]{1,25}$/.test(txid)) throw new RangeError(`txid must be 1 to 25 letters or digits, got "${txid}"`);
-  if (!Number.isSafeInteger(amountCents) || amountCents <= 0) throw new RangeError(`amount must be positive cents, got ${amountCents}`);
-  for (const [name, value, max] of [['merchant name', receiver.merchantName, MAX_MERCHANT_NAME], ['merchant city', receiver.merchantCity, MAX_MERCHANT_CITY]] as const) {
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0)
+    throw new RangeError(`amount must be positive cents, got ${amountCents}`);
+  for (const [name, value, max] of [
+    ['merchant name', receiver.merchantName, MAX_MERCHANT_NAME],
+    ['merchant city', receiver.merchantCity, MAX_MERCHANT_CITY],
+  ] as const) {
     if (value !== toMerchantText(value) || value.length === 0 || value.length > max) {
       throw new RangeError(`${name} must be 1 to ${max} uppercase ASCII characters, got "${value}"`);
     }
@@ -43,7 +47,8 @@ export function buildBrCode(receiver: PixReceiver, amountCents: number, txid: st
     txid,
   });
   // null: a key that is not a PIX key (the rest is checked above), or an amount over 13 characters.
-  if (brCode === null) throw new RangeError(`BR Code not built: invalid PIX key "${receiver.key}" or amount ${amountCents}`);
+  if (brCode === null)
+    throw new RangeError(`BR Code not built: invalid PIX key "${receiver.key}" or amount ${amountCents}`);
   return brCode;
 }
 

@@ -14,7 +14,8 @@ export type RegisterOutcome =
   /** The same Idempotency-Key with another request. */
   | { outcome: 'key_reused' };
 
-export type CancelOutcome = { outcome: 'cancelled'; charge: Charge } | { outcome: 'not_open'; charge: Charge } | { outcome: 'not_found' };
+export type CancelOutcome =
+  { outcome: 'cancelled'; charge: Charge } | { outcome: 'not_open'; charge: Charge } | { outcome: 'not_found' };
 
 export type SettleOutcome =
   | { outcome: 'settled'; charge: Charge; eventId: string }
@@ -33,7 +34,9 @@ export class ChargeStore {
   async lookupIdempotencyKey(key: string, fingerprint: string): Promise<RegisterOutcome | null> {
     const row = await this.db.selectFrom('charges').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
     if (!row) return null;
-    return row.request_fingerprint === fingerprint ? { outcome: 'replayed', charge: toCharge(row) } : { outcome: 'key_reused' };
+    return row.request_fingerprint === fingerprint
+      ? { outcome: 'replayed', charge: toCharge(row) }
+      : { outcome: 'key_reused' };
   }
 
   /**
@@ -42,7 +45,9 @@ export class ChargeStore {
    * look the key up first, so a plain replay does not spend a number.
    */
   async register(key: string, fingerprint: string, terms: ChargeTerms): Promise<RegisterOutcome> {
-    const { value } = await sql<{ value: number }>`select nextval('our_number_seq') as value`.execute(this.db).then((r) => r.rows[0]);
+    const { value } = await sql<{ value: number }>`select nextval('our_number_seq') as value`
+      .execute(this.db)
+      .then((r) => r.rows[0]);
     const ourNumber = formatOurNumber(Number(value));
     const payment = issuePaymentData(this.account, ourNumber, terms);
     const inserted = await this.db
@@ -62,27 +67,48 @@ export class ChargeStore {
    * interface): keys already used are answered from the ledger, new ones get our numbers from one
    * sequence call and go in one multi-row insert. Outcomes come back in request order.
    */
-  async registerMany(requests: Array<{ key: string; fingerprint: string; terms: ChargeTerms }>): Promise<RegisterOutcome[]> {
+  async registerMany(
+    requests: Array<{ key: string; fingerprint: string; terms: ChargeTerms }>,
+  ): Promise<RegisterOutcome[]> {
     if (requests.length === 0) return [];
     const keys = requests.map((r) => r.key);
-    const existing = new Map((await this.db.selectFrom('charges').selectAll().where('idempotency_key', 'in', keys).execute()).map((row) => [row.idempotency_key, row]));
+    const existing = new Map(
+      (await this.db.selectFrom('charges').selectAll().where('idempotency_key', 'in', keys).execute()).map((row) => [
+        row.idempotency_key,
+        row,
+      ]),
+    );
     const fresh = requests.filter((r, i) => !existing.has(r.key) && keys.indexOf(r.key) === i);
     if (fresh.length > 0) {
-      const numbers = await sql<{ value: string }>`select nextval('our_number_seq') as value from generate_series(1, ${fresh.length})`.execute(this.db);
+      const numbers = await sql<{
+        value: string;
+      }>`select nextval('our_number_seq') as value from generate_series(1, ${fresh.length})`.execute(this.db);
       const rows = fresh.map((r, i) => {
         const ourNumber = formatOurNumber(Number(numbers.rows[i].value));
         const payment = issuePaymentData(this.account, ourNumber, r.terms);
         return chargeValues(randomUUID(), ourNumber, r.key, r.fingerprint, r.terms, payment);
       });
-      const inserted = await this.db.insertInto('charges').values(rows).onConflict((oc) => oc.column('idempotency_key').doNothing()).returningAll().execute();
+      const inserted = await this.db
+        .insertInto('charges')
+        .values(rows)
+        .onConflict((oc) => oc.column('idempotency_key').doNothing())
+        .returningAll()
+        .execute();
       for (const row of inserted) existing.set(row.idempotency_key, row);
       const lost = fresh.filter((r) => !existing.has(r.key)).map((r) => r.key);
       if (lost.length > 0) {
         // Raced by another request with the same keys: theirs stand.
-        for (const row of await this.db.selectFrom('charges').selectAll().where('idempotency_key', 'in', lost).execute()) existing.set(row.idempotency_key, row);
+        for (const row of await this.db
+          .selectFrom('charges')
+          .selectAll()
+          .where('idempotency_key', 'in', lost)
+          .execute())
+          existing.set(row.idempotency_key, row);
       }
       const created = new Set(inserted.map((r) => r.idempotency_key));
-      return requests.map((r) => outcomeFor(existing.get(r.key), r.fingerprint, created.has(r.key) && fresh.find((f) => f.key === r.key) === r));
+      return requests.map((r) =>
+        outcomeFor(existing.get(r.key), r.fingerprint, created.has(r.key) && fresh.find((f) => f.key === r.key) === r),
+      );
     }
     return requests.map((r) => outcomeFor(existing.get(r.key), r.fingerprint, false));
   }
@@ -109,7 +135,9 @@ export class ChargeStore {
     if (updated) return { outcome: 'cancelled', charge: toCharge(updated) };
     const current = await this.get(chargeId);
     if (!current) return { outcome: 'not_found' };
-    return current.status === 'cancelled' ? { outcome: 'cancelled', charge: current } : { outcome: 'not_open', charge: current };
+    return current.status === 'cancelled'
+      ? { outcome: 'cancelled', charge: current }
+      : { outcome: 'not_open', charge: current };
   }
 
   /**
@@ -118,9 +146,20 @@ export class ChargeStore {
    * amountPaidCents null = the charge's value. `traceContext` (W3C headers) is kept with the
    * notification, whose delivery then continues the payment's trace.
    */
-  async settle(ourNumber: string, method: SettlementMethod, amountPaidCents: number | null, at: Date = new Date(), traceContext: Record<string, string> | null = null): Promise<SettleOutcome> {
+  async settle(
+    ourNumber: string,
+    method: SettlementMethod,
+    amountPaidCents: number | null,
+    at: Date = new Date(),
+    traceContext: Record<string, string> | null = null,
+  ): Promise<SettleOutcome> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('charges').selectAll().where('our_number', '=', ourNumber).forUpdate().executeTakeFirst();
+      const row = await trx
+        .selectFrom('charges')
+        .selectAll()
+        .where('our_number', '=', ourNumber)
+        .forUpdate()
+        .executeTakeFirst();
       if (!row) return { outcome: 'not_found' };
       const current = toCharge(row);
       if (current.status !== 'registered') return { outcome: 'not_open', charge: current };
@@ -129,17 +168,36 @@ export class ChargeStore {
       const settlement = { paidAt: at, amountPaidCents: paid, feeCents: sandboxFeeCents(method, paid), method };
       const updated = await trx
         .updateTable('charges')
-        .set({ status: 'paid', paid_at: at, amount_paid_cents: paid, fee_cents: settlement.feeCents, payment_method: method })
+        .set({
+          status: 'paid',
+          paid_at: at,
+          amount_paid_cents: paid,
+          fee_cents: settlement.feeCents,
+          payment_method: method,
+        })
         .where('charge_id', '=', current.chargeId)
         .returningAll()
         .executeTakeFirstOrThrow();
-      const eventId = await recordNotification(trx, current.chargeId, JSON.stringify(chargePaidEvent(current, settlement)), at, traceContext);
+      const eventId = await recordNotification(
+        trx,
+        current.chargeId,
+        JSON.stringify(chargePaidEvent(current, settlement)),
+        at,
+        traceContext,
+      );
       return { outcome: 'settled', charge: toCharge(updated), eventId };
     });
   }
 }
 
-function chargeValues(chargeId: string, ourNumber: string, key: string, fingerprint: string, terms: ChargeTerms, payment: ReturnType<typeof issuePaymentData>) {
+function chargeValues(
+  chargeId: string,
+  ourNumber: string,
+  key: string,
+  fingerprint: string,
+  terms: ChargeTerms,
+  payment: ReturnType<typeof issuePaymentData>,
+) {
   return {
     charge_id: chargeId,
     our_number: ourNumber,
@@ -169,11 +227,25 @@ function outcomeFor(row: ChargeRow | undefined, fingerprint: string, created: bo
   return { outcome: created ? 'created' : 'replayed', charge: toCharge(row) };
 }
 
-async function recordNotification(trx: Transaction<BankSandboxDatabase>, chargeId: string, body: string, at: Date, traceContext: Record<string, string> | null): Promise<string> {
+async function recordNotification(
+  trx: Transaction<BankSandboxDatabase>,
+  chargeId: string,
+  body: string,
+  at: Date,
+  traceContext: Record<string, string> | null,
+): Promise<string> {
   const eventId = randomUUID();
   await trx
     .insertInto('notifications')
-    .values({ event_id: eventId, charge_id: chargeId, event_type: 'charge.paid', body, status: 'pending', next_attempt_at: at, trace_context: traceContext ? JSON.stringify(traceContext) : null })
+    .values({
+      event_id: eventId,
+      charge_id: chargeId,
+      event_type: 'charge.paid',
+      body,
+      status: 'pending',
+      next_attempt_at: at,
+      trace_context: traceContext ? JSON.stringify(traceContext) : null,
+    })
     .execute();
   return eventId;
 }
@@ -200,8 +272,17 @@ function toCharge(row: ChargeRow): Charge {
     createdAt: row.created_at,
     cancelledAt: row.cancelled_at,
     settlement:
-      row.status === 'paid' && row.paid_at && row.amount_paid_cents !== null && row.fee_cents !== null && row.payment_method
-        ? { paidAt: row.paid_at, amountPaidCents: row.amount_paid_cents, feeCents: row.fee_cents, method: row.payment_method }
+      row.status === 'paid' &&
+      row.paid_at &&
+      row.amount_paid_cents !== null &&
+      row.fee_cents !== null &&
+      row.payment_method
+        ? {
+            paidAt: row.paid_at,
+            amountPaidCents: row.amount_paid_cents,
+            feeCents: row.fee_cents,
+            method: row.payment_method,
+          }
         : null,
   };
 }

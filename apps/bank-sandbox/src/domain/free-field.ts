@@ -25,7 +25,8 @@ const LAYOUT: ReadonlyArray<[keyof FreeFieldParts, number]> = [
 export function buildFreeField(parts: FreeFieldParts): string {
   const field = LAYOUT.map(([name, size]) => {
     const value = parts[name];
-    if (!new RegExp(`^\\d{1,${size}}$`).test(value)) throw new RangeError(`${name} must be 1 to ${size} digits, got "${value}"`);
+    if (!new RegExp(`^\\d{1,${size}}$`).test(value))
+      throw new RangeError(`${name} must be 1 to ${size} digits, got "${value}"`);
     return value.padStart(size, '0');
   }).join('');
   return `${field}0`;

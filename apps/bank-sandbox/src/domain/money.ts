@@ -26,4 +26,3 @@ export function sandboxFeeCents(method: SettlementMethod, amountPaidCents: numbe
 export function paymentAmountCents(amount: number): number | null {
   return amount > 0 && hasAtMostTwoDecimals(amount) ? toCents(amount) : null;
 }
-

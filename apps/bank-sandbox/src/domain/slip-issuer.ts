@@ -24,10 +24,24 @@ export function formatOurNumber(sequenceValue: number): string {
 }
 
 /** Barcode, typeable line (hybrid slips) and BR Code (every charge) for a charge numbered ourNumber. */
-export function issuePaymentData(account: PayeeAccount, ourNumber: string, terms: Pick<ChargeTerms, 'kind' | 'amountCents' | 'dueDate'>): PaymentData {
+export function issuePaymentData(
+  account: PayeeAccount,
+  ourNumber: string,
+  terms: Pick<ChargeTerms, 'kind' | 'amountCents' | 'dueDate'>,
+): PaymentData {
   const pixCopyAndPaste = buildBrCode(account.pix, terms.amountCents, txidForOurNumber(ourNumber));
   if (terms.kind === 'pix') return { ourNumber, barcode: null, typeableLine: null, pixCopyAndPaste };
-  const freeField = buildFreeField({ agency: account.agency, wallet: account.wallet, ourNumber, account: account.account });
-  const barcode = buildBarcode({ bankCode: account.bankCode, amountCents: terms.amountCents, dueDate: terms.dueDate, freeField });
+  const freeField = buildFreeField({
+    agency: account.agency,
+    wallet: account.wallet,
+    ourNumber,
+    account: account.account,
+  });
+  const barcode = buildBarcode({
+    bankCode: account.bankCode,
+    amountCents: terms.amountCents,
+    dueDate: terms.dueDate,
+    freeField,
+  });
   return { ourNumber, barcode, typeableLine: typeableLineFromBarcode(barcode), pixCopyAndPaste };
 }

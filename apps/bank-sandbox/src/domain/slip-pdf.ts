@@ -25,7 +25,11 @@ const PAGE_MARGIN = 36;
  */
 export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Promise<Buffer> {
   const qr = chargeQrPng(charge.pixCopyAndPaste);
-  const doc = new PDFDocument({ size: 'A4', margin: PAGE_MARGIN, info: { Title: `Cobrança ${charge.ourNumber}`, Author: payee.bankName } });
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: PAGE_MARGIN,
+    info: { Title: `Cobrança ${charge.ourNumber}`, Author: payee.bankName },
+  });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -40,18 +44,34 @@ export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Prom
   // Header: bank and, for a slip, the typeable line (what a payer types into a banking app).
   doc.font('Helvetica-Bold').fontSize(14).text(`${payee.bankName} | ${payee.bankCode}`, left, y);
   if (charge.typeableLine) {
-    doc.font('Courier-Bold').fontSize(10.5).text(formatTypeableLine(charge.typeableLine), left, y + 3, { width, align: 'right' });
+    doc
+      .font('Courier-Bold')
+      .fontSize(10.5)
+      .text(formatTypeableLine(charge.typeableLine), left, y + 3, { width, align: 'right' });
   } else {
-    doc.font('Helvetica-Bold').fontSize(11).text('Cobrança PIX', left, y + 2, { width, align: 'right' });
+    doc
+      .font('Helvetica-Bold')
+      .fontSize(11)
+      .text('Cobrança PIX', left, y + 2, { width, align: 'right' });
   }
   y += 24;
-  doc.moveTo(left, y).lineTo(left + width, y).lineWidth(1.5).stroke();
+  doc
+    .moveTo(left, y)
+    .lineTo(left + width, y)
+    .lineWidth(1.5)
+    .stroke();
   y += 6;
 
   const box = (label: string, value: string, x: number, boxWidth: number, top: number, height = 30) => {
     doc.rect(x, top, boxWidth, height).lineWidth(0.5).stroke();
-    doc.font('Helvetica').fontSize(6.5).text(label, x + 3, top + 3, { width: boxWidth - 6 });
-    doc.font('Helvetica-Bold').fontSize(9).text(value, x + 3, top + 13, { width: boxWidth - 6, height: height - 14, ellipsis: true });
+    doc
+      .font('Helvetica')
+      .fontSize(6.5)
+      .text(label, x + 3, top + 3, { width: boxWidth - 6 });
+    doc
+      .font('Helvetica-Bold')
+      .fontSize(9)
+      .text(value, x + 3, top + 13, { width: boxWidth - 6, height: height - 14, ellipsis: true });
   };
 
   const column = width * 0.7;
@@ -64,18 +84,32 @@ export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Prom
   y += 30;
   box('Carteira / Nosso número', `${payee.wallet} / ${charge.ourNumber}`, left, column / 2, y);
   box('Referência', charge.reference ?? '-', left + column / 2, column / 2, y);
-  box('Espécie', charge.kind === 'hybrid_slip' ? 'Boleto híbrido (boleto + PIX)' : 'PIX', left + column, width - column, y);
+  box(
+    'Espécie',
+    charge.kind === 'hybrid_slip' ? 'Boleto híbrido (boleto + PIX)' : 'PIX',
+    left + column,
+    width - column,
+    y,
+  );
   y += 30;
 
   const lines = instructionLines(charge);
   const instructionsHeight = Math.max(46, 16 + lines.length * 11);
   doc.rect(left, y, width, instructionsHeight).lineWidth(0.5).stroke();
-  doc.font('Helvetica').fontSize(6.5).text('Instruções (texto de responsabilidade do beneficiário)', left + 3, y + 3);
-  doc.font('Helvetica').fontSize(8.5).text(lines.length > 0 ? lines.join('\n') : '-', left + 3, y + 13, { width: width - 6 });
+  doc
+    .font('Helvetica')
+    .fontSize(6.5)
+    .text('Instruções (texto de responsabilidade do beneficiário)', left + 3, y + 3);
+  doc
+    .font('Helvetica')
+    .fontSize(8.5)
+    .text(lines.length > 0 ? lines.join('\n') : '-', left + 3, y + 13, { width: width - 6 });
   y += instructionsHeight;
 
   const payer = charge.payer;
-  const address = [payer.address, payer.city, payer.state, payer.zipCode].filter((part): part is string => !!part).join(', ');
+  const address = [payer.address, payer.city, payer.state, payer.zipCode]
+    .filter((part): part is string => !!part)
+    .join(', ');
   box('Pagador', `${payer.name} - CPF/CNPJ ${payer.taxId}${address ? `\n${address}` : ''}`, left, width, y, 40);
   y += 48;
 
@@ -84,7 +118,11 @@ export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Prom
     y += 11;
     doc.font('Helvetica').fontSize(8);
     for (const line of charge.descriptionLines.slice(0, 12)) {
-      doc.text(`${line.quantity} x ${line.description}`, left, y, { width: width - 110, lineBreak: false, ellipsis: true });
+      doc.text(`${line.quantity} x ${line.description}`, left, y, {
+        width: width - 110,
+        lineBreak: false,
+        ellipsis: true,
+      });
       doc.text(formatReais(line.priceCents), left + width - 100, y, { width: 100, align: 'right' });
       y += 10;
     }
@@ -99,12 +137,24 @@ export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Prom
   const qrSize = 120;
   doc.font('Helvetica-Bold').fontSize(9).text('Pague com PIX', left, y);
   doc.image(qr, left, y + 12, { width: qrSize, height: qrSize });
-  doc.font('Helvetica').fontSize(6.5).text('PIX copia e cola', left + qrSize + 12, y + 14);
-  doc.font('Courier').fontSize(7).text(charge.pixCopyAndPaste, left + qrSize + 12, y + 24, { width: width - qrSize - 12 });
+  doc
+    .font('Helvetica')
+    .fontSize(6.5)
+    .text('PIX copia e cola', left + qrSize + 12, y + 14);
+  doc
+    .font('Courier')
+    .fontSize(7)
+    .text(charge.pixCopyAndPaste, left + qrSize + 12, y + 24, { width: width - qrSize - 12 });
   y += qrSize + 24;
 
   if (charge.barcode) {
-    doc.moveTo(left, y).lineTo(left + width, y).dash(3, { space: 3 }).lineWidth(0.5).stroke().undash();
+    doc
+      .moveTo(left, y)
+      .lineTo(left + width, y)
+      .dash(3, { space: 3 })
+      .lineWidth(0.5)
+      .stroke()
+      .undash();
     y += 8;
     doc.font('Helvetica').fontSize(6.5).text('Ficha de compensação - autenticação mecânica', left, y);
     y += 12;

@@ -95,17 +95,19 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     // Detached: wake() runs inside a pay request; without this its trace would adopt this timer, and
     // through it every later pass (and their queries) for as long as the process lives.
-    this.timer = this.ports.tracing.detached(() => setTimeout(() => {
-      this.timer = null;
-      this.running = this.pass()
-        .catch((err: unknown) => this.logger.warn({ err }, 'webhook pass failed'))
-        .finally(() => {
-          this.running = null;
-          const again = this.wakeRequested;
-          this.wakeRequested = false;
-          this.schedule(again ? 0 : this.settings.pollIntervalMs);
-        });
-    }, delayMs));
+    this.timer = this.ports.tracing.detached(() =>
+      setTimeout(() => {
+        this.timer = null;
+        this.running = this.pass()
+          .catch((err: unknown) => this.logger.warn({ err }, 'webhook pass failed'))
+          .finally(() => {
+            this.running = null;
+            const again = this.wakeRequested;
+            this.wakeRequested = false;
+            this.schedule(again ? 0 : this.settings.pollIntervalMs);
+          });
+      }, delayMs),
+    );
   }
 
   private async pass(): Promise<void> {
@@ -137,10 +139,21 @@ export class WebhookDispatcher {
     if (outcome.ok) {
       await this.db
         .updateTable('notifications')
-        .set({ status: 'delivered', attempt_count: attempts, delivered_at: new Date(), locked_until: null, next_attempt_at: null, last_status_code: outcome.statusCode, last_error: null })
+        .set({
+          status: 'delivered',
+          attempt_count: attempts,
+          delivered_at: new Date(),
+          locked_until: null,
+          next_attempt_at: null,
+          last_status_code: outcome.statusCode,
+          last_error: null,
+        })
         .where('event_id', '=', notification.event_id)
         .execute();
-      this.logger.info({ eventId: notification.event_id, chargeId: notification.charge_id, attempts }, 'payment webhook delivered');
+      this.logger.info(
+        { eventId: notification.event_id, chargeId: notification.charge_id, attempts },
+        'payment webhook delivered',
+      );
       return;
     }
     const givingUp = attempts >= this.settings.maxAttempts;
@@ -158,7 +171,14 @@ export class WebhookDispatcher {
       .where('event_id', '=', notification.event_id)
       .execute();
     this.logger.warn(
-      { eventId: notification.event_id, chargeId: notification.charge_id, attempts, statusCode: outcome.statusCode, error: outcome.error, retryInMs: givingUp ? null : delay },
+      {
+        eventId: notification.event_id,
+        chargeId: notification.charge_id,
+        attempts,
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+        retryInMs: givingUp ? null : delay,
+      },
       givingUp ? 'payment webhook failed: giving up' : 'payment webhook failed: will retry',
     );
   }

@@ -12,7 +12,10 @@ export interface ChargePaidEvent {
   method: Settlement['method'];
 }
 
-export function chargePaidEvent(charge: Pick<Charge, 'chargeId' | 'ourNumber'>, settlement: Settlement): ChargePaidEvent {
+export function chargePaidEvent(
+  charge: Pick<Charge, 'chargeId' | 'ourNumber'>,
+  settlement: Settlement,
+): ChargePaidEvent {
   return {
     event: 'charge.paid',
     charge_id: charge.chargeId,

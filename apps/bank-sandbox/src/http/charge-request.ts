@@ -27,7 +27,9 @@ export const ChargeRequestSchema = Type.Object({
     state: OptionalText(2, '^([A-Za-z]{2})?$'),
     zip_code: OptionalText(9, '^(\\d{5}-?\\d{3})?$'),
   }),
-  discount: Type.Optional(Type.Union([Type.Object({ amount_cents: Type.Integer({ minimum: 1 }), until: CalendarDate }), Type.Null()])),
+  discount: Type.Optional(
+    Type.Union([Type.Object({ amount_cents: Type.Integer({ minimum: 1 }), until: CalendarDate }), Type.Null()]),
+  ),
   fine_percent_bp: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
   interest_per_day_cents: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_AMOUNT_CENTS })),
   instructions: Type.Optional(Type.Array(Type.String({ maxLength: MAX_TEXT }), { maxItems: 10 })),
@@ -61,12 +63,16 @@ export type ParsedChargeRequest = { ok: true; terms: ChargeTerms } | { ok: false
 export function parseChargeRequest(body: unknown): ParsedChargeRequest {
   if (!validateShape(body)) return { ok: false, problems: onePerPath((validateShape.errors ?? []).map(describe)) };
   const problems: FieldProblem[] = [];
-  if (epochDay(body.due_date) < epochDay(body.issue_date)) problems.push({ path: '/due_date', message: 'must not be before issue_date' });
+  if (epochDay(body.due_date) < epochDay(body.issue_date))
+    problems.push({ path: '/due_date', message: 'must not be before issue_date' });
   // The barcode's due-date factor counts days from 1997-10-08 on.
-  if (epochDay(body.due_date) <= epochDay('1997-10-07')) problems.push({ path: '/due_date', message: 'must be after 1997-10-07' });
+  if (epochDay(body.due_date) <= epochDay('1997-10-07'))
+    problems.push({ path: '/due_date', message: 'must be after 1997-10-07' });
   if (body.discount) {
-    if (body.discount.amount_cents >= body.amount_cents) problems.push({ path: '/discount/amount_cents', message: 'must be less than amount_cents' });
-    if (epochDay(body.discount.until) > epochDay(body.due_date)) problems.push({ path: '/discount/until', message: 'must not be after due_date' });
+    if (body.discount.amount_cents >= body.amount_cents)
+      problems.push({ path: '/discount/amount_cents', message: 'must be less than amount_cents' });
+    if (epochDay(body.discount.until) > epochDay(body.due_date))
+      problems.push({ path: '/discount/until', message: 'must not be after due_date' });
   }
   if (problems.length > 0) return { ok: false, problems };
   const payer = body.payer;
@@ -89,7 +95,11 @@ export function parseChargeRequest(body: unknown): ParsedChargeRequest {
       finePercentBp: body.fine_percent_bp ?? 0,
       interestPerDayCents: body.interest_per_day_cents ?? 0,
       instructions: body.instructions ?? [],
-      descriptionLines: (body.description_lines ?? []).map((l) => ({ description: l.description, quantity: l.quantity, priceCents: l.price_cents })),
+      descriptionLines: (body.description_lines ?? []).map((l) => ({
+        description: l.description,
+        quantity: l.quantity,
+        priceCents: l.price_cents,
+      })),
       reference: body.reference ?? null,
     },
   };
@@ -103,8 +113,11 @@ function onePerPath(problems: FieldProblem[]): FieldProblem[] {
 }
 
 function describe(error: ErrorObject): FieldProblem {
-  if (error.keyword === 'required') return { path: `${error.instancePath}/${String(error.params.missingProperty)}`, message: 'is required' };
-  if (error.keyword === 'format' && error.params.format === 'cpf-cnpj') return { path: error.instancePath, message: 'must be a CPF or CNPJ with valid check digits' };
-  if (error.keyword === 'format' && error.params.format === 'date') return { path: error.instancePath, message: 'must be a date YYYY-MM-DD' };
+  if (error.keyword === 'required')
+    return { path: `${error.instancePath}/${String(error.params.missingProperty)}`, message: 'is required' };
+  if (error.keyword === 'format' && error.params.format === 'cpf-cnpj')
+    return { path: error.instancePath, message: 'must be a CPF or CNPJ with valid check digits' };
+  if (error.keyword === 'format' && error.params.format === 'date')
+    return { path: error.instancePath, message: 'must be a date YYYY-MM-DD' };
   return { path: error.instancePath || '/', message: error.message ?? 'is invalid' };
 }

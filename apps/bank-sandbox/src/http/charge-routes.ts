@@ -24,7 +24,8 @@ export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
 
   router.post('/v1/charges', auth, async (ctx) => {
     const key = ctx.get('idempotency-key').trim();
-    if (!key || key.length > 255) throw new BankApiError(422, 'invalid_request', 'send an Idempotency-Key header of 1 to 255 characters');
+    if (!key || key.length > 255)
+      throw new BankApiError(422, 'invalid_request', 'send an Idempotency-Key header of 1 to 255 characters');
     const body: unknown = (ctx.request as { body?: unknown }).body;
     const parsed = parseChargeRequest(body);
     if (!parsed.ok) {
@@ -47,12 +48,17 @@ export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
 
     if (plan.outcome !== 'accept') {
       if (plan.slow) await sleep(deps.slowMs);
-      if (plan.outcome === 'fail') throw new BankApiError(503, 'unavailable', 'the bank could not process the registration now; try again later');
+      if (plan.outcome === 'fail')
+        throw new BankApiError(503, 'unavailable', 'the bank could not process the registration now; try again later');
       throw new BankApiError(422, 'charge_rejected', 'the bank refused to register this charge');
     }
     const registered = await deps.store.register(key, fingerprint, parsed.terms);
     if (registered.outcome === 'key_reused') throw keyReused();
-    if (registered.outcome === 'created') deps.logger.debug({ chargeId: registered.charge.chargeId, ourNumber: registered.charge.ourNumber, kind: registered.charge.kind }, 'charge registered');
+    if (registered.outcome === 'created')
+      deps.logger.debug(
+        { chargeId: registered.charge.chargeId, ourNumber: registered.charge.ourNumber, kind: registered.charge.kind },
+        'charge registered',
+      );
     return answer(registered.outcome === 'created' ? 201 : 200, registered.charge, registered.outcome === 'replayed');
   });
 
@@ -65,37 +71,68 @@ export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
   router.post('/v1/charges/batch', auth, async (ctx) => {
     const body = (ctx.request as { body?: { charges?: unknown } }).body;
     const items = Array.isArray(body?.charges) ? (body.charges as Array<Record<string, unknown>>) : null;
-    if (!items || items.length === 0 || items.length > MAX_BATCH) throw new BankApiError(422, 'invalid_request', `send { charges: [...] } with 1 to ${MAX_BATCH} charges`);
+    if (!items || items.length === 0 || items.length > MAX_BATCH)
+      throw new BankApiError(422, 'invalid_request', `send { charges: [...] } with 1 to ${MAX_BATCH} charges`);
     if (deps.behaviour.mode === 'down') {
       throw new BankApiError(503, 'unavailable', 'the bank could not process the registration now; try again later');
     }
-    type Result = { status: number; charge?: ReturnType<typeof chargeResponse>; error?: { code: string; message: string } };
+    type Result = {
+      status: number;
+      charge?: ReturnType<typeof chargeResponse>;
+      error?: { code: string; message: string };
+    };
     const results: Result[] = new Array(items.length);
     const accepted: Array<{ index: number; key: string; fingerprint: string; terms: ChargeTerms }> = [];
     let slow = false;
     items.forEach((item, index) => {
       const { idempotency_key: key, ...charge } = item ?? {};
       if (typeof key !== 'string' || key.trim() === '' || key.length > 255) {
-        results[index] = { status: 422, error: { code: 'invalid_request', message: 'idempotency_key must be 1 to 255 characters' } };
+        results[index] = {
+          status: 422,
+          error: { code: 'invalid_request', message: 'idempotency_key must be 1 to 255 characters' },
+        };
         return;
       }
       const parsed = parseChargeRequest(charge);
       if (!parsed.ok) {
-        results[index] = { status: 422, error: { code: 'invalid_request', message: parsed.problems.map((p) => `${p.path} ${p.message}`).join('; ') } };
+        results[index] = {
+          status: 422,
+          error: { code: 'invalid_request', message: parsed.problems.map((p) => `${p.path} ${p.message}`).join('; ') },
+        };
         return;
       }
       const plan = planRegistration(deps.behaviour.mode, parsed.terms.payer.name);
       slow ||= plan.slow;
-      if (plan.outcome === 'fail') results[index] = { status: 503, error: { code: 'unavailable', message: 'the bank could not process this registration now' } };
-      else if (plan.outcome === 'reject') results[index] = { status: 422, error: { code: 'charge_rejected', message: 'the bank refused to register this charge' } };
-      else accepted.push({ index, key, fingerprint: createHash('sha256').update(stableStringify(charge)).digest('hex'), terms: parsed.terms });
+      if (plan.outcome === 'fail')
+        results[index] = {
+          status: 503,
+          error: { code: 'unavailable', message: 'the bank could not process this registration now' },
+        };
+      else if (plan.outcome === 'reject')
+        results[index] = {
+          status: 422,
+          error: { code: 'charge_rejected', message: 'the bank refused to register this charge' },
+        };
+      else
+        accepted.push({
+          index,
+          key,
+          fingerprint: createHash('sha256').update(stableStringify(charge)).digest('hex'),
+          terms: parsed.terms,
+        });
     });
     const outcomes = await deps.store.registerMany(accepted);
     outcomes.forEach((outcome, i) => {
       results[accepted[i].index] =
         outcome.outcome === 'key_reused'
-          ? { status: 422, error: { code: 'idempotency_key_reused', message: 'this idempotency_key was used with another charge' } }
-          : { status: outcome.outcome === 'created' ? 201 : 200, charge: chargeResponse(outcome.charge, deps.publicUrl()) };
+          ? {
+              status: 422,
+              error: { code: 'idempotency_key_reused', message: 'this idempotency_key was used with another charge' },
+            }
+          : {
+              status: outcome.outcome === 'created' ? 201 : 200,
+              charge: chargeResponse(outcome.charge, deps.publicUrl()),
+            };
     });
     if (slow) await sleep(deps.slowMs);
     ctx.body = { results };
@@ -106,9 +143,16 @@ export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
   });
 
   router.post('/v1/charges/:chargeId/cancel', auth, async (ctx) => {
-    const result = UUID.test(ctx.params.chargeId) ? await deps.store.cancel(ctx.params.chargeId.toLowerCase()) : ({ outcome: 'not_found' } as const);
+    const result = UUID.test(ctx.params.chargeId)
+      ? await deps.store.cancel(ctx.params.chargeId.toLowerCase())
+      : ({ outcome: 'not_found' } as const);
     if (result.outcome === 'not_found') throw chargeNotFound(ctx.params.chargeId);
-    if (result.outcome === 'not_open') throw new BankApiError(409, 'charge_not_open', `charge ${result.charge.chargeId} is ${result.charge.status}: it cannot be cancelled`);
+    if (result.outcome === 'not_open')
+      throw new BankApiError(
+        409,
+        'charge_not_open',
+        `charge ${result.charge.chargeId} is ${result.charge.status}: it cannot be cancelled`,
+      );
     ctx.body = chargeResponse(result.charge, deps.publicUrl());
   });
 
@@ -137,7 +181,11 @@ function chargeNotFound(chargeId: string): BankApiError {
 }
 
 function keyReused(): BankApiError {
-  return new BankApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request');
+  return new BankApiError(
+    422,
+    'idempotency_key_reused',
+    'this Idempotency-Key was already used with a different request',
+  );
 }
 
 /** `Authorization: Bearer <api key>`, compared in constant time. */
@@ -146,7 +194,8 @@ function requireApiKey(apiKey: string) {
   return async (ctx: Context, next: Next) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
     const given = match ? createHash('sha256').update(match[1]).digest() : null;
-    if (!given || !timingSafeEqual(given, expected)) throw new BankApiError(401, 'unauthorized', 'send Authorization: Bearer <api key>');
+    if (!given || !timingSafeEqual(given, expected))
+      throw new BankApiError(401, 'unauthorized', 'send Authorization: Bearer <api key>');
     await next();
   };
 }

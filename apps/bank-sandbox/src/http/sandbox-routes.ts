@@ -23,18 +23,40 @@ export function mountSandboxRoutes(router: Router, deps: SandboxDeps): void {
     let amountCents: number | null = null;
     if (body.amount !== undefined && body.amount !== null) {
       amountCents = typeof body.amount === 'number' ? paymentAmountCents(body.amount) : null;
-      if (amountCents === null) throw new BankApiError(422, 'invalid_request', 'amount must be a positive number of reais with at most 2 decimals');
+      if (amountCents === null)
+        throw new BankApiError(
+          422,
+          'invalid_request',
+          'amount must be a positive number of reais with at most 2 decimals',
+        );
     }
-    const result = await deps.store.settle(ourNumberParam(ctx.params.ourNumber), method as SettlementMethod, amountCents, new Date(), toCarrier() ?? null);
+    const result = await deps.store.settle(
+      ourNumberParam(ctx.params.ourNumber),
+      method as SettlementMethod,
+      amountCents,
+      new Date(),
+      toCarrier() ?? null,
+    );
     switch (result.outcome) {
       case 'not_found':
         throw new BankApiError(404, 'not_found', `no charge with our_number ${ctx.params.ourNumber}`);
       case 'not_open':
-        throw new BankApiError(409, 'charge_not_open', `charge ${result.charge.ourNumber} is ${result.charge.status}: it cannot be paid`);
+        throw new BankApiError(
+          409,
+          'charge_not_open',
+          `charge ${result.charge.ourNumber} is ${result.charge.status}: it cannot be paid`,
+        );
       case 'method_not_accepted':
-        throw new BankApiError(422, 'payment_method_not_accepted', `charge ${result.charge.ourNumber} is a pix charge: it has no slip to pay with method boleto`);
+        throw new BankApiError(
+          422,
+          'payment_method_not_accepted',
+          `charge ${result.charge.ourNumber} is a pix charge: it has no slip to pay with method boleto`,
+        );
       case 'settled':
-        deps.logger.info({ chargeId: result.charge.chargeId, ourNumber: result.charge.ourNumber, method, eventId: result.eventId }, 'charge paid');
+        deps.logger.info(
+          { chargeId: result.charge.chargeId, ourNumber: result.charge.ourNumber, method, eventId: result.eventId },
+          'charge paid',
+        );
         deps.dispatcher.wake();
         ctx.body = chargeResponse(result.charge, deps.publicUrl());
     }
@@ -45,7 +67,17 @@ export function mountSandboxRoutes(router: Router, deps: SandboxDeps): void {
     if (!charge) throw new BankApiError(404, 'not_found', `no charge with our_number ${ctx.params.ourNumber}`);
     const notifications = await deps.db
       .selectFrom('notifications')
-      .select(['event_id', 'event_type', 'status', 'attempt_count', 'next_attempt_at', 'last_status_code', 'last_error', 'created_at', 'delivered_at'])
+      .select([
+        'event_id',
+        'event_type',
+        'status',
+        'attempt_count',
+        'next_attempt_at',
+        'last_status_code',
+        'last_error',
+        'created_at',
+        'delivered_at',
+      ])
       .where('charge_id', '=', charge.chargeId)
       .orderBy('created_at')
       .execute();

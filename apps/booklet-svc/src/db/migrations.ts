@@ -19,7 +19,11 @@ export const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .addColumn('finished_at', 'timestamptz')
         .execute();
-      await db.schema.createIndex('booklets_tenant_slip_idx').on('booklets').columns(['tenant_id', 'payment_slip_id']).execute();
+      await db.schema
+        .createIndex('booklets_tenant_slip_idx')
+        .on('booklets')
+        .columns(['tenant_id', 'payment_slip_id'])
+        .execute();
       await db.schema
         .createTable('booklet_files')
         .addColumn('booklet_id', 'uuid', (c) => c.primaryKey().references('booklets.id'))

@@ -1,7 +1,15 @@
 import { PassThrough } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
-import { Streams, type BookletFailedCallback, type BookletJob, type BookletSentCallback, type CallbackRequest, type CallbackRequestBatch, type InstallmentView } from '@payments/contracts';
+import {
+  Streams,
+  type BookletFailedCallback,
+  type BookletJob,
+  type BookletSentCallback,
+  type CallbackRequest,
+  type CallbackRequestBatch,
+  type InstallmentView,
+} from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { BookletRow, BookletsDatabase } from '../db/schema';
 import type { BookletDocument } from './booklet-document';
@@ -26,13 +34,26 @@ export interface BuilderDeps {
  * A build that cannot succeed queues the failure callback instead.
  */
 export async function buildBooklet(deps: BuilderDeps, job: BookletJob): Promise<BuildOutcome> {
-  const booklet = await deps.db.selectFrom('booklets').selectAll().where('id', '=', job.booklet_id).where('tenant_id', '=', job.tenant_id).executeTakeFirst();
+  const booklet = await deps.db
+    .selectFrom('booklets')
+    .selectAll()
+    .where('id', '=', job.booklet_id)
+    .where('tenant_id', '=', job.tenant_id)
+    .executeTakeFirst();
   if (!booklet || booklet.status !== 'queued') return 'done';
   const installments = await deps.source.installments(booklet.tenant_id, booklet.payment_slip_id);
-  if (installments.length === 0) return finish(deps, booklet, { failure: { code: 'no_installments', message: 'every installment of this booklet was cancelled or rejected' } });
+  if (installments.length === 0)
+    return finish(deps, booklet, {
+      failure: { code: 'no_installments', message: 'every installment of this booklet was cancelled or rejected' },
+    });
   if (installments.some((i) => !i.registered)) {
     if (Date.now() - booklet.created_at.getTime() > deps.maxWaitMs) {
-      return finish(deps, booklet, { failure: { code: 'registration_pending', message: 'some installments are still not registered with the provider' } });
+      return finish(deps, booklet, {
+        failure: {
+          code: 'registration_pending',
+          message: 'some installments are still not registered with the provider',
+        },
+      });
     }
     return { retryInMs: 2_000 };
   }
@@ -96,25 +117,47 @@ async function finish(deps: BuilderDeps, booklet: BookletRow, result: Result): P
       .returning('id')
       .executeTakeFirst();
     if (!updated) return;
-    await enqueue(trx, [failed ? failedCallback(booklet, result.failure) : sentCallback(booklet, deps.links(booklet.id))]);
+    await enqueue(trx, [
+      failed ? failedCallback(booklet, result.failure) : sentCallback(booklet, deps.links(booklet.id)),
+    ]);
   });
   return 'done';
 }
 
-function callback(booklet: BookletRow, eventType: CallbackRequest['event_type'], payload: CallbackRequest['payload']): OutboxMessage {
+function callback(
+  booklet: BookletRow,
+  eventType: CallbackRequest['event_type'],
+  payload: CallbackRequest['payload'],
+): OutboxMessage {
   const eventId = `evt_booklet_${booklet.id.replace(/-/g, '')}`;
-  const request: CallbackRequest = { event_id: eventId, tenant_id: booklet.tenant_id, event_type: eventType, url: booklet.url_callback, payload };
+  const request: CallbackRequest = {
+    event_id: eventId,
+    tenant_id: booklet.tenant_id,
+    event_type: eventType,
+    url: booklet.url_callback,
+    payload,
+  };
   const batch: CallbackRequestBatch = { requests: [request] };
   return { stream: Streams.callbackRequests, msgId: eventId, payload: batch };
 }
 
 function sentCallback(booklet: BookletRow, download: string): OutboxMessage {
-  const payload: BookletSentCallback = { success: true, type: 'sent', payment_slip_id: booklet.payment_slip_id, download };
+  const payload: BookletSentCallback = {
+    success: true,
+    type: 'sent',
+    payment_slip_id: booklet.payment_slip_id,
+    download,
+  };
   return callback(booklet, 'booklet.sent', payload);
 }
 
 function failedCallback(booklet: BookletRow, error: { code: string; message: string }): OutboxMessage {
-  const payload: BookletFailedCallback = { success: false, type: 'sent', payment_slip_id: booklet.payment_slip_id, error };
+  const payload: BookletFailedCallback = {
+    success: false,
+    type: 'sent',
+    payment_slip_id: booklet.payment_slip_id,
+    error,
+  };
   return callback(booklet, 'booklet.failed', payload);
 }
 
@@ -122,5 +165,9 @@ function payerOf(i: InstallmentView) {
   const p = i.payer;
   const street = [p.address, p.number, p.neighborhood].filter(Boolean).join(', ');
   const city = [p.city, p.state].filter(Boolean).join(' - ');
-  return { name: p.name, taxId: p.cnpj_cpf, address: [street, [city, p.zip_code].filter(Boolean).join('  CEP ')].filter(Boolean) };
+  return {
+    name: p.name,
+    taxId: p.cnpj_cpf,
+    address: [street, [city, p.zip_code].filter(Boolean).join('  CEP ')].filter(Boolean),
+  };
 }

@@ -24,7 +24,6 @@ export function bookletPageCount(installments: number): number {
   return 1 + Math.ceil(installments / PARTS_PER_PAGE);
 }
 
-
 /**
  * Renders the booklet into `out` and resolves once `out` has taken every byte (it is ended), with the
  * number of pages (= bookletPageCount). `out` must be consumed while this runs: the renderer waits when
@@ -40,7 +39,11 @@ export async function renderBooklet(doc: BookletDocument, out: NodeJS.WritableSt
     compress: true,
     size: 'A4',
     margin: 0,
-    info: { Title: `Carnê de pagamento ${doc.paymentSlipId}`, Author: doc.payee.name, Subject: `${doc.installments.length} parcelas` },
+    info: {
+      Title: `Carnê de pagamento ${doc.paymentSlipId}`,
+      Author: doc.payee.name,
+      Subject: `${doc.installments.length} parcelas`,
+    },
   });
   let pageCount = 0;
   pdf.on('pageAdded', () => (pageCount += 1));
@@ -75,18 +78,22 @@ export async function renderBooklet(doc: BookletDocument, out: NodeJS.WritableSt
   }
   await written;
   if (pageCount !== bookletPageCount(doc.installments.length)) {
-    throw new Error(`booklet layout produced ${pageCount} pages, expected ${bookletPageCount(doc.installments.length)}`);
+    throw new Error(
+      `booklet layout produced ${pageCount} pages, expected ${bookletPageCount(doc.installments.length)}`,
+    );
   }
   return { pageCount };
 }
 
 function validateInstallment(installment: BookletInstallment): void {
   const which = `installment ${installment.number}`;
-  if (installment.barcode !== null && !/^\d{44}$/.test(installment.barcode)) throw new RangeError(`${which}: a slip barcode has 44 digits, got "${installment.barcode}"`);
+  if (installment.barcode !== null && !/^\d{44}$/.test(installment.barcode))
+    throw new RangeError(`${which}: a slip barcode has 44 digits, got "${installment.barcode}"`);
   if (installment.typeableLine !== null && !/^\d{47}$/.test(installment.typeableLine)) {
     throw new RangeError(`${which}: a typeable line has 47 digits, got "${installment.typeableLine}"`);
   }
-  if (!Number.isSafeInteger(installment.amountCents)) throw new RangeError(`${which}: amount in cents must be an integer`);
+  if (!Number.isSafeInteger(installment.amountCents))
+    throw new RangeError(`${which}: amount in cents must be an integer`);
 }
 
 /** pdfkit pushes without regard to back-pressure; while its buffer is large, wait until the pipe drains it. */
@@ -144,7 +151,12 @@ function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
   const reference = fit(pdf, `Referência do carnê: ${doc.paymentSlipId}`, width);
   pdf.text(reference, left, y + 30, { lineBreak: false });
   y += 46;
-  pdf.moveTo(left, y).lineTo(left + width, y).lineWidth(1.5).strokeColor(INK).stroke();
+  pdf
+    .moveTo(left, y)
+    .lineTo(left + width, y)
+    .lineWidth(1.5)
+    .strokeColor(INK)
+    .stroke();
   y += 10;
 
   // Payee and payer, side by side.
@@ -159,15 +171,28 @@ function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
     ['Número de parcelas', String(installments.length)],
     ['Valor total', formatReais(totalCents)],
     ['Primeiro vencimento', installments.length > 0 ? formatBrazilianDate(installments[0].dueDate) : '-'],
-    ['Último vencimento', installments.length > 0 ? formatBrazilianDate(installments[installments.length - 1].dueDate) : '-'],
+    [
+      'Último vencimento',
+      installments.length > 0 ? formatBrazilianDate(installments[installments.length - 1].dueDate) : '-',
+    ],
   ];
   const cellWidth = width / cells.length;
   const bandHeight = 16 * MM;
   pdf.rect(left, y, width, bandHeight).fillColor('#f0f0f0').fill();
   cells.forEach(([label, value], index) => {
     const x = left + index * cellWidth;
-    if (index > 0) pdf.moveTo(x, y).lineTo(x, y + bandHeight).lineWidth(RULE).strokeColor('#bbbbbb').stroke();
-    pdf.font('Helvetica').fontSize(7.5).fillColor(LABEL).text(label, x + 8, y + 8, { lineBreak: false });
+    if (index > 0)
+      pdf
+        .moveTo(x, y)
+        .lineTo(x, y + bandHeight)
+        .lineWidth(RULE)
+        .strokeColor('#bbbbbb')
+        .stroke();
+    pdf
+      .font('Helvetica')
+      .fontSize(7.5)
+      .fillColor(LABEL)
+      .text(label, x + 8, y + 8, { lineBreak: false });
     pdf.font('Helvetica-Bold').fillColor(INK);
     shrinkToFit(pdf, value, cellWidth - 16, 14);
     pdf.text(value, x + 8, y + 21, { lineBreak: false });
@@ -187,7 +212,12 @@ function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
       pdf.text('Parcela', x, y, { lineBreak: false });
       pdf.text('Vencimento', x + 40, y, { lineBreak: false });
       rightText(pdf, 'Valor', x + columnWidth - 14, y);
-      pdf.moveTo(x, y + 10).lineTo(x + columnWidth - 10, y + 10).lineWidth(RULE).strokeColor('#999999').stroke();
+      pdf
+        .moveTo(x, y + 10)
+        .lineTo(x + columnWidth - 10, y + 10)
+        .lineWidth(RULE)
+        .strokeColor('#999999')
+        .stroke();
     }
     installments.forEach((installment, index) => {
       const x = left + Math.floor(index / SCHEDULE_ROWS) * columnWidth;
@@ -198,12 +228,22 @@ function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
       const amount = formatReais(installment.amountCents);
       shrinkToFit(pdf, amount, columnWidth - 14 - 92, 9); // the date ends near x + 90
       rightText(pdf, amount, x + columnWidth - 14, rowY);
-      if (!installment.barcode) pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('PIX', x + 26, rowY + 2.5, { lineBreak: false });
+      if (!installment.barcode)
+        pdf
+          .font('Helvetica')
+          .fontSize(5.5)
+          .fillColor(LABEL)
+          .text('PIX', x + 26, rowY + 2.5, { lineBreak: false });
     });
     y += 14 + Math.min(installments.length, SCHEDULE_ROWS) * rowHeight + 12;
   } else {
     pdf.font('Helvetica').fontSize(9.5).fillColor(INK);
-    pdf.text(`As ${installments.length} parcelas estão nas páginas seguintes, três por página, em ordem de vencimento.`, left, y, { lineBreak: false });
+    pdf.text(
+      `As ${installments.length} parcelas estão nas páginas seguintes, três por página, em ordem de vencimento.`,
+      left,
+      y,
+      { lineBreak: false },
+    );
     y += 24;
   }
 
@@ -228,11 +268,27 @@ function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
   pdf.text(fit(pdf, footer, width), left, PAGE_HEIGHT - COVER_MARGIN - 8, { lineBreak: false });
 }
 
-function drawParty(pdf: PDFKit.PDFDocument, label: string, party: BookletParty, x: number, y: number, width: number, height: number): void {
+function drawParty(
+  pdf: PDFKit.PDFDocument,
+  label: string,
+  party: BookletParty,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+): void {
   pdf.rect(x, y, width, height).lineWidth(RULE).strokeColor('#999999').stroke();
   const inner = width - 16;
-  pdf.font('Helvetica').fontSize(7.5).fillColor(LABEL).text(label, x + 8, y + 7, { lineBreak: false });
-  pdf.font('Helvetica-Bold').fontSize(11).fillColor(INK).text(fit(pdf, party.name, inner), x + 8, y + 19, { lineBreak: false });
+  pdf
+    .font('Helvetica')
+    .fontSize(7.5)
+    .fillColor(LABEL)
+    .text(label, x + 8, y + 7, { lineBreak: false });
+  pdf
+    .font('Helvetica-Bold')
+    .fontSize(11)
+    .fillColor(INK)
+    .text(fit(pdf, party.name, inner), x + 8, y + 19, { lineBreak: false });
   let lineY = y + 35;
   pdf.font('Helvetica').fontSize(8.5);
   const lines = [...(party.taxId ? [`CPF/CNPJ: ${formatTaxId(party.taxId)}`] : []), ...party.address];
@@ -250,13 +306,27 @@ function drawCutMarks(pdf: PDFKit.PDFDocument, parts: number): void {
   pdf.save().lineWidth(0.6).strokeColor('#777777').dash(3, { space: 2.5 });
   for (let slot = 0; slot < parts; slot += 1) {
     const top = PAGE_TOP + slot * PART_HEIGHT;
-    if (slot > 0) pdf.moveTo(MARGIN_X - 4 * MM, top).lineTo(PAGE_WIDTH - MARGIN_X + 4 * MM, top).stroke();
-    pdf.moveTo(CUT_X, top + 2 * MM).lineTo(CUT_X, top + PART_HEIGHT - 2 * MM).stroke();
+    if (slot > 0)
+      pdf
+        .moveTo(MARGIN_X - 4 * MM, top)
+        .lineTo(PAGE_WIDTH - MARGIN_X + 4 * MM, top)
+        .stroke();
+    pdf
+      .moveTo(CUT_X, top + 2 * MM)
+      .lineTo(CUT_X, top + PART_HEIGHT - 2 * MM)
+      .stroke();
   }
   pdf.undash().restore();
 }
 
-function drawPart(pdf: PDFKit.PDFDocument, doc: BookletDocument, installment: BookletInstallment, total: number, top: number, qr: Buffer | null): void {
+function drawPart(
+  pdf: PDFKit.PDFDocument,
+  doc: BookletDocument,
+  installment: BookletInstallment,
+  total: number,
+  top: number,
+  qr: Buffer | null,
+): void {
   const label = `Parcela ${installment.number}/${total}`;
   const due = formatBrazilianDate(installment.dueDate);
   const value = formatReais(installment.amountCents);
@@ -265,8 +335,17 @@ function drawPart(pdf: PDFKit.PDFDocument, doc: BookletDocument, installment: Bo
   const hybrid = installment.barcode !== null;
 
   // Stub (canhoto): what the payer keeps.
-  pdf.font('Helvetica-Bold').fontSize(10).fillColor(INK).text(label, STUB_X, y0 + 4, { lineBreak: false });
-  pdf.moveTo(STUB_X, y0 + 7.5 * MM).lineTo(STUB_X + STUB_WIDTH, y0 + 7.5 * MM).lineWidth(1.2).strokeColor(INK).stroke();
+  pdf
+    .font('Helvetica-Bold')
+    .fontSize(10)
+    .fillColor(INK)
+    .text(label, STUB_X, y0 + 4, { lineBreak: false });
+  pdf
+    .moveTo(STUB_X, y0 + 7.5 * MM)
+    .lineTo(STUB_X + STUB_WIDTH, y0 + 7.5 * MM)
+    .lineWidth(1.2)
+    .strokeColor(INK)
+    .stroke();
   const stubRow = 8 * MM;
   const stubFields: Array<[string, string]> = [
     ['Vencimento', due],
@@ -277,13 +356,27 @@ function drawPart(pdf: PDFKit.PDFDocument, doc: BookletDocument, installment: Bo
     ['(=) Valor pago', ''],
     ['Data do pagamento', ''],
   ];
-  stubFields.forEach(([fieldLabel, fieldValue], index) => field(pdf, fieldLabel, fieldValue, STUB_X, y0 + 8 * MM + index * stubRow, STUB_WIDTH, stubRow));
+  stubFields.forEach(([fieldLabel, fieldValue], index) =>
+    field(pdf, fieldLabel, fieldValue, STUB_X, y0 + 8 * MM + index * stubRow, STUB_WIDTH, stubRow),
+  );
   const stubBottom = y0 + 8 * MM + stubFields.length * stubRow;
-  pdf.font('Helvetica-Bold').fontSize(6.5).fillColor(INK).text('Recibo do pagador', STUB_X, stubBottom + 4, { lineBreak: false });
-  pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('Autenticação mecânica', STUB_X, stubBottom + 13, { lineBreak: false });
+  pdf
+    .font('Helvetica-Bold')
+    .fontSize(6.5)
+    .fillColor(INK)
+    .text('Recibo do pagador', STUB_X, stubBottom + 4, { lineBreak: false });
+  pdf
+    .font('Helvetica')
+    .fontSize(5.5)
+    .fillColor(LABEL)
+    .text('Autenticação mecânica', STUB_X, stubBottom + 13, { lineBreak: false });
 
   // Slip header: installment, then the typeable line (or PIX) flush right.
-  pdf.font('Helvetica-Bold').fontSize(10).fillColor(INK).text(label, MAIN_X, y0 + 4, { lineBreak: false });
+  pdf
+    .font('Helvetica-Bold')
+    .fontSize(10)
+    .fillColor(INK)
+    .text(label, MAIN_X, y0 + 4, { lineBreak: false });
   if (installment.typeableLine) {
     pdf.font('Courier-Bold').fontSize(9.5).fillColor(INK);
     rightText(pdf, formatTypeableLine(installment.typeableLine), MAIN_RIGHT, y0 + 5);
@@ -291,7 +384,12 @@ function drawPart(pdf: PDFKit.PDFDocument, doc: BookletDocument, installment: Bo
     pdf.font('Helvetica-Bold').fontSize(10).fillColor(INK);
     rightText(pdf, 'Pagamento via PIX', MAIN_RIGHT, y0 + 4);
   }
-  pdf.moveTo(MAIN_X, y0 + 7.5 * MM).lineTo(MAIN_RIGHT, y0 + 7.5 * MM).lineWidth(1.2).strokeColor(INK).stroke();
+  pdf
+    .moveTo(MAIN_X, y0 + 7.5 * MM)
+    .lineTo(MAIN_RIGHT, y0 + 7.5 * MM)
+    .lineWidth(1.2)
+    .strokeColor(INK)
+    .stroke();
 
   // Right column: the figures a cashier looks for.
   const gridTop = y0 + 8 * MM;
@@ -305,7 +403,10 @@ function drawPart(pdf: PDFKit.PDFDocument, doc: BookletDocument, installment: Bo
   ];
   const rightRow = (gridBottom - gridTop) / rightFields.length;
   rightFields.forEach(([fieldLabel, fieldValue], index) =>
-    field(pdf, fieldLabel, fieldValue, RIGHT_X, gridTop + index * rightRow, RIGHT_COLUMN_WIDTH, rightRow, { align: 'right', size: index < 2 ? 9.5 : 8 }),
+    field(pdf, fieldLabel, fieldValue, RIGHT_X, gridTop + index * rightRow, RIGHT_COLUMN_WIDTH, rightRow, {
+      align: 'right',
+      size: index < 2 ? 9.5 : 8,
+    }),
   );
 
   // Left column: payee, payer, instructions.
@@ -315,12 +416,29 @@ function drawPart(pdf: PDFKit.PDFDocument, doc: BookletDocument, installment: Bo
   const payerTop = gridTop + payeeHeight;
   field(pdf, 'Pagador', partyLine(doc.payer), MAIN_X, payerTop, LEFT_WIDTH, payerHeight);
   if (doc.payer.address.length > 0) {
-    pdf.font('Helvetica').fontSize(6.5).fillColor(INK).text(fit(pdf, doc.payer.address.join(' - '), LEFT_WIDTH - 2 * PAD), MAIN_X + PAD, payerTop + 20, { lineBreak: false });
+    pdf
+      .font('Helvetica')
+      .fontSize(6.5)
+      .fillColor(INK)
+      .text(fit(pdf, doc.payer.address.join(' - '), LEFT_WIDTH - 2 * PAD), MAIN_X + PAD, payerTop + 20, {
+        lineBreak: false,
+      });
   }
   const instructionsTop = payerTop + payerHeight;
-  pdf.rect(MAIN_X, instructionsTop, LEFT_WIDTH, gridBottom - instructionsTop).lineWidth(RULE).strokeColor(INK).stroke();
-  pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('Instruções (texto de responsabilidade do beneficiário)', MAIN_X + PAD, instructionsTop + 2.5, { lineBreak: false });
-  const instructions = installment.instructions.length > 0 ? installment.instructions : ['Não receber após 60 dias do vencimento.'];
+  pdf
+    .rect(MAIN_X, instructionsTop, LEFT_WIDTH, gridBottom - instructionsTop)
+    .lineWidth(RULE)
+    .strokeColor(INK)
+    .stroke();
+  pdf
+    .font('Helvetica')
+    .fontSize(5.5)
+    .fillColor(LABEL)
+    .text('Instruções (texto de responsabilidade do beneficiário)', MAIN_X + PAD, instructionsTop + 2.5, {
+      lineBreak: false,
+    });
+  const instructions =
+    installment.instructions.length > 0 ? installment.instructions : ['Não receber após 60 dias do vencimento.'];
   pdf.font('Helvetica').fontSize(7).fillColor(INK);
   pdf.text(instructions.join('\n'), MAIN_X + PAD, instructionsTop + 11, {
     width: LEFT_WIDTH - 2 * PAD,
@@ -331,13 +449,30 @@ function drawPart(pdf: PDFKit.PDFDocument, doc: BookletDocument, installment: Bo
 
   if (hybrid) {
     // Barcode, then the PIX copy-and-paste text under it; the QR code in the right column.
-    pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('Ficha de compensação', MAIN_X, gridBottom + 3, { lineBreak: false });
+    pdf
+      .font('Helvetica')
+      .fontSize(5.5)
+      .fillColor(LABEL)
+      .text('Ficha de compensação', MAIN_X, gridBottom + 3, { lineBreak: false });
     pdf.text('Autenticação mecânica', MAIN_X + LEFT_WIDTH - 60, gridBottom + 3, { lineBreak: false });
     drawItf(pdf, installment.barcode as string, MAIN_X + 3 * MM, gridBottom + 4 * MM);
     const textTop = gridBottom + 4 * MM + ITF_BAR_HEIGHT + 2.5 * MM;
     if (installment.pixCopyAndPaste) {
-      pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('PIX copia e cola', MAIN_X, textTop, { lineBreak: false });
-      monoBlock(pdf, installment.pixCopyAndPaste, MAIN_X, textTop + 7, LEFT_WIDTH - 2 * MM, top + PART_HEIGHT - 2 * MM - (textTop + 7), 5.5, 4);
+      pdf
+        .font('Helvetica')
+        .fontSize(5.5)
+        .fillColor(LABEL)
+        .text('PIX copia e cola', MAIN_X, textTop, { lineBreak: false });
+      monoBlock(
+        pdf,
+        installment.pixCopyAndPaste,
+        MAIN_X,
+        textTop + 7,
+        LEFT_WIDTH - 2 * MM,
+        top + PART_HEIGHT - 2 * MM - (textTop + 7),
+        5.5,
+        4,
+      );
     }
     if (qr) {
       const qrX = RIGHT_X + (RIGHT_COLUMN_WIDTH - QR_SIZE) / 2;
@@ -349,21 +484,50 @@ function drawPart(pdf: PDFKit.PDFDocument, doc: BookletDocument, installment: Bo
     // PIX only: the copy-and-paste text and a larger QR code take the barcode's place.
     const blockTop = gridBottom + 3;
     const textWidth = LEFT_WIDTH - 4 * MM;
-    pdf.font('Helvetica-Bold').fontSize(11).fillColor(INK).text('Pague com PIX', MAIN_X, blockTop + 2, { lineBreak: false });
-    pdf.font('Helvetica').fontSize(7).fillColor(INK).text(
-      'Abra o aplicativo do seu banco, escolha pagar com PIX e leia o QR code ao lado, ou copie o código abaixo (PIX copia e cola). Esta parcela não tem boleto.',
-      MAIN_X,
-      blockTop + 17,
-      { width: textWidth, height: 20, lineGap: 0.5 },
-    );
+    pdf
+      .font('Helvetica-Bold')
+      .fontSize(11)
+      .fillColor(INK)
+      .text('Pague com PIX', MAIN_X, blockTop + 2, { lineBreak: false });
+    pdf
+      .font('Helvetica')
+      .fontSize(7)
+      .fillColor(INK)
+      .text(
+        'Abra o aplicativo do seu banco, escolha pagar com PIX e leia o QR code ao lado, ou copie o código abaixo (PIX copia e cola). Esta parcela não tem boleto.',
+        MAIN_X,
+        blockTop + 17,
+        { width: textWidth, height: 20, lineGap: 0.5 },
+      );
     const codeTop = blockTop + 41;
     if (installment.pixCopyAndPaste) {
-      pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text('PIX copia e cola', MAIN_X, codeTop, { lineBreak: false });
-      monoBlock(pdf, installment.pixCopyAndPaste, MAIN_X, codeTop + 8, textWidth, top + PART_HEIGHT - 2 * MM - (codeTop + 8), 7.5, 4.5);
+      pdf
+        .font('Helvetica')
+        .fontSize(5.5)
+        .fillColor(LABEL)
+        .text('PIX copia e cola', MAIN_X, codeTop, { lineBreak: false });
+      monoBlock(
+        pdf,
+        installment.pixCopyAndPaste,
+        MAIN_X,
+        codeTop + 8,
+        textWidth,
+        top + PART_HEIGHT - 2 * MM - (codeTop + 8),
+        7.5,
+        4.5,
+      );
     } else {
-      pdf.font('Helvetica-Bold').fontSize(8).fillColor(INK).text('Código PIX indisponível: fale com o beneficiário.', MAIN_X, codeTop, { lineBreak: false });
+      pdf
+        .font('Helvetica-Bold')
+        .fontSize(8)
+        .fillColor(INK)
+        .text('Código PIX indisponível: fale com o beneficiário.', MAIN_X, codeTop, { lineBreak: false });
     }
-    if (qr) pdf.image(qr, RIGHT_X + (RIGHT_COLUMN_WIDTH - QR_SIZE_PIX_ONLY) / 2, gridBottom + 3 * MM, { width: QR_SIZE_PIX_ONLY, height: QR_SIZE_PIX_ONLY });
+    if (qr)
+      pdf.image(qr, RIGHT_X + (RIGHT_COLUMN_WIDTH - QR_SIZE_PIX_ONLY) / 2, gridBottom + 3 * MM, {
+        width: QR_SIZE_PIX_ONLY,
+        height: QR_SIZE_PIX_ONLY,
+      });
   }
 }
 
@@ -379,7 +543,11 @@ function field(
   options: { align?: 'left' | 'right'; size?: number } = {},
 ): void {
   pdf.rect(x, y, width, height).lineWidth(RULE).strokeColor(INK).stroke();
-  pdf.font('Helvetica').fontSize(5.5).fillColor(LABEL).text(label, x + PAD, y + 2.5, { lineBreak: false });
+  pdf
+    .font('Helvetica')
+    .fontSize(5.5)
+    .fillColor(LABEL)
+    .text(label, x + PAD, y + 2.5, { lineBreak: false });
   if (!value) return;
   pdf.font('Helvetica-Bold').fillColor(INK);
   shrinkToFit(pdf, value, width - 2 * PAD, options.size ?? 8, 6.5);
@@ -396,7 +564,8 @@ function partyLine(party: BookletParty): string {
 /** 11 digits as a CPF, 14 as a CNPJ; anything else as given. */
 function formatTaxId(taxId: string): string {
   if (/^\d{11}$/.test(taxId)) return `${taxId.slice(0, 3)}.${taxId.slice(3, 6)}.${taxId.slice(6, 9)}-${taxId.slice(9)}`;
-  if (/^\d{14}$/.test(taxId)) return `${taxId.slice(0, 2)}.${taxId.slice(2, 5)}.${taxId.slice(5, 8)}/${taxId.slice(8, 12)}-${taxId.slice(12)}`;
+  if (/^\d{14}$/.test(taxId))
+    return `${taxId.slice(0, 2)}.${taxId.slice(2, 5)}.${taxId.slice(5, 8)}/${taxId.slice(8, 12)}-${taxId.slice(12)}`;
   return taxId;
 }
 
@@ -433,7 +602,16 @@ function centerText(pdf: PDFKit.PDFDocument, text: string, center: number, y: nu
  * `maxSize` down to `minSize` whose lines fit `height`; at `minSize` it runs on regardless (never cut: a
  * cut code cannot be paid).
  */
-function monoBlock(pdf: PDFKit.PDFDocument, text: string, x: number, y: number, width: number, height: number, maxSize: number, minSize: number): void {
+function monoBlock(
+  pdf: PDFKit.PDFDocument,
+  text: string,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+  maxSize: number,
+  minSize: number,
+): void {
   let size = maxSize;
   let lines: string[] = [];
   for (; size >= minSize; size -= 0.5) {

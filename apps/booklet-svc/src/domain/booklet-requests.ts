@@ -16,14 +16,38 @@ export interface AcceptedBooklet {
  * Queues a booklet for a payment slip id: 404 when the tenant has no open installment with that id.
  * The request and its build job are written in one transaction.
  */
-export async function requestBooklet(db: Kysely<BookletsDatabase>, source: InstallmentSource, tenantId: string, paymentSlipId: string, urlCallback: string): Promise<AcceptedBooklet> {
+export async function requestBooklet(
+  db: Kysely<BookletsDatabase>,
+  source: InstallmentSource,
+  tenantId: string,
+  paymentSlipId: string,
+  urlCallback: string,
+): Promise<AcceptedBooklet> {
   const installments = await source.installments(tenantId, paymentSlipId);
-  if (installments.length === 0) throw new ServiceError('not_found', `no open receivable has payment_slip_id ${paymentSlipId}`);
+  if (installments.length === 0)
+    throw new ServiceError('not_found', `no open receivable has payment_slip_id ${paymentSlipId}`);
   const bookletId = randomUUID();
   await db.transaction().execute(async (trx) => {
-    await trx.insertInto('booklets').values({ id: bookletId, tenant_id: tenantId, payment_slip_id: paymentSlipId, url_callback: urlCallback, status: 'queued', installment_count: null, page_count: null, error: null, finished_at: null }).execute();
+    await trx
+      .insertInto('booklets')
+      .values({
+        id: bookletId,
+        tenant_id: tenantId,
+        payment_slip_id: paymentSlipId,
+        url_callback: urlCallback,
+        status: 'queued',
+        installment_count: null,
+        page_count: null,
+        error: null,
+        finished_at: null,
+      })
+      .execute();
     const job: BookletJob = { tenant_id: tenantId, booklet_id: bookletId };
     await enqueue(trx, [{ stream: Streams.bookletBuilds, msgId: `booklet_${bookletId}`, payload: job }]);
   });
-  return { bookletId, installmentCount: installments.length, waitingForRegistration: installments.filter((i) => !i.registered).length };
+  return {
+    bookletId,
+    installmentCount: installments.length,
+    waitingForRegistration: installments.filter((i) => !i.registered).length,
+  };
 }

@@ -1,6 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
-import { Subjects, type InstallmentsCommand, type InstallmentsReply, type InstallmentView, type TenantProfileCommand, type TenantProfileReply } from '@payments/contracts';
+import {
+  Subjects,
+  type InstallmentsCommand,
+  type InstallmentsReply,
+  type InstallmentView,
+  type TenantProfileCommand,
+  type TenantProfileReply,
+} from '@payments/contracts';
 import type { BookletsDatabase } from '../db/schema';
 import type { InstallmentSource, PdfStore } from '../domain/ports';
 
@@ -9,12 +16,20 @@ export class BusInstallmentSource implements InstallmentSource {
   constructor(private readonly bus: Bus) {}
 
   async installments(tenantId: string, paymentSlipId: string): Promise<InstallmentView[]> {
-    const reply = await this.bus.request<InstallmentsCommand, InstallmentsReply>(Subjects.receivables.installments, { tenant_id: tenantId, payment_slip_id: paymentSlipId }, { service: 'receivables' });
+    const reply = await this.bus.request<InstallmentsCommand, InstallmentsReply>(
+      Subjects.receivables.installments,
+      { tenant_id: tenantId, payment_slip_id: paymentSlipId },
+      { service: 'receivables' },
+    );
     return reply.installments;
   }
 
   async payeeName(tenantId: string): Promise<string> {
-    const reply = await this.bus.request<TenantProfileCommand, TenantProfileReply>(Subjects.tenants.profile, { tenant_id: tenantId }, { service: 'gateway' });
+    const reply = await this.bus.request<TenantProfileCommand, TenantProfileReply>(
+      Subjects.tenants.profile,
+      { tenant_id: tenantId },
+      { service: 'gateway' },
+    );
     return reply.name;
   }
 }
@@ -24,11 +39,19 @@ export class PostgresPdfStore implements PdfStore {
   constructor(private readonly db: Kysely<BookletsDatabase>) {}
 
   async put(bookletId: string, pdf: Buffer): Promise<void> {
-    await this.db.insertInto('booklet_files').values({ booklet_id: bookletId, pdf }).onConflict((oc) => oc.column('booklet_id').doUpdateSet({ pdf })).execute();
+    await this.db
+      .insertInto('booklet_files')
+      .values({ booklet_id: bookletId, pdf })
+      .onConflict((oc) => oc.column('booklet_id').doUpdateSet({ pdf }))
+      .execute();
   }
 
   async get(bookletId: string): Promise<Buffer | undefined> {
-    const row = await this.db.selectFrom('booklet_files').select('pdf').where('booklet_id', '=', bookletId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('booklet_files')
+      .select('pdf')
+      .where('booklet_id', '=', bookletId)
+      .executeTakeFirst();
     return row?.pdf;
   }
 }

@@ -17,35 +17,55 @@ import { requestBooklet } from '../domain/booklet-requests';
 import type { InstallmentSource, PdfStore } from '../domain/ports';
 
 /** Requests from the gateway: queue a booklet; hand over a built PDF (the gateway checked the link). */
-export function registerHandlers(bus: Bus, deps: { db: Kysely<BookletsDatabase>; source: InstallmentSource; store: PdfStore; onEnqueued: () => void }): void {
+export function registerHandlers(
+  bus: Bus,
+  deps: { db: Kysely<BookletsDatabase>; source: InstallmentSource; store: PdfStore; onEnqueued: () => void },
+): void {
   const queue = QueueGroups.booklets;
-  bus.serve<BookletRequestCommand, BookletResponse>(Subjects.booklets.request, async (cmd) => {
-    const accepted = await requestBooklet(deps.db, deps.source, cmd.tenant_id, cmd.payment_slip_id, cmd.url_callback);
-    deps.onEnqueued();
-    const waiting = accepted.waitingForRegistration > 0
-      ? ` ${accepted.waitingForRegistration} of them are still being registered with the provider: the booklet is built once they are.`
-      : '';
-    return {
-      success: true,
-      type: 'preparing',
-      message: `the booklet of ${accepted.installmentCount} installment(s) is being prepared; the download link follows by callback.${waiting}`,
-      payment_slip_id: cmd.payment_slip_id,
-    };
-  }, { queue });
+  bus.serve<BookletRequestCommand, BookletResponse>(
+    Subjects.booklets.request,
+    async (cmd) => {
+      const accepted = await requestBooklet(deps.db, deps.source, cmd.tenant_id, cmd.payment_slip_id, cmd.url_callback);
+      deps.onEnqueued();
+      const waiting =
+        accepted.waitingForRegistration > 0
+          ? ` ${accepted.waitingForRegistration} of them are still being registered with the provider: the booklet is built once they are.`
+          : '';
+      return {
+        success: true,
+        type: 'preparing',
+        message: `the booklet of ${accepted.installmentCount} installment(s) is being prepared; the download link follows by callback.${waiting}`,
+        payment_slip_id: cmd.payment_slip_id,
+      };
+    },
+    { queue },
+  );
 
-  bus.serve<BookletDownloadCommand, BookletDownloadReply>(Subjects.booklets.download, async (cmd) => {
-    const booklet = await deps.db.selectFrom('booklets').select(['payment_slip_id', 'status']).where('id', '=', cmd.booklet_id).executeTakeFirst();
-    const pdf = booklet?.status === 'ready' ? await deps.store.get(cmd.booklet_id) : undefined;
-    if (!booklet || !pdf) throw new ServiceError('not_found', 'no such booklet');
-    return { payment_slip_id: booklet.payment_slip_id, pdf_base64: pdf.toString('base64') };
-  }, { queue });
+  bus.serve<BookletDownloadCommand, BookletDownloadReply>(
+    Subjects.booklets.download,
+    async (cmd) => {
+      const booklet = await deps.db
+        .selectFrom('booklets')
+        .select(['payment_slip_id', 'status'])
+        .where('id', '=', cmd.booklet_id)
+        .executeTakeFirst();
+      const pdf = booklet?.status === 'ready' ? await deps.store.get(cmd.booklet_id) : undefined;
+      if (!booklet || !pdf) throw new ServiceError('not_found', 'no such booklet');
+      return { payment_slip_id: booklet.payment_slip_id, pdf_base64: pdf.toString('base64') };
+    },
+    { queue },
+  );
 }
 
 export async function startBuildWorker(bus: Bus, deps: BuilderDeps, onEnqueued: () => void): Promise<Consumption> {
   await bus.streams.ensure(Streams.bookletBuilds);
-  return bus.streams.consumeEach<BookletJob>(Streams.bookletBuilds, async (job) => {
-    const outcome = await buildBooklet(deps, job);
-    if (outcome === 'done') onEnqueued();
-    return outcome;
-  }, { concurrency: 2, ackWaitMs: 300_000 });
+  return bus.streams.consumeEach<BookletJob>(
+    Streams.bookletBuilds,
+    async (job) => {
+      const outcome = await buildBooklet(deps, job);
+      if (outcome === 'done') onEnqueued();
+      return outcome;
+    },
+    { concurrency: 2, ackWaitMs: 300_000 },
+  );
 }

@@ -25,8 +25,16 @@ export const migrations: Record<string, Migration> = {
       // The delivery queue: only pending events, by due time.
       await sql`create index events_due_idx on events (next_attempt_at) where status = 'pending'`.execute(db);
       // Tenant listings, newest first, optionally by status.
-      await db.schema.createIndex('events_tenant_created_idx').on('events').columns(['tenant_id', 'created_at desc', 'event_id desc']).execute();
-      await db.schema.createIndex('events_tenant_status_created_idx').on('events').columns(['tenant_id', 'status', 'created_at desc', 'event_id desc']).execute();
+      await db.schema
+        .createIndex('events_tenant_created_idx')
+        .on('events')
+        .columns(['tenant_id', 'created_at desc', 'event_id desc'])
+        .execute();
+      await db.schema
+        .createIndex('events_tenant_status_created_idx')
+        .on('events')
+        .columns(['tenant_id', 'status', 'created_at desc', 'event_id desc'])
+        .execute();
       await db.schema
         .createTable('attempts')
         .addColumn('id', 'bigserial', (c) => c.primaryKey())

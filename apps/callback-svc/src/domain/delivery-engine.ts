@@ -40,7 +40,11 @@ function leaseMarginMs(limits: DeliveryLimits): number {
 }
 
 /** Notified after each attempt (metrics, logs, tests). */
-export type AttemptListener = (event: ClaimedEvent, status: 'delivered' | 'pending' | 'dead', error: string | null) => void;
+export type AttemptListener = (
+  event: ClaimedEvent,
+  status: 'delivered' | 'pending' | 'dead',
+  error: string | null,
+) => void;
 
 /**
  * Delivers due events. New events are claimed as they are stored, as many as this worker may hold;
@@ -151,7 +155,11 @@ export class DeliveryEngine {
     await this.pumping;
     const waiting = this.held.drainWaiting();
     if (waiting.length > 0) {
-      await this.store.release(waiting.map((e) => e.eventId)).catch((err: unknown) => this.logger.warn({ err, count: waiting.length }, 'could not give claims back; they end with their lease'));
+      await this.store
+        .release(waiting.map((e) => e.eventId))
+        .catch((err: unknown) =>
+          this.logger.warn({ err, count: waiting.length }, 'could not give claims back; they end with their lease'),
+        );
     }
     await Promise.allSettled([...this.inFlight]);
     await this.recorder.flush();
@@ -171,7 +179,10 @@ export class DeliveryEngine {
         const limit = Math.min(room.total, MAX_CLAIM);
         if (!this.running || limit <= 0) return;
         const leaseEndsAt = Date.now() + this.limits.leaseMs;
-        const claimed = await this.store.claimDue(limit, this.limits.leaseMs, { left: room.left, perHost: room.perHost });
+        const claimed = await this.store.claimDue(limit, this.limits.leaseMs, {
+          left: room.left,
+          perHost: room.perHost,
+        });
         for (const event of claimed) this.held.hold(event, leaseEndsAt);
         this.noteBacklog(claimed, limit, room.left, room.perHost);
         this.startWaiting();
@@ -186,7 +197,12 @@ export class DeliveryEngine {
    * After a claim: a host that got all its room (or had none) may have more due events, and so may
    * the queue when the claim took all it asked for. Room freeing up there is then a reason to claim.
    */
-  private noteBacklog(claimed: ClaimedEvent[], limit: number, left: ReadonlyMap<string, number>, perHost: number): void {
+  private noteBacklog(
+    claimed: ClaimedEvent[],
+    limit: number,
+    left: ReadonlyMap<string, number>,
+    perHost: number,
+  ): void {
     if (claimed.length >= limit) this.backlogBeyondRoom = true;
     const taken = new Map<string, number>();
     for (const e of claimed) taken.set(e.targetHost, (taken.get(e.targetHost) ?? 0) + 1);
@@ -199,7 +215,10 @@ export class DeliveryEngine {
     const { start, expired } = this.held.takeStartable();
     if (expired.length > 0) {
       // Their rows come due when the lease ends; whoever claims them then delivers them.
-      this.logger.warn({ count: expired.length }, 'held callbacks dropped near the end of their lease; they will be claimed again');
+      this.logger.warn(
+        { count: expired.length },
+        'held callbacks dropped near the end of their lease; they will be claimed again',
+      );
       for (const e of expired) this.hostsWithBacklog.add(e.targetHost);
     }
     for (const event of start) this.dispatch(event);
@@ -212,7 +231,10 @@ export class DeliveryEngine {
    */
   private wakeIfRoomFreed(host: string): void {
     // Runs twice per delivery: only this host's and the overall room, not every host's.
-    if (this.hostsWithBacklog.has(host) && this.held.roomFor(host) >= Math.max(1, Math.floor(this.held.heldLimitFor(host) / 4))) {
+    if (
+      this.hostsWithBacklog.has(host) &&
+      this.held.roomFor(host) >= Math.max(1, Math.floor(this.held.heldLimitFor(host) / 4))
+    ) {
       this.hostsWithBacklog.delete(host);
       this.wake();
     } else if (this.backlogBeyondRoom && this.held.totalRoom() >= Math.max(1, Math.floor(this.limits.maxHeld / 4))) {
@@ -237,7 +259,12 @@ export class DeliveryEngine {
       this.wakeIfRoomFreed(host);
     };
     const work = this.deliver(event, onAnswer)
-      .catch((err) => this.logger.error({ err, eventId: event.eventId }, 'delivery bookkeeping failed; the lease will expire and it will be retried'))
+      .catch((err) =>
+        this.logger.error(
+          { err, eventId: event.eventId },
+          'delivery bookkeeping failed; the lease will expire and it will be retried',
+        ),
+      )
       .finally(() => {
         this.inFlight.delete(work);
         onAnswer();
@@ -253,21 +280,36 @@ export class DeliveryEngine {
     return this.tracing.attempt(event, (end) => this.attempt(event, end, answered));
   }
 
-  private async attempt(event: ClaimedEvent, end: (how: AttemptEnd) => void, answered: (ok?: boolean) => void): Promise<void> {
+  private async attempt(
+    event: ClaimedEvent,
+    end: (how: AttemptEnd) => void,
+    answered: (ok?: boolean) => void,
+  ): Promise<void> {
     let secret: string;
     try {
       secret = await this.secrets.secretFor(event.tenantId);
     } catch (err) {
       // Not the receiver's fault: no attempt is logged; try again shortly.
-      this.logger.warn({ err, eventId: event.eventId, tenantId: event.tenantId }, 'signing secret unavailable; postponing delivery');
+      this.logger.warn(
+        { err, eventId: event.eventId, tenantId: event.tenantId },
+        'signing secret unavailable; postponing delivery',
+      );
       await this.store.postpone(event, new Date(Date.now() + Math.max(1_000, this.limits.pollIntervalMs)));
       end({ status: 'postponed', httpStatus: null, error: null });
       return;
     }
     const attemptedAt = new Date();
-    const outcome = await this.http.post(event.url, event.body, signedHeaders(secret, event.eventId, event.body, attemptedAt));
+    const outcome = await this.http.post(
+      event.url,
+      event.body,
+      signedHeaders(secret, event.eventId, event.body, attemptedAt),
+    );
     answered(outcome.ok || outcome.refused);
-    if (outcome.refused) this.logger.warn({ eventId: event.eventId, tenantId: event.tenantId, url: event.url, reason: outcome.error }, 'callback URL refused');
+    if (outcome.refused)
+      this.logger.warn(
+        { eventId: event.eventId, tenantId: event.tenantId, url: event.url, reason: outcome.error },
+        'callback URL refused',
+      );
     const failures = event.failuresInRun + 1;
     const delay = outcome.ok || outcome.refused ? null : nextRetryDelay(this.policy, failures, outcome.retryAfterMs);
     const retryAt = delay === null ? null : new Date(attemptedAt.getTime() + delay);
@@ -275,7 +317,11 @@ export class DeliveryEngine {
     await this.recorder.record(result);
     const status = statusAfter(result);
     end({ status, httpStatus: outcome.statusCode, error: outcome.ok ? null : (outcome.error ?? 'not delivered') });
-    if (status === 'dead') this.logger.warn({ eventId: event.eventId, tenantId: event.tenantId, error: outcome.error }, 'callback dead after its last attempt');
+    if (status === 'dead')
+      this.logger.warn(
+        { eventId: event.eventId, tenantId: event.tenantId, error: outcome.error },
+        'callback dead after its last attempt',
+      );
     this.onAttempt(event, status, outcome.error);
   }
 }

@@ -34,10 +34,10 @@ export class EventStore {
         ${events.map((e) => claim.has(e.eventId))}::bool[], ${events.map((e) => (e.traceContext ? JSON.stringify(e.traceContext) : null))}::json[])
         as e(event_id, tenant_id, event_type, url, target_host, body, claimed, trace_context)
       on conflict (event_id) do nothing
-      returning event_id, tenant_id, url, target_host, body, failures_in_run, locked_until, trace_context`.execute(this.db);
-    return inserted
-      .filter((r) => r.locked_until !== null)
-      .map(toClaimed);
+      returning event_id, tenant_id, url, target_host, body, failures_in_run, locked_until, trace_context`.execute(
+      this.db,
+    );
+    return inserted.filter((r) => r.locked_until !== null).map(toClaimed);
   }
 
   /**
@@ -49,7 +49,9 @@ export class EventStore {
     const busy = [...room.left];
     // claim_due_events (migration 0003): a function, so that it can keep its plan under a burst.
     const rows = await sql<EventRow>`
-      select * from claim_due_events(${limit}, ${leaseInterval(leaseMs)}, ${busy.map(([host]) => host)}::text[], ${busy.map(([, n]) => n)}::int[], ${room.perHost})`.execute(this.db);
+      select * from claim_due_events(${limit}, ${leaseInterval(leaseMs)}, ${busy.map(([host]) => host)}::text[], ${busy.map(([, n]) => n)}::int[], ${room.perHost})`.execute(
+      this.db,
+    );
     return rows.rows.map(toClaimed);
   }
 
@@ -82,17 +84,27 @@ export class EventStore {
   /** Gives claims back unused (a worker stopping with events it had not started): due again at once. */
   async release(eventIds: string[]): Promise<void> {
     if (eventIds.length === 0) return;
-    await sql`update events set next_attempt_at = now(), locked_until = null where event_id = any(${eventIds}::text[]) and status = 'pending'`.execute(this.db);
+    await sql`update events set next_attempt_at = now(), locked_until = null where event_id = any(${eventIds}::text[]) and status = 'pending'`.execute(
+      this.db,
+    );
   }
 
   /** Gives a claimed event back without an attempt (e.g. its signing secret could not be read). */
   async postpone(event: ClaimedEvent, until: Date): Promise<void> {
-    await this.db.updateTable('events').set({ next_attempt_at: until, locked_until: null }).where('event_id', '=', event.eventId).execute();
+    await this.db
+      .updateTable('events')
+      .set({ next_attempt_at: until, locked_until: null })
+      .where('event_id', '=', event.eventId)
+      .execute();
   }
 
   /** Events waiting for delivery (due now or scheduled for a retry): the queue depth. */
   async countWaiting(): Promise<number> {
-    const row = await this.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('waiting')).where('status', '=', 'pending').executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('waiting'))
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
     return Number(row.waiting);
   }
 
@@ -100,7 +112,13 @@ export class EventStore {
   async retryDead(tenantId: string, eventId: string): Promise<boolean> {
     const row = await this.db
       .updateTable('events')
-      .set({ status: 'pending', failures_in_run: 0, next_attempt_at: sql<Date>`now()`, locked_until: null, dead_at: null })
+      .set({
+        status: 'pending',
+        failures_in_run: 0,
+        next_attempt_at: sql<Date>`now()`,
+        locked_until: null,
+        dead_at: null,
+      })
       .where('tenant_id', '=', tenantId)
       .where('event_id', '=', eventId)
       .where('status', '=', 'dead')
@@ -110,7 +128,12 @@ export class EventStore {
   }
 
   async find(tenantId: string, eventId: string): Promise<EventView | undefined> {
-    const row = await this.db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('event_id', '=', eventId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('events')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('event_id', '=', eventId)
+      .executeTakeFirst();
     if (!row) return undefined;
     const attempts = await this.db
       .selectFrom('attempts')
@@ -121,15 +144,28 @@ export class EventStore {
       .execute();
     return {
       ...toView(row),
-      attempts: attempts.map((a) => ({ attemptedAt: a.attempted_at, statusCode: a.status_code, error: a.error, durationMs: a.duration_ms })),
+      attempts: attempts.map((a) => ({
+        attemptedAt: a.attempted_at,
+        statusCode: a.status_code,
+        error: a.error,
+        durationMs: a.duration_ms,
+      })),
     };
   }
 
   /** Newest first; the cursor is the (created_at, event_id) of the last row of the previous page. */
-  async list(tenantId: string, status: EventStatus | undefined, limit: number, after?: { createdAt: Date; eventId: string }): Promise<EventView[]> {
+  async list(
+    tenantId: string,
+    status: EventStatus | undefined,
+    limit: number,
+    after?: { createdAt: Date; eventId: string },
+  ): Promise<EventView[]> {
     let query = this.db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId);
     if (status) query = query.where('status', '=', status);
-    if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'event_id'), '<', eb.tuple(after.createdAt, after.eventId)));
+    if (after)
+      query = query.where((eb) =>
+        eb(eb.refTuple('created_at', 'event_id'), '<', eb.tuple(after.createdAt, after.eventId)),
+      );
     const rows = await query.orderBy('created_at', 'desc').orderBy('event_id', 'desc').limit(limit).execute();
     return rows.map(toView);
   }
@@ -156,8 +192,18 @@ function leaseEnd(leaseMs: number) {
   return sql<Date>`now() + ${leaseInterval(leaseMs)}`;
 }
 
-function toClaimed(r: Pick<EventRow, 'event_id' | 'tenant_id' | 'url' | 'target_host' | 'body' | 'failures_in_run' | 'trace_context'>): ClaimedEvent {
-  return { eventId: r.event_id, tenantId: r.tenant_id, url: r.url, targetHost: r.target_host, body: r.body, failuresInRun: r.failures_in_run, traceContext: r.trace_context };
+function toClaimed(
+  r: Pick<EventRow, 'event_id' | 'tenant_id' | 'url' | 'target_host' | 'body' | 'failures_in_run' | 'trace_context'>,
+): ClaimedEvent {
+  return {
+    eventId: r.event_id,
+    tenantId: r.tenant_id,
+    url: r.url,
+    targetHost: r.target_host,
+    body: r.body,
+    failuresInRun: r.failures_in_run,
+    traceContext: r.trace_context,
+  };
 }
 
 function toView(row: EventRow): EventView {

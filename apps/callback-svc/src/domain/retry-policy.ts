@@ -10,11 +10,18 @@ export interface RetryPolicy {
   jitter: number;
 }
 
-export const DEFAULT_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000];
+export const DEFAULT_SCHEDULE_MS = [
+  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
+];
 const MAX_RETRY_AFTER_MS = 86_400_000;
 
 /** Delay before the next attempt after `failures` failures in this run, or null when none is left. */
-export function nextRetryDelay(policy: RetryPolicy, failures: number, retryAfterMs: number | null = null, random: () => number = Math.random): number | null {
+export function nextRetryDelay(
+  policy: RetryPolicy,
+  failures: number,
+  retryAfterMs: number | null = null,
+  random: () => number = Math.random,
+): number | null {
   if (failures < 1 || failures > policy.scheduleMs.length) return null;
   const base = policy.scheduleMs[failures - 1];
   const spread = base * policy.jitter;

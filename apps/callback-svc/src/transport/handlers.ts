@@ -17,45 +17,72 @@ import type { EventStore } from '../domain/event-store';
 /** Visibility API behind the gateway: list, inspect, redeliver. Always scoped to the asking tenant. */
 export function registerHandlers(bus: Bus, store: EventStore, onRetry: () => void): void {
   const queue = QueueGroups.callbacks;
-  bus.serve<CallbackListCommand, CallbackListReply>(Subjects.callbacks.list, async (cmd) => {
-    const after = cmd.cursor === undefined ? undefined : decodeCursor(cmd.cursor);
-    const rows = await store.list(cmd.tenant_id, cmd.status, cmd.limit + 1, after);
-    const page = rows.slice(0, cmd.limit);
-    const last = page[page.length - 1];
-    return { items: page.map(toSummary), next_cursor: rows.length > cmd.limit && last ? encodeCursor(last) : null };
-  }, { queue });
+  bus.serve<CallbackListCommand, CallbackListReply>(
+    Subjects.callbacks.list,
+    async (cmd) => {
+      const after = cmd.cursor === undefined ? undefined : decodeCursor(cmd.cursor);
+      const rows = await store.list(cmd.tenant_id, cmd.status, cmd.limit + 1, after);
+      const page = rows.slice(0, cmd.limit);
+      const last = page[page.length - 1];
+      return { items: page.map(toSummary), next_cursor: rows.length > cmd.limit && last ? encodeCursor(last) : null };
+    },
+    { queue },
+  );
 
-  bus.serve<CallbackGetCommand, CallbackEventView>(Subjects.callbacks.get, async (cmd) => {
-    const view = await store.find(cmd.tenant_id, cmd.event_id);
-    if (!view) throw new ServiceError('not_found', `no callback event ${cmd.event_id}`);
-    return toView(view);
-  }, { queue });
+  bus.serve<CallbackGetCommand, CallbackEventView>(
+    Subjects.callbacks.get,
+    async (cmd) => {
+      const view = await store.find(cmd.tenant_id, cmd.event_id);
+      if (!view) throw new ServiceError('not_found', `no callback event ${cmd.event_id}`);
+      return toView(view);
+    },
+    { queue },
+  );
 
-  bus.serve<CallbackRetryCommand, CallbackRetryResponse>(Subjects.callbacks.retry, async (cmd) => {
-    if (await store.retryDead(cmd.tenant_id, cmd.event_id)) {
-      onRetry();
-      return { status: 'success', message: 'the event was queued for delivery again', event_id: cmd.event_id };
-    }
-    const view = await store.find(cmd.tenant_id, cmd.event_id);
-    if (!view) throw new ServiceError('not_found', `no callback event ${cmd.event_id}`);
-    throw new ServiceError('conflict', `only dead events can be retried; this one is ${view.status}`);
-  }, { queue });
+  bus.serve<CallbackRetryCommand, CallbackRetryResponse>(
+    Subjects.callbacks.retry,
+    async (cmd) => {
+      if (await store.retryDead(cmd.tenant_id, cmd.event_id)) {
+        onRetry();
+        return { status: 'success', message: 'the event was queued for delivery again', event_id: cmd.event_id };
+      }
+      const view = await store.find(cmd.tenant_id, cmd.event_id);
+      if (!view) throw new ServiceError('not_found', `no callback event ${cmd.event_id}`);
+      throw new ServiceError('conflict', `only dead events can be retried; this one is ${view.status}`);
+    },
+    { queue },
+  );
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 function toSummary(v: EventView): CallbackEventSummary {
   return {
-    event_id: v.eventId, event_type: v.eventType, url: v.url, status: v.status,
-    created_at: v.createdAt.toISOString(), delivered_at: iso(v.deliveredAt), attempt_count: v.attemptCount, next_attempt_at: iso(v.nextAttemptAt),
+    event_id: v.eventId,
+    event_type: v.eventType,
+    url: v.url,
+    status: v.status,
+    created_at: v.createdAt.toISOString(),
+    delivered_at: iso(v.deliveredAt),
+    attempt_count: v.attemptCount,
+    next_attempt_at: iso(v.nextAttemptAt),
   };
 }
 
 function toView(v: EventView): CallbackEventView {
   return {
-    event_id: v.eventId, event_type: v.eventType, url: v.url, status: v.status,
-    created_at: v.createdAt.toISOString(), delivered_at: iso(v.deliveredAt),
-    attempts: (v.attempts ?? []).map((a) => ({ attempted_at: a.attemptedAt.toISOString(), status_code: a.statusCode, error: a.error, duration_ms: a.durationMs })),
+    event_id: v.eventId,
+    event_type: v.eventType,
+    url: v.url,
+    status: v.status,
+    created_at: v.createdAt.toISOString(),
+    delivered_at: iso(v.deliveredAt),
+    attempts: (v.attempts ?? []).map((a) => ({
+      attempted_at: a.attemptedAt.toISOString(),
+      status_code: a.statusCode,
+      error: a.error,
+      duration_ms: a.durationMs,
+    })),
   };
 }
 
@@ -70,6 +97,8 @@ function decodeCursor(cursor: string): { createdAt: Date; eventId: string } {
     if (Number.isNaN(date.getTime()) || typeof eventId !== 'string') throw new Error('bad cursor');
     return { createdAt: date, eventId };
   } catch {
-    throw new ServiceError('validation_failed', 'the cursor is not one this API handed out', [{ in: 'query', path: 'cursor', message: 'is invalid' }]);
+    throw new ServiceError('validation_failed', 'the cursor is not one this API handed out', [
+      { in: 'query', path: 'cursor', message: 'is invalid' },
+    ]);
   }
 }

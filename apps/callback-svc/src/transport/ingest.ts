@@ -14,15 +14,19 @@ const validateRequest = compileValidator(CallbackRequestSchema);
  */
 export async function consumeCallbackRequests(bus: Bus, engine: DeliveryEngine, logger: Logger): Promise<Consumption> {
   await bus.streams.ensure(Streams.callbackRequests);
-  return bus.streams.consume<unknown>(Streams.callbackRequests, async (items, info) => {
-    const events: NewCallbackEvent[] = [];
-    items.forEach((item, i) => {
-      // The context of this message's consumer span: its deliveries continue the producer's trace.
-      const traceContext = toCarrier(info.contexts[i]);
-      for (const request of validRequests(item, logger)) events.push({ ...toEvent(request), traceContext });
-    });
-    await engine.accept(events);
-  }, { ackWaitMs: 10_000, maxBatch: 20 }); // intake is one insert: a message unacked for 10 s went to a dead worker
+  return bus.streams.consume<unknown>(
+    Streams.callbackRequests,
+    async (items, info) => {
+      const events: NewCallbackEvent[] = [];
+      items.forEach((item, i) => {
+        // The context of this message's consumer span: its deliveries continue the producer's trace.
+        const traceContext = toCarrier(info.contexts[i]);
+        for (const request of validRequests(item, logger)) events.push({ ...toEvent(request), traceContext });
+      });
+      await engine.accept(events);
+    },
+    { ackWaitMs: 10_000, maxBatch: 20 },
+  ); // intake is one insert: a message unacked for 10 s went to a dead worker
 }
 
 /**
@@ -47,5 +51,11 @@ function validRequests(message: unknown, logger: Logger): CallbackRequest[] {
 }
 
 function toEvent(r: CallbackRequest): NewCallbackEvent {
-  return { eventId: r.event_id, tenantId: r.tenant_id, eventType: r.event_type, url: r.url, body: JSON.stringify(r.payload) };
+  return {
+    eventId: r.event_id,
+    tenantId: r.tenant_id,
+    eventType: r.event_type,
+    url: r.url,
+    body: JSON.stringify(r.payload),
+  };
 }

@@ -10,14 +10,23 @@ type AttemptOutcome = 'delivered' | 'failed' | 'dead';
  * attempt listener, so the domain knows nothing of Prometheus) and the delivery queue depth (read
  * from Postgres at scrape time, cached), and the events this worker holds claimed.
  */
-export function callbackMetrics(registry: Registry, store: EventStore, logger: Logger, heldCount: () => number): { onAttempt: AttemptListener } {
+export function callbackMetrics(
+  registry: Registry,
+  store: EventStore,
+  logger: Logger,
+  heldCount: () => number,
+): { onAttempt: AttemptListener } {
   const attempts = new Counter({
     name: MetricNames.callbackAttempts,
     help: 'Callback delivery attempts by outcome: delivered, failed (will be retried), dead (the last attempt failed)',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
-  const dead = new Counter({ name: MetricNames.callbacksDead, help: 'Callbacks that ran out of attempts (or whose URL was refused)', registers: [registry] });
+  const dead = new Counter({
+    name: MetricNames.callbacksDead,
+    help: 'Callbacks that ran out of attempts (or whose URL was refused)',
+    registers: [registry],
+  });
   // Every outcome shows from the start, at 0, so rate() works before the first failure.
   for (const outcome of ['delivered', 'failed', 'dead'] satisfies AttemptOutcome[]) attempts.inc({ outcome }, 0);
   scrapedGauge(registry, {

@@ -11,21 +11,31 @@ const tracer = trace.getTracer('@payments/callback-svc');
  */
 export const otelDeliveryTracing: DeliveryTracing = {
   attempt(event, run) {
-    const attributes = { 'callback.event_id': event.eventId, 'callback.attempt_in_run': event.failuresInRun + 1, 'server.address': event.targetHost };
-    return tracer.startActiveSpan('deliver callback', { kind: SpanKind.INTERNAL, attributes }, fromCarrier(event.traceContext), async (span) => {
-      try {
-        return await run(({ status, httpStatus, error }) => {
-          span.setAttribute('callback.status', status);
-          if (httpStatus !== null) span.setAttribute('http.response.status_code', httpStatus);
-          if (status !== 'delivered' && status !== 'postponed') span.setStatus({ code: SpanStatusCode.ERROR, message: error ?? 'not delivered' });
-        });
-      } catch (err) {
-        recordFailure(span, err);
-        throw err;
-      } finally {
-        span.end();
-      }
-    });
+    const attributes = {
+      'callback.event_id': event.eventId,
+      'callback.attempt_in_run': event.failuresInRun + 1,
+      'server.address': event.targetHost,
+    };
+    return tracer.startActiveSpan(
+      'deliver callback',
+      { kind: SpanKind.INTERNAL, attributes },
+      fromCarrier(event.traceContext),
+      async (span) => {
+        try {
+          return await run(({ status, httpStatus, error }) => {
+            span.setAttribute('callback.status', status);
+            if (httpStatus !== null) span.setAttribute('http.response.status_code', httpStatus);
+            if (status !== 'delivered' && status !== 'postponed')
+              span.setStatus({ code: SpanStatusCode.ERROR, message: error ?? 'not delivered' });
+          });
+        } catch (err) {
+          recordFailure(span, err);
+          throw err;
+        } finally {
+          span.end();
+        }
+      },
+    );
   },
   detached,
 };

@@ -14,7 +14,11 @@ export class BusSigningSecrets implements SigningSecrets {
   async secretFor(tenantId: string): Promise<string> {
     const hit = this.cache.get(tenantId);
     if (hit && hit.until > Date.now()) return hit.secret;
-    const reply = await this.bus.request<SigningSecretCommand, SigningSecretReply>(Subjects.tenants.signingSecret, { tenant_id: tenantId }, { service: 'gateway', timeoutMs: 5_000 });
+    const reply = await this.bus.request<SigningSecretCommand, SigningSecretReply>(
+      Subjects.tenants.signingSecret,
+      { tenant_id: tenantId },
+      { service: 'gateway', timeoutMs: 5_000 },
+    );
     this.cache.set(tenantId, { secret: reply.signing_secret, until: Date.now() + this.ttlMs });
     return reply.signing_secret;
   }

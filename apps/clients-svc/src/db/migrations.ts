@@ -27,7 +27,11 @@ export const migrations: Record<string, Migration> = {
         .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
         .addPrimaryKeyConstraint('clients_pk', ['tenant_id', 'client_id'])
         .execute();
-      await db.schema.createIndex('clients_tax_id_idx').on('clients').columns(['tenant_id', 'tax_id_normalized']).execute();
+      await db.schema
+        .createIndex('clients_tax_id_idx')
+        .on('clients')
+        .columns(['tenant_id', 'tax_id_normalized'])
+        .execute();
     },
   },
 };

@@ -9,7 +9,11 @@ import type { Client, ClientBatchResult, ClientDetails, NewClient } from './clie
  * left as it is (docs/api.md, Clients: "an already registered client is not changed"). Safe under concurrency:
  * ON CONFLICT DO NOTHING makes a racing duplicate land in alreadyRegistered.
  */
-export async function registerClients(db: Kysely<ClientsDatabase>, tenantId: string, clients: NewClient[]): Promise<ClientBatchResult> {
+export async function registerClients(
+  db: Kysely<ClientsDatabase>,
+  tenantId: string,
+  clients: NewClient[],
+): Promise<ClientBatchResult> {
   const rows = clients.map((c) => ({ tenant_id: tenantId, client_id: c.clientId, ...toColumns(c) }));
   const inserted = await db
     .insertInto('clients')
@@ -34,7 +38,12 @@ export async function registerClients(db: Kysely<ClientsDatabase>, tenantId: str
 }
 
 /** Replaces a client's details (PUT semantics: omitted optional fields become empty). */
-export async function updateClient(db: Kysely<ClientsDatabase>, tenantId: string, clientId: string, details: ClientDetails): Promise<Client> {
+export async function updateClient(
+  db: Kysely<ClientsDatabase>,
+  tenantId: string,
+  clientId: string,
+  details: ClientDetails,
+): Promise<Client> {
   const row = await db
     .updateTable('clients')
     .set({ ...toColumns(details), updated_at: new Date(), version: (eb) => eb('version', '+', 1) })
@@ -46,7 +55,9 @@ export async function updateClient(db: Kysely<ClientsDatabase>, tenantId: string
   return toClient(row);
 }
 
-function toColumns(c: ClientDetails): Omit<ClientsTable, 'tenant_id' | 'client_id' | 'created_at' | 'updated_at' | 'version'> {
+function toColumns(
+  c: ClientDetails,
+): Omit<ClientsTable, 'tenant_id' | 'client_id' | 'created_at' | 'updated_at' | 'version'> {
   return {
     name: c.name,
     tax_id: c.taxId,
@@ -84,8 +95,17 @@ function toClient(row: ClientRow): Client {
 }
 
 /** The tenant's clients among `clientIds` (missing ones are simply absent). */
-export async function findClients(db: Kysely<ClientsDatabase>, tenantId: string, clientIds: string[]): Promise<Client[]> {
+export async function findClients(
+  db: Kysely<ClientsDatabase>,
+  tenantId: string,
+  clientIds: string[],
+): Promise<Client[]> {
   if (clientIds.length === 0) return [];
-  const rows = await db.selectFrom('clients').selectAll().where('tenant_id', '=', tenantId).where('client_id', 'in', [...new Set(clientIds.map((id) => id.toLowerCase()))]).execute();
+  const rows = await db
+    .selectFrom('clients')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('client_id', 'in', [...new Set(clientIds.map((id) => id.toLowerCase()))])
+    .execute();
   return rows.map(toClient);
 }

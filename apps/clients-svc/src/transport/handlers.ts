@@ -23,15 +23,27 @@ export function registerHandlers(bus: Bus, db: Kysely<ClientsDatabase>): void {
   bus.serve<ClientUpdateCommand, ClientUpdateResponse>(Subjects.clients.update, (cmd) => updateOne(db, cmd), {
     queue: QueueGroups.clients,
   });
-  bus.serve<ClientsLookupCommand, ClientsLookupReply>(Subjects.clients.lookup, async (cmd) => {
-    const clients = await findClients(db, cmd.tenant_id, cmd.client_ids);
-    return {
-      clients: clients.map((c) => ({
-        client_id: c.clientId, name: c.name, cnpj_cpf: c.taxId, address: c.address, number: c.number, neighborhood: c.neighborhood,
-        city: c.city, state: c.state, zip_code: c.zipCode, email: c.email,
-      })),
-    };
-  }, { queue: QueueGroups.clients });
+  bus.serve<ClientsLookupCommand, ClientsLookupReply>(
+    Subjects.clients.lookup,
+    async (cmd) => {
+      const clients = await findClients(db, cmd.tenant_id, cmd.client_ids);
+      return {
+        clients: clients.map((c) => ({
+          client_id: c.clientId,
+          name: c.name,
+          cnpj_cpf: c.taxId,
+          address: c.address,
+          number: c.number,
+          neighborhood: c.neighborhood,
+          city: c.city,
+          state: c.state,
+          zip_code: c.zipCode,
+          email: c.email,
+        })),
+      };
+    },
+    { queue: QueueGroups.clients },
+  );
 }
 
 async function createClients(db: Kysely<ClientsDatabase>, cmd: ClientsCreateCommand): Promise<ClientsCreateResponse> {

@@ -24,7 +24,12 @@ export class InvalidAccessTokenError extends Error {
   override readonly name = 'InvalidAccessTokenError';
 }
 
-export async function issueAccessToken(keys: SigningKeys, settings: AccessTokenSettings, tenantId: string, tokenId: string): Promise<{ token: string; expiresIn: number }> {
+export async function issueAccessToken(
+  keys: SigningKeys,
+  settings: AccessTokenSettings,
+  tenantId: string,
+  tokenId: string,
+): Promise<{ token: string; expiresIn: number }> {
   const token = await new SignJWT({ token_id: tokenId })
     .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: keys.kid })
     .setIssuer(settings.issuer)
@@ -37,7 +42,11 @@ export async function issueAccessToken(keys: SigningKeys, settings: AccessTokenS
   return { token, expiresIn: settings.ttlSeconds };
 }
 
-export async function verifyAccessToken(keys: SigningKeys, settings: AccessTokenSettings, token: string): Promise<AccessTokenClaims> {
+export async function verifyAccessToken(
+  keys: SigningKeys,
+  settings: AccessTokenSettings,
+  token: string,
+): Promise<AccessTokenClaims> {
   try {
     const { payload } = await jwtVerify(token, keys.publicKey, {
       issuer: settings.issuer,
@@ -45,11 +54,14 @@ export async function verifyAccessToken(keys: SigningKeys, settings: AccessToken
       algorithms: ['EdDSA'],
       requiredClaims: ['sub', 'exp', 'iat', 'jti'],
     });
-    if (typeof payload.token_id !== 'string' || typeof payload.sub !== 'string') throw new InvalidAccessTokenError('token lacks its subject');
+    if (typeof payload.token_id !== 'string' || typeof payload.sub !== 'string')
+      throw new InvalidAccessTokenError('token lacks its subject');
     return { tenantId: payload.sub, tokenId: payload.token_id, expiresAt: payload.exp! };
   } catch (err) {
     if (err instanceof InvalidAccessTokenError) throw err;
     if (err instanceof joseErrors.JWTExpired) throw new InvalidAccessTokenError(ACCESS_TOKEN_EXPIRED);
-    throw new InvalidAccessTokenError('the access token is not valid: send the access_token that POST /api/v1/authenticate returned');
+    throw new InvalidAccessTokenError(
+      'the access token is not valid: send the access_token that POST /api/v1/authenticate returned',
+    );
   }
 }

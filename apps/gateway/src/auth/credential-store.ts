@@ -8,15 +8,27 @@ export interface ActiveCredential {
   tokenId: string;
 }
 
-export async function findActiveIntegrationToken(db: Kysely<GatewayDatabase>, token: string): Promise<ActiveCredential | undefined> {
-  const row = await activeTokens(db).where('integration_tokens.token_hash', '=', hashIntegrationToken(token)).executeTakeFirst();
+export async function findActiveIntegrationToken(
+  db: Kysely<GatewayDatabase>,
+  token: string,
+): Promise<ActiveCredential | undefined> {
+  const row = await activeTokens(db)
+    .where('integration_tokens.token_hash', '=', hashIntegrationToken(token))
+    .executeTakeFirst();
   if (!row) return undefined;
   await db.updateTable('integration_tokens').set({ last_used_at: new Date() }).where('id', '=', row.tokenId).execute();
   return row;
 }
 
-export async function isCredentialActive(db: Kysely<GatewayDatabase>, tenantId: string, tokenId: string): Promise<boolean> {
-  const row = await activeTokens(db).where('integration_tokens.id', '=', tokenId).where('tenants.id', '=', tenantId).executeTakeFirst();
+export async function isCredentialActive(
+  db: Kysely<GatewayDatabase>,
+  tenantId: string,
+  tokenId: string,
+): Promise<boolean> {
+  const row = await activeTokens(db)
+    .where('integration_tokens.id', '=', tokenId)
+    .where('tenants.id', '=', tenantId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 

@@ -20,7 +20,11 @@ export const INTEGRATION_TOKEN_HERE =
 export function requireAccessToken(db: Kysely<GatewayDatabase>, keys: SigningKeys, settings: AccessTokenSettings) {
   return async (ctx: GatewayContext, next: Next) => {
     const token = bearerCredential(ctx.get('authorization'));
-    if (!token) throw new ServiceError('unauthorized', 'send Authorization: Bearer <access token>; POST /api/v1/authenticate with your integration token returns one');
+    if (!token)
+      throw new ServiceError(
+        'unauthorized',
+        'send Authorization: Bearer <access token>; POST /api/v1/authenticate with your integration token returns one',
+      );
     // The usual first mistake: the integration token itself, where its JWT belongs.
     if (token.startsWith(INTEGRATION_TOKEN_PREFIX)) throw new ServiceError('unauthorized', INTEGRATION_TOKEN_HERE);
     let claims;

@@ -9,7 +9,12 @@ export const migrations: Record<string, Migration> = {
         .createTable('tenants')
         .addColumn('id', 'uuid', (c) => c.primaryKey())
         .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull().defaultTo('active').check(sql`status in ('active', 'disabled')`))
+        .addColumn('status', 'text', (c) =>
+          c
+            .notNull()
+            .defaultTo('active')
+            .check(sql`status in ('active', 'disabled')`),
+        )
         .addColumn('signing_secret', 'text', (c) => c.notNull())
         .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .addColumn('disabled_at', 'timestamptz')
@@ -24,7 +29,11 @@ export const migrations: Record<string, Migration> = {
         .addColumn('revoked_at', 'timestamptz')
         .addColumn('last_used_at', 'timestamptz')
         .execute();
-      await db.schema.createIndex('integration_tokens_tenant_idx').on('integration_tokens').column('tenant_id').execute();
+      await db.schema
+        .createIndex('integration_tokens_tenant_idx')
+        .on('integration_tokens')
+        .column('tenant_id')
+        .execute();
       await db.schema
         .createTable('jwt_keys')
         .addColumn('kid', 'text', (c) => c.primaryKey())

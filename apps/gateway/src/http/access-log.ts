@@ -17,14 +17,17 @@ export function accessLog(logger: Logger) {
       await next();
     } finally {
       if (!QUIET_PATHS.test(ctx.path)) {
-        logger.info({
-          method: ctx.method,
-          route: ctx._matchedRoute ?? ctx.path,
-          status: ctx.status,
-          duration_ms: Math.round(performance.now() - started),
-          request_id: ctx.state.requestId,
-          tenant_id: ctx.state.tenantId,
-        }, 'request');
+        logger.info(
+          {
+            method: ctx.method,
+            route: ctx._matchedRoute ?? ctx.path,
+            status: ctx.status,
+            duration_ms: Math.round(performance.now() - started),
+            request_id: ctx.state.requestId,
+            tenant_id: ctx.state.tenantId,
+          },
+          'request',
+        );
       }
     }
   };

@@ -30,16 +30,31 @@ export interface EndpointPipeline {
   idempotency: IdempotencyStore;
 }
 
-export function mountEndpoint<Input>(router: Router<GatewayState>, pipeline: EndpointPipeline, endpoint: Endpoint<Input>): void {
+export function mountEndpoint<Input>(
+  router: Router<GatewayState>,
+  pipeline: EndpointPipeline,
+  endpoint: Endpoint<Input>,
+): void {
   const run = async (ctx: GatewayContext) => {
     const key = readIdempotencyKey(ctx.get('idempotency-key'), endpoint.idempotency);
     const body = requestBody(ctx);
     const identity =
       key === undefined
         ? undefined
-        : { tenantId: ctx.state.tenantId!, key, method: ctx.method, path: ctx.path, fingerprint: fingerprint(ctx.method, ctx.path, body) };
+        : {
+            tenantId: ctx.state.tenantId!,
+            key,
+            method: ctx.method,
+            path: ctx.path,
+            fingerprint: fingerprint(ctx.method, ctx.path, body),
+          };
     const input = endpoint.parse(ctx);
-    const response = await runIdempotently(pipeline.idempotency, identity, () => endpoint.handle(input, ctx), (err) => problemResponse(err, ctx.state.requestId));
+    const response = await runIdempotently(
+      pipeline.idempotency,
+      identity,
+      () => endpoint.handle(input, ctx),
+      (err) => problemResponse(err, ctx.state.requestId),
+    );
     writeResponse(ctx, response);
   };
   router.register(endpoint.path, [endpoint.method.toUpperCase()], [...pipeline.guards, pipeline.bodyParser, run]);
@@ -48,7 +63,10 @@ export function mountEndpoint<Input>(router: Router<GatewayState>, pipeline: End
 /** Batches above the limit are refused as too large (413) before item validation. */
 export function assertBatchSize(body: unknown): void {
   if (Array.isArray(body) && body.length > MAX_BATCH_ITEMS) {
-    throw new ServiceError('payload_too_large', `a request holds at most ${MAX_BATCH_ITEMS} items; this one has ${body.length}. Split it into several requests.`);
+    throw new ServiceError(
+      'payload_too_large',
+      `a request holds at most ${MAX_BATCH_ITEMS} items; this one has ${body.length}. Split it into several requests.`,
+    );
   }
 }
 
@@ -57,6 +75,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A UUID path parameter, lower-cased; anything else is a validation error naming the parameter. */
 export function uuidParam(ctx: GatewayContext, name: string): string {
   const value = ctx.params[name] ?? '';
-  if (!UUID.test(value)) throw new ServiceError('validation_failed', `the path parameter ${name} must be a UUID`, [{ in: 'path', path: name, message: 'must be a UUID' }]);
+  if (!UUID.test(value))
+    throw new ServiceError('validation_failed', `the path parameter ${name} must be a UUID`, [
+      { in: 'path', path: name, message: 'must be a UUID' },
+    ]);
   return value.toLowerCase();
 }

@@ -23,11 +23,15 @@ export function errorHandler(logger: Logger) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new ServiceError('not_found', `no route ${ctx.method} ${ctx.path}: the API reference is at ${API_DOCS_PATH} (OpenAPI document: ${OPENAPI_DOCUMENT_PATH})`);
+        throw new ServiceError(
+          'not_found',
+          `no route ${ctx.method} ${ctx.path}: the API reference is at ${API_DOCS_PATH} (OpenAPI document: ${OPENAPI_DOCUMENT_PATH})`,
+        );
       }
     } catch (err) {
       const failure = toServiceError(err);
-      if (failure.code === 'internal_error') logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+      if (failure.code === 'internal_error')
+        logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
       writeResponse(ctx, problemResponse(failure, ctx.state.requestId));
     }
   };
@@ -36,10 +40,13 @@ export function errorHandler(logger: Logger) {
 function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   // Errors thrown by koa-bodyparser / raw-body carry an HTTP status.
-  const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
+  const status =
+    (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
   const type = (err as { type?: string }).type;
-  if (status === 413 || type === 'entity.too.large') return new ServiceError('payload_too_large', 'the request body is larger than 1 MiB');
+  if (status === 413 || type === 'entity.too.large')
+    return new ServiceError('payload_too_large', 'the request body is larger than 1 MiB');
   if (status === 415) return new ServiceError('unsupported_media_type', 'send the body as application/json');
-  if (status === 400) return new ServiceError('malformed_json', 'the request body is not valid JSON (an object or an array)');
+  if (status === 400)
+    return new ServiceError('malformed_json', 'the request body is not valid JSON (an object or an array)');
   return new ServiceError('internal_error', 'an unexpected error occurred');
 }

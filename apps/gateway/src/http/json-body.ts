@@ -11,7 +11,8 @@ export function jsonBody(limitBytes: number) {
   const parse = bodyParser({ enableTypes: ['json'], jsonLimit: `${limitBytes}b`, strict: true });
   return async (ctx: GatewayContext, next: Next) => {
     const announced = Number(ctx.get('content-length') || 0);
-    if (announced > limitBytes) throw new ServiceError('payload_too_large', `the request body is larger than ${limitBytes} bytes`);
+    if (announced > limitBytes)
+      throw new ServiceError('payload_too_large', `the request body is larger than ${limitBytes} bytes`);
     if (hasBody(ctx) && !ctx.is('application/json', 'application/*+json')) {
       throw new ServiceError('unsupported_media_type', 'send the body as application/json');
     }

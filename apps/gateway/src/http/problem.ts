@@ -1,4 +1,11 @@
-import { ErrorCatalog, PROBLEM_CONTENT_TYPE, problemTypeUri, ServiceError, type FieldError, type Problem } from '@payments/contracts';
+import {
+  ErrorCatalog,
+  PROBLEM_CONTENT_TYPE,
+  problemTypeUri,
+  ServiceError,
+  type FieldError,
+  type Problem,
+} from '@payments/contracts';
 
 /** An HTTP response the gateway has decided on, before it is written. */
 export interface HttpResponse {
@@ -9,7 +16,13 @@ export interface HttpResponse {
 
 export function problemResponse(err: ServiceError, requestId?: string): HttpResponse {
   const { status, title } = ErrorCatalog[err.code];
-  const body: Problem & { request_id?: string } = { type: problemTypeUri(err.code), title, status, detail: err.detail, code: err.code };
+  const body: Problem & { request_id?: string } = {
+    type: problemTypeUri(err.code),
+    title,
+    status,
+    detail: err.detail,
+    code: err.code,
+  };
   if (err.errors && err.errors.length > 0) body.errors = err.errors;
   if (requestId) body.request_id = requestId;
   const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE };
@@ -17,6 +30,9 @@ export function problemResponse(err: ServiceError, requestId?: string): HttpResp
   return { status, body, headers };
 }
 
-export function validationError(errors: FieldError[], detail = 'the request has invalid fields; see errors'): ServiceError {
+export function validationError(
+  errors: FieldError[],
+  detail = 'the request has invalid fields; see errors',
+): ServiceError {
   return new ServiceError('validation_failed', detail, errors);
 }

@@ -11,7 +11,11 @@ export function tenantRateLimit(perSecond: number, burst: number) {
   if (perSecond <= 0) return async (_ctx: GatewayContext, next: Next) => next();
   const limiter = new BurstyRateLimiter(
     new RateLimiterMemory({ keyPrefix: 'rps', points: perSecond, duration: 1 }),
-    new RateLimiterMemory({ keyPrefix: 'burst', points: Math.max(burst - perSecond, 0) || 1, duration: Math.max(1, Math.ceil(burst / perSecond)) }),
+    new RateLimiterMemory({
+      keyPrefix: 'burst',
+      points: Math.max(burst - perSecond, 0) || 1,
+      duration: Math.max(1, Math.ceil(burst / perSecond)),
+    }),
   );
   return async (ctx: GatewayContext, next: Next) => {
     const tenant = ctx.state.tenantId ?? ctx.ip;

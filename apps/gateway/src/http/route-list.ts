@@ -14,6 +14,8 @@ export interface ServedRoute {
  */
 export function servedRoutes(router: Router<GatewayState>): ServedRoute[] {
   return router.stack.flatMap((layer) =>
-    typeof layer.path === 'string' ? layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: layer.path as string })) : [],
+    typeof layer.path === 'string'
+      ? layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: layer.path as string }))
+      : [],
   );
 }

@@ -20,10 +20,7 @@ export interface StoredResponse {
 }
 
 export type BeginOutcome =
-  | { kind: 'claimed' }
-  | { kind: 'replay'; response: StoredResponse }
-  | { kind: 'mismatch' }
-  | { kind: 'in_progress' };
+  { kind: 'claimed' } | { kind: 'replay'; response: StoredResponse } | { kind: 'mismatch' } | { kind: 'in_progress' };
 
 export class IdempotencyStore {
   constructor(
@@ -39,22 +36,56 @@ export class IdempotencyStore {
     // cannot both claim it.
     const claimed = await this.db
       .insertInto('idempotency_keys')
-      .values({ tenant_id: req.tenantId, key: req.key, method: req.method, path: req.path, fingerprint: req.fingerprint, locked_at: now, status_code: null, response_body: null, response_headers: null, created_at: now, expires_at: expiresAt })
+      .values({
+        tenant_id: req.tenantId,
+        key: req.key,
+        method: req.method,
+        path: req.path,
+        fingerprint: req.fingerprint,
+        locked_at: now,
+        status_code: null,
+        response_body: null,
+        response_headers: null,
+        created_at: now,
+        expires_at: expiresAt,
+      })
       .onConflict((oc) =>
-        oc.columns(['tenant_id', 'key']).doUpdateSet({
-          method: req.method, path: req.path, fingerprint: req.fingerprint, locked_at: now,
-          status_code: null, response_body: null, response_headers: null, created_at: now, expires_at: expiresAt,
-        }).where('idempotency_keys.expires_at', '<', now),
+        oc
+          .columns(['tenant_id', 'key'])
+          .doUpdateSet({
+            method: req.method,
+            path: req.path,
+            fingerprint: req.fingerprint,
+            locked_at: now,
+            status_code: null,
+            response_body: null,
+            response_headers: null,
+            created_at: now,
+            expires_at: expiresAt,
+          })
+          .where('idempotency_keys.expires_at', '<', now),
       )
       .returning('key')
       .executeTakeFirst();
     if (claimed) return { kind: 'claimed' };
 
-    const existing = await this.db.selectFrom('idempotency_keys').selectAll().where('tenant_id', '=', req.tenantId).where('key', '=', req.key).executeTakeFirst();
+    const existing = await this.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('tenant_id', '=', req.tenantId)
+      .where('key', '=', req.key)
+      .executeTakeFirst();
     if (!existing) return this.begin(req); // released between our two statements: try again
     if (existing.fingerprint !== req.fingerprint) return { kind: 'mismatch' };
     if (existing.status_code !== null && existing.response_body !== null) {
-      return { kind: 'replay', response: { status: existing.status_code, body: existing.response_body, headers: existing.response_headers ?? {} } };
+      return {
+        kind: 'replay',
+        response: {
+          status: existing.status_code,
+          body: existing.response_body,
+          headers: existing.response_headers ?? {},
+        },
+      };
     }
     // Still locked: either running now, or left by a gateway that died mid-request.
     const staleBefore = new Date(now.getTime() - this.lockTimeoutMs);
@@ -75,7 +106,12 @@ export class IdempotencyStore {
   async complete(req: RequestIdentity, response: StoredResponse): Promise<void> {
     await this.db
       .updateTable('idempotency_keys')
-      .set({ locked_at: null, status_code: response.status, response_body: response.body, response_headers: JSON.stringify(response.headers) })
+      .set({
+        locked_at: null,
+        status_code: response.status,
+        response_body: response.body,
+        response_headers: JSON.stringify(response.headers),
+      })
       .where('tenant_id', '=', req.tenantId)
       .where('key', '=', req.key)
       .execute();
@@ -83,11 +119,19 @@ export class IdempotencyStore {
 
   /** Forgets a key whose request did not get a final answer (5xx), so a retry runs it again. */
   async release(req: RequestIdentity): Promise<void> {
-    await this.db.deleteFrom('idempotency_keys').where('tenant_id', '=', req.tenantId).where('key', '=', req.key).where('status_code', 'is', null).execute();
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('tenant_id', '=', req.tenantId)
+      .where('key', '=', req.key)
+      .where('status_code', 'is', null)
+      .execute();
   }
 
   async deleteExpired(): Promise<number> {
-    const result = await this.db.deleteFrom('idempotency_keys').where('expires_at', '<', sql<Date>`now()`).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('idempotency_keys')
+      .where('expires_at', '<', sql<Date>`now()`)
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 }

@@ -14,18 +14,29 @@ const REPLAYED_HEADERS = ['content-type', 'x-next-cursor', 'location'];
 export function readIdempotencyKey(header: string, policy: IdempotencyPolicy): string | undefined {
   if (policy === 'none') return undefined;
   if (header === '') {
-    if (policy === 'required') throw new ServiceError('idempotency_key_missing', 'this endpoint requires an Idempotency-Key header (any unique string, e.g. a UUID)', [{ in: 'header', path: 'Idempotency-Key', message: 'is required' }]);
+    if (policy === 'required')
+      throw new ServiceError(
+        'idempotency_key_missing',
+        'this endpoint requires an Idempotency-Key header (any unique string, e.g. a UUID)',
+        [{ in: 'header', path: 'Idempotency-Key', message: 'is required' }],
+      );
     return undefined;
   }
   if (!KEY_SHAPE.test(header)) {
-    throw new ServiceError('idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces', [{ in: 'header', path: 'Idempotency-Key', message: 'is invalid' }]);
+    throw new ServiceError(
+      'idempotency_key_invalid',
+      'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces',
+      [{ in: 'header', path: 'Idempotency-Key', message: 'is invalid' }],
+    );
   }
   return header;
 }
 
 /** Method, path and body (key order and whitespace not counting) identify "the same request". */
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${stableStringify(body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${path}\n${stableStringify(body ?? null)}`)
+    .digest('hex');
 }
 
 /**
@@ -34,16 +45,30 @@ export function fingerprint(method: string, path: string, body: unknown): string
  * Responses below 500 are stored; a 5xx releases the key so that a retry runs again (handlers are
  * idempotent on the ERP's ids, so that retry cannot create anything twice).
  */
-export async function runIdempotently(store: IdempotencyStore, identity: RequestIdentity | undefined, execute: () => Promise<HttpResponse>, toResponse: (err: ServiceError) => HttpResponse): Promise<HttpResponse> {
-  const safeExecute = () => execute().catch((err: unknown) => {
-    if (err instanceof ServiceError) return toResponse(err);
-    throw err;
-  });
+export async function runIdempotently(
+  store: IdempotencyStore,
+  identity: RequestIdentity | undefined,
+  execute: () => Promise<HttpResponse>,
+  toResponse: (err: ServiceError) => HttpResponse,
+): Promise<HttpResponse> {
+  const safeExecute = () =>
+    execute().catch((err: unknown) => {
+      if (err instanceof ServiceError) return toResponse(err);
+      throw err;
+    });
   if (!identity) return safeExecute();
 
   const outcome = await store.begin(identity);
-  if (outcome.kind === 'mismatch') throw new ServiceError('idempotency_key_reused', 'this Idempotency-Key was used with a different request (method, path or body); use a new key');
-  if (outcome.kind === 'in_progress') throw new ServiceError('idempotency_request_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly');
+  if (outcome.kind === 'mismatch')
+    throw new ServiceError(
+      'idempotency_key_reused',
+      'this Idempotency-Key was used with a different request (method, path or body); use a new key',
+    );
+  if (outcome.kind === 'in_progress')
+    throw new ServiceError(
+      'idempotency_request_in_progress',
+      'a request with this Idempotency-Key is still being processed; retry shortly',
+    );
   if (outcome.kind === 'replay') {
     return {
       status: outcome.response.status,
@@ -62,7 +87,9 @@ export async function runIdempotently(store: IdempotencyStore, identity: Request
   if (response.status >= 500) {
     await store.release(identity);
   } else {
-    const headers = Object.fromEntries(Object.entries(response.headers ?? {}).filter(([name]) => REPLAYED_HEADERS.includes(name.toLowerCase())));
+    const headers = Object.fromEntries(
+      Object.entries(response.headers ?? {}).filter(([name]) => REPLAYED_HEADERS.includes(name.toLowerCase())),
+    );
     await store.complete(identity, { status: response.status, body: JSON.stringify(response.body), headers });
   }
   return response;

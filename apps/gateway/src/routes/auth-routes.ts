@@ -21,19 +21,31 @@ function looksLikeJwt(credential: string): boolean {
 type Guard = (ctx: GatewayContext, next: () => Promise<unknown>) => Promise<unknown>;
 
 /** POST /authenticate (integration token -> JWT) and POST /refresh-token (JWT -> new JWT). */
-export function mountAuthRoutes(router: Router<GatewayState>, deps: { db: Kysely<GatewayDatabase>; keys: SigningKeys; settings: AccessTokenSettings; requireAccessToken: Guard }): void {
+export function mountAuthRoutes(
+  router: Router<GatewayState>,
+  deps: { db: Kysely<GatewayDatabase>; keys: SigningKeys; settings: AccessTokenSettings; requireAccessToken: Guard },
+): void {
   router.post('/api/v1/authenticate', async (ctx) => {
     const credential = bearerCredential(ctx.get('authorization'));
     if (!credential) throw new ServiceError('unauthorized', 'send Authorization: Bearer <integration token>');
     const active = await findActiveIntegrationToken(deps.db, credential);
-    if (!active) throw new ServiceError('unauthorized', looksLikeJwt(credential) ? ACCESS_TOKEN_HERE : 'the integration token is not valid or was revoked');
+    if (!active)
+      throw new ServiceError(
+        'unauthorized',
+        looksLikeJwt(credential) ? ACCESS_TOKEN_HERE : 'the integration token is not valid or was revoked',
+      );
     const { token, expiresIn } = await issueAccessToken(deps.keys, deps.settings, active.tenantId, active.tokenId);
     const body: AuthenticateResponse = { access_token: token, token_type: 'Bearer', expires_in: expiresIn };
     writeResponse(ctx, { status: 200, body, headers: { 'cache-control': 'no-store' } });
   });
 
   router.post('/api/v1/refresh-token', deps.requireAccessToken, async (ctx) => {
-    const { token, expiresIn } = await issueAccessToken(deps.keys, deps.settings, ctx.state.tenantId!, ctx.state.tokenId!);
+    const { token, expiresIn } = await issueAccessToken(
+      deps.keys,
+      deps.settings,
+      ctx.state.tenantId!,
+      ctx.state.tokenId!,
+    );
     const body: RefreshTokenResponse = { access_token: token, token_type: 'bearer', expires_in: expiresIn };
     writeResponse(ctx, { status: 200, body, headers: { 'cache-control': 'no-store' } });
   });

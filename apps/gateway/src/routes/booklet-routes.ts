@@ -33,7 +33,11 @@ export function bookletEndpoints(bus: Bus): Endpoint<unknown>[] {
       return { paymentSlipId, body: result.value };
     },
     async handle({ paymentSlipId, body }, ctx) {
-      const reply = await bus.request<BookletRequestCommand, BookletResponse>(Subjects.booklets.request, { tenant_id: ctx.state.tenantId!, payment_slip_id: paymentSlipId, url_callback: body.url_callback });
+      const reply = await bus.request<BookletRequestCommand, BookletResponse>(Subjects.booklets.request, {
+        tenant_id: ctx.state.tenantId!,
+        payment_slip_id: paymentSlipId,
+        url_callback: body.url_callback,
+      });
       return { status: 202, body: reply };
     },
   };
@@ -50,9 +54,15 @@ export function mountBookletDownload(router: Router<GatewayState>, bus: Bus, sec
     const expires = typeof ctx.query.expires === 'string' ? ctx.query.expires : undefined;
     const signature = typeof ctx.query.signature === 'string' ? ctx.query.signature : undefined;
     const check = checkLink(secret, bookletId, expires, signature);
-    if (check === 'tampered') throw new ServiceError('forbidden', 'this download link is not valid (altered or incomplete)');
-    if (check === 'expired') throw new ServiceError('gone', 'this download link has expired; request the booklet again');
-    const reply = await bus.request<BookletDownloadCommand, BookletDownloadReply>(Subjects.booklets.download, { booklet_id: bookletId }, { service: 'booklets', timeoutMs: 30_000 });
+    if (check === 'tampered')
+      throw new ServiceError('forbidden', 'this download link is not valid (altered or incomplete)');
+    if (check === 'expired')
+      throw new ServiceError('gone', 'this download link has expired; request the booklet again');
+    const reply = await bus.request<BookletDownloadCommand, BookletDownloadReply>(
+      Subjects.booklets.download,
+      { booklet_id: bookletId },
+      { service: 'booklets', timeoutMs: 30_000 },
+    );
     ctx.status = 200;
     ctx.type = 'application/pdf';
     ctx.set('content-disposition', `inline; filename="carne-${reply.payment_slip_id}.pdf"`);

@@ -41,7 +41,11 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
         limit: query.limit ?? DEFAULT_LIMIT,
         cursor: query.cursor,
       });
-      return { status: 200, body: reply.items, headers: reply.next_cursor ? { 'x-next-cursor': reply.next_cursor } : undefined };
+      return {
+        status: 200,
+        body: reply.items,
+        headers: reply.next_cursor ? { 'x-next-cursor': reply.next_cursor } : undefined,
+      };
     },
   };
 
@@ -51,7 +55,10 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
     idempotency: 'none',
     parse: (ctx) => eventIdParam(ctx),
     async handle(eventId, ctx) {
-      const view = await bus.request<CallbackGetCommand, CallbackEventView>(Subjects.callbacks.get, { tenant_id: ctx.state.tenantId!, event_id: eventId });
+      const view = await bus.request<CallbackGetCommand, CallbackEventView>(Subjects.callbacks.get, {
+        tenant_id: ctx.state.tenantId!,
+        event_id: eventId,
+      });
       return { status: 200, body: view };
     },
   };
@@ -62,7 +69,10 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
     idempotency: 'optional',
     parse: (ctx) => eventIdParam(ctx),
     async handle(eventId, ctx) {
-      const reply = await bus.request<CallbackRetryCommand, CallbackRetryResponse>(Subjects.callbacks.retry, { tenant_id: ctx.state.tenantId!, event_id: eventId });
+      const reply = await bus.request<CallbackRetryCommand, CallbackRetryResponse>(Subjects.callbacks.retry, {
+        tenant_id: ctx.state.tenantId!,
+        event_id: eventId,
+      });
       return { status: 202, body: reply };
     },
   };

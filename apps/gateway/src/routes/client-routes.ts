@@ -32,7 +32,10 @@ export function clientEndpoints(bus: Bus): Endpoint<unknown>[] {
       return result.value;
     },
     async handle(clients, ctx) {
-      const reply = await bus.request<ClientsCreateCommand, ClientsCreateResponse>(Subjects.clients.create, { tenant_id: tenantOf(ctx), clients });
+      const reply = await bus.request<ClientsCreateCommand, ClientsCreateResponse>(Subjects.clients.create, {
+        tenant_id: tenantOf(ctx),
+        clients,
+      });
       return { status: 201, body: reply };
     },
   };
@@ -48,7 +51,11 @@ export function clientEndpoints(bus: Bus): Endpoint<unknown>[] {
       return { clientId, client: result.value };
     },
     async handle({ clientId, client }, ctx) {
-      const reply = await bus.request<ClientUpdateCommand, ClientUpdateResponse>(Subjects.clients.update, { tenant_id: tenantOf(ctx), client_id: clientId, client });
+      const reply = await bus.request<ClientUpdateCommand, ClientUpdateResponse>(Subjects.clients.update, {
+        tenant_id: tenantOf(ctx),
+        client_id: clientId,
+        client,
+      });
       return { status: 200, body: reply };
     },
   };

@@ -1,7 +1,13 @@
 import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type Router from '@koa/router';
-import { API_DOCS_PATH, buildOpenApiDocument, OPENAPI_DOCUMENT_PATH, ServiceError, type OpenApiDocument } from '@payments/contracts';
+import {
+  API_DOCS_PATH,
+  buildOpenApiDocument,
+  OPENAPI_DOCUMENT_PATH,
+  ServiceError,
+  type OpenApiDocument,
+} from '@payments/contracts';
 import type { GatewayContext, GatewayState } from '../http/context';
 
 const ASSETS_PATH = `${API_DOCS_PATH}/assets`;
@@ -56,7 +62,8 @@ const PAGE = `<!doctype html>
 `;
 
 /** Swagger UI sets inline styles and shows data: images; everything else comes from this origin. */
-const PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+const PAGE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
 
 /**
  * GET /api/v1/openapi.json (the document, no auth) and GET /docs (Swagger UI rendering it), with the

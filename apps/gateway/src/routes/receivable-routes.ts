@@ -33,7 +33,10 @@ export function receivableEndpoints(bus: Bus): Endpoint<unknown>[] {
       return result.value;
     },
     async handle(receivables, ctx) {
-      const reply = await bus.request<ReceivablesCreateCommand, ReceivablesCreateResponse>(Subjects.receivables.create, { tenant_id: ctx.state.tenantId!, receivables });
+      const reply = await bus.request<ReceivablesCreateCommand, ReceivablesCreateResponse>(
+        Subjects.receivables.create,
+        { tenant_id: ctx.state.tenantId!, receivables },
+      );
       return { status: 202, body: reply };
     },
   };
@@ -44,7 +47,10 @@ export function receivableEndpoints(bus: Bus): Endpoint<unknown>[] {
     idempotency: 'required',
     parse: (ctx) => uuidParam(ctx, 'uuid'),
     async handle(id, ctx) {
-      const reply = await bus.request<ReceivableCancelCommand, CancelResponse>(Subjects.receivables.cancel, { tenant_id: ctx.state.tenantId!, account_receivable_id: id });
+      const reply = await bus.request<ReceivableCancelCommand, CancelResponse>(Subjects.receivables.cancel, {
+        tenant_id: ctx.state.tenantId!,
+        account_receivable_id: id,
+      });
       return { status: 202, body: reply };
     },
   };
@@ -65,7 +71,11 @@ export function receivableEndpoints(bus: Bus): Endpoint<unknown>[] {
         limit: query.limit ?? SEARCH_DEFAULT_LIMIT,
         cursor: query.cursor,
       });
-      return { status: 200, body: reply.items, headers: reply.next_cursor ? { 'x-next-cursor': reply.next_cursor } : undefined };
+      return {
+        status: 200,
+        body: reply.items,
+        headers: reply.next_cursor ? { 'x-next-cursor': reply.next_cursor } : undefined,
+      };
     },
   };
 
@@ -75,7 +85,10 @@ export function receivableEndpoints(bus: Bus): Endpoint<unknown>[] {
     idempotency: 'optional',
     parse: (ctx) => uuidParam(ctx, 'uuid'),
     async handle(id, ctx) {
-      const reply = await bus.request<ReceivableConsultCommand, ReceivableConsultReply>(Subjects.receivables.consult, { tenant_id: ctx.state.tenantId!, account_receivable_id: id });
+      const reply = await bus.request<ReceivableConsultCommand, ReceivableConsultReply>(Subjects.receivables.consult, {
+        tenant_id: ctx.state.tenantId!,
+        account_receivable_id: id,
+      });
       return { status: 200, body: reply };
     },
   };

@@ -28,9 +28,18 @@ export async function createTenant(db: Kysely<GatewayDatabase>, name: string): P
   const tenantId = randomUUID();
   const signingSecret = generateSigningSecret();
   return db.transaction().execute(async (trx) => {
-    await trx.insertInto('tenants').values({ id: tenantId, name: trimmed, status: 'active', signing_secret: signingSecret, disabled_at: null }).execute();
+    await trx
+      .insertInto('tenants')
+      .values({ id: tenantId, name: trimmed, status: 'active', signing_secret: signingSecret, disabled_at: null })
+      .execute();
     const token = await insertToken(trx, tenantId);
-    return { tenant_id: tenantId, name: trimmed, integration_token: token.integration_token, token_id: token.token_id, signing_secret: signingSecret };
+    return {
+      tenant_id: tenantId,
+      name: trimmed,
+      integration_token: token.integration_token,
+      token_id: token.token_id,
+      signing_secret: signingSecret,
+    };
   });
 }
 
@@ -46,13 +55,23 @@ async function insertToken(db: Kysely<GatewayDatabase>, tenantId: string): Promi
   const tokenId = randomUUID();
   await db
     .insertInto('integration_tokens')
-    .values({ id: tokenId, tenant_id: tenantId, token_hash: hashIntegrationToken(token), token_hint: tokenHint(token), revoked_at: null, last_used_at: null })
+    .values({
+      id: tokenId,
+      tenant_id: tenantId,
+      token_hash: hashIntegrationToken(token),
+      token_hint: tokenHint(token),
+      revoked_at: null,
+      last_used_at: null,
+    })
     .execute();
   return { tenant_id: tenantId, token_id: tokenId, integration_token: token };
 }
 
 /** Revokes a token given its id or the token itself; JWTs issued from it stop working at once. */
-export async function revokeToken(db: Kysely<GatewayDatabase>, tokenIdOrToken: string): Promise<{ token_id: string; tenant_id: string }> {
+export async function revokeToken(
+  db: Kysely<GatewayDatabase>,
+  tokenIdOrToken: string,
+): Promise<{ token_id: string; tenant_id: string }> {
   const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tokenIdOrToken);
   const row = await db
     .updateTable('integration_tokens')
@@ -79,8 +98,16 @@ export async function disableTenant(db: Kysely<GatewayDatabase>, tenantId: strin
 export async function listTenants(db: Kysely<GatewayDatabase>) {
   return db
     .selectFrom('tenants')
-    .leftJoin('integration_tokens', (j) => j.onRef('integration_tokens.tenant_id', '=', 'tenants.id').on('integration_tokens.revoked_at', 'is', null))
-    .select((eb) => ['tenants.id as tenant_id', 'tenants.name', 'tenants.status', 'tenants.created_at', eb.fn.count<number>('integration_tokens.id').as('active_tokens')])
+    .leftJoin('integration_tokens', (j) =>
+      j.onRef('integration_tokens.tenant_id', '=', 'tenants.id').on('integration_tokens.revoked_at', 'is', null),
+    )
+    .select((eb) => [
+      'tenants.id as tenant_id',
+      'tenants.name',
+      'tenants.status',
+      'tenants.created_at',
+      eb.fn.count<number>('integration_tokens.id').as('active_tokens'),
+    ])
     .groupBy('tenants.id')
     .orderBy('tenants.created_at')
     .execute();

@@ -1,6 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
-import { QueueGroups, ServiceError, Subjects, type SigningSecretCommand, type SigningSecretReply, type TenantProfileCommand, type TenantProfileReply } from '@payments/contracts';
+import {
+  QueueGroups,
+  ServiceError,
+  Subjects,
+  type SigningSecretCommand,
+  type SigningSecretReply,
+  type TenantProfileCommand,
+  type TenantProfileReply,
+} from '@payments/contracts';
 import type { GatewayDatabase } from '../db/schema';
 
 /**
@@ -11,7 +19,11 @@ export function serveTenantQueries(bus: Bus, db: Kysely<GatewayDatabase>): void 
   bus.serve<SigningSecretCommand, SigningSecretReply>(
     Subjects.tenants.signingSecret,
     async ({ tenant_id }) => {
-      const row = await db.selectFrom('tenants').select('signing_secret').where('id', '=', tenant_id).executeTakeFirst();
+      const row = await db
+        .selectFrom('tenants')
+        .select('signing_secret')
+        .where('id', '=', tenant_id)
+        .executeTakeFirst();
       if (!row) throw new ServiceError('not_found', `no tenant ${tenant_id}`);
       return { signing_secret: row.signing_secret };
     },

@@ -26,7 +26,9 @@ export const migrations: Record<string, Migration> = {
         .addColumn('items', 'jsonb', (c) => c.notNull())
         .addColumn('payer', 'jsonb', (c) => c.notNull())
         .addColumn('client_name', 'text', (c) => c.notNull())
-        .addColumn('state', 'text', (c) => c.notNull().check(sql`state in ('pending', 'approved', 'rejected', 'cancelled')`))
+        .addColumn('state', 'text', (c) =>
+          c.notNull().check(sql`state in ('pending', 'approved', 'rejected', 'cancelled')`),
+        )
         .addColumn('registration_status', 'text', (c) => c.notNull())
         .addColumn('provider_charge_id', 'text')
         .addColumn('our_number', 'text')
@@ -48,11 +50,25 @@ export const migrations: Record<string, Migration> = {
         .addUniqueConstraint('receivables_tenant_erp_id_uq', ['tenant_id', 'account_receivable_id'])
         .execute();
       // Search: by tenant and emission date (and state), paged on (emission_date, account_receivable_id).
-      await db.schema.createIndex('receivables_search_idx').on('receivables').columns(['tenant_id', 'emission_date', 'account_receivable_id']).execute();
-      await db.schema.createIndex('receivables_search_state_idx').on('receivables').columns(['tenant_id', 'state', 'emission_date', 'account_receivable_id']).execute();
+      await db.schema
+        .createIndex('receivables_search_idx')
+        .on('receivables')
+        .columns(['tenant_id', 'emission_date', 'account_receivable_id'])
+        .execute();
+      await db.schema
+        .createIndex('receivables_search_state_idx')
+        .on('receivables')
+        .columns(['tenant_id', 'state', 'emission_date', 'account_receivable_id'])
+        .execute();
       // Booklets: every installment of a payment slip id.
-      await db.schema.createIndex('receivables_slip_idx').on('receivables').columns(['tenant_id', 'payment_slip_id', 'due_date']).execute();
-      await sql`create unique index receivables_provider_charge_uq on receivables (provider_charge_id) where provider_charge_id is not null`.execute(db);
+      await db.schema
+        .createIndex('receivables_slip_idx')
+        .on('receivables')
+        .columns(['tenant_id', 'payment_slip_id', 'due_date'])
+        .execute();
+      await sql`create unique index receivables_provider_charge_uq on receivables (provider_charge_id) where provider_charge_id is not null`.execute(
+        db,
+      );
       await db.schema
         .createTable('state_history')
         .addColumn('id', 'bigserial', (c) => c.primaryKey())
@@ -63,7 +79,11 @@ export const migrations: Record<string, Migration> = {
         .addColumn('reason', 'text', (c) => c.notNull())
         .addColumn('at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .execute();
-      await db.schema.createIndex('state_history_receivable_idx').on('state_history').columns(['receivable_id', 'at']).execute();
+      await db.schema
+        .createIndex('state_history_receivable_idx')
+        .on('state_history')
+        .columns(['receivable_id', 'at'])
+        .execute();
       await db.schema
         .createTable('provider_events')
         .addColumn('event_id', 'text', (c) => c.primaryKey())

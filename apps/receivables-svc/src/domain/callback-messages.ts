@@ -16,21 +16,45 @@ import { fromCents } from '@payments/br-format';
 
 /** Outbox messages for callback-svc carrying these callback requests, in batches. */
 export function callbackMessages(requests: CallbackRequest[]): OutboxMessage[] {
-  return batchCallbackRequests(requests).map(({ msgId, batch }) => ({ stream: Streams.callbackRequests, msgId, payload: batch }));
+  return batchCallbackRequests(requests).map(({ msgId, batch }) => ({
+    stream: Streams.callbackRequests,
+    msgId,
+    payload: batch,
+  }));
 }
 
 /**
  * The callbacks a receivable causes. Event ids are derived from the receivable (and the cancellation
  * request number), so a callback requested twice is one event.
  */
-function callback(row: Pick<ReceivableRow, 'id' | 'tenant_id' | 'url_callback'>, kind: string, eventType: CallbackEventType, payload: CallbackRequest['payload']): CallbackRequest {
-  return { event_id: `evt_${kind}_${row.id.replace(/-/g, '')}`, tenant_id: row.tenant_id, event_type: eventType, url: row.url_callback, payload };
+function callback(
+  row: Pick<ReceivableRow, 'id' | 'tenant_id' | 'url_callback'>,
+  kind: string,
+  eventType: CallbackEventType,
+  payload: CallbackRequest['payload'],
+): CallbackRequest {
+  return {
+    event_id: `evt_${kind}_${row.id.replace(/-/g, '')}`,
+    tenant_id: row.tenant_id,
+    event_type: eventType,
+    url: row.url_callback,
+    payload,
+  };
 }
 
 /** What a registered callback is made of. */
 export type RegisteredRow = Pick<
   ReceivableRow,
-  'id' | 'tenant_id' | 'url_callback' | 'account_receivable_id' | 'typeable_line' | 'barcode' | 'our_number' | 'pix_copy_and_paste' | 'qrcode_image_url' | 'pdf_url'
+  | 'id'
+  | 'tenant_id'
+  | 'url_callback'
+  | 'account_receivable_id'
+  | 'typeable_line'
+  | 'barcode'
+  | 'our_number'
+  | 'pix_copy_and_paste'
+  | 'qrcode_image_url'
+  | 'pdf_url'
 >;
 
 export function registeredCallback(row: RegisteredRow): CallbackRequest {
@@ -51,17 +75,30 @@ export function registeredCallback(row: RegisteredRow): CallbackRequest {
 }
 
 export function registrationFailedCallback(row: ReceivableRow, code: string, message: string): CallbackRequest {
-  const payload: RegistrationFailedCallback = { success: false, type: 'registered', accounts_receivable_id: row.account_receivable_id, error: { code, message } };
+  const payload: RegistrationFailedCallback = {
+    success: false,
+    type: 'registered',
+    accounts_receivable_id: row.account_receivable_id,
+    error: { code, message },
+  };
   return callback(row, 'registered', 'receivable.registration_failed', payload);
 }
 
 export function cancelledCallback(row: ReceivableRow): CallbackRequest {
-  const payload: CancellationCallback = { status: 'success', accounts_receivable_id: row.account_receivable_id, message: 'the receivable was cancelled' };
+  const payload: CancellationCallback = {
+    status: 'success',
+    accounts_receivable_id: row.account_receivable_id,
+    message: 'the receivable was cancelled',
+  };
   return callback(row, `cancel${row.cancellation_requests}`, 'receivable.cancelled', payload);
 }
 
 export function cancellationFailedCallback(row: ReceivableRow, message: string): CallbackRequest {
-  const payload: CancellationFailedCallback = { status: 'error', accounts_receivable_id: row.account_receivable_id, message };
+  const payload: CancellationFailedCallback = {
+    status: 'error',
+    accounts_receivable_id: row.account_receivable_id,
+    message,
+  };
   return callback(row, `cancel${row.cancellation_requests}`, 'receivable.cancellation_failed', payload);
 }
 

@@ -18,7 +18,11 @@ const REFUSALS: Partial<Record<ReceivableRow['state'], string>> = {
  * Queues the cancellation of a receivable (answered 202). Refused (409) once it is cancelled, paid or
  * rejected; a cancellation already queued is accepted again without queueing a second one.
  */
-export async function requestCancellation(db: Kysely<ReceivablesDatabase>, tenantId: string, accountReceivableId: string): Promise<void> {
+export async function requestCancellation(
+  db: Kysely<ReceivablesDatabase>,
+  tenantId: string,
+  accountReceivableId: string,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('receivables')
@@ -33,12 +37,22 @@ export async function requestCancellation(db: Kysely<ReceivablesDatabase>, tenan
     if (row.cancel_requested_at !== null) return;
     const updated = await trx
       .updateTable('receivables')
-      .set((eb) => ({ cancel_requested_at: new Date(), cancellation_requests: eb('cancellation_requests', '+', 1), updated_at: new Date() }))
+      .set((eb) => ({
+        cancel_requested_at: new Date(),
+        cancellation_requests: eb('cancellation_requests', '+', 1),
+        updated_at: new Date(),
+      }))
       .where('id', '=', row.id)
       .returning(['id', 'tenant_id', 'cancellation_requests'])
       .executeTakeFirstOrThrow();
     const job: CancellationJob = { tenant_id: tenantId, receivable_id: row.id, reason: 'requested' };
-    await enqueue(trx, [{ stream: Streams.receivableCancellations, msgId: `cancel_${row.id}_${updated.cancellation_requests}`, payload: job }]);
+    await enqueue(trx, [
+      {
+        stream: Streams.receivableCancellations,
+        msgId: `cancel_${row.id}_${updated.cancellation_requests}`,
+        payload: job,
+      },
+    ]);
   });
 }
 
@@ -49,8 +63,17 @@ export interface CancellationDeps {
 }
 
 /** Carries out a queued cancellation: at the provider when the charge is registered there, then the callback. */
-export async function processCancellation(deps: CancellationDeps, job: CancellationJob, deliveryCount: number): Promise<JobOutcome> {
-  const row = await deps.db.selectFrom('receivables').selectAll().where('id', '=', job.receivable_id).where('tenant_id', '=', job.tenant_id).executeTakeFirst();
+export async function processCancellation(
+  deps: CancellationDeps,
+  job: CancellationJob,
+  deliveryCount: number,
+): Promise<JobOutcome> {
+  const row = await deps.db
+    .selectFrom('receivables')
+    .selectAll()
+    .where('id', '=', job.receivable_id)
+    .where('tenant_id', '=', job.tenant_id)
+    .executeTakeFirst();
   if (!row) return 'done';
   if (job.reason === 'cleanup') return cleanUp(deps, row, deliveryCount);
   if (row.cancel_requested_at === null) return 'done'; // already carried out
@@ -65,18 +88,42 @@ export async function processCancellation(deps: CancellationDeps, job: Cancellat
     }
   }
   await deps.db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('receivables').selectAll().where('id', '=', row.id).forUpdate().executeTakeFirstOrThrow();
+    const current = await trx
+      .selectFrom('receivables')
+      .selectAll()
+      .where('id', '=', row.id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     if (current.cancel_requested_at === null) return;
     const cleared = { cancel_requested_at: null, updated_at: new Date() };
     if (current.state !== 'pending' || outcome === 'not_open') {
       // Paid (or rejected) while the cancellation waited: it stays as it is.
-      const after = await trx.updateTable('receivables').set(cleared).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
-      const reason = current.state === 'approved' || outcome === 'not_open' ? 'the receivable was paid before it could be cancelled' : (REFUSALS[current.state] ?? 'the receivable can no longer be cancelled');
+      const after = await trx
+        .updateTable('receivables')
+        .set(cleared)
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const reason =
+        current.state === 'approved' || outcome === 'not_open'
+          ? 'the receivable was paid before it could be cancelled'
+          : (REFUSALS[current.state] ?? 'the receivable can no longer be cancelled');
       await enqueue(trx, callbackMessages([cancellationFailedCallback(after, reason)]));
       return;
     }
-    const after = await trx.updateTable('receivables').set({ ...cleared, state: 'cancelled' }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
-    await recordTransition(trx, [after], 'pending', 'cancelled', current.registration_status === 'registered' ? 'cancelled at the provider' : 'cancelled before registration');
+    const after = await trx
+      .updateTable('receivables')
+      .set({ ...cleared, state: 'cancelled' })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordTransition(
+      trx,
+      [after],
+      'pending',
+      'cancelled',
+      current.registration_status === 'registered' ? 'cancelled at the provider' : 'cancelled before registration',
+    );
     await enqueue(trx, callbackMessages([cancelledCallback(after)]));
   });
   return 'done';
@@ -86,7 +133,10 @@ async function cleanUp(deps: CancellationDeps, row: ReceivableRow, deliveryCount
   if (!row.provider_charge_id) return 'done';
   try {
     await deps.provider.cancel(row.provider_charge_id);
-    deps.logger.info({ receivableId: row.id, chargeId: row.provider_charge_id }, 'cancelled a charge registered after its receivable was cancelled');
+    deps.logger.info(
+      { receivableId: row.id, chargeId: row.provider_charge_id },
+      'cancelled a charge registered after its receivable was cancelled',
+    );
     return 'done';
   } catch (err) {
     if (err instanceof ProviderUnavailableError) return backoff(deliveryCount);

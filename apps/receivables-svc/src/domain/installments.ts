@@ -8,7 +8,11 @@ import { slipInstructions } from './registration';
  * The installments of a booklet: every receivable of the tenant with that payment_slip_id, by due
  * date, leaving out cancelled and rejected ones (they are not to be paid).
  */
-export async function listInstallments(db: Kysely<ReceivablesDatabase>, tenantId: string, paymentSlipId: string): Promise<InstallmentView[]> {
+export async function listInstallments(
+  db: Kysely<ReceivablesDatabase>,
+  tenantId: string,
+  paymentSlipId: string,
+): Promise<InstallmentView[]> {
   const rows = await db
     .selectFrom('receivables')
     .selectAll()
@@ -30,7 +34,16 @@ export async function listInstallments(db: Kysely<ReceivablesDatabase>, tenantId
       typeable_line: r.typeable_line,
       barcode: r.barcode,
       pix_copy_and_paste: r.pix_copy_and_paste,
-      payer: { name: payer.name, cnpj_cpf: payer.taxId, address: payer.address, number: payer.number, neighborhood: payer.neighborhood, city: payer.city, state: payer.state, zip_code: payer.zipCode },
+      payer: {
+        name: payer.name,
+        cnpj_cpf: payer.taxId,
+        address: payer.address,
+        number: payer.number,
+        neighborhood: payer.neighborhood,
+        city: payer.city,
+        state: payer.state,
+        zip_code: payer.zipCode,
+      },
     };
   });
 }

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import { toCents } from '@payments/br-format';
-import { PaymentMethods, ServiceError, Streams, type FieldError, type ReceivableCreateItem, type RegistrationJob } from '@payments/contracts';
+import {
+  PaymentMethods,
+  ServiceError,
+  Streams,
+  type FieldError,
+  type ReceivableCreateItem,
+  type RegistrationJob,
+} from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { ReceivablesDatabase, ReceivablesTable } from '../db/schema';
 import type { ClientDirectory, Payer } from './ports';
@@ -17,17 +24,38 @@ export interface IntakeResult {
  * account_receivable_id the tenant already used is not created, registered or called back twice.
  * Every client must be registered; otherwise nothing is stored.
  */
-export async function acceptReceivables(db: Kysely<ReceivablesDatabase>, clients: ClientDirectory, tenantId: string, items: ReceivableCreateItem[]): Promise<IntakeResult> {
-  const payers = await clients.find(tenantId, items.map((i) => i.client_id));
-  const missing: FieldError[] = items.flatMap((item, index) =>
-    payers.has(item.client_id.toLowerCase()) ? [] : [{ path: `/${index}/client_id`, message: 'no client with this client_id is registered for this tenant' }],
+export async function acceptReceivables(
+  db: Kysely<ReceivablesDatabase>,
+  clients: ClientDirectory,
+  tenantId: string,
+  items: ReceivableCreateItem[],
+): Promise<IntakeResult> {
+  const payers = await clients.find(
+    tenantId,
+    items.map((i) => i.client_id),
   );
-  if (missing.length > 0) throw new ServiceError('validation_failed', 'some receivables name clients that are not registered; register them first (POST /api/v1/clients)', missing);
+  const missing: FieldError[] = items.flatMap((item, index) =>
+    payers.has(item.client_id.toLowerCase())
+      ? []
+      : [{ path: `/${index}/client_id`, message: 'no client with this client_id is registered for this tenant' }],
+  );
+  if (missing.length > 0)
+    throw new ServiceError(
+      'validation_failed',
+      'some receivables name clients that are not registered; register them first (POST /api/v1/clients)',
+      missing,
+    );
 
   const rows = items.map((item) => toRow(tenantId, item, payers.get(item.client_id.toLowerCase())!));
   const inserted = await db.transaction().execute(async (trx) => {
     const created = await insertRows(trx, rows);
-    await enqueue(trx, registrationJobs(tenantId, created.map((r) => r.id)));
+    await enqueue(
+      trx,
+      registrationJobs(
+        tenantId,
+        created.map((r) => r.id),
+      ),
+    );
     return created.length;
   });
   return { created: inserted, alreadyExisting: items.length - inserted };
@@ -35,17 +63,36 @@ export async function acceptReceivables(db: Kysely<ReceivablesDatabase>, clients
 
 /** Columns written at intake, with their Postgres types (for the unnest below). */
 const INTAKE_COLUMNS = [
-  ['id', 'uuid'], ['tenant_id', 'uuid'], ['account_receivable_id', 'uuid'], ['client_id', 'uuid'], ['payment_slip_id', 'uuid'],
-  ['payment_method', 'smallint'], ['url_callback', 'text'], ['emission_date', 'date'], ['due_date', 'date'], ['amount_cents', 'bigint'],
-  ['discount_type', 'text'], ['discount_cents', 'bigint'], ['discount_until', 'date'], ['fine_bp', 'integer'], ['interest_cents_per_day', 'bigint'],
-  ['items', 'jsonb'], ['payer', 'jsonb'], ['client_name', 'text'], ['state', 'text'], ['registration_status', 'text'],
+  ['id', 'uuid'],
+  ['tenant_id', 'uuid'],
+  ['account_receivable_id', 'uuid'],
+  ['client_id', 'uuid'],
+  ['payment_slip_id', 'uuid'],
+  ['payment_method', 'smallint'],
+  ['url_callback', 'text'],
+  ['emission_date', 'date'],
+  ['due_date', 'date'],
+  ['amount_cents', 'bigint'],
+  ['discount_type', 'text'],
+  ['discount_cents', 'bigint'],
+  ['discount_until', 'date'],
+  ['fine_bp', 'integer'],
+  ['interest_cents_per_day', 'bigint'],
+  ['items', 'jsonb'],
+  ['payer', 'jsonb'],
+  ['client_name', 'text'],
+  ['state', 'text'],
+  ['registration_status', 'text'],
 ] as const;
 
 /**
  * One INSERT ... SELECT FROM unnest(arrays): 20 array parameters whatever the batch size, instead of
  * 20 per row (a 1,000-row VALUES list costs far more to build and to parse). Existing ids are skipped.
  */
-async function insertRows(trx: Transaction<ReceivablesDatabase>, rows: Array<Insertable<ReceivablesTable>>): Promise<Array<{ id: string }>> {
+async function insertRows(
+  trx: Transaction<ReceivablesDatabase>,
+  rows: Array<Insertable<ReceivablesTable>>,
+): Promise<Array<{ id: string }>> {
   const arrays = INTAKE_COLUMNS.map(([column, type]) => sql`${rows.map((r) => r[column] ?? null)}::${sql.raw(type)}[]`);
   const result = await sql<{ id: string }>`
     insert into receivables (${sql.join(INTAKE_COLUMNS.map(([c]) => sql.id(c)))})
@@ -85,7 +132,13 @@ function toRow(tenantId: string, item: ReceivableCreateItem, payer: Payer): Inse
     discount_until: hasDiscount ? (item.discount_date ?? null) : null,
     fine_bp: Math.round((item.fine_value ?? 0) * 100),
     interest_cents_per_day: toCents(item.interest_amount ?? 0),
-    items: JSON.stringify((item.items ?? []).map((line) => ({ description: line.description, quantity: line.quantity, price_cents: toCents(line.price) }))),
+    items: JSON.stringify(
+      (item.items ?? []).map((line) => ({
+        description: line.description,
+        quantity: line.quantity,
+        price_cents: toCents(line.price),
+      })),
+    ),
     payer: JSON.stringify(payer),
     client_name: payer.name,
     state: 'pending',

@@ -17,17 +17,43 @@ export type PaymentRecord = 'approved' | 'duplicate' | 'already_paid';
  * callback (paid before it could be cancelled), so every accepted cancel gets its one result.
  * An unknown charge is an error, so the provider retries (our registration may not be committed yet).
  */
-export async function recordPayment(db: Kysely<ReceivablesDatabase>, payment: ProviderPayment, timeZone: string, logger: Logger): Promise<PaymentRecord> {
+export async function recordPayment(
+  db: Kysely<ReceivablesDatabase>,
+  payment: ProviderPayment,
+  timeZone: string,
+  logger: Logger,
+): Promise<PaymentRecord> {
   return db.transaction().execute(async (trx) => {
-    const fresh = await trx.insertInto('provider_events').values({ event_id: payment.eventId }).onConflict((oc) => oc.column('event_id').doNothing()).returning('event_id').executeTakeFirst();
+    const fresh = await trx
+      .insertInto('provider_events')
+      .values({ event_id: payment.eventId })
+      .onConflict((oc) => oc.column('event_id').doNothing())
+      .returning('event_id')
+      .executeTakeFirst();
     if (!fresh) return 'duplicate';
-    const row = await trx.selectFrom('receivables').selectAll().where('provider_charge_id', '=', payment.chargeId).forUpdate().executeTakeFirst();
+    const row = await trx
+      .selectFrom('receivables')
+      .selectAll()
+      .where('provider_charge_id', '=', payment.chargeId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!row) throw new ServiceError('not_found', `no receivable for provider charge ${payment.chargeId}`);
     if (row.state === 'approved') return 'already_paid';
-    if (row.state !== 'pending') logger.warn({ receivableId: row.id, state: row.state }, 'payment received for a receivable that was not pending; recording it');
+    if (row.state !== 'pending')
+      logger.warn(
+        { receivableId: row.id, state: row.state },
+        'payment received for a receivable that was not pending; recording it',
+      );
     const after = await trx
       .updateTable('receivables')
-      .set({ state: 'approved', payment_date: payment.paidAt, amount_paid_cents: payment.amountPaidCents, fee_cents: payment.feeCents, payment_type: payment.method, updated_at: new Date() })
+      .set({
+        state: 'approved',
+        payment_date: payment.paidAt,
+        amount_paid_cents: payment.amountPaidCents,
+        fee_cents: payment.feeCents,
+        payment_type: payment.method,
+        updated_at: new Date(),
+      })
       .where('id', '=', row.id)
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -49,7 +49,8 @@ export interface ProviderCharge {
   pdfUrl: string;
 }
 
-export type RegistrationOutcome = { kind: 'registered'; charge: ProviderCharge } | { kind: 'rejected'; code: string; message: string };
+export type RegistrationOutcome =
+  { kind: 'registered'; charge: ProviderCharge } | { kind: 'rejected'; code: string; message: string };
 export type CancellationOutcome = 'cancelled' | 'not_open';
 
 /** The provider could not be reached or failed (5xx, timeout): the operation may be retried later. */

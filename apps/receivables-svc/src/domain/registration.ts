@@ -4,9 +4,22 @@ import type { Logger } from '@payments/logger';
 import { Streams, type CallbackRequest, type CancellationJob, type RegistrationJob } from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
-import { callbackMessages, registeredCallback, registrationFailedCallback, type RegisteredRow } from './callback-messages';
+import {
+  callbackMessages,
+  registeredCallback,
+  registrationFailedCallback,
+  type RegisteredRow,
+} from './callback-messages';
 import { backoff, type JobOutcome } from './job-outcome';
-import { ProviderUnavailableError, type BatchRegistrationOutcome, type ChargeRequest, type Payer, type PaymentProvider, type ProviderCharge, type RegistrationOutcome } from './ports';
+import {
+  ProviderUnavailableError,
+  type BatchRegistrationOutcome,
+  type ChargeRequest,
+  type Payer,
+  type PaymentProvider,
+  type ProviderCharge,
+  type RegistrationOutcome,
+} from './ports';
 import { recordTransition } from './state-history';
 
 export interface RegistrationDeps {
@@ -25,8 +38,20 @@ export interface RegistrationObserver {
 
 /** What registering a receivable reads: its charge terms and where it stands. */
 const REGISTRATION_COLUMNS = [
-  'id', 'account_receivable_id', 'state', 'registration_status', 'payment_method', 'amount_cents', 'emission_date', 'due_date', 'payer', 'items',
-  'discount_cents', 'discount_until', 'fine_bp', 'interest_cents_per_day',
+  'id',
+  'account_receivable_id',
+  'state',
+  'registration_status',
+  'payment_method',
+  'amount_cents',
+  'emission_date',
+  'due_date',
+  'payer',
+  'items',
+  'discount_cents',
+  'discount_until',
+  'fine_bp',
+  'interest_cents_per_day',
 ] as const;
 type RegistrationRow = Pick<ReceivableRow, (typeof REGISTRATION_COLUMNS)[number]>;
 
@@ -39,8 +64,17 @@ type Attempt = { row: RegistrationRow; outcome: RegistrationOutcome };
  * still queued. When the provider cannot take some of them now, the job is retried later (the ones
  * already registered are skipped then).
  */
-export async function registerReceivables(deps: RegistrationDeps, job: RegistrationJob, deliveryCount: number): Promise<JobOutcome> {
-  const rows = await deps.db.selectFrom('receivables').select(REGISTRATION_COLUMNS).where('id', 'in', job.receivable_ids).where('tenant_id', '=', job.tenant_id).execute();
+export async function registerReceivables(
+  deps: RegistrationDeps,
+  job: RegistrationJob,
+  deliveryCount: number,
+): Promise<JobOutcome> {
+  const rows = await deps.db
+    .selectFrom('receivables')
+    .select(REGISTRATION_COLUMNS)
+    .where('id', 'in', job.receivable_ids)
+    .where('tenant_id', '=', job.tenant_id)
+    .execute();
   const queued = rows.filter((r) => r.registration_status === 'queued');
   const toSkip = queued.filter((r) => r.state === 'cancelled').map((r) => r.id); // cancelled before it reached the provider
   const toRegister = queued.filter((r) => r.state !== 'cancelled');
@@ -51,7 +85,10 @@ export async function registerReceivables(deps: RegistrationDeps, job: Registrat
       outcomes = await deps.provider.registerMany(toRegister.map(chargeRequest));
     } catch (err) {
       if (!(err instanceof ProviderUnavailableError)) throw err;
-      deps.logger.warn({ count: toRegister.length, deliveryCount, reason: err.message }, 'provider unavailable; registrations stay queued');
+      deps.logger.warn(
+        { count: toRegister.length, deliveryCount, reason: err.message },
+        'provider unavailable; registrations stay queued',
+      );
       outcomes = toRegister.map(() => ({ kind: 'unavailable', reason: err.message }));
     }
   }
@@ -71,14 +108,29 @@ export async function registerReceivables(deps: RegistrationDeps, job: Registrat
 }
 
 /** Writes the results; returns the rows this call moved to registered (not those another worker wrote first) and when. */
-async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: Attempt[], toSkip: string[]): Promise<{ registered: Array<Pick<ReceivableRow, 'created_at'>>; at: Date }> {
+async function recordResults(
+  trx: Transaction<ReceivablesDatabase>,
+  attempts: Attempt[],
+  toSkip: string[],
+): Promise<{ registered: Array<Pick<ReceivableRow, 'created_at'>>; at: Date }> {
   const now = new Date();
   const newlyRegistered: Array<Pick<ReceivableRow, 'created_at'>> = [];
   if (toSkip.length > 0) {
-    await trx.updateTable('receivables').set({ registration_status: 'skipped', updated_at: now }).where('id', 'in', toSkip).where('registration_status', '=', 'queued').execute();
+    await trx
+      .updateTable('receivables')
+      .set({ registration_status: 'skipped', updated_at: now })
+      .where('id', 'in', toSkip)
+      .where('registration_status', '=', 'queued')
+      .execute();
   }
-  const registered = attempts.filter((a): a is { row: RegistrationRow; outcome: { kind: 'registered'; charge: ProviderCharge } } => a.outcome.kind === 'registered');
-  const rejected = attempts.filter((a): a is { row: RegistrationRow; outcome: { kind: 'rejected'; code: string; message: string } } => a.outcome.kind === 'rejected');
+  const registered = attempts.filter(
+    (a): a is { row: RegistrationRow; outcome: { kind: 'registered'; charge: ProviderCharge } } =>
+      a.outcome.kind === 'registered',
+  );
+  const rejected = attempts.filter(
+    (a): a is { row: RegistrationRow; outcome: { kind: 'rejected'; code: string; message: string } } =>
+      a.outcome.kind === 'rejected',
+  );
   const messages: OutboxMessage[] = [];
   const callbacks: CallbackRequest[] = [];
 
@@ -111,8 +163,16 @@ async function recordResults(trx: Transaction<ReceivablesDatabase>, attempts: At
     const updated = await trx
       .updateTable('receivables')
       .set((eb) => ({
-        registration_status: 'rejected', rejection_code: outcome.code, rejection_message: outcome.message, updated_at: now,
-        state: eb.case().when('state', '=', 'pending').then('rejected' as const).else(eb.ref('state')).end(),
+        registration_status: 'rejected',
+        rejection_code: outcome.code,
+        rejection_message: outcome.message,
+        updated_at: now,
+        state: eb
+          .case()
+          .when('state', '=', 'pending')
+          .then('rejected' as const)
+          .else(eb.ref('state'))
+          .end(),
       }))
       .where('id', '=', row.id)
       .where('registration_status', '=', 'queued')
@@ -137,21 +197,33 @@ function chargeRequest(row: RegistrationRow): ChargeRequest {
     issueDate: row.emission_date,
     dueDate: row.due_date,
     payer,
-    discount: row.discount_cents !== null && row.discount_until !== null ? { amountCents: row.discount_cents, until: row.discount_until } : null,
+    discount:
+      row.discount_cents !== null && row.discount_until !== null
+        ? { amountCents: row.discount_cents, until: row.discount_until }
+        : null,
     fineBp: row.fine_bp,
     interestPerDayCents: row.interest_cents_per_day,
     instructions: slipInstructions(row),
-    descriptionLines: lines.map((l) => ({ description: l.description, quantity: l.quantity, priceCents: l.price_cents })),
+    descriptionLines: lines.map((l) => ({
+      description: l.description,
+      quantity: l.quantity,
+      priceCents: l.price_cents,
+    })),
     reference: row.account_receivable_id,
   };
 }
 
-
 /** The instruction lines printed on the slip (Portuguese: it is read by the payer and the bank). */
-export function slipInstructions(row: Pick<ReceivableRow, 'discount_cents' | 'discount_until' | 'fine_bp' | 'interest_cents_per_day'>): string[] {
+export function slipInstructions(
+  row: Pick<ReceivableRow, 'discount_cents' | 'discount_until' | 'fine_bp' | 'interest_cents_per_day'>,
+): string[] {
   const lines: string[] = [];
-  if (row.discount_cents !== null && row.discount_until !== null) lines.push(`Até ${formatBrazilianDate(row.discount_until)}, conceder desconto de ${formatReais(row.discount_cents)}.`);
+  if (row.discount_cents !== null && row.discount_until !== null)
+    lines.push(
+      `Até ${formatBrazilianDate(row.discount_until)}, conceder desconto de ${formatReais(row.discount_cents)}.`,
+    );
   if (row.fine_bp > 0) lines.push(`Após o vencimento, cobrar multa de ${formatPercent(row.fine_bp)}.`);
-  if (row.interest_cents_per_day > 0) lines.push(`Após o vencimento, cobrar juros de ${formatReais(row.interest_cents_per_day)} por dia de atraso.`);
+  if (row.interest_cents_per_day > 0)
+    lines.push(`Após o vencimento, cobrar juros de ${formatReais(row.interest_cents_per_day)} por dia de atraso.`);
   return lines;
 }

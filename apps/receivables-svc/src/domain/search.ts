@@ -11,8 +11,29 @@ import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import { formatLocalDateTime } from './local-datetime';
 import { fromCents } from '@payments/br-format';
 
-type SummaryRow = Pick<ReceivableRow, 'account_receivable_id' | 'client_name' | 'state' | 'payment_type' | 'payment_date' | 'amount_cents' | 'amount_paid_cents' | 'fee_cents' | 'emission_date'>;
-const SUMMARY_COLUMNS = ['account_receivable_id', 'client_name', 'state', 'payment_type', 'payment_date', 'amount_cents', 'amount_paid_cents', 'fee_cents', 'emission_date'] as const;
+type SummaryRow = Pick<
+  ReceivableRow,
+  | 'account_receivable_id'
+  | 'client_name'
+  | 'state'
+  | 'payment_type'
+  | 'payment_date'
+  | 'amount_cents'
+  | 'amount_paid_cents'
+  | 'fee_cents'
+  | 'emission_date'
+>;
+const SUMMARY_COLUMNS = [
+  'account_receivable_id',
+  'client_name',
+  'state',
+  'payment_type',
+  'payment_date',
+  'amount_cents',
+  'amount_paid_cents',
+  'fee_cents',
+  'emission_date',
+] as const;
 
 export interface SearchPage {
   items: SearchResultItem[];
@@ -24,7 +45,14 @@ export interface SearchPage {
  * id, one page at a time (keyset paging: fast at any depth, on the (tenant, [state,] emission_date,
  * id) indexes).
  */
-export async function searchReceivables(db: Kysely<ReceivablesDatabase>, tenantId: string, query: ReceivablesSearchQuery, limit: number, cursor: string | undefined, timeZone: string): Promise<SearchPage> {
+export async function searchReceivables(
+  db: Kysely<ReceivablesDatabase>,
+  tenantId: string,
+  query: ReceivablesSearchQuery,
+  limit: number,
+  cursor: string | undefined,
+  timeZone: string,
+): Promise<SearchPage> {
   let q = db
     .selectFrom('receivables')
     .select(SUMMARY_COLUMNS)
@@ -34,9 +62,15 @@ export async function searchReceivables(db: Kysely<ReceivablesDatabase>, tenantI
   if (query.state !== 'all') q = q.where('state', '=', query.state);
   if (cursor !== undefined) {
     const after = decodeCursor(cursor);
-    q = q.where((eb) => eb(eb.refTuple('emission_date', 'account_receivable_id'), '>', eb.tuple(after.emissionDate, after.id)));
+    q = q.where((eb) =>
+      eb(eb.refTuple('emission_date', 'account_receivable_id'), '>', eb.tuple(after.emissionDate, after.id)),
+    );
   }
-  const rows = await q.orderBy('emission_date').orderBy('account_receivable_id').limit(limit + 1).execute();
+  const rows = await q
+    .orderBy('emission_date')
+    .orderBy('account_receivable_id')
+    .limit(limit + 1)
+    .execute();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -48,8 +82,18 @@ export async function searchReceivables(db: Kysely<ReceivablesDatabase>, tenantI
   };
 }
 
-export async function consultReceivable(db: Kysely<ReceivablesDatabase>, tenantId: string, accountReceivableId: string, timeZone: string): Promise<ConsultResult> {
-  const row = await db.selectFrom('receivables').select(SUMMARY_COLUMNS).where('tenant_id', '=', tenantId).where('account_receivable_id', '=', accountReceivableId).executeTakeFirst();
+export async function consultReceivable(
+  db: Kysely<ReceivablesDatabase>,
+  tenantId: string,
+  accountReceivableId: string,
+  timeZone: string,
+): Promise<ConsultResult> {
+  const row = await db
+    .selectFrom('receivables')
+    .select(SUMMARY_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('account_receivable_id', '=', accountReceivableId)
+    .executeTakeFirst();
   if (!row) throw new ServiceError('not_found', `no receivable ${accountReceivableId}`);
   const s = summary(row, timeZone);
   return { ...s.common, payment_type: s.paymentType };
@@ -77,9 +121,17 @@ function encodeCursor(r: SummaryRow): string {
 function decodeCursor(cursor: string): { emissionDate: string; id: string } {
   try {
     const [emissionDate, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof emissionDate !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(emissionDate) || typeof id !== 'string' || !/^[0-9a-f-]{36}$/.test(id)) throw new Error('bad cursor');
+    if (
+      typeof emissionDate !== 'string' ||
+      !/^\d{4}-\d{2}-\d{2}$/.test(emissionDate) ||
+      typeof id !== 'string' ||
+      !/^[0-9a-f-]{36}$/.test(id)
+    )
+      throw new Error('bad cursor');
     return { emissionDate, id };
   } catch {
-    throw new ServiceError('validation_failed', 'the cursor is not one this API handed out', [{ path: '/cursor', message: 'is invalid' }]);
+    throw new ServiceError('validation_failed', 'the cursor is not one this API handed out', [
+      { path: '/cursor', message: 'is invalid' },
+    ]);
   }
 }

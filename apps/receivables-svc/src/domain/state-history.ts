@@ -11,5 +11,8 @@ export async function recordTransition(
   reason: string,
 ): Promise<void> {
   if (rows.length === 0) return;
-  await trx.insertInto('state_history').values(rows.map((r) => ({ receivable_id: r.id, tenant_id: r.tenant_id, from_state: from, to_state: to, reason }))).execute();
+  await trx
+    .insertInto('state_history')
+    .values(rows.map((r) => ({ receivable_id: r.id, tenant_id: r.tenant_id, from_state: from, to_state: to, reason })))
+    .execute();
 }

@@ -34,7 +34,9 @@ function toWire(request: ChargeRequest) {
     payer: {
       name: request.payer.name,
       tax_id: request.payer.taxId,
-      address: [request.payer.address, request.payer.number, request.payer.neighborhood].filter(Boolean).join(', ') || undefined,
+      address:
+        [request.payer.address, request.payer.number, request.payer.neighborhood].filter(Boolean).join(', ') ||
+        undefined,
       city: request.payer.city ?? undefined,
       state: request.payer.state ?? undefined,
       zip_code: request.payer.zipCode ?? undefined,
@@ -43,7 +45,11 @@ function toWire(request: ChargeRequest) {
     fine_percent_bp: request.fineBp,
     interest_per_day_cents: request.interestPerDayCents,
     instructions: request.instructions,
-    description_lines: request.descriptionLines.map((l) => ({ description: l.description, quantity: l.quantity, price_cents: l.priceCents })),
+    description_lines: request.descriptionLines.map((l) => ({
+      description: l.description,
+      quantity: l.quantity,
+      price_cents: l.priceCents,
+    })),
     reference: request.reference,
   };
 }
@@ -70,28 +76,42 @@ export class BankSandboxProvider implements PaymentProvider {
       prefixUrl: options.baseUrl,
       timeout: options.timeoutMs,
       headers: { authorization: `Bearer ${options.apiKey}` },
-      retry: { limit: options.retries, methods: ['post', 'get'], statusCodes: [500, 502, 503, 504], backoffLimit: 2_000 },
+      retry: {
+        limit: options.retries,
+        methods: ['post', 'get'],
+        statusCodes: [500, 502, 503, 504],
+        backoffLimit: 2_000,
+      },
     });
   }
 
   /** Registers through the bank's batch endpoint, at most 200 charges per call. */
   async registerMany(requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
     const outcomes: BatchRegistrationOutcome[] = [];
-    for (let i = 0; i < requests.length; i += BATCH_SIZE) outcomes.push(...(await this.registerChunk(requests.slice(i, i + BATCH_SIZE))));
+    for (let i = 0; i < requests.length; i += BATCH_SIZE)
+      outcomes.push(...(await this.registerChunk(requests.slice(i, i + BATCH_SIZE))));
     return outcomes;
   }
 
   private async registerChunk(requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
     let response: { results: BatchResult[] };
     try {
-      response = await this.http.post('v1/charges/batch', { json: { charges: requests.map(toWire) } }).json<{ results: BatchResult[] }>();
+      response = await this.http
+        .post('v1/charges/batch', { json: { charges: requests.map(toWire) } })
+        .json<{ results: BatchResult[] }>();
     } catch (err) {
       throw unavailable(err);
     }
     return requests.map((_, i) => {
       const r = response.results[i];
-      if (r && (r.status === 200 || r.status === 201) && r.charge) return { kind: 'registered', charge: toCharge(r.charge) };
-      if (r && r.status >= 400 && r.status < 500) return { kind: 'rejected', code: r.error?.code ?? `http_${r.status}`, message: r.error?.message ?? 'the provider refused the charge' };
+      if (r && (r.status === 200 || r.status === 201) && r.charge)
+        return { kind: 'registered', charge: toCharge(r.charge) };
+      if (r && r.status >= 400 && r.status < 500)
+        return {
+          kind: 'rejected',
+          code: r.error?.code ?? `http_${r.status}`,
+          message: r.error?.message ?? 'the provider refused the charge',
+        };
       return { kind: 'unavailable', reason: r?.error?.message ?? 'no result for this charge' };
     });
   }

@@ -16,7 +16,12 @@ interface SandboxNotification {
   method: 'boleto' | 'pix' | 'manual';
 }
 
-export function verifySandboxWebhook(secret: string, rawBody: string, signatureHeader: string | undefined, eventIdHeader: string | undefined): ProviderPayment | null {
+export function verifySandboxWebhook(
+  secret: string,
+  rawBody: string,
+  signatureHeader: string | undefined,
+  eventIdHeader: string | undefined,
+): ProviderPayment | null {
   const given = /^sha256=([0-9a-f]{64})$/i.exec(signatureHeader ?? '')?.[1];
   const expected = createHmac('sha256', secret).update(rawBody).digest();
   if (!given || !timingSafeEqual(Buffer.from(given, 'hex'), expected)) throw new InvalidWebhookError('bad signature');
@@ -28,8 +33,22 @@ export function verifySandboxWebhook(secret: string, rawBody: string, signatureH
   }
   if (body.event !== 'charge.paid') return null; // other events are not used (yet)
   const paidAt = new Date(body.paid_at);
-  if (!eventIdHeader || !body.charge_id || Number.isNaN(paidAt.getTime()) || !Number.isInteger(body.amount_paid_cents) || !Number.isInteger(body.fee_cents) || !['boleto', 'pix', 'manual'].includes(body.method)) {
+  if (
+    !eventIdHeader ||
+    !body.charge_id ||
+    Number.isNaN(paidAt.getTime()) ||
+    !Number.isInteger(body.amount_paid_cents) ||
+    !Number.isInteger(body.fee_cents) ||
+    !['boleto', 'pix', 'manual'].includes(body.method)
+  ) {
     throw new InvalidWebhookError('incomplete payment notification');
   }
-  return { eventId: `bank-sandbox:${eventIdHeader}`, chargeId: body.charge_id, paidAt, amountPaidCents: body.amount_paid_cents, feeCents: body.fee_cents, method: body.method };
+  return {
+    eventId: `bank-sandbox:${eventIdHeader}`,
+    chargeId: body.charge_id,
+    paidAt,
+    amountPaidCents: body.amount_paid_cents,
+    feeCents: body.fee_cents,
+    method: body.method,
+  };
 }

@@ -23,30 +23,64 @@ import { consultReceivable, searchReceivables } from '../domain/search';
 import type { IntakePriority } from './intake-priority';
 
 /** Requests from the gateway. `onEnqueued` wakes the outbox relay after a commit that queued work. */
-export function registerHandlers(bus: Bus, deps: { db: Kysely<ReceivablesDatabase>; clients: ClientDirectory; timeZone: string; priority: IntakePriority; onEnqueued: () => void }): void {
+export function registerHandlers(
+  bus: Bus,
+  deps: {
+    db: Kysely<ReceivablesDatabase>;
+    clients: ClientDirectory;
+    timeZone: string;
+    priority: IntakePriority;
+    onEnqueued: () => void;
+  },
+): void {
   const queue = QueueGroups.receivables;
-  bus.serve<ReceivablesCreateCommand, ReceivablesCreateResponse>(Subjects.receivables.create, async (cmd) => {
-    const result = await deps.priority.intake(() => acceptReceivables(deps.db, deps.clients, cmd.tenant_id, cmd.receivables));
-    deps.onEnqueued();
-    const existing = result.alreadyExisting > 0 ? `; ${result.alreadyExisting} already existed and were left as they are` : '';
-    return { status: 'success', message: `${result.created} receivable(s) received and being processed: registration with the provider is under way${existing}` };
-  }, { queue });
+  bus.serve<ReceivablesCreateCommand, ReceivablesCreateResponse>(
+    Subjects.receivables.create,
+    async (cmd) => {
+      const result = await deps.priority.intake(() =>
+        acceptReceivables(deps.db, deps.clients, cmd.tenant_id, cmd.receivables),
+      );
+      deps.onEnqueued();
+      const existing =
+        result.alreadyExisting > 0 ? `; ${result.alreadyExisting} already existed and were left as they are` : '';
+      return {
+        status: 'success',
+        message: `${result.created} receivable(s) received and being processed: registration with the provider is under way${existing}`,
+      };
+    },
+    { queue },
+  );
 
-  bus.serve<ReceivableCancelCommand, CancelResponse>(Subjects.receivables.cancel, async (cmd) => {
-    await requestCancellation(deps.db, cmd.tenant_id, cmd.account_receivable_id);
-    deps.onEnqueued();
-    return { status: 'success', message: 'the receivable was sent for cancellation; the result follows by callback' };
-  }, { queue });
+  bus.serve<ReceivableCancelCommand, CancelResponse>(
+    Subjects.receivables.cancel,
+    async (cmd) => {
+      await requestCancellation(deps.db, cmd.tenant_id, cmd.account_receivable_id);
+      deps.onEnqueued();
+      return { status: 'success', message: 'the receivable was sent for cancellation; the result follows by callback' };
+    },
+    { queue },
+  );
 
-  bus.serve<ReceivablesSearchCommand, ReceivablesSearchReply>(Subjects.receivables.search, async (cmd) => {
-    const page = await searchReceivables(deps.db, cmd.tenant_id, cmd.query, cmd.limit, cmd.cursor, deps.timeZone);
-    return { items: page.items, next_cursor: page.nextCursor };
-  }, { queue });
+  bus.serve<ReceivablesSearchCommand, ReceivablesSearchReply>(
+    Subjects.receivables.search,
+    async (cmd) => {
+      const page = await searchReceivables(deps.db, cmd.tenant_id, cmd.query, cmd.limit, cmd.cursor, deps.timeZone);
+      return { items: page.items, next_cursor: page.nextCursor };
+    },
+    { queue },
+  );
 
-  bus.serve<InstallmentsCommand, InstallmentsReply>(Subjects.receivables.installments, async (cmd) => ({
-    installments: await listInstallments(deps.db, cmd.tenant_id, cmd.payment_slip_id),
-  }), { queue });
+  bus.serve<InstallmentsCommand, InstallmentsReply>(
+    Subjects.receivables.installments,
+    async (cmd) => ({
+      installments: await listInstallments(deps.db, cmd.tenant_id, cmd.payment_slip_id),
+    }),
+    { queue },
+  );
 
-  bus.serve<ReceivableConsultCommand, ReceivableConsultReply>(Subjects.receivables.consult, (cmd) =>
-    consultReceivable(deps.db, cmd.tenant_id, cmd.account_receivable_id, deps.timeZone), { queue });
+  bus.serve<ReceivableConsultCommand, ReceivableConsultReply>(
+    Subjects.receivables.consult,
+    (cmd) => consultReceivable(deps.db, cmd.tenant_id, cmd.account_receivable_id, deps.timeZone),
+    { queue },
+  );
 }

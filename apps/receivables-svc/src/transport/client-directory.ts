@@ -10,11 +10,26 @@ export class BusClientDirectory implements ClientDirectory {
   constructor(private readonly bus: Bus) {}
 
   async find(tenantId: string, clientIds: string[]): Promise<Map<string, Payer>> {
-    const reply = await this.bus.request<ClientsLookupCommand, ClientsLookupReply>(Subjects.clients.lookup, { tenant_id: tenantId, client_ids: [...new Set(clientIds)] }, { service: 'clients' });
+    const reply = await this.bus.request<ClientsLookupCommand, ClientsLookupReply>(
+      Subjects.clients.lookup,
+      { tenant_id: tenantId, client_ids: [...new Set(clientIds)] },
+      { service: 'clients' },
+    );
     return new Map(
       reply.clients.map((c) => [
         c.client_id,
-        { clientId: c.client_id, name: c.name, taxId: c.cnpj_cpf, address: c.address, number: c.number, neighborhood: c.neighborhood, city: c.city, state: c.state, zipCode: c.zip_code, email: c.email },
+        {
+          clientId: c.client_id,
+          name: c.name,
+          taxId: c.cnpj_cpf,
+          address: c.address,
+          number: c.number,
+          neighborhood: c.neighborhood,
+          city: c.city,
+          state: c.state,
+          zipCode: c.zip_code,
+          email: c.email,
+        },
       ]),
     );
   }

@@ -33,7 +33,12 @@ export async function startProviderWebhookServer(deps: {
     const raw = await readRaw(ctx.req, 256 * 1024);
     let payment;
     try {
-      payment = verifySandboxWebhook(deps.webhookSecret, raw, ctx.get('x-sandbox-signature') || undefined, ctx.get('x-sandbox-event-id') || undefined);
+      payment = verifySandboxWebhook(
+        deps.webhookSecret,
+        raw,
+        ctx.get('x-sandbox-signature') || undefined,
+        ctx.get('x-sandbox-event-id') || undefined,
+      );
     } catch (err) {
       if (!(err instanceof InvalidWebhookError)) throw err;
       deps.logger.warn({ reason: err.message }, 'provider webhook refused');

@@ -11,7 +11,10 @@ import type { RegistrationObserver } from '../domain/registration';
  * scrape time, cached so scraping cannot hammer Postgres), and registration latency (observed by the
  * registration worker through the domain's RegistrationObserver port).
  */
-export function receivablesMetrics(registry: Registry, deps: { db: Kysely<ReceivablesDatabase>; logger: Logger; outboxStreams: readonly string[] }): { registration: RegistrationObserver } {
+export function receivablesMetrics(
+  registry: Registry,
+  deps: { db: Kysely<ReceivablesDatabase>; logger: Logger; outboxStreams: readonly string[] },
+): { registration: RegistrationObserver } {
   scrapedGauge(registry, {
     name: MetricNames.chargesByState,
     help: 'Charges (receivables) by state, all tenants',
@@ -33,14 +36,21 @@ export function receivablesMetrics(registry: Registry, deps: { db: Kysely<Receiv
   });
   return {
     registration: {
-      registered: (createdAt, registeredAt) => latency.observe(Math.max(0, (registeredAt.getTime() - createdAt.getTime()) / 1000)),
+      registered: (createdAt, registeredAt) =>
+        latency.observe(Math.max(0, (registeredAt.getTime() - createdAt.getTime()) / 1000)),
     },
   };
 }
 
 /** One grouped count; every state shows, at 0 when no charge is in it. */
-async function countByState(db: Kysely<ReceivablesDatabase>): Promise<Array<{ labels: { state: string }; value: number }>> {
-  const rows = await db.selectFrom('receivables').select((eb) => ['state', eb.fn.countAll<number>().as('count')]).groupBy('state').execute();
+async function countByState(
+  db: Kysely<ReceivablesDatabase>,
+): Promise<Array<{ labels: { state: string }; value: number }>> {
+  const rows = await db
+    .selectFrom('receivables')
+    .select((eb) => ['state', eb.fn.countAll<number>().as('count')])
+    .groupBy('state')
+    .execute();
   const counts = new Map<string, number>(ReceivableStates.map((s) => [s, 0]));
   for (const r of rows) counts.set(r.state, Number(r.count));
   return [...counts].map(([state, value]) => ({ labels: { state }, value }));

@@ -9,20 +9,32 @@ import type { IntakePriority } from './intake-priority';
  * A job is acked only after its result is committed; `onEnqueued` wakes the outbox relay. Registration
  * jobs give way to intake first (see IntakePriority).
  */
-export async function startWorkers(bus: Bus, deps: RegistrationDeps & CancellationDeps, opts: { concurrency: number; priority: IntakePriority; onEnqueued: () => void }): Promise<Consumption[]> {
+export async function startWorkers(
+  bus: Bus,
+  deps: RegistrationDeps & CancellationDeps,
+  opts: { concurrency: number; priority: IntakePriority; onEnqueued: () => void },
+): Promise<Consumption[]> {
   await bus.streams.ensure(Streams.receivableRegistrations);
   await bus.streams.ensure(Streams.receivableCancellations);
   // A registration job is a chunk of up to 100 receivables: one provider batch call, one write transaction.
-  const registrations = await bus.streams.consumeEach<RegistrationJob>(Streams.receivableRegistrations, async (job, info) => {
-    await opts.priority.giveWay();
-    const outcome = await registerReceivables(deps, job, info.deliveryCount);
-    opts.onEnqueued();
-    return outcome;
-  }, { concurrency: opts.concurrency, ackWaitMs: 120_000 });
-  const cancellations = await bus.streams.consumeEach<CancellationJob>(Streams.receivableCancellations, async (job, info) => {
-    const outcome = await processCancellation(deps, job, info.deliveryCount);
-    if (outcome === 'done') opts.onEnqueued();
-    return outcome;
-  }, { concurrency: Math.max(1, Math.floor(opts.concurrency / 4)) });
+  const registrations = await bus.streams.consumeEach<RegistrationJob>(
+    Streams.receivableRegistrations,
+    async (job, info) => {
+      await opts.priority.giveWay();
+      const outcome = await registerReceivables(deps, job, info.deliveryCount);
+      opts.onEnqueued();
+      return outcome;
+    },
+    { concurrency: opts.concurrency, ackWaitMs: 120_000 },
+  );
+  const cancellations = await bus.streams.consumeEach<CancellationJob>(
+    Streams.receivableCancellations,
+    async (job, info) => {
+      const outcome = await processCancellation(deps, job, info.deliveryCount);
+      if (outcome === 'done') opts.onEnqueued();
+      return outcome;
+    },
+    { concurrency: Math.max(1, Math.floor(opts.concurrency / 4)) },
+  );
   return [registrations, cancellations];
 }

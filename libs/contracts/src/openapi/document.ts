@@ -5,7 +5,15 @@ import { FieldErrorSchema, PROBLEM_CONTENT_TYPE, ProblemSchema } from '../proble
 import { ReceivableLineItemSchema } from '../receivables';
 import { EVENT_ID_PATTERN } from '../callbacks';
 import { EventIds, Ids, problemExample } from './examples';
-import { API_OPERATIONS, API_TAGS, API_WEBHOOKS, type ApiOperation, type ApiParameter, type ApiWebhook, type SuccessHeader } from './operations';
+import {
+  API_OPERATIONS,
+  API_TAGS,
+  API_WEBHOOKS,
+  type ApiOperation,
+  type ApiParameter,
+  type ApiWebhook,
+  type SuccessHeader,
+} from './operations';
 import { SchemaRegistry } from './schema-registry';
 import type {
   ExampleObject,
@@ -33,7 +41,8 @@ type HeaderName = 'X-Request-Id' | 'Idempotent-Replayed' | 'Retry-After' | 'WWW-
 
 const HEADERS: Record<HeaderName, HeaderObject> = {
   'X-Request-Id': {
-    description: 'Identifies the request in the logs: the X-Request-Id you sent (1 to 128 of A-Z a-z 0-9 _ . : -) or a new UUID. Problems repeat it as request_id.',
+    description:
+      'Identifies the request in the logs: the X-Request-Id you sent (1 to 128 of A-Z a-z 0-9 _ . : -) or a new UUID. Problems repeat it as request_id.',
     schema: { type: 'string' },
     example: Ids.request,
   },
@@ -81,7 +90,14 @@ const IDEMPOTENCY_KEY_DESCRIPTION =
   'while the first is still running, 409. Validation failures and 5xx answers are not stored.';
 
 const PARAMETERS: Record<string, ParameterObject> = {
-  IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: true, description: IDEMPOTENCY_KEY_DESCRIPTION, schema: IDEMPOTENCY_KEY_SCHEMA, example: '0b6f2c1e-7d4a-4f1b-9c3e-5a8d2f6b1c70' },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: true,
+    description: IDEMPOTENCY_KEY_DESCRIPTION,
+    schema: IDEMPOTENCY_KEY_SCHEMA,
+    example: '0b6f2c1e-7d4a-4f1b-9c3e-5a8d2f6b1c70',
+  },
   IdempotencyKeyOptional: {
     name: 'Idempotency-Key',
     in: 'header',
@@ -102,7 +118,8 @@ const PARAMETERS: Record<string, ParameterObject> = {
     name: 'webhook-timestamp',
     in: 'header',
     required: true,
-    description: 'When this attempt was signed, Unix seconds. Refuse old ones (e.g. more than 5 minutes) to stop replays.',
+    description:
+      'When this attempt was signed, Unix seconds. Refuse old ones (e.g. more than 5 minutes) to stop replays.',
     schema: { type: 'string', pattern: '^\\d{1,12}$' },
     example: '1771608730',
   },
@@ -160,7 +177,12 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
   return {
     openapi: OPENAPI_VERSION,
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    info: { title: 'Payments integration API', version: API_VERSION, summary: 'Clients, charges (bank slip and PIX), booklets and callbacks for ERPs', description: DESCRIPTION },
+    info: {
+      title: 'Payments integration API',
+      version: API_VERSION,
+      summary: 'Clients, charges (bank slip and PIX), booklets and callbacks for ERPs',
+      description: DESCRIPTION,
+    },
     // Relative: resolved against wherever the document was fetched from, so it is right behind any proxy.
     servers: [{ url: options.serverUrl ?? '/', description: 'This gateway' }],
     tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
@@ -170,11 +192,17 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
     components: {
       schemas: registry.schemas(),
       securitySchemes: {
-        accessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access token answered by /api/v1/authenticate or /api/v1/refresh-token.' },
+        accessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'The access token answered by /api/v1/authenticate or /api/v1/refresh-token.',
+        },
         integrationToken: {
           type: 'http',
           scheme: 'bearer',
-          description: 'The integration token issued by the operator (npm run admin -- tenant create). Secret: only /api/v1/authenticate takes it.',
+          description:
+            'The integration token issued by the operator (npm run admin -- tenant create). Secret: only /api/v1/authenticate takes it.',
         },
       },
       headers: { ...HEADERS },
@@ -196,7 +224,14 @@ function securityOf(operation: ApiOperation): SecurityRequirement[] {
 }
 
 function parameterObject(parameter: ApiParameter, where: 'path' | 'query', registry: SchemaRegistry): ParameterObject {
-  return { name: parameter.name, in: where, required: parameter.required, description: parameter.description, schema: registry.use(parameter.schema), example: parameter.example };
+  return {
+    name: parameter.name,
+    in: where,
+    required: parameter.required,
+    description: parameter.description,
+    schema: registry.use(parameter.schema),
+    example: parameter.example,
+  };
 }
 
 function operationObject(operation: ApiOperation, registry: SchemaRegistry): OperationObject {
@@ -215,8 +250,19 @@ function operationObject(operation: ApiOperation, registry: SchemaRegistry): Ope
     tags: [operation.tag],
     security: securityOf(operation),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(body ? { requestBody: { description: body.description, required: true, content: { [JSON_TYPE]: { schema: registry.use(body.schema), examples: body.examples } } } } : {}),
-    responses: { [String(operation.success.status)]: successResponse(operation, registry), ...errorResponses(operation.errors, registry, operation.idempotency !== 'none') },
+    ...(body
+      ? {
+          requestBody: {
+            description: body.description,
+            required: true,
+            content: { [JSON_TYPE]: { schema: registry.use(body.schema), examples: body.examples } },
+          },
+        }
+      : {}),
+    responses: {
+      [String(operation.success.status)]: successResponse(operation, registry),
+      ...errorResponses(operation.errors, registry, operation.idempotency !== 'none'),
+    },
   };
 }
 
@@ -225,14 +271,18 @@ function successResponse(operation: ApiOperation, registry: SchemaRegistry): Res
   const headers: Record<string, ReferenceObject> = { 'X-Request-Id': headerRef('X-Request-Id') };
   if (operation.idempotency !== 'none') headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
   for (const name of success.headers ?? []) headers[name] = headerRef(name);
-  const schema = success.componentName ? registry.define(success.componentName, success.schema) : registry.use(success.schema);
+  const schema = success.componentName
+    ? registry.define(success.componentName, success.schema)
+    : registry.use(success.schema);
   const media = success.examples ? { schema, examples: success.examples } : { schema };
   return { description: success.description, headers, content: { [success.mediaType ?? JSON_TYPE]: media } };
 }
 
 /** Problem examples are shared by many routes: each is written once, under components/examples. */
 const problemExampleName = (code: ErrorCode) => `problem_${code}`;
-const problemExampleRef = (code: ErrorCode): ReferenceObject => ({ $ref: `#/components/examples/${problemExampleName(code)}` });
+const problemExampleRef = (code: ErrorCode): ReferenceObject => ({
+  $ref: `#/components/examples/${problemExampleName(code)}`,
+});
 
 /** The examples of the codes some operation answers (an unused example would be dead weight). */
 function problemExamples(operations: readonly ApiOperation[]): Record<string, ExampleObject> {
@@ -244,7 +294,11 @@ function problemExamples(operations: readonly ApiOperation[]): Record<string, Ex
 /** Codes an operation's handler answers, which the Idempotency-Key layer stores and replays (input is validated before it). */
 const REPLAYED_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['not_found', 'conflict', 'gone']);
 
-function errorResponses(errors: Partial<Record<ErrorCode, string>>, registry: SchemaRegistry, idempotent: boolean): Record<string, ResponseObject> {
+function errorResponses(
+  errors: Partial<Record<ErrorCode, string>>,
+  registry: SchemaRegistry,
+  idempotent: boolean,
+): Record<string, ResponseObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of Object.keys(errors) as ErrorCode[]) {
     const { status } = ErrorCatalog[code];
@@ -256,11 +310,17 @@ function errorResponses(errors: Partial<Record<ErrorCode, string>>, registry: Sc
     const headers: Record<string, ReferenceObject> = { 'X-Request-Id': headerRef('X-Request-Id') };
     if (status === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
     if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
-    if (idempotent && codes.some((code) => REPLAYED_CODES.has(code))) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
+    if (idempotent && codes.some((code) => REPLAYED_CODES.has(code)))
+      headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
     responses[String(status)] = {
       description: codes.map((code) => `\`${code}\`: ${errors[code]}`).join('; '),
       headers,
-      content: { [PROBLEM_CONTENT_TYPE]: { schema: problem, examples: Object.fromEntries(codes.map((code) => [code, problemExampleRef(code)])) } },
+      content: {
+        [PROBLEM_CONTENT_TYPE]: {
+          schema: problem,
+          examples: Object.fromEntries(codes.map((code) => [code, problemExampleRef(code)])),
+        },
+      },
     };
   }
   return responses;
@@ -268,7 +328,10 @@ function errorResponses(errors: Partial<Record<ErrorCode, string>>, registry: Sc
 
 function webhookObject(webhook: ApiWebhook, registry: SchemaRegistry): OperationObject {
   return {
-    operationId: `on${webhook.eventType.split(/[._]/).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('')}`,
+    operationId: `on${webhook.eventType
+      .split(/[._]/)
+      .map((part) => part[0]!.toUpperCase() + part.slice(1))
+      .join('')}`,
     summary: webhook.summary,
     description:
       `${webhook.description}\n\nPOSTed as JSON to the url_callback you gave, signed per Standard Webhooks. Any 2xx within 10 s acknowledges it; ` +
@@ -277,10 +340,17 @@ function webhookObject(webhook: ApiWebhook, registry: SchemaRegistry): Operation
     tags: ['Callbacks'],
     security: [],
     parameters: [paramRef('WebhookId'), paramRef('WebhookTimestamp'), paramRef('WebhookSignature')],
-    requestBody: { required: true, content: { [JSON_TYPE]: { schema: registry.use(webhook.schema), examples: { [webhook.eventType]: webhook.example } } } },
+    requestBody: {
+      required: true,
+      content: {
+        [JSON_TYPE]: { schema: registry.use(webhook.schema), examples: { [webhook.eventType]: webhook.example } },
+      },
+    },
     responses: {
       '2XX': { description: 'Acknowledged: the event is not sent again.' },
-      default: { description: 'Not acknowledged (as is a timeout or a refused connection): the event is retried later.' },
+      default: {
+        description: 'Not acknowledged (as is a timeout or a refused connection): the event is retried later.',
+      },
     },
   };
 }

@@ -56,8 +56,16 @@ export const ACCESS_TOKEN_EXAMPLE =
 
 /* Authentication ---------------------------------------------------------------------------------- */
 
-export const authenticateResponse: AuthenticateResponse = { access_token: ACCESS_TOKEN_EXAMPLE, token_type: 'Bearer', expires_in: 3600 };
-export const refreshTokenResponse: RefreshTokenResponse = { access_token: ACCESS_TOKEN_EXAMPLE, token_type: 'bearer', expires_in: 3600 };
+export const authenticateResponse: AuthenticateResponse = {
+  access_token: ACCESS_TOKEN_EXAMPLE,
+  token_type: 'Bearer',
+  expires_in: 3600,
+};
+export const refreshTokenResponse: RefreshTokenResponse = {
+  access_token: ACCESS_TOKEN_EXAMPLE,
+  token_type: 'bearer',
+  expires_in: 3600,
+};
 
 /* Clients ----------------------------------------------------------------------------------------- */
 
@@ -201,8 +209,16 @@ export const cancelResponse: CancelResponse = {
   message: 'the receivable was sent for cancellation; the result follows by callback',
 };
 
-export const searchRequest: SearchRequest = { state: 'all', start_date: '2026-02-01', end_date: '2026-02-28', limit: 100 };
-export const searchNextPageRequest: SearchRequest = { ...searchRequest, cursor: 'eyJlIjoiMjAyNi0wMi0yMCIsImlkIjoiOWIyZDdlMTAifQ' };
+export const searchRequest: SearchRequest = {
+  state: 'all',
+  start_date: '2026-02-01',
+  end_date: '2026-02-28',
+  limit: 100,
+};
+export const searchNextPageRequest: SearchRequest = {
+  ...searchRequest,
+  cursor: 'eyJlIjoiMjAyNi0wMi0yMCIsImlkIjoiOWIyZDdlMTAifQ',
+};
 
 export const searchResponse: SearchResultItem[] = [
   {
@@ -297,7 +313,12 @@ export const callbackEventView: CallbackEventView = {
   delivered_at: '2026-02-21T12:00:39.117Z',
   attempts: [
     { attempted_at: '2026-02-21T12:00:03.311Z', status_code: 503, error: 'HTTP 503', duration_ms: 142 },
-    { attempted_at: '2026-02-21T12:00:09.020Z', status_code: null, error: 'timeout after 10000 ms', duration_ms: 10001 },
+    {
+      attempted_at: '2026-02-21T12:00:09.020Z',
+      status_code: null,
+      error: 'timeout after 10000 ms',
+      duration_ms: 10001,
+    },
     { attempted_at: '2026-02-21T12:00:39.031Z', status_code: 200, error: null, duration_ms: 86 },
   ],
 };
@@ -389,9 +410,13 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
   not_found: { detail: `no receivable ${Ids.receivableSlip} for this tenant` },
   method_not_allowed: { detail: 'DELETE is not allowed on /api/v1/clients' },
   conflict: { detail: 'the receivable is already cancelled' },
-  idempotency_request_in_progress: { detail: 'a request with this Idempotency-Key is still being processed; retry shortly' },
+  idempotency_request_in_progress: {
+    detail: 'a request with this Idempotency-Key is still being processed; retry shortly',
+  },
   gone: { detail: 'this download link has expired; request the booklet again' },
-  payload_too_large: { detail: 'a request holds at most 1000 items; this one has 1200. Split it into several requests.' },
+  payload_too_large: {
+    detail: 'a request holds at most 1000 items; this one has 1200. Split it into several requests.',
+  },
   unsupported_media_type: { detail: 'send the body as application/json' },
   validation_failed: {
     detail: 'the request has invalid fields; see errors',
@@ -400,7 +425,9 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
       { path: '/1/due_date', message: 'must be a date YYYY-MM-DD' },
     ],
   },
-  idempotency_key_reused: { detail: 'this Idempotency-Key was used with a different request (method, path or body); use a new key' },
+  idempotency_key_reused: {
+    detail: 'this Idempotency-Key was used with a different request (method, path or body); use a new key',
+  },
   rate_limited: { detail: 'more than 100 requests per second for this tenant; retry later' },
   internal_error: { detail: 'an unexpected error occurred' },
   service_unavailable: { detail: 'the receivables service did not answer in time' },
@@ -410,6 +437,14 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
 export function problemExample(code: ErrorCode): ExampleObject {
   const { status, title } = ErrorCatalog[code];
   const { detail, errors } = problemDetails[code];
-  const body: Problem = { type: problemTypeUri(code), title, status, detail, code, ...(errors ? { errors } : {}), request_id: Ids.request };
+  const body: Problem = {
+    type: problemTypeUri(code),
+    title,
+    status,
+    detail,
+    code,
+    ...(errors ? { errors } : {}),
+    request_id: Ids.request,
+  };
   return example(title, body);
 }

@@ -1,3 +1,11 @@
 export { buildOpenApiDocument, OPENAPI_DOCUMENT_PATH, API_DOCS_PATH, OPENAPI_VERSION } from './document';
-export { API_OPERATIONS, API_WEBHOOKS, API_TAGS, type ApiOperation, type ApiWebhook, type ApiParameter, type ApiTag } from './operations';
+export {
+  API_OPERATIONS,
+  API_WEBHOOKS,
+  API_TAGS,
+  type ApiOperation,
+  type ApiWebhook,
+  type ApiParameter,
+  type ApiTag,
+} from './operations';
 export type * from './types';

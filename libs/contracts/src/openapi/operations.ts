@@ -16,7 +16,12 @@ import {
   RegistrationFailedCallbackSchema,
   type CallbackEventType,
 } from '../callbacks';
-import { ClientsCreateRequestSchema, ClientsCreateResponseSchema, ClientUpdateRequestSchema, ClientUpdateResponseSchema } from '../clients';
+import {
+  ClientsCreateRequestSchema,
+  ClientsCreateResponseSchema,
+  ClientUpdateRequestSchema,
+  ClientUpdateResponseSchema,
+} from '../clients';
 import { Uuid } from '../common';
 import type { ErrorCode } from '../errors';
 import { CancelResponseSchema, ReceivablesCreateRequestSchema, ReceivablesCreateResponseSchema } from '../receivables';
@@ -92,7 +97,8 @@ export interface ApiOperation {
 
 /** Endpoints mounted through the gateway's pipeline: access token, then the tenant's rate limit. */
 const GUARDED: Partial<Record<ErrorCode, string>> = {
-  unauthorized: 'the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked',
+  unauthorized:
+    'the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked',
   rate_limited: "over the tenant's rate limit; retry after Retry-After seconds",
 };
 
@@ -116,11 +122,19 @@ const IDEMPOTENCY_OPTIONAL: Partial<Record<ErrorCode, string>> = {
   idempotency_key_reused: IDEMPOTENCY_REQUIRED.idempotency_key_reused,
 };
 
-const unavailable = (service: string): Partial<Record<ErrorCode, string>> => ({ service_unavailable: `the ${service} service did not answer in time` });
+const unavailable = (service: string): Partial<Record<ErrorCode, string>> => ({
+  service_unavailable: `the ${service} service did not answer in time`,
+});
 
 /* Parameters -------------------------------------------------------------------------------------- */
 
-const uuidPath = (description: string, example: string): ApiParameter => ({ name: 'uuid', description, schema: Uuid(), required: true, example });
+const uuidPath = (description: string, example: string): ApiParameter => ({
+  name: 'uuid',
+  description,
+  schema: Uuid(),
+  required: true,
+  example,
+});
 
 const eventIdPath: ApiParameter = {
   name: 'event_id',
@@ -161,7 +175,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     operationId: 'refreshToken',
     tag: 'Authentication',
     summary: 'Renew the JWT',
-    description: 'Send the current, still valid access token as the Bearer token; no body. Call it before the token expires: an expired token needs a new authentication.',
+    description:
+      'Send the current, still valid access token as the Bearer token; no body. Call it before the token expires: an expired token needs a new authentication.',
     security: 'access_token',
     idempotency: 'none',
     success: {
@@ -186,7 +201,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     security: 'access_token',
     idempotency: 'required',
     requestBody: {
-      description: 'The clients to register. name and cnpj_cpf (valid CPF or CNPJ check digits, punctuation optional) are required.',
+      description:
+        'The clients to register. name and cnpj_cpf (valid CPF or CNPJ check digits, punctuation optional) are required.',
       schema: ClientsCreateRequestSchema,
       examples: { batch: ex.example('A person (data returned) and a company', ex.clientsCreateRequest) },
     },
@@ -196,7 +212,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       schema: ClientsCreateResponseSchema,
       examples: {
         created: ex.example('Both created; the first asked for its data', ex.clientsCreateResponse),
-        alreadyRegistered: ex.example('The same batch sent again with a new Idempotency-Key', ex.clientsAlreadyRegisteredResponse),
+        alreadyRegistered: ex.example(
+          'The same batch sent again with a new Idempotency-Key',
+          ex.clientsAlreadyRegisteredResponse,
+        ),
       },
     },
     errors: {
@@ -254,7 +273,12 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     requestBody: {
       description: 'The charges. Every client_id must be a registered client of the tenant.',
       schema: ReceivablesCreateRequestSchema,
-      examples: { batch: ex.example('A hybrid slip with a discount and a PIX charge of the same booklet', ex.receivablesCreateRequest) },
+      examples: {
+        batch: ex.example(
+          'A hybrid slip with a discount and a PIX charge of the same booklet',
+          ex.receivablesCreateRequest,
+        ),
+      },
     },
     success: {
       status: 202,
@@ -267,7 +291,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       ...JSON_BODY,
       payload_too_large: 'the body is larger than 1 MiB, or the batch has more than 1,000 items',
       ...IDEMPOTENCY_REQUIRED,
-      validation_failed: 'a field is invalid or a client_id is not registered; `errors` names every one (e.g. /2/client_id)',
+      validation_failed:
+        'a field is invalid or a client_id is not registered; `errors` names every one (e.g. /2/client_id)',
       ...unavailable('receivables'),
     },
   },
@@ -319,7 +344,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     },
     success: {
       status: 200,
-      description: 'The matching receivables (the payment type is spelled `paymento_type` here, as the interface has it).',
+      description:
+        'The matching receivables (the payment type is spelled `paymento_type` here, as the interface has it).',
       schema: SearchResponseSchema,
       examples: { page: ex.example('One paid by PIX, one pending', ex.searchResponse) },
       headers: ['X-Next-Cursor'],
@@ -328,7 +354,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       ...GUARDED,
       ...JSON_BODY,
       ...IDEMPOTENCY_OPTIONAL,
-      validation_failed: 'a field is invalid, start_date is after end_date, or the cursor is not one this API handed out',
+      validation_failed:
+        'a field is invalid, start_date is after end_date, or the cursor is not one this API handed out',
       ...unavailable('receivables'),
     },
   },
@@ -346,7 +373,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       status: 200,
       description: 'The receivable (the payment type is spelled `payment_type` here, as the interface has it).',
       schema: ConsultResultSchema,
-      examples: { paid: ex.example('Paid by PIX', ex.consultResponse), pending: ex.example('Not paid yet', ex.consultPendingResponse) },
+      examples: {
+        paid: ex.example('Paid by PIX', ex.consultResponse),
+        pending: ex.example('Not paid yet', ex.consultPendingResponse),
+      },
     },
     errors: {
       ...GUARDED,
@@ -399,10 +429,30 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       '(DOWNLOAD_LINK_TTL_SECONDS, 7 days by default). Use the link exactly as received.',
     security: 'none',
     idempotency: 'none',
-    pathParameters: [{ name: 'booklet_id', description: 'The booklet, as in the link', schema: Type.String(), required: true, example: ex.Ids.booklet }],
+    pathParameters: [
+      {
+        name: 'booklet_id',
+        description: 'The booklet, as in the link',
+        schema: Type.String(),
+        required: true,
+        example: ex.Ids.booklet,
+      },
+    ],
     queryParameters: [
-      { name: 'expires', description: 'Expiry of the link, Unix seconds', schema: Type.String({ pattern: '^\\d{1,12}$' }), required: true, example: ex.DOWNLOAD_EXPIRES_EXAMPLE },
-      { name: 'signature', description: 'HMAC-SHA256 of the link, hex', schema: Type.String({ pattern: '^[0-9a-f]{64}$' }), required: true, example: ex.DOWNLOAD_SIGNATURE_EXAMPLE },
+      {
+        name: 'expires',
+        description: 'Expiry of the link, Unix seconds',
+        schema: Type.String({ pattern: '^\\d{1,12}$' }),
+        required: true,
+        example: ex.DOWNLOAD_EXPIRES_EXAMPLE,
+      },
+      {
+        name: 'signature',
+        description: 'HMAC-SHA256 of the link, hex',
+        schema: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+        required: true,
+        example: ex.DOWNLOAD_SIGNATURE_EXAMPLE,
+      },
     ],
     success: {
       status: 200,
@@ -424,13 +474,32 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     operationId: 'listCallbacks',
     tag: 'Callbacks',
     summary: 'List callback events',
-    description: 'The events sent (or being sent) to your callback URLs, newest first, without their attempts. When more remain, header X-Next-Cursor holds the `cursor` of the next page.',
+    description:
+      'The events sent (or being sent) to your callback URLs, newest first, without their attempts. When more remain, header X-Next-Cursor holds the `cursor` of the next page.',
     security: 'access_token',
     idempotency: 'none',
     queryParameters: [
-      { name: 'status', description: 'Only events in this delivery state', schema: callbackQuery.status, required: false, example: 'dead' },
-      { name: 'limit', description: 'Page size (default 50)', schema: callbackQuery.limit, required: false, example: 50 },
-      { name: 'cursor', description: 'X-Next-Cursor of the previous page', schema: callbackQuery.cursor, required: false, example: 'MjAyNi0wMi0yMVQxMjowMDowMy4yMDRa' },
+      {
+        name: 'status',
+        description: 'Only events in this delivery state',
+        schema: callbackQuery.status,
+        required: false,
+        example: 'dead',
+      },
+      {
+        name: 'limit',
+        description: 'Page size (default 50)',
+        schema: callbackQuery.limit,
+        required: false,
+        example: 50,
+      },
+      {
+        name: 'cursor',
+        description: 'X-Next-Cursor of the previous page',
+        schema: callbackQuery.cursor,
+        required: false,
+        example: 'MjAyNi0wMi0yMVQxMjowMDowMy4yMDRa',
+      },
     ],
     success: {
       status: 200,
@@ -470,7 +539,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     operationId: 'retryCallback',
     tag: 'Callbacks',
     summary: 'Redeliver a dead callback event',
-    description: 'No body. Queues an event that exhausted its attempts (status dead) for delivery again, with the same webhook-id.',
+    description:
+      'No body. Queues an event that exhausted its attempts (status dead) for delivery again, with the same webhook-id.',
     security: 'access_token',
     idempotency: 'optional',
     pathParameters: [eventIdPath],
@@ -505,7 +575,8 @@ export const API_WEBHOOKS: readonly ApiWebhook[] = [
   {
     eventType: 'receivable.registered',
     summary: 'A receivable was registered with the payment provider',
-    description: 'Carries the payment data: typeable line, barcode, our number, PIX copy-and-paste text, QR code image and PDF links.',
+    description:
+      'Carries the payment data: typeable line, barcode, our number, PIX copy-and-paste text, QR code image and PDF links.',
     schema: RegisteredCallbackSchema,
     example: ex.example('A hybrid slip registered', ex.registeredCallback),
   },

@@ -3,7 +3,8 @@ import type { JsonObject, JsonValue, SchemaObject } from './types';
 
 export const COMPONENT_SCHEMA_PREFIX = '#/components/schemas/';
 
-const isObject = (value: JsonValue): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: JsonValue): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Turns TypeBox schemas into the document's JSON Schemas and collects the reusable ones under
@@ -86,7 +87,9 @@ function plain(schema: TSchema): JsonObject {
 function fingerprint(node: JsonValue): string {
   if (Array.isArray(node)) return `[${node.map(fingerprint).join(',')}]`;
   if (!isObject(node)) return JSON.stringify(node);
-  const keys = Object.keys(node).filter((k) => k !== '$id').sort();
+  const keys = Object.keys(node)
+    .filter((k) => k !== '$id')
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${fingerprint(node[k])}`).join(',')}}`;
 }
 
@@ -97,7 +100,9 @@ function fingerprint(node: JsonValue): string {
 function simplifyLiteralUnion(node: JsonObject): JsonObject {
   const branches = node.anyOf;
   if (!Array.isArray(branches) || branches.length === 0) return node;
-  const literals = branches.filter(isObject).filter((b) => 'const' in b && Object.keys(b).every((k) => k === 'const' || k === 'type'));
+  const literals = branches
+    .filter(isObject)
+    .filter((b) => 'const' in b && Object.keys(b).every((k) => k === 'const' || k === 'type'));
   if (literals.length !== branches.length) return node;
   const types = new Set(literals.map((b) => b.type));
   const [type] = types;
