@@ -1,14 +1,15 @@
 import { envInt, envIntList, loadCommonConfig, type CommonConfig } from '@payments/config';
 import { DEFAULT_SCHEDULE_MS } from './domain/retry-policy';
 
+/** callback-svc's settings: each field is the variable of the same name (docs/configuration.md). */
 export interface CallbackConfig extends CommonConfig {
-  /** Ops HTTP port (/healthz, /readyz, /metrics); 0 = any free port (tests). */
+  /** CALLBACK_PORT: ops HTTP port (/healthz, /readyz, /metrics); 0 = any free port (tests). */
   port: number;
   retryScheduleMs: number[];
-  retryJitter: number;
+  retryJitterPercent: number;
   timeoutMs: number;
   concurrency: number;
-  perHostConcurrency: number;
+  hostConcurrency: number;
   maxHeld: number;
   maxHeldPerHost: number;
   pollIntervalMs: number;
@@ -22,10 +23,10 @@ export function loadCallbackConfig(env: Record<string, string | undefined> = pro
     ...common,
     port: envInt('CALLBACK_PORT', 3400, env),
     retryScheduleMs: envIntList('CALLBACK_RETRY_SCHEDULE_MS', DEFAULT_SCHEDULE_MS, env),
-    retryJitter: envInt('CALLBACK_RETRY_JITTER_PERCENT', 20, env) / 100,
+    retryJitterPercent: envInt('CALLBACK_RETRY_JITTER_PERCENT', 20, env),
     timeoutMs,
     concurrency: envInt('CALLBACK_CONCURRENCY', 256, env, 1),
-    perHostConcurrency: envInt('CALLBACK_HOST_CONCURRENCY', 32, env, 1),
+    hostConcurrency: envInt('CALLBACK_HOST_CONCURRENCY', 32, env, 1),
     // Claimed events held in memory, waiting for a slot: a backlog is claimed once, not per few deliveries.
     maxHeld: envInt('CALLBACK_MAX_HELD', 20_000, env, 1),
     maxHeldPerHost: envInt('CALLBACK_MAX_HELD_PER_HOST', 10_000, env, 1),

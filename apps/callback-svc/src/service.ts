@@ -40,32 +40,32 @@ export async function startCallbackService(
   const store = new EventStore(db);
   const metrics = createMetricsRegistry('callback-svc');
   // The engine is made below; the gauge reads it only at scrape time.
-  const observed = callbackMetrics(metrics, store, logger, () => engine.heldCount);
+  const observed = callbackMetrics({ registry: metrics, store, logger, heldCount: () => engine.heldCount });
   const http = createHttpDelivery({
     timeoutMs: config.timeoutMs,
     policy: config.mode === 'production' ? 'public-only' : 'allow-private',
   });
-  const engine = new DeliveryEngine(
+  const engine = new DeliveryEngine({
     store,
     http,
-    new BusSigningSecrets(bus),
-    { scheduleMs: config.retryScheduleMs, jitter: config.retryJitter },
-    {
-      global: config.concurrency,
-      perHost: config.perHostConcurrency,
+    secrets: new BusSigningSecrets(bus),
+    retry: { scheduleMs: config.retryScheduleMs, jitterPercent: config.retryJitterPercent },
+    limits: {
+      concurrency: config.concurrency,
+      hostConcurrency: config.hostConcurrency,
       maxHeld: config.maxHeld,
       maxHeldPerHost: config.maxHeldPerHost,
       leaseMs: config.leaseMs,
-      attemptTimeoutMs: config.timeoutMs,
+      timeoutMs: config.timeoutMs,
       pollIntervalMs: config.pollIntervalMs,
     },
     logger,
-    (event, status, error) => {
+    onAttempt: (event, status, error) => {
       observed.onAttempt(event, status, error);
       onAttempt?.(event, status, error);
     },
-    otelDeliveryTracing,
-  );
+    tracing: otelDeliveryTracing,
+  });
   registerHandlers(bus, store, () => engine.wake());
   engine.start();
   const consumption = await consumeCallbackRequests(bus, engine, logger);

@@ -58,24 +58,24 @@ function engineWith(status: number, posts: Array<SpanContext | undefined>, attem
     },
     close: async () => undefined,
   };
-  return new DeliveryEngine(
-    recordingStore(),
+  return new DeliveryEngine({
+    store: recordingStore(),
     http,
-    { secretFor: async () => 'whsec_dGVzdA==' },
-    { scheduleMs: [1000], jitter: 0 },
-    {
-      global: 4,
-      perHost: 4,
+    secrets: { secretFor: async () => 'whsec_dGVzdA==' },
+    retry: { scheduleMs: [1000], jitterPercent: 0 },
+    limits: {
+      concurrency: 4,
+      hostConcurrency: 4,
       maxHeld: 100,
       maxHeldPerHost: 100,
       leaseMs: 30_000,
-      attemptTimeoutMs: 1_000,
+      timeoutMs: 1_000,
       pollIntervalMs: 60_000,
     },
-    createLogger('delivery-tracing-test', 'silent'),
-    (event) => attempts.push(event.eventId),
-    otelDeliveryTracing,
-  );
+    logger: createLogger('delivery-tracing-test', 'silent'),
+    onAttempt: (event) => attempts.push(event.eventId),
+    tracing: otelDeliveryTracing,
+  });
 }
 
 const event = (eventId: string, traceContext?: TraceCarrier): NewCallbackEvent => ({

@@ -2,10 +2,10 @@ import type { ClaimedEvent } from '../src/domain/callback-event';
 import { HeldEvents, type HoldLimits } from '../src/domain/held-events';
 
 const limits: HoldLimits = {
-  inFlight: 5,
-  inFlightPerHost: 2,
-  held: 10,
-  heldPerHost: 6,
+  concurrency: 5,
+  hostConcurrency: 2,
+  maxHeld: 10,
+  maxHeldPerHost: 6,
   minLeaseLeftMs: 1_000,
   maxWaitMs: 50_000,
 };
@@ -76,7 +76,7 @@ it('gives room to claim in all and per host, less for a host whose last attempt 
   expect(room.perHost).toBe(6);
   expect(h.roomFor('a')).toBe(2);
   h.takeStartable();
-  h.answered('a', false); // failing: at most 2 x inFlightPerHost = 4 held
+  h.answered('a', false); // failing: at most 2 x hostConcurrency = 4 held
   room = h.claimRoom();
   expect(h.heldFor('a')).toBe(3);
   expect(room.left.get('a')).toBe(1);
@@ -105,10 +105,10 @@ it('hands every waiting event back on shutdown', () => {
 
 it('holds for a host what it answers within the wait an event may have, measured while it has a backlog', () => {
   const h = held({
-    inFlight: 100,
-    inFlightPerHost: 2,
-    held: 5_000,
-    heldPerHost: 1_000,
+    concurrency: 100,
+    hostConcurrency: 2,
+    maxHeld: 5_000,
+    maxHeldPerHost: 1_000,
     minLeaseLeftMs: 1_000,
     maxWaitMs: 10_000,
   });
@@ -137,10 +137,10 @@ it('holds for a host what it answers within the wait an event may have, measured
 
 it('forgets a pace measured without a backlog: few answers then say nothing of the host', () => {
   const h = held({
-    inFlight: 100,
-    inFlightPerHost: 2,
-    held: 5_000,
-    heldPerHost: 1_000,
+    concurrency: 100,
+    hostConcurrency: 2,
+    maxHeld: 5_000,
+    maxHeldPerHost: 1_000,
     minLeaseLeftMs: 1_000,
     maxWaitMs: 10_000,
   });

@@ -1,6 +1,6 @@
 import { DEFAULT_SCHEDULE_MS, nextRetryDelay, parseRetryAfter } from '../src/domain/retry-policy';
 
-const policy = { scheduleMs: DEFAULT_SCHEDULE_MS, jitter: 0.2 };
+const policy = { scheduleMs: DEFAULT_SCHEDULE_MS, jitterPercent: 20 };
 
 it('follows the documented schedule (docs/api.md, Callbacks), within the jitter', () => {
   const expected = [5, 30, 120, 600, 1800, 3600, 10800, 21600, 43200, 86400].map((s) => s * 1000);
@@ -13,8 +13,8 @@ it('follows the documented schedule (docs/api.md, Callbacks), within the jitter'
 
 it('gives up after the last delay (the event is dead)', () => {
   expect(nextRetryDelay(policy, 11)).toBeNull();
-  expect(nextRetryDelay({ scheduleMs: [100, 200], jitter: 0 }, 3)).toBeNull();
-  expect(nextRetryDelay({ scheduleMs: [100, 200], jitter: 0 }, 2)).toBe(200);
+  expect(nextRetryDelay({ scheduleMs: [100, 200], jitterPercent: 0 }, 3)).toBeNull();
+  expect(nextRetryDelay({ scheduleMs: [100, 200], jitterPercent: 0 }, 2)).toBe(200);
 });
 
 it('waits at least as long as Retry-After asks, capped at a day', () => {

@@ -2,6 +2,16 @@ import type { Logger } from '@payments/logger';
 import type { DeliveryTracing } from './delivery-tracing';
 import type { AttemptResult, EventStore } from './event-store';
 
+export interface AttemptRecorderConfig {
+  /** Where attempts are written, each with its event's next state. */
+  readonly store: EventStore;
+  readonly logger: Logger;
+  /** Runs each write outside the trace of the attempt that started it. */
+  readonly tracing: Pick<DeliveryTracing, 'detached'>;
+  /** Most attempts written in one transaction. Default: 500. */
+  readonly maxBatch?: number;
+}
+
 /**
  * Writes finished attempts in batches: whatever finished while the previous write ran goes in the
  * next one. Under load that turns thousands of small transactions into a few large ones; when idle,
@@ -11,13 +21,17 @@ import type { AttemptResult, EventStore } from './event-store';
 export class AttemptRecorder {
   private buffer: Array<{ result: AttemptResult; done: () => void }> = [];
   private writing: Promise<void> | undefined;
+  private readonly store: EventStore;
+  private readonly logger: Logger;
+  private readonly tracing: Pick<DeliveryTracing, 'detached'>;
+  private readonly maxBatch: number;
 
-  constructor(
-    private readonly store: EventStore,
-    private readonly logger: Logger,
-    private readonly tracing: Pick<DeliveryTracing, 'detached'>,
-    private readonly maxBatch = 500,
-  ) {}
+  constructor(config: AttemptRecorderConfig) {
+    this.store = config.store;
+    this.logger = config.logger;
+    this.tracing = config.tracing;
+    this.maxBatch = config.maxBatch ?? 500;
+  }
 
   record(result: AttemptResult): Promise<void> {
     return new Promise((resolve) => {

@@ -13,20 +13,25 @@ export interface SigningSecrets {
   secretFor(tenantId: string): Promise<string>;
 }
 
+/** How much one worker delivers at once and holds claimed, and how long its claims last (the CALLBACK_* settings). */
 export interface DeliveryLimits {
-  /** Deliveries in flight in this worker. */
-  global: number;
-  /** Deliveries in flight to one receiving host: a slow or dead ERP cannot take every slot. */
-  perHost: number;
-  /** Claimed events this worker holds (waiting for a slot or in flight), in all and per host. */
-  maxHeld: number;
-  maxHeldPerHost: number;
-  /** How long a claim lasts; longer than the HTTP timeout so a live worker never loses its claim. */
-  leaseMs: number;
-  /** The HTTP timeout of one attempt: an event is started only with that much of its lease left, and more. */
-  attemptTimeoutMs: number;
-  /** How often due events are looked for when nothing wakes the engine earlier. */
-  pollIntervalMs: number;
+  /** Deliveries in flight in this worker (CALLBACK_CONCURRENCY). */
+  readonly concurrency: number;
+  /** Deliveries in flight to one receiving host: a slow or dead ERP cannot take every slot (CALLBACK_HOST_CONCURRENCY). */
+  readonly hostConcurrency: number;
+  /** Claimed events this worker holds, waiting for a slot or in flight, in all (CALLBACK_MAX_HELD). */
+  readonly maxHeld: number;
+  /** The same for one receiving host (CALLBACK_MAX_HELD_PER_HOST). */
+  readonly maxHeldPerHost: number;
+  /** How long a claim lasts; longer than the HTTP timeout so a live worker never loses its claim (CALLBACK_LEASE_MS). */
+  readonly leaseMs: number;
+  /**
+   * The HTTP timeout of one attempt (CALLBACK_TIMEOUT_MS): an event is started only with that much of
+   * its lease left, and more.
+   */
+  readonly timeoutMs: number;
+  /** How often due events are looked for when nothing wakes the engine earlier (CALLBACK_POLL_INTERVAL_MS). */
+  readonly pollIntervalMs: number;
 }
 
 /** Claims at most this many rows per query; a larger room is filled by several. */
@@ -36,7 +41,7 @@ const MAX_CLAIM = 1_000;
  * the attempt, and clock skew): 5 s, or half of what the lease has beyond the timeout if less.
  */
 function leaseMarginMs(limits: DeliveryLimits): number {
-  return Math.min(5_000, Math.max(0, (limits.leaseMs - limits.attemptTimeoutMs) / 2));
+  return Math.min(5_000, Math.max(0, (limits.leaseMs - limits.timeoutMs) / 2));
 }
 
 /** Notified after each attempt (metrics, logs, tests). */
@@ -45,6 +50,28 @@ export type AttemptListener = (
   status: 'delivered' | 'pending' | 'dead',
   error: string | null,
 ) => void;
+
+/**
+ * What a DeliveryEngine works with, by name (callback-svc's service.ts passes the real ones, tests
+ * their fakes).
+ */
+export interface DeliveryEngineConfig {
+  /** The delivery queue in Postgres: events, their claims and attempts. */
+  readonly store: EventStore;
+  /** Sends one signed POST to the ERP. */
+  readonly http: HttpDelivery;
+  /** Each tenant's signing secret. */
+  readonly secrets: SigningSecrets;
+  /** When a failed delivery is tried again, and when it is dead. */
+  readonly retry: RetryPolicy;
+  /** Deliveries at once, claimed events held, claim lease. */
+  readonly limits: DeliveryLimits;
+  readonly logger: Logger;
+  /** Called after each attempt (metrics, tests). Default: nothing. */
+  readonly onAttempt?: AttemptListener;
+  /** Traces each attempt as part of the request it came from. Default: no tracing. */
+  readonly tracing?: DeliveryTracing;
+}
 
 /**
  * Delivers due events. New events are claimed as they are stored, as many as this worker may hold;
@@ -67,24 +94,33 @@ export class DeliveryEngine {
   private wakeAgain = false;
   private readonly recorder: AttemptRecorder;
 
-  constructor(
-    private readonly store: EventStore,
-    private readonly http: HttpDelivery,
-    private readonly secrets: SigningSecrets,
-    private readonly policy: RetryPolicy,
-    private readonly limits: DeliveryLimits,
-    private readonly logger: Logger,
-    private readonly onAttempt: AttemptListener = () => undefined,
-    private readonly tracing: DeliveryTracing = noTracing,
-  ) {
-    this.recorder = new AttemptRecorder(store, logger, tracing);
+  private readonly store: EventStore;
+  private readonly http: HttpDelivery;
+  private readonly secrets: SigningSecrets;
+  private readonly retry: RetryPolicy;
+  private readonly limits: DeliveryLimits;
+  private readonly logger: Logger;
+  private readonly onAttempt: AttemptListener;
+  private readonly tracing: DeliveryTracing;
+
+  constructor(config: DeliveryEngineConfig) {
+    this.store = config.store;
+    this.http = config.http;
+    this.secrets = config.secrets;
+    this.retry = config.retry;
+    this.limits = config.limits;
+    this.logger = config.logger;
+    this.onAttempt = config.onAttempt ?? (() => undefined);
+    this.tracing = config.tracing ?? noTracing;
+    const { limits } = config;
+    this.recorder = new AttemptRecorder({ store: this.store, logger: this.logger, tracing: this.tracing });
     this.held = new HeldEvents({
-      inFlight: limits.global,
-      inFlightPerHost: limits.perHost,
-      held: limits.maxHeld,
-      heldPerHost: limits.maxHeldPerHost,
-      minLeaseLeftMs: limits.attemptTimeoutMs + leaseMarginMs(limits),
-      maxWaitMs: limits.leaseMs - limits.attemptTimeoutMs - leaseMarginMs(limits),
+      concurrency: limits.concurrency,
+      hostConcurrency: limits.hostConcurrency,
+      maxHeld: limits.maxHeld,
+      maxHeldPerHost: limits.maxHeldPerHost,
+      minLeaseLeftMs: limits.timeoutMs + leaseMarginMs(limits),
+      maxWaitMs: limits.leaseMs - limits.timeoutMs - leaseMarginMs(limits),
     });
   }
 
@@ -311,7 +347,7 @@ export class DeliveryEngine {
         'callback URL refused',
       );
     const failures = event.failuresInRun + 1;
-    const delay = outcome.ok || outcome.refused ? null : nextRetryDelay(this.policy, failures, outcome.retryAfterMs);
+    const delay = outcome.ok || outcome.refused ? null : nextRetryDelay(this.retry, failures, outcome.retryAfterMs);
     const retryAt = delay === null ? null : new Date(attemptedAt.getTime() + delay);
     const result = { event, attemptedAt, outcome, retryAt };
     await this.recorder.record(result);

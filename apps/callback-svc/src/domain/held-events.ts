@@ -1,18 +1,21 @@
 import type { ClaimedEvent } from './callback-event';
 
 export interface HoldLimits {
-  /** Deliveries in flight at once, in all (until their attempt is recorded). */
-  inFlight: number;
-  /** Deliveries in flight at once to one receiving host (until it answers). */
-  inFlightPerHost: number;
-  /** Claimed events held by this worker, waiting or in flight, in all. */
-  held: number;
-  /** Claimed events held for one host at most (see heldLimitFor: a slow or failing host gets fewer). */
-  heldPerHost: number;
+  /** Deliveries in flight at once, in all, until their attempt is recorded (CALLBACK_CONCURRENCY). */
+  readonly concurrency: number;
+  /** Deliveries in flight at once to one receiving host, until it answers (CALLBACK_HOST_CONCURRENCY). */
+  readonly hostConcurrency: number;
+  /** Claimed events held by this worker, waiting or in flight, in all (CALLBACK_MAX_HELD). */
+  readonly maxHeld: number;
+  /**
+   * Claimed events held for one host at most (CALLBACK_MAX_HELD_PER_HOST; see heldLimitFor: a slow or
+   * failing host gets fewer).
+   */
+  readonly maxHeldPerHost: number;
   /** An event is started only with at least this much of its lease left (the POST timeout and a margin). */
-  minLeaseLeftMs: number;
+  readonly minLeaseLeftMs: number;
   /** How long a claimed event may wait for its slot: the lease less minLeaseLeftMs. */
-  maxWaitMs: number;
+  readonly maxWaitMs: number;
 }
 
 /** Answers are counted over windows this long to estimate each host's pace. */
@@ -63,7 +66,7 @@ export class HeldEvents {
   claimRoom(): ClaimRoom {
     const left = new Map<string, number>();
     for (const [host] of this.hosts) left.set(host, this.roomFor(host));
-    return { total: this.totalRoom(), left, perHost: this.limits.heldPerHost };
+    return { total: this.totalRoom(), left, perHost: this.limits.maxHeldPerHost };
   }
 
   /** How many more may be claimed for one host (ignoring the limit in all). */
@@ -73,7 +76,7 @@ export class HeldEvents {
 
   /** How many more may be claimed in all. */
   totalRoom(): number {
-    return Math.max(0, this.limits.held - this.size);
+    return Math.max(0, this.limits.maxHeld - this.size);
   }
 
   /** Holds a freshly claimed event until it can start. */
@@ -91,11 +94,11 @@ export class HeldEvents {
     const expired: ClaimedEvent[] = [];
     const now = this.now();
     let progressed = true;
-    while (progressed && this.running < this.limits.inFlight) {
+    while (progressed && this.running < this.limits.concurrency) {
       progressed = false;
       for (const [host, state] of this.hosts) {
-        if (this.running >= this.limits.inFlight) break;
-        if (state.inFlight >= this.limits.inFlightPerHost) continue;
+        if (this.running >= this.limits.concurrency) break;
+        if (state.inFlight >= this.limits.hostConcurrency) continue;
         let next = state.waiting.shift();
         while (next && next.leaseEndsAt - now < this.limits.minLeaseLeftMs) {
           this.waitingCount -= 1;
@@ -159,16 +162,16 @@ export class HeldEvents {
 
   /**
    * How many events a host may hold: what it answers within the time an event may wait (so that held
-   * events start before their lease runs short), at least 4 times its in-flight limit, at most
-   * heldPerHost. A host not yet measured gets heldPerHost; one whose last attempt failed, twice its
-   * in-flight limit.
+   * events start before their lease runs short), at least 4 times its in-flight limit (hostConcurrency),
+   * at most maxHeldPerHost. A host not yet measured gets maxHeldPerHost; one whose last attempt failed,
+   * twice its in-flight limit.
    */
   heldLimitFor(host: string): number {
     const state = this.hosts.get(host);
-    const { heldPerHost, inFlightPerHost, maxWaitMs } = this.limits;
-    if (state?.failing) return Math.min(heldPerHost, 2 * inFlightPerHost);
-    if (!state || state.pace === null) return heldPerHost;
-    return Math.min(heldPerHost, Math.max(4 * inFlightPerHost, Math.floor((state.pace * maxWaitMs) / 1000)));
+    const { maxHeldPerHost, hostConcurrency, maxWaitMs } = this.limits;
+    if (state?.failing) return Math.min(maxHeldPerHost, 2 * hostConcurrency);
+    if (!state || state.pace === null) return maxHeldPerHost;
+    return Math.min(maxHeldPerHost, Math.max(4 * hostConcurrency, Math.floor((state.pace * maxWaitMs) / 1000)));
   }
 
   private host(host: string): HostState {

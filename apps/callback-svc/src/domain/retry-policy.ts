@@ -1,13 +1,16 @@
 /**
  * When to try again after a failed delivery: the configured schedule (delays after the previous
- * attempt), each delay spread by +/- jitter so that a burst of failures does not retry in lockstep,
+ * attempt), each delay spread by +/- jitterPercent so that a burst of failures does not retry in lockstep,
  * and never sooner than the receiver's Retry-After. After the last delay, the event is dead.
  */
 export interface RetryPolicy {
-  /** Delay before retry n+1 after the n-th failure, in ms. docs/api.md, Callbacks: 5 s, 30 s, 2 min ... 24 h. */
-  scheduleMs: number[];
-  /** Fraction of each delay to spread by, e.g. 0.2 for +/- 20 %. */
-  jitter: number;
+  /**
+   * Delay before retry n+1 after the n-th failure, in ms (CALLBACK_RETRY_SCHEDULE_MS). docs/api.md,
+   * Callbacks: 5 s, 30 s, 2 min ... 24 h.
+   */
+  readonly scheduleMs: readonly number[];
+  /** Percent of each delay to spread by, e.g. 20 for +/- 20 % (CALLBACK_RETRY_JITTER_PERCENT). */
+  readonly jitterPercent: number;
 }
 
 export const DEFAULT_SCHEDULE_MS = [
@@ -24,7 +27,7 @@ export function nextRetryDelay(
 ): number | null {
   if (failures < 1 || failures > policy.scheduleMs.length) return null;
   const base = policy.scheduleMs[failures - 1];
-  const spread = base * policy.jitter;
+  const spread = (base * policy.jitterPercent) / 100;
   const delay = Math.round(base - spread + 2 * spread * random());
   return retryAfterMs === null ? delay : Math.max(delay, Math.min(retryAfterMs, MAX_RETRY_AFTER_MS));
 }

@@ -5,17 +5,25 @@ import type { EventStore } from '../domain/event-store';
 
 type AttemptOutcome = 'delivered' | 'failed' | 'dead';
 
+export interface CallbackMetricsConfig {
+  /** The service's Prometheus registry (served on /metrics). */
+  readonly registry: Registry;
+  /** Counts the waiting deliveries at scrape time. */
+  readonly store: EventStore;
+  /** Warned when the count fails. */
+  readonly logger: Logger;
+  /** Claimed events the delivery engine holds now, read at scrape time. */
+  readonly heldCount: () => number;
+}
+
 /**
  * callback-svc's own metrics: attempts by outcome and dead callbacks (fed by the delivery engine's
  * attempt listener, so the domain knows nothing of Prometheus) and the delivery queue depth (read
  * from Postgres at scrape time, cached), and the events this worker holds claimed.
  */
-export function callbackMetrics(
-  registry: Registry,
-  store: EventStore,
-  logger: Logger,
-  heldCount: () => number,
-): { onAttempt: AttemptListener } {
+export function callbackMetrics({ registry, store, logger, heldCount }: CallbackMetricsConfig): {
+  onAttempt: AttemptListener;
+} {
   const attempts = new Counter({
     name: MetricNames.callbackAttempts,
     help: 'Callback delivery attempts by outcome: delivered, failed (will be retried), dead (the last attempt failed)',
