@@ -96,18 +96,11 @@ export async function startGateway(
 
   const server: Server = createServer(app.callback());
   server.requestTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject); // a port in use (EADDRINUSE) fails the start, with main naming PORT
-    server.listen(config.port, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch(async (err: unknown) => {
+  const port = await listen(server, config.port).catch(async (err: unknown) => {
     await bus.close();
     await db.destroy();
     throw err;
   });
-  const port = (server.address() as AddressInfo).port;
 
   const sweeper = setInterval(
     () => void idempotency.deleteExpired().catch((err) => logger.warn({ err }, 'idempotency sweep failed')),
@@ -128,4 +121,16 @@ export async function startGateway(
       await db.destroy();
     },
   };
+}
+
+/** Listens on `port` (0 = any) and resolves with the port taken; a port in use (EADDRINUSE) rejects, and main names PORT. */
+async function listen(server: Server, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
 }

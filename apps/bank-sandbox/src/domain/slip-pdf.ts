@@ -1,5 +1,5 @@
 import PDFDocument from 'pdfkit';
-import type { Charge } from './charge';
+import type { Charge, DescriptionLine, Payer } from './charge';
 import { formatBrazilianDate, formatReais, formatTypeableLine } from '@payments/br-format';
 import { drawItf, ITF_BAR_HEIGHT, ITF_NARROW_MODULE } from '@payments/slip-images';
 import { chargeQrPng } from './payment-images';
@@ -37,11 +37,34 @@ export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Prom
     doc.on('error', reject);
   });
 
-  const left = PAGE_MARGIN;
-  const width = doc.page.width - 2 * PAGE_MARGIN;
+  // Each section draws from the y it is given across the page's width and returns where the next starts.
+  const page: Column = { left: PAGE_MARGIN, width: doc.page.width - 2 * PAGE_MARGIN };
   let y = PAGE_MARGIN;
+  y = drawHeader(doc, page, charge, payee, y);
+  y = drawDetails(doc, page, charge, payee, y);
+  y = drawInstructions(doc, page, instructionLines(charge), y);
+  y = drawPayer(doc, page, charge.payer, y);
+  if (charge.descriptionLines.length > 0) y = drawDescription(doc, page, charge.descriptionLines, y);
+  y = drawPix(doc, page, qr, charge.pixCopyAndPaste, y);
+  if (charge.barcode) drawBarcode(doc, page, charge.barcode, y);
 
-  // Header: bank and, for a slip, the typeable line (what a payer types into a banking app).
+  doc.end();
+  return done;
+}
+
+interface Column {
+  left: number;
+  width: number;
+}
+
+/** The bank and, for a slip, the typeable line (what a payer types into a banking app), over a rule. */
+function drawHeader(
+  doc: PDFKit.PDFDocument,
+  { left, width }: Column,
+  charge: Charge,
+  payee: PayeeDetails,
+  y: number,
+): number {
   doc.font('Helvetica-Bold').fontSize(14).text(`${payee.bankName} | ${payee.bankCode}`, left, y);
   if (charge.typeableLine) {
     doc
@@ -60,40 +83,39 @@ export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Prom
     .lineTo(left + width, y)
     .lineWidth(1.5)
     .stroke();
-  y += 6;
+  return y + 6;
+}
 
-  const box = (label: string, value: string, x: number, boxWidth: number, top: number, height = 30) => {
-    doc.rect(x, top, boxWidth, height).lineWidth(0.5).stroke();
-    doc
-      .font('Helvetica')
-      .fontSize(6.5)
-      .text(label, x + 3, top + 3, { width: boxWidth - 6 });
-    doc
-      .font('Helvetica-Bold')
-      .fontSize(9)
-      .text(value, x + 3, top + 13, { width: boxWidth - 6, height: height - 14, ellipsis: true });
-  };
-
+/** Three rows of labelled boxes: payee and due date; agency, issue date and value; our number, reference, kind. */
+function drawDetails(
+  doc: PDFKit.PDFDocument,
+  { left, width }: Column,
+  charge: Charge,
+  payee: PayeeDetails,
+  y: number,
+): number {
   const column = width * 0.7;
-  box('Beneficiário', `${payee.name} - CNPJ ${payee.taxId}`, left, column, y);
-  box('Vencimento', formatBrazilianDate(charge.dueDate), left + column, width - column, y);
+  box(doc, 'Beneficiário', `${payee.name} - CNPJ ${payee.taxId}`, left, column, y);
+  box(doc, 'Vencimento', formatBrazilianDate(charge.dueDate), left + column, width - column, y);
   y += 30;
-  box('Agência / Código do beneficiário', `${payee.agency} / ${payee.account}`, left, column / 2, y);
-  box('Data do documento', formatBrazilianDate(charge.issueDate), left + column / 2, column / 2, y);
-  box('Valor do documento', formatReais(charge.amountCents), left + column, width - column, y);
+  box(doc, 'Agência / Código do beneficiário', `${payee.agency} / ${payee.account}`, left, column / 2, y);
+  box(doc, 'Data do documento', formatBrazilianDate(charge.issueDate), left + column / 2, column / 2, y);
+  box(doc, 'Valor do documento', formatReais(charge.amountCents), left + column, width - column, y);
   y += 30;
-  box('Carteira / Nosso número', `${payee.wallet} / ${charge.ourNumber}`, left, column / 2, y);
-  box('Referência', charge.reference ?? '-', left + column / 2, column / 2, y);
+  box(doc, 'Carteira / Nosso número', `${payee.wallet} / ${charge.ourNumber}`, left, column / 2, y);
+  box(doc, 'Referência', charge.reference ?? '-', left + column / 2, column / 2, y);
   box(
+    doc,
     'Espécie',
     charge.kind === 'hybrid_slip' ? 'Boleto híbrido (boleto + PIX)' : 'PIX',
     left + column,
     width - column,
     y,
   );
-  y += 30;
+  return y + 30;
+}
 
-  const lines = instructionLines(charge);
+function drawInstructions(doc: PDFKit.PDFDocument, { left, width }: Column, lines: string[], y: number): number {
   const instructionsHeight = Math.max(46, 16 + lines.length * 11);
   doc.rect(left, y, width, instructionsHeight).lineWidth(0.5).stroke();
   doc
@@ -104,36 +126,51 @@ export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Prom
     .font('Helvetica')
     .fontSize(8.5)
     .text(lines.length > 0 ? lines.join('\n') : '-', left + 3, y + 13, { width: width - 6 });
-  y += instructionsHeight;
+  return y + instructionsHeight;
+}
 
-  const payer = charge.payer;
+function drawPayer(doc: PDFKit.PDFDocument, { left, width }: Column, payer: Payer, y: number): number {
   const address = [payer.address, payer.city, payer.state, payer.zipCode]
     .filter((part): part is string => !!part)
     .join(', ');
-  box('Pagador', `${payer.name} - CPF/CNPJ ${payer.taxId}${address ? `\n${address}` : ''}`, left, width, y, 40);
-  y += 48;
+  box(doc, 'Pagador', `${payer.name} - CPF/CNPJ ${payer.taxId}${address ? `\n${address}` : ''}`, left, width, y, 40);
+  return y + 48;
+}
 
-  if (charge.descriptionLines.length > 0) {
-    doc.font('Helvetica-Bold').fontSize(8).text('Descrição', left, y);
-    y += 11;
-    doc.font('Helvetica').fontSize(8);
-    for (const line of charge.descriptionLines.slice(0, 12)) {
-      doc.text(`${line.quantity} x ${line.description}`, left, y, {
-        width: width - 110,
-        lineBreak: false,
-        ellipsis: true,
-      });
-      doc.text(formatReais(line.priceCents), left + width - 100, y, { width: 100, align: 'right' });
-      y += 10;
-    }
-    if (charge.descriptionLines.length > 12) {
-      doc.text(`... e mais ${charge.descriptionLines.length - 12} itens`, left, y);
-      y += 10;
-    }
-    y += 6;
+/** The charge's description lines, at most 12 (then how many more), with their prices flush right. */
+function drawDescription(
+  doc: PDFKit.PDFDocument,
+  { left, width }: Column,
+  lines: DescriptionLine[],
+  y: number,
+): number {
+  doc.font('Helvetica-Bold').fontSize(8).text('Descrição', left, y);
+  y += 11;
+  doc.font('Helvetica').fontSize(8);
+  for (const line of lines.slice(0, 12)) {
+    doc.text(`${line.quantity} x ${line.description}`, left, y, {
+      width: width - 110,
+      lineBreak: false,
+      ellipsis: true,
+    });
+    doc.text(formatReais(line.priceCents), left + width - 100, y, { width: 100, align: 'right' });
+    y += 10;
   }
+  if (lines.length > 12) {
+    doc.text(`... e mais ${lines.length - 12} itens`, left, y);
+    y += 10;
+  }
+  return y + 6;
+}
 
-  // PIX: the QR code and its copy-and-paste text (every charge; a hybrid slip can be paid either way).
+/** The QR code and its copy-and-paste text (every charge; a hybrid slip can be paid either way). */
+function drawPix(
+  doc: PDFKit.PDFDocument,
+  { left, width }: Column,
+  qr: Buffer,
+  pixCopyAndPaste: string,
+  y: number,
+): number {
   const qrSize = 120;
   doc.font('Helvetica-Bold').fontSize(9).text('Pague com PIX', left, y);
   doc.image(qr, left, y + 12, { width: qrSize, height: qrSize });
@@ -144,26 +181,45 @@ export async function renderChargePdf(charge: Charge, payee: PayeeDetails): Prom
   doc
     .font('Courier')
     .fontSize(7)
-    .text(charge.pixCopyAndPaste, left + qrSize + 12, y + 24, { width: width - qrSize - 12 });
-  y += qrSize + 24;
+    .text(pixCopyAndPaste, left + qrSize + 12, y + 24, { width: width - qrSize - 12 });
+  return y + qrSize + 24;
+}
 
-  if (charge.barcode) {
-    doc
-      .moveTo(left, y)
-      .lineTo(left + width, y)
-      .dash(3, { space: 3 })
-      .lineWidth(0.5)
-      .stroke()
-      .undash();
-    y += 8;
-    doc.font('Helvetica').fontSize(6.5).text('Ficha de compensação - autenticação mecânica', left, y);
-    y += 12;
-    // A quiet zone of 10 modules before the first bar.
-    drawItf(doc, charge.barcode, left + 10 * ITF_NARROW_MODULE, y);
-    y += ITF_BAR_HEIGHT + 4;
-    doc.font('Courier').fontSize(7).text(charge.barcode, left, y);
-  }
+/** A hybrid slip's cut line, then the ITF barcode and its 44 digits. */
+function drawBarcode(doc: PDFKit.PDFDocument, { left, width }: Column, barcode: string, y: number): void {
+  doc
+    .moveTo(left, y)
+    .lineTo(left + width, y)
+    .dash(3, { space: 3 })
+    .lineWidth(0.5)
+    .stroke()
+    .undash();
+  y += 8;
+  doc.font('Helvetica').fontSize(6.5).text('Ficha de compensação - autenticação mecânica', left, y);
+  y += 12;
+  // A quiet zone of 10 modules before the first bar.
+  drawItf(doc, barcode, left + 10 * ITF_NARROW_MODULE, y);
+  y += ITF_BAR_HEIGHT + 4;
+  doc.font('Courier').fontSize(7).text(barcode, left, y);
+}
 
-  doc.end();
-  return done;
+/** A labelled box: the label small at the top, the value in bold under it (cut with an ellipsis to fit). */
+function box(
+  doc: PDFKit.PDFDocument,
+  label: string,
+  value: string,
+  x: number,
+  boxWidth: number,
+  top: number,
+  height = 30,
+): void {
+  doc.rect(x, top, boxWidth, height).lineWidth(0.5).stroke();
+  doc
+    .font('Helvetica')
+    .fontSize(6.5)
+    .text(label, x + 3, top + 3, { width: boxWidth - 6 });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(9)
+    .text(value, x + 3, top + 13, { width: boxWidth - 6, height: height - 14, ellipsis: true });
 }

@@ -7,7 +7,7 @@ import { planRegistration } from '../domain/behaviour';
 import { renderChargePdf } from '../domain/slip-pdf';
 import { chargeQrPng } from '../domain/payment-images';
 import type { Charge, ChargeTerms } from '../domain/charge';
-import { parseChargeRequest } from './charge-request';
+import { parseChargeRequest, type FieldProblem } from './charge-request';
 import type { SandboxDeps } from './context';
 import { BankApiError } from './errors';
 import { chargeResponse } from './wire';
@@ -22,45 +22,7 @@ const MAX_BATCH = 500;
 export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
   const auth = requireApiKey(deps.apiKey);
 
-  router.post('/v1/charges', auth, async (ctx) => {
-    const key = ctx.get('idempotency-key').trim();
-    if (!key || key.length > 255)
-      throw new BankApiError(422, 'invalid_request', 'send an Idempotency-Key header of 1 to 255 characters');
-    const body: unknown = (ctx.request as { body?: unknown }).body;
-    const parsed = parseChargeRequest(body);
-    if (!parsed.ok) {
-      const message = parsed.problems.map((p) => `${p.path} ${p.message}`).join('; ');
-      throw new BankApiError(422, 'invalid_request', message, parsed.problems);
-    }
-    const fingerprint = createHash('sha256').update(stableStringify(body)).digest('hex');
-    const plan = planRegistration(deps.behaviour.mode, parsed.terms.payer.name);
-    const answer = async (status: number, charge: Charge, replayed: boolean) => {
-      if (plan.slow) await sleep(deps.slowMs);
-      ctx.status = status;
-      if (replayed) ctx.set('idempotent-replayed', 'true');
-      ctx.body = chargeResponse(charge, deps.publicUrl());
-    };
-
-    // A key already used stands for what it did then, whatever the bank's mood now.
-    const earlier = await deps.store.lookupIdempotencyKey(key, fingerprint);
-    if (earlier?.outcome === 'key_reused') throw keyReused();
-    if (earlier) return answer(200, earlier.charge, true);
-
-    if (plan.outcome !== 'accept') {
-      if (plan.slow) await sleep(deps.slowMs);
-      if (plan.outcome === 'fail')
-        throw new BankApiError(503, 'unavailable', 'the bank could not process the registration now; try again later');
-      throw new BankApiError(422, 'charge_rejected', 'the bank refused to register this charge');
-    }
-    const registered = await deps.store.register(key, fingerprint, parsed.terms);
-    if (registered.outcome === 'key_reused') throw keyReused();
-    if (registered.outcome === 'created')
-      deps.logger.debug(
-        { chargeId: registered.charge.chargeId, ourNumber: registered.charge.ourNumber, kind: registered.charge.kind },
-        'charge registered',
-      );
-    return answer(registered.outcome === 'created' ? 201 : 200, registered.charge, registered.outcome === 'replayed');
-  });
+  router.post('/v1/charges', auth, (ctx) => registerCharge(ctx, deps));
 
   /**
    * Batch registration: `{ charges: [{ idempotency_key, ...the body of POST /v1/charges }] }`, at most
@@ -76,66 +38,7 @@ export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
     if (deps.behaviour.mode === 'down') {
       throw new BankApiError(503, 'unavailable', 'the bank could not process the registration now; try again later');
     }
-    type Result = {
-      status: number;
-      charge?: ReturnType<typeof chargeResponse>;
-      error?: { code: string; message: string };
-    };
-    const results: Result[] = new Array(items.length);
-    const accepted: Array<{ index: number; key: string; fingerprint: string; terms: ChargeTerms }> = [];
-    let slow = false;
-    items.forEach((item, index) => {
-      const { idempotency_key: key, ...charge } = item ?? {};
-      if (typeof key !== 'string' || key.trim() === '' || key.length > 255) {
-        results[index] = {
-          status: 422,
-          error: { code: 'invalid_request', message: 'idempotency_key must be 1 to 255 characters' },
-        };
-        return;
-      }
-      const parsed = parseChargeRequest(charge);
-      if (!parsed.ok) {
-        results[index] = {
-          status: 422,
-          error: { code: 'invalid_request', message: parsed.problems.map((p) => `${p.path} ${p.message}`).join('; ') },
-        };
-        return;
-      }
-      const plan = planRegistration(deps.behaviour.mode, parsed.terms.payer.name);
-      slow ||= plan.slow;
-      if (plan.outcome === 'fail')
-        results[index] = {
-          status: 503,
-          error: { code: 'unavailable', message: 'the bank could not process this registration now' },
-        };
-      else if (plan.outcome === 'reject')
-        results[index] = {
-          status: 422,
-          error: { code: 'charge_rejected', message: 'the bank refused to register this charge' },
-        };
-      else
-        accepted.push({
-          index,
-          key,
-          fingerprint: createHash('sha256').update(stableStringify(charge)).digest('hex'),
-          terms: parsed.terms,
-        });
-    });
-    const outcomes = await deps.store.registerMany(accepted);
-    outcomes.forEach((outcome, i) => {
-      results[accepted[i].index] =
-        outcome.outcome === 'key_reused'
-          ? {
-              status: 422,
-              error: { code: 'idempotency_key_reused', message: 'this idempotency_key was used with another charge' },
-            }
-          : {
-              status: outcome.outcome === 'created' ? 201 : 200,
-              charge: chargeResponse(outcome.charge, deps.publicUrl()),
-            };
-    });
-    if (slow) await sleep(deps.slowMs);
-    ctx.body = { results };
+    ctx.body = { results: await registerBatch(deps, items) };
   });
 
   router.get('/v1/charges/:chargeId', auth, async (ctx) => {
@@ -168,6 +71,120 @@ export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
     ctx.type = 'image/png';
     ctx.body = chargeQrPng(charge.pixCopyAndPaste);
   });
+}
+
+/** POST /v1/charges: one charge, 201 when new, 200 (Idempotent-Replayed) when its key was seen with the same body. */
+async function registerCharge(ctx: Context, deps: SandboxDeps): Promise<void> {
+  const key = ctx.get('idempotency-key').trim();
+  if (!key || key.length > 255)
+    throw new BankApiError(422, 'invalid_request', 'send an Idempotency-Key header of 1 to 255 characters');
+  const body: unknown = (ctx.request as { body?: unknown }).body;
+  const parsed = parseChargeRequest(body);
+  if (!parsed.ok) throw new BankApiError(422, 'invalid_request', problemsText(parsed.problems), parsed.problems);
+  const fingerprint = fingerprintOf(body);
+  const plan = planRegistration(deps.behaviour.mode, parsed.terms.payer.name);
+  const answer = async (status: number, charge: Charge, replayed: boolean) => {
+    if (plan.slow) await sleep(deps.slowMs);
+    ctx.status = status;
+    if (replayed) ctx.set('idempotent-replayed', 'true');
+    ctx.body = chargeResponse(charge, deps.publicUrl());
+  };
+
+  // A key already used stands for what it did then, whatever the bank's mood now.
+  const earlier = await deps.store.lookupIdempotencyKey(key, fingerprint);
+  if (earlier?.outcome === 'key_reused') throw keyReused();
+  if (earlier) return answer(200, earlier.charge, true);
+
+  if (plan.outcome !== 'accept') {
+    if (plan.slow) await sleep(deps.slowMs);
+    if (plan.outcome === 'fail')
+      throw new BankApiError(503, 'unavailable', 'the bank could not process the registration now; try again later');
+    throw new BankApiError(422, 'charge_rejected', 'the bank refused to register this charge');
+  }
+  const registered = await deps.store.register(key, fingerprint, parsed.terms);
+  if (registered.outcome === 'key_reused') throw keyReused();
+  if (registered.outcome === 'created')
+    deps.logger.debug(
+      { chargeId: registered.charge.chargeId, ourNumber: registered.charge.ourNumber, kind: registered.charge.kind },
+      'charge registered',
+    );
+  return answer(registered.outcome === 'created' ? 201 : 200, registered.charge, registered.outcome === 'replayed');
+}
+
+/** One charge's result in a batch answer. */
+interface BatchResult {
+  status: number;
+  charge?: ReturnType<typeof chargeResponse>;
+  error?: { code: string; message: string };
+}
+
+/** A batch item to register: where its result goes, its key, and the terms with their fingerprint. */
+interface AcceptedItem {
+  index: number;
+  key: string;
+  fingerprint: string;
+  terms: ChargeTerms;
+}
+
+/**
+ * The batch's results, in order: items that are invalid, rejected or failed by the bank's mood are
+ * answered at once; the others are registered together. The answer waits once if any item was slow.
+ */
+async function registerBatch(deps: SandboxDeps, items: Array<Record<string, unknown>>): Promise<BatchResult[]> {
+  const results: BatchResult[] = new Array(items.length);
+  const accepted: AcceptedItem[] = [];
+  let slow = false;
+  items.forEach((item, index) => {
+    const checked = checkBatchItem(item ?? {}, deps);
+    slow ||= checked.slow;
+    if ('result' in checked) results[index] = checked.result;
+    else accepted.push({ index, ...checked.accepted });
+  });
+  const outcomes = await deps.store.registerMany(accepted);
+  outcomes.forEach((outcome, i) => {
+    results[accepted[i].index] =
+      outcome.outcome === 'key_reused'
+        ? batchError(422, 'idempotency_key_reused', 'this idempotency_key was used with another charge')
+        : {
+            status: outcome.outcome === 'created' ? 201 : 200,
+            charge: chargeResponse(outcome.charge, deps.publicUrl()),
+          };
+  });
+  if (slow) await sleep(deps.slowMs);
+  return results;
+}
+
+type CheckedItem = { slow: boolean; result: BatchResult } | { slow: boolean; accepted: Omit<AcceptedItem, 'index'> };
+
+/** A batch item's key and body checked, and what the bank's mood (or a marker in the payer's name) makes of it. */
+function checkBatchItem(item: Record<string, unknown>, deps: SandboxDeps): CheckedItem {
+  const { idempotency_key: key, ...charge } = item;
+  if (typeof key !== 'string' || key.trim() === '' || key.length > 255)
+    return { slow: false, result: batchError(422, 'invalid_request', 'idempotency_key must be 1 to 255 characters') };
+  const parsed = parseChargeRequest(charge);
+  if (!parsed.ok) return { slow: false, result: batchError(422, 'invalid_request', problemsText(parsed.problems)) };
+  const plan = planRegistration(deps.behaviour.mode, parsed.terms.payer.name);
+  if (plan.outcome === 'fail')
+    return {
+      slow: plan.slow,
+      result: batchError(503, 'unavailable', 'the bank could not process this registration now'),
+    };
+  if (plan.outcome === 'reject')
+    return { slow: plan.slow, result: batchError(422, 'charge_rejected', 'the bank refused to register this charge') };
+  return { slow: plan.slow, accepted: { key, fingerprint: fingerprintOf(charge), terms: parsed.terms } };
+}
+
+function batchError(status: number, code: string, message: string): BatchResult {
+  return { status, error: { code, message } };
+}
+
+/** What makes two requests with the same key the same request: a hash of the body, keys sorted. */
+function fingerprintOf(body: unknown): string {
+  return createHash('sha256').update(stableStringify(body)).digest('hex');
+}
+
+function problemsText(problems: FieldProblem[]): string {
+  return problems.map((p) => `${p.path} ${p.message}`).join('; ');
 }
 
 async function findCharge(deps: SandboxDeps, chargeId: string): Promise<Charge> {

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { toCarrier } from '@payments/telemetry';
 import { BEHAVIOUR_MODES, type BehaviourMode } from '../domain/behaviour';
+import type { Charge } from '../domain/charge';
 import { paymentAmountCents, type SettlementMethod } from '../domain/money';
 import { OUR_NUMBER_DIGITS } from '../domain/slip-issuer';
 import type { SandboxDeps } from './context';
@@ -15,73 +16,18 @@ const METHODS: readonly SettlementMethod[] = ['boleto', 'pix', 'manual'];
  */
 export function mountSandboxRoutes(router: Router, deps: SandboxDeps): void {
   router.post('/sandbox/charges/:ourNumber/pay', async (ctx) => {
-    const body = asObject((ctx.request as { body?: unknown }).body);
-    const method = body.method;
-    if (typeof method !== 'string' || !(METHODS as readonly string[]).includes(method)) {
-      throw new BankApiError(422, 'invalid_request', `method must be one of ${METHODS.join(', ')}`);
-    }
-    let amountCents: number | null = null;
-    if (body.amount !== undefined && body.amount !== null) {
-      amountCents = typeof body.amount === 'number' ? paymentAmountCents(body.amount) : null;
-      if (amountCents === null)
-        throw new BankApiError(
-          422,
-          'invalid_request',
-          'amount must be a positive number of reais with at most 2 decimals',
-        );
-    }
-    const result = await deps.store.settle(
-      ourNumberParam(ctx.params.ourNumber),
-      method as SettlementMethod,
-      amountCents,
-      new Date(),
-      toCarrier() ?? null,
-    );
-    switch (result.outcome) {
-      case 'not_found':
-        throw new BankApiError(404, 'not_found', `no charge with our_number ${ctx.params.ourNumber}`);
-      case 'not_open':
-        throw new BankApiError(
-          409,
-          'charge_not_open',
-          `charge ${result.charge.ourNumber} is ${result.charge.status}: it cannot be paid`,
-        );
-      case 'method_not_accepted':
-        throw new BankApiError(
-          422,
-          'payment_method_not_accepted',
-          `charge ${result.charge.ourNumber} is a pix charge: it has no slip to pay with method boleto`,
-        );
-      case 'settled':
-        deps.logger.info(
-          { chargeId: result.charge.chargeId, ourNumber: result.charge.ourNumber, method, eventId: result.eventId },
-          'charge paid',
-        );
-        deps.dispatcher.wake();
-        ctx.body = chargeResponse(result.charge, deps.publicUrl());
-    }
+    const { method, amountCents } = paymentRequest((ctx.request as { body?: unknown }).body);
+    const charge = await pay(deps, ctx.params.ourNumber, method, amountCents);
+    ctx.body = chargeResponse(charge, deps.publicUrl());
   });
 
   router.get('/sandbox/charges/:ourNumber', async (ctx) => {
     const charge = await deps.store.getByOurNumber(ourNumberParam(ctx.params.ourNumber));
     if (!charge) throw new BankApiError(404, 'not_found', `no charge with our_number ${ctx.params.ourNumber}`);
-    const notifications = await deps.db
-      .selectFrom('notifications')
-      .select([
-        'event_id',
-        'event_type',
-        'status',
-        'attempt_count',
-        'next_attempt_at',
-        'last_status_code',
-        'last_error',
-        'created_at',
-        'delivered_at',
-      ])
-      .where('charge_id', '=', charge.chargeId)
-      .orderBy('created_at')
-      .execute();
-    ctx.body = { ...chargeResponse(charge, deps.publicUrl()), notifications };
+    ctx.body = {
+      ...chargeResponse(charge, deps.publicUrl()),
+      notifications: await notificationsOf(deps, charge.chargeId),
+    };
   });
 
   router.get('/sandbox/behaviour', (ctx) => {
@@ -97,6 +43,85 @@ export function mountSandboxRoutes(router: Router, deps: SandboxDeps): void {
     deps.logger.info({ mode }, 'sandbox behaviour changed');
     ctx.body = { mode: deps.behaviour.mode, slow_ms: deps.slowMs };
   });
+}
+
+/** `{ method, amount? }`: amount in reais, the charge's own amount when absent. */
+function paymentRequest(body: unknown): { method: SettlementMethod; amountCents: number | null } {
+  const fields = asObject(body);
+  const method = fields.method;
+  if (typeof method !== 'string' || !(METHODS as readonly string[]).includes(method)) {
+    throw new BankApiError(422, 'invalid_request', `method must be one of ${METHODS.join(', ')}`);
+  }
+  let amountCents: number | null = null;
+  if (fields.amount !== undefined && fields.amount !== null) {
+    amountCents = typeof fields.amount === 'number' ? paymentAmountCents(fields.amount) : null;
+    if (amountCents === null)
+      throw new BankApiError(
+        422,
+        'invalid_request',
+        'amount must be a positive number of reais with at most 2 decimals',
+      );
+  }
+  return { method: method as SettlementMethod, amountCents };
+}
+
+/** Settles the charge now and wakes the webhook dispatcher; a charge that cannot be paid is a BankApiError. */
+async function pay(
+  deps: SandboxDeps,
+  ourNumber: string,
+  method: SettlementMethod,
+  amountCents: number | null,
+): Promise<Charge> {
+  const result = await deps.store.settle(
+    ourNumberParam(ourNumber),
+    method,
+    amountCents,
+    new Date(),
+    toCarrier() ?? null,
+  );
+  switch (result.outcome) {
+    case 'not_found':
+      throw new BankApiError(404, 'not_found', `no charge with our_number ${ourNumber}`);
+    case 'not_open':
+      throw new BankApiError(
+        409,
+        'charge_not_open',
+        `charge ${result.charge.ourNumber} is ${result.charge.status}: it cannot be paid`,
+      );
+    case 'method_not_accepted':
+      throw new BankApiError(
+        422,
+        'payment_method_not_accepted',
+        `charge ${result.charge.ourNumber} is a pix charge: it has no slip to pay with method boleto`,
+      );
+    case 'settled':
+      deps.logger.info(
+        { chargeId: result.charge.chargeId, ourNumber: result.charge.ourNumber, method, eventId: result.eventId },
+        'charge paid',
+      );
+      deps.dispatcher.wake();
+      return result.charge;
+  }
+}
+
+/** The webhooks of a charge, oldest first, with their delivery state. */
+function notificationsOf(deps: SandboxDeps, chargeId: string) {
+  return deps.db
+    .selectFrom('notifications')
+    .select([
+      'event_id',
+      'event_type',
+      'status',
+      'attempt_count',
+      'next_attempt_at',
+      'last_status_code',
+      'last_error',
+      'created_at',
+      'delivered_at',
+    ])
+    .where('charge_id', '=', chargeId)
+    .orderBy('created_at')
+    .execute();
 }
 
 /** Digits; shorter than 11 is zero-padded, so a demo can type /sandbox/charges/42/pay. */

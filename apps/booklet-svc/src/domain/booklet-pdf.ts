@@ -139,6 +139,11 @@ const COVER_MARGIN = 15 * MM;
 const SCHEDULE_ROWS = 15;
 const SCHEDULE_COLUMNS = 3;
 
+/**
+ * The cover: title and reference, payee and payer side by side, a summary band, the schedule of
+ * installments, how to pay, and a footer. Each section below takes the y where it starts and returns
+ * the y where the next one starts.
+ */
 function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
   const left = COVER_MARGIN;
   const width = PAGE_WIDTH - 2 * COVER_MARGIN;
@@ -146,9 +151,32 @@ function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
   const totalCents = installments.reduce((sum, i) => sum + i.amountCents, 0);
   let y = COVER_MARGIN;
 
+  y = drawCoverTitle(pdf, doc.paymentSlipId, left, width, y);
+  // Payee and payer, side by side.
+  const half = (width - 10) / 2;
+  const partyHeight = 30 * MM;
+  drawParty(pdf, 'Beneficiário (quem recebe)', doc.payee, left, y, half, partyHeight);
+  drawParty(pdf, 'Pagador (quem paga)', doc.payer, left + half + 10, y, half, partyHeight);
+  y += partyHeight + 10;
+  y = drawSummaryBand(pdf, installments, totalCents, left, width, y);
+  y = drawSchedule(pdf, installments, left, width, y);
+  drawHowToPay(pdf, left, width, y);
+
+  pdf.font('Helvetica').fontSize(7.5).fillColor(LABEL);
+  const footer = `${installments.length} parcela(s) - ${formatReais(totalCents)} - carnê ${doc.paymentSlipId}`;
+  pdf.text(fit(pdf, footer, width), left, PAGE_HEIGHT - COVER_MARGIN - 8, { lineBreak: false });
+}
+
+function drawCoverTitle(
+  pdf: PDFKit.PDFDocument,
+  paymentSlipId: string,
+  left: number,
+  width: number,
+  y: number,
+): number {
   pdf.fillColor(INK).font('Helvetica-Bold').fontSize(24).text('Carnê de pagamento', left, y, { lineBreak: false });
   pdf.font('Helvetica').fontSize(9).fillColor(LABEL);
-  const reference = fit(pdf, `Referência do carnê: ${doc.paymentSlipId}`, width);
+  const reference = fit(pdf, `Referência do carnê: ${paymentSlipId}`, width);
   pdf.text(reference, left, y + 30, { lineBreak: false });
   y += 46;
   pdf
@@ -157,16 +185,18 @@ function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
     .lineWidth(1.5)
     .strokeColor(INK)
     .stroke();
-  y += 10;
+  return y + 10;
+}
 
-  // Payee and payer, side by side.
-  const half = (width - 10) / 2;
-  const partyHeight = 30 * MM;
-  drawParty(pdf, 'Beneficiário (quem recebe)', doc.payee, left, y, half, partyHeight);
-  drawParty(pdf, 'Pagador (quem paga)', doc.payer, left + half + 10, y, half, partyHeight);
-  y += partyHeight + 10;
-
-  // Summary band.
+/** A grey band of four cells: how many installments, the total, the first and the last due date. */
+function drawSummaryBand(
+  pdf: PDFKit.PDFDocument,
+  installments: BookletInstallment[],
+  totalCents: number,
+  left: number,
+  width: number,
+  y: number,
+): number {
   const cells: Array<[string, string]> = [
     ['Número de parcelas', String(installments.length)],
     ['Valor total', formatReais(totalCents)],
@@ -197,46 +227,20 @@ function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
     shrinkToFit(pdf, value, cellWidth - 16, 14);
     pdf.text(value, x + 8, y + 21, { lineBreak: false });
   });
-  y += bandHeight + 16;
+  return y + bandHeight + 16;
+}
 
-  // Schedule: every installment when they fit in three columns of fifteen.
+/** Every installment when they fit in three columns of fifteen; otherwise a line saying where they are. */
+function drawSchedule(
+  pdf: PDFKit.PDFDocument,
+  installments: BookletInstallment[],
+  left: number,
+  width: number,
+  y: number,
+): number {
   pdf.font('Helvetica-Bold').fontSize(12).fillColor(INK).text('Parcelas', left, y, { lineBreak: false });
   y += 18;
-  if (installments.length > 0 && installments.length <= SCHEDULE_ROWS * SCHEDULE_COLUMNS) {
-    const columnWidth = width / SCHEDULE_COLUMNS;
-    const rowHeight = 5.2 * MM;
-    const columns = Math.ceil(installments.length / SCHEDULE_ROWS);
-    for (let c = 0; c < columns; c += 1) {
-      const x = left + c * columnWidth;
-      pdf.font('Helvetica').fontSize(7).fillColor(LABEL);
-      pdf.text('Parcela', x, y, { lineBreak: false });
-      pdf.text('Vencimento', x + 40, y, { lineBreak: false });
-      rightText(pdf, 'Valor', x + columnWidth - 14, y);
-      pdf
-        .moveTo(x, y + 10)
-        .lineTo(x + columnWidth - 10, y + 10)
-        .lineWidth(RULE)
-        .strokeColor('#999999')
-        .stroke();
-    }
-    installments.forEach((installment, index) => {
-      const x = left + Math.floor(index / SCHEDULE_ROWS) * columnWidth;
-      const rowY = y + 14 + (index % SCHEDULE_ROWS) * rowHeight;
-      pdf.font('Helvetica').fontSize(9).fillColor(INK);
-      pdf.text(`${installment.number}/${installments.length}`, x, rowY, { lineBreak: false });
-      pdf.text(formatBrazilianDate(installment.dueDate), x + 40, rowY, { lineBreak: false });
-      const amount = formatReais(installment.amountCents);
-      shrinkToFit(pdf, amount, columnWidth - 14 - 92, 9); // the date ends near x + 90
-      rightText(pdf, amount, x + columnWidth - 14, rowY);
-      if (!installment.barcode)
-        pdf
-          .font('Helvetica')
-          .fontSize(5.5)
-          .fillColor(LABEL)
-          .text('PIX', x + 26, rowY + 2.5, { lineBreak: false });
-    });
-    y += 14 + Math.min(installments.length, SCHEDULE_ROWS) * rowHeight + 12;
-  } else {
+  if (installments.length === 0 || installments.length > SCHEDULE_ROWS * SCHEDULE_COLUMNS) {
     pdf.font('Helvetica').fontSize(9.5).fillColor(INK);
     pdf.text(
       `As ${installments.length} parcelas estão nas páginas seguintes, três por página, em ordem de vencimento.`,
@@ -244,28 +248,60 @@ function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
       y,
       { lineBreak: false },
     );
-    y += 24;
+    return y + 24;
   }
+  const columnWidth = width / SCHEDULE_COLUMNS;
+  const rowHeight = 5.2 * MM;
+  const columns = Math.ceil(installments.length / SCHEDULE_ROWS);
+  for (let c = 0; c < columns; c += 1) {
+    const x = left + c * columnWidth;
+    pdf.font('Helvetica').fontSize(7).fillColor(LABEL);
+    pdf.text('Parcela', x, y, { lineBreak: false });
+    pdf.text('Vencimento', x + 40, y, { lineBreak: false });
+    rightText(pdf, 'Valor', x + columnWidth - 14, y);
+    pdf
+      .moveTo(x, y + 10)
+      .lineTo(x + columnWidth - 10, y + 10)
+      .lineWidth(RULE)
+      .strokeColor('#999999')
+      .stroke();
+  }
+  installments.forEach((installment, index) => {
+    const x = left + Math.floor(index / SCHEDULE_ROWS) * columnWidth;
+    const rowY = y + 14 + (index % SCHEDULE_ROWS) * rowHeight;
+    pdf.font('Helvetica').fontSize(9).fillColor(INK);
+    pdf.text(`${installment.number}/${installments.length}`, x, rowY, { lineBreak: false });
+    pdf.text(formatBrazilianDate(installment.dueDate), x + 40, rowY, { lineBreak: false });
+    const amount = formatReais(installment.amountCents);
+    shrinkToFit(pdf, amount, columnWidth - 14 - 92, 9); // the date ends near x + 90
+    rightText(pdf, amount, x + columnWidth - 14, rowY);
+    if (!installment.barcode)
+      pdf
+        .font('Helvetica')
+        .fontSize(5.5)
+        .fillColor(LABEL)
+        .text('PIX', x + 26, rowY + 2.5, { lineBreak: false });
+  });
+  return y + 14 + Math.min(installments.length, SCHEDULE_ROWS) * rowHeight + 12;
+}
 
-  // How to pay.
+const HOW_TO_PAY = [
+  'Pague cada parcela até a data de vencimento impressa nela. Destaque a parte da parcela na linha pontilhada; o canhoto da esquerda fica com você como comprovante.',
+  'Boleto: pague no aplicativo ou internet banking do seu banco, em agências, caixas eletrônicos ou lotéricas, lendo o código de barras ou digitando a linha digitável.',
+  'PIX: no aplicativo do seu banco, escolha pagar com PIX e leia o QR code da parcela, ou use o código "PIX copia e cola" impresso ao lado dele. A confirmação é imediata.',
+  'Após o vencimento podem ser cobrados multa e juros, conforme as instruções de cada parcela. Em caso de dúvida, fale com o beneficiário.',
+];
+
+function drawHowToPay(pdf: PDFKit.PDFDocument, left: number, width: number, y: number): number {
   pdf.font('Helvetica-Bold').fontSize(12).fillColor(INK).text('Como pagar', left, y, { lineBreak: false });
   y += 18;
-  const steps = [
-    'Pague cada parcela até a data de vencimento impressa nela. Destaque a parte da parcela na linha pontilhada; o canhoto da esquerda fica com você como comprovante.',
-    'Boleto: pague no aplicativo ou internet banking do seu banco, em agências, caixas eletrônicos ou lotéricas, lendo o código de barras ou digitando a linha digitável.',
-    'PIX: no aplicativo do seu banco, escolha pagar com PIX e leia o QR code da parcela, ou use o código "PIX copia e cola" impresso ao lado dele. A confirmação é imediata.',
-    'Após o vencimento podem ser cobrados multa e juros, conforme as instruções de cada parcela. Em caso de dúvida, fale com o beneficiário.',
-  ];
   pdf.font('Helvetica').fontSize(9.5).fillColor(INK);
-  for (const [index, step] of steps.entries()) {
+  for (const [index, step] of HOW_TO_PAY.entries()) {
     pdf.text(`${index + 1}.`, left, y, { lineBreak: false });
     pdf.text(step, left + 14, y, { width: width - 14, lineGap: 1.5 });
     y = pdf.y + 6;
   }
-
-  pdf.font('Helvetica').fontSize(7.5).fillColor(LABEL);
-  const footer = `${installments.length} parcela(s) - ${formatReais(totalCents)} - carnê ${doc.paymentSlipId}`;
-  pdf.text(fit(pdf, footer, width), left, PAGE_HEIGHT - COVER_MARGIN - 8, { lineBreak: false });
+  return y;
 }
 
 function drawParty(
@@ -319,6 +355,22 @@ function drawCutMarks(pdf: PDFKit.PDFDocument, parts: number): void {
   pdf.undash().restore();
 }
 
+/** What a part prints about its installment, in the stub and again in the slip. */
+interface PartFigures {
+  /** "3/12" */
+  position: string;
+  /** "Parcela 3/12" */
+  label: string;
+  due: string;
+  value: string;
+  ourNumber: string;
+}
+
+/**
+ * One installment part, `top` being the top of its third of the page: the stub on the left, then the
+ * slip: header, the grid of figures (right) and parties and instructions (left), and under the grid the
+ * barcode and PIX (hybrid) or PIX alone.
+ */
 function drawPart(
   pdf: PDFKit.PDFDocument,
   doc: BookletDocument,
@@ -327,19 +379,37 @@ function drawPart(
   top: number,
   qr: Buffer | null,
 ): void {
-  const label = `Parcela ${installment.number}/${total}`;
-  const due = formatBrazilianDate(installment.dueDate);
-  const value = formatReais(installment.amountCents);
-  const ourNumber = installment.ourNumber || '-';
+  const position = `${installment.number}/${total}`;
+  const figures: PartFigures = {
+    position,
+    label: `Parcela ${position}`,
+    due: formatBrazilianDate(installment.dueDate),
+    value: formatReais(installment.amountCents),
+    ourNumber: installment.ourNumber || '-',
+  };
   const y0 = top + 2.5 * MM;
-  const hybrid = installment.barcode !== null;
+  const gridTop = y0 + 8 * MM;
+  const gridBottom = y0 + 51 * MM;
+  const partBottom = top + PART_HEIGHT - 2 * MM;
 
-  // Stub (canhoto): what the payer keeps.
+  drawStub(pdf, doc, figures, y0);
+  drawSlipHeader(pdf, figures.label, installment.typeableLine, y0);
+  drawSlipFigures(pdf, figures, gridTop, gridBottom);
+  drawSlipParties(pdf, doc, installment.instructions, gridTop, gridBottom);
+  if (installment.barcode !== null) {
+    drawBarcodeAndPix(pdf, installment.barcode, installment.pixCopyAndPaste, qr, gridBottom, partBottom);
+  } else {
+    drawPixOnly(pdf, installment.pixCopyAndPaste, qr, gridBottom, partBottom);
+  }
+}
+
+/** The stub (canhoto) the payer keeps: the installment's figures and room for the cashier's stamp. */
+function drawStub(pdf: PDFKit.PDFDocument, doc: BookletDocument, figures: PartFigures, y0: number): void {
   pdf
     .font('Helvetica-Bold')
     .fontSize(10)
     .fillColor(INK)
-    .text(label, STUB_X, y0 + 4, { lineBreak: false });
+    .text(figures.label, STUB_X, y0 + 4, { lineBreak: false });
   pdf
     .moveTo(STUB_X, y0 + 7.5 * MM)
     .lineTo(STUB_X + STUB_WIDTH, y0 + 7.5 * MM)
@@ -348,9 +418,9 @@ function drawPart(
     .stroke();
   const stubRow = 8 * MM;
   const stubFields: Array<[string, string]> = [
-    ['Vencimento', due],
-    ['Valor do documento', value],
-    ['Nosso número', ourNumber],
+    ['Vencimento', figures.due],
+    ['Valor do documento', figures.value],
+    ['Nosso número', figures.ourNumber],
     ['Beneficiário', doc.payee.name],
     ['Pagador', doc.payer.name],
     ['(=) Valor pago', ''],
@@ -370,16 +440,18 @@ function drawPart(
     .fontSize(5.5)
     .fillColor(LABEL)
     .text('Autenticação mecânica', STUB_X, stubBottom + 13, { lineBreak: false });
+}
 
-  // Slip header: installment, then the typeable line (or PIX) flush right.
+/** The slip's header: the installment, then the typeable line (or "Pagamento via PIX") flush right. */
+function drawSlipHeader(pdf: PDFKit.PDFDocument, label: string, typeableLine: string | null, y0: number): void {
   pdf
     .font('Helvetica-Bold')
     .fontSize(10)
     .fillColor(INK)
     .text(label, MAIN_X, y0 + 4, { lineBreak: false });
-  if (installment.typeableLine) {
+  if (typeableLine) {
     pdf.font('Courier-Bold').fontSize(9.5).fillColor(INK);
-    rightText(pdf, formatTypeableLine(installment.typeableLine), MAIN_RIGHT, y0 + 5);
+    rightText(pdf, formatTypeableLine(typeableLine), MAIN_RIGHT, y0 + 5);
   } else {
     pdf.font('Helvetica-Bold').fontSize(10).fillColor(INK);
     rightText(pdf, 'Pagamento via PIX', MAIN_RIGHT, y0 + 4);
@@ -390,15 +462,15 @@ function drawPart(
     .lineWidth(1.2)
     .strokeColor(INK)
     .stroke();
+}
 
-  // Right column: the figures a cashier looks for.
-  const gridTop = y0 + 8 * MM;
-  const gridBottom = y0 + 51 * MM;
+/** The grid's right column: the figures a cashier looks for. */
+function drawSlipFigures(pdf: PDFKit.PDFDocument, figures: PartFigures, gridTop: number, gridBottom: number): void {
   const rightFields: Array<[string, string]> = [
-    ['Vencimento', due],
-    ['Valor do documento', value],
-    ['Nosso número', ourNumber],
-    ['Parcela', `${installment.number}/${total}`],
+    ['Vencimento', figures.due],
+    ['Valor do documento', figures.value],
+    ['Nosso número', figures.ourNumber],
+    ['Parcela', figures.position],
     ['(=) Valor cobrado', ''],
   ];
   const rightRow = (gridBottom - gridTop) / rightFields.length;
@@ -408,8 +480,16 @@ function drawPart(
       size: index < 2 ? 9.5 : 8,
     }),
   );
+}
 
-  // Left column: payee, payer, instructions.
+/** The grid's left column: payee, payer (with the address), and the instructions filling the rest. */
+function drawSlipParties(
+  pdf: PDFKit.PDFDocument,
+  doc: BookletDocument,
+  instructionLines: string[],
+  gridTop: number,
+  gridBottom: number,
+): void {
   const payeeHeight = 8 * MM;
   const payerHeight = 11 * MM;
   field(pdf, 'Beneficiário', partyLine(doc.payee), MAIN_X, gridTop, LEFT_WIDTH, payeeHeight);
@@ -437,8 +517,7 @@ function drawPart(
     .text('Instruções (texto de responsabilidade do beneficiário)', MAIN_X + PAD, instructionsTop + 2.5, {
       lineBreak: false,
     });
-  const instructions =
-    installment.instructions.length > 0 ? installment.instructions : ['Não receber após 60 dias do vencimento.'];
+  const instructions = instructionLines.length > 0 ? instructionLines : ['Não receber após 60 dias do vencimento.'];
   pdf.font('Helvetica').fontSize(7).fillColor(INK);
   pdf.text(instructions.join('\n'), MAIN_X + PAD, instructionsTop + 11, {
     width: LEFT_WIDTH - 2 * PAD,
@@ -446,89 +525,86 @@ function drawPart(
     lineGap: 0.6,
     ellipsis: true,
   });
+}
 
-  if (hybrid) {
-    // Barcode, then the PIX copy-and-paste text under it; the QR code in the right column.
+/** Under a hybrid slip's grid: the barcode, the PIX copy-and-paste text under it, the QR code on the right. */
+function drawBarcodeAndPix(
+  pdf: PDFKit.PDFDocument,
+  barcode: string,
+  pixCopyAndPaste: string,
+  qr: Buffer | null,
+  gridBottom: number,
+  partBottom: number,
+): void {
+  pdf
+    .font('Helvetica')
+    .fontSize(5.5)
+    .fillColor(LABEL)
+    .text('Ficha de compensação', MAIN_X, gridBottom + 3, { lineBreak: false });
+  pdf.text('Autenticação mecânica', MAIN_X + LEFT_WIDTH - 60, gridBottom + 3, { lineBreak: false });
+  drawItf(pdf, barcode, MAIN_X + 3 * MM, gridBottom + 4 * MM);
+  const textTop = gridBottom + 4 * MM + ITF_BAR_HEIGHT + 2.5 * MM;
+  if (pixCopyAndPaste) {
     pdf
       .font('Helvetica')
       .fontSize(5.5)
       .fillColor(LABEL)
-      .text('Ficha de compensação', MAIN_X, gridBottom + 3, { lineBreak: false });
-    pdf.text('Autenticação mecânica', MAIN_X + LEFT_WIDTH - 60, gridBottom + 3, { lineBreak: false });
-    drawItf(pdf, installment.barcode as string, MAIN_X + 3 * MM, gridBottom + 4 * MM);
-    const textTop = gridBottom + 4 * MM + ITF_BAR_HEIGHT + 2.5 * MM;
-    if (installment.pixCopyAndPaste) {
-      pdf
-        .font('Helvetica')
-        .fontSize(5.5)
-        .fillColor(LABEL)
-        .text('PIX copia e cola', MAIN_X, textTop, { lineBreak: false });
-      monoBlock(
-        pdf,
-        installment.pixCopyAndPaste,
-        MAIN_X,
-        textTop + 7,
-        LEFT_WIDTH - 2 * MM,
-        top + PART_HEIGHT - 2 * MM - (textTop + 7),
-        5.5,
-        4,
-      );
-    }
-    if (qr) {
-      const qrX = RIGHT_X + (RIGHT_COLUMN_WIDTH - QR_SIZE) / 2;
-      pdf.font('Helvetica-Bold').fontSize(6.5).fillColor(INK);
-      centerText(pdf, 'Pague também com PIX', RIGHT_X + RIGHT_COLUMN_WIDTH / 2, gridBottom + 3);
-      pdf.image(qr, qrX, gridBottom + 4 * MM, { width: QR_SIZE, height: QR_SIZE });
-    }
-  } else {
-    // PIX only: the copy-and-paste text and a larger QR code take the barcode's place.
-    const blockTop = gridBottom + 3;
-    const textWidth = LEFT_WIDTH - 4 * MM;
-    pdf
-      .font('Helvetica-Bold')
-      .fontSize(11)
-      .fillColor(INK)
-      .text('Pague com PIX', MAIN_X, blockTop + 2, { lineBreak: false });
+      .text('PIX copia e cola', MAIN_X, textTop, { lineBreak: false });
+    monoBlock(pdf, pixCopyAndPaste, MAIN_X, textTop + 7, LEFT_WIDTH - 2 * MM, partBottom - (textTop + 7), 5.5, 4);
+  }
+  if (qr) {
+    const qrX = RIGHT_X + (RIGHT_COLUMN_WIDTH - QR_SIZE) / 2;
+    pdf.font('Helvetica-Bold').fontSize(6.5).fillColor(INK);
+    centerText(pdf, 'Pague também com PIX', RIGHT_X + RIGHT_COLUMN_WIDTH / 2, gridBottom + 3);
+    pdf.image(qr, qrX, gridBottom + 4 * MM, { width: QR_SIZE, height: QR_SIZE });
+  }
+}
+
+/** Under a PIX-only slip's grid: how to pay, the copy-and-paste text and a larger QR code in the barcode's place. */
+function drawPixOnly(
+  pdf: PDFKit.PDFDocument,
+  pixCopyAndPaste: string,
+  qr: Buffer | null,
+  gridBottom: number,
+  partBottom: number,
+): void {
+  const blockTop = gridBottom + 3;
+  const textWidth = LEFT_WIDTH - 4 * MM;
+  pdf
+    .font('Helvetica-Bold')
+    .fontSize(11)
+    .fillColor(INK)
+    .text('Pague com PIX', MAIN_X, blockTop + 2, { lineBreak: false });
+  pdf
+    .font('Helvetica')
+    .fontSize(7)
+    .fillColor(INK)
+    .text(
+      'Abra o aplicativo do seu banco, escolha pagar com PIX e leia o QR code ao lado, ou copie o código abaixo (PIX copia e cola). Esta parcela não tem boleto.',
+      MAIN_X,
+      blockTop + 17,
+      { width: textWidth, height: 20, lineGap: 0.5 },
+    );
+  const codeTop = blockTop + 41;
+  if (pixCopyAndPaste) {
     pdf
       .font('Helvetica')
-      .fontSize(7)
+      .fontSize(5.5)
+      .fillColor(LABEL)
+      .text('PIX copia e cola', MAIN_X, codeTop, { lineBreak: false });
+    monoBlock(pdf, pixCopyAndPaste, MAIN_X, codeTop + 8, textWidth, partBottom - (codeTop + 8), 7.5, 4.5);
+  } else {
+    pdf
+      .font('Helvetica-Bold')
+      .fontSize(8)
       .fillColor(INK)
-      .text(
-        'Abra o aplicativo do seu banco, escolha pagar com PIX e leia o QR code ao lado, ou copie o código abaixo (PIX copia e cola). Esta parcela não tem boleto.',
-        MAIN_X,
-        blockTop + 17,
-        { width: textWidth, height: 20, lineGap: 0.5 },
-      );
-    const codeTop = blockTop + 41;
-    if (installment.pixCopyAndPaste) {
-      pdf
-        .font('Helvetica')
-        .fontSize(5.5)
-        .fillColor(LABEL)
-        .text('PIX copia e cola', MAIN_X, codeTop, { lineBreak: false });
-      monoBlock(
-        pdf,
-        installment.pixCopyAndPaste,
-        MAIN_X,
-        codeTop + 8,
-        textWidth,
-        top + PART_HEIGHT - 2 * MM - (codeTop + 8),
-        7.5,
-        4.5,
-      );
-    } else {
-      pdf
-        .font('Helvetica-Bold')
-        .fontSize(8)
-        .fillColor(INK)
-        .text('Código PIX indisponível: fale com o beneficiário.', MAIN_X, codeTop, { lineBreak: false });
-    }
-    if (qr)
-      pdf.image(qr, RIGHT_X + (RIGHT_COLUMN_WIDTH - QR_SIZE_PIX_ONLY) / 2, gridBottom + 3 * MM, {
-        width: QR_SIZE_PIX_ONLY,
-        height: QR_SIZE_PIX_ONLY,
-      });
+      .text('Código PIX indisponível: fale com o beneficiário.', MAIN_X, codeTop, { lineBreak: false });
   }
+  if (qr)
+    pdf.image(qr, RIGHT_X + (RIGHT_COLUMN_WIDTH - QR_SIZE_PIX_ONLY) / 2, gridBottom + 3 * MM, {
+      width: QR_SIZE_PIX_ONLY,
+      height: QR_SIZE_PIX_ONLY,
+    });
 }
 
 /** A labelled box: small grey label at the top, the value in bold under it (cut with an ellipsis to fit). */
