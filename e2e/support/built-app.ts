@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 const root = join(__dirname, '..', '..');
 
@@ -108,5 +109,46 @@ export class BuiltApp {
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+/**
+ * The npm packages a bundle requires that resolve, from dist/, to another copy than the one its sources
+ * import. The bundle leaves npm packages external, so `require('ajv')` in the built file is resolved from
+ * dist/apps/<app>/ (the root node_modules), while libs/contracts/src resolved it from its own folder
+ * first: when npm hoists another major version to the root (eslint's ajv 6 beside our ajv 8), the built
+ * app would load the wrong one. Each mismatch: "ajv: libs/contracts/src/validation.ts uses <path>, the
+ * build loads <path>".
+ */
+export function externalsResolvedElsewhere(app: AppName): string[] {
+  const meta = JSON.parse(readFileSync(builtFile(app, 'meta.json'), 'utf8')) as EsbuildMeta;
+  const fromDist = createRequire(builtFile(app));
+  const problems: string[] = [];
+  for (const [input, { imports }] of Object.entries(meta.inputs)) {
+    const fromSource = createRequire(join(root, input));
+    for (const { path, external } of imports) {
+      if (!external || path.startsWith('node:') || isBuiltin(path)) continue;
+      const used = packageRoot(fromSource, path);
+      const loaded = packageRoot(fromDist, path);
+      if (used !== loaded) problems.push(`${path}: ${input} uses ${used}, the build loads ${loaded}`);
+    }
+  }
+  return [...new Set(problems)];
+}
+
+interface EsbuildMeta {
+  inputs: Record<string, { imports: Array<{ path: string; external?: boolean }> }>;
+}
+
+/** The real folder of the package a require of `specifier` lands in ("not found" when none). */
+function packageRoot(req: NodeJS.Require, specifier: string): string {
+  const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+  try {
+    const file = realpathSync(req.resolve(specifier));
+    const marker = `${sep}node_modules${sep}${name}${sep}`;
+    const at = file.lastIndexOf(marker);
+    return at === -1 ? file : file.slice(0, at + marker.length - 1);
+  } catch {
+    return 'not found';
   }
 }

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { createTestDatabase } from '@payments/db';
 import { ApiClient } from '../support/api-client';
-import { BuiltApp, builtAppEnv, builtFile, PORT_VARIABLES, type AppName } from '../support/built-app';
+import {
+  BuiltApp,
+  builtAppEnv,
+  builtFile,
+  externalsResolvedElsewhere,
+  PORT_VARIABLES,
+  type AppName,
+} from '../support/built-app';
 import { clientPayload, receivablePayload } from '../support/fixtures';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { deleteBusStreams, freePort } from '../support/system';
@@ -31,6 +38,12 @@ let gateway: BuiltApp;
 
 beforeAll(async () => {
   for (const app of APPS) builtFile(app); // not built: say so, rather than time out
+  const misresolved = APPS.flatMap((app) => externalsResolvedElsewhere(app).map((problem) => `${app}: ${problem}`));
+  if (misresolved.length > 0) {
+    throw new Error(
+      `built apps would load other copies of npm packages than their sources:\n${misresolved.join('\n')}`,
+    );
+  }
   database = await createTestDatabase();
   busPrefix = `b${randomBytes(5).toString('hex')}`;
   const ports = Object.fromEntries(
