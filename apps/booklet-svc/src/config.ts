@@ -17,7 +17,7 @@ export function loadBookletConfig(env: Record<string, string | undefined> = proc
     ...common,
     port: envInt('BOOKLET_PORT', 3500, env),
     publicBaseUrl: envString('PUBLIC_BASE_URL', `http://localhost:${envInt('PORT', 3000, env)}`, env),
-    downloadLinkSecret: downloadLinkSecret(env, common.mode),
+    downloadLinkSecret: downloadLinkSecret(env, common.nodeEnv),
     downloadLinkTtlSeconds: envInt('DOWNLOAD_LINK_TTL_SECONDS', 7 * 24 * 3600, env, 1),
     maxWaitForRegistrationMs: envInt('BOOKLET_MAX_WAIT_MS', 3_600_000, env, 1),
   };

@@ -43,7 +43,7 @@ export async function startCallbackService(
   const observed = callbackMetrics({ registry: metrics, store, logger, heldCount: () => engine.heldCount });
   const http = createHttpDelivery({
     timeoutMs: config.timeoutMs,
-    policy: config.mode === 'production' ? 'public-only' : 'allow-private',
+    policy: config.nodeEnv === 'production' ? 'public-only' : 'allow-private',
   });
   const engine = new DeliveryEngine({
     store,
@@ -76,7 +76,7 @@ export async function startCallbackService(
     routes: { [METRICS_PATH]: metricsHandler(metrics) },
   });
   logger.info(
-    { busPrefix: config.busPrefix, mode: config.mode, schedule: config.retryScheduleMs, port: ops.port },
+    { busPrefix: config.busPrefix, nodeEnv: config.nodeEnv, schedule: config.retryScheduleMs, port: ops.port },
     'callback-svc ready',
   );
   return {

@@ -40,6 +40,6 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       // A key locked longer than this belongs to a request that died with its gateway: it may be taken over.
       lockTimeoutMs: envInt('IDEMPOTENCY_LOCK_TIMEOUT_MS', 2 * common.busTimeoutMs + 5_000, env, 1),
     },
-    downloadLinkSecret: downloadLinkSecret(env, common.mode),
+    downloadLinkSecret: downloadLinkSecret(env, common.nodeEnv),
   };
 }

@@ -47,7 +47,7 @@ export async function startGateway(
   await ensureDatabase(config.databaseUrl);
   const db = createDatabase<GatewayDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'gateway' });
   await migrateToLatest(db, SCHEMA, migrations);
-  const keys = await loadSigningKeys(db, config.mode, config.jwt.privateKeyPem);
+  const keys = await loadSigningKeys(db, config.nodeEnv, config.jwt.privateKeyPem);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,
@@ -107,7 +107,7 @@ export async function startGateway(
     10 * 60_000,
   );
   sweeper.unref();
-  logger.info({ port, busPrefix: config.busPrefix, mode: config.mode }, 'gateway listening');
+  logger.info({ port, busPrefix: config.busPrefix, nodeEnv: config.nodeEnv }, 'gateway listening');
 
   return {
     url: `http://127.0.0.1:${port}`,

@@ -4,7 +4,7 @@ import { loadGatewayConfig } from '../src/config';
 it('has defaults that work on a developer machine', () => {
   const config = loadGatewayConfig({});
   expect(config).toMatchObject({
-    mode: 'development',
+    nodeEnv: 'development',
     port: 3000,
     databaseUrl: 'postgres://postgres@127.0.0.1:5432/receivables',
     natsUrl: 'nats://127.0.0.1:4222',

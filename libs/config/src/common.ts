@@ -2,9 +2,13 @@ import { envEnum, envInt, envString, type ConfigError } from './env';
 
 export type RunMode = 'development' | 'production';
 
-/** Settings every service shares: where Postgres and NATS are, and how it runs. */
+/**
+ * Settings every service shares: where Postgres and NATS are, and how it runs. Each field is the
+ * variable of the same name (NODE_ENV is nodeEnv); docs/configuration.md lists them all.
+ */
 export interface CommonConfig {
-  mode: RunMode;
+  /** NODE_ENV: production requires real secrets and calls only public callback URLs. */
+  nodeEnv: RunMode;
   databaseUrl: string;
   natsUrl: string;
   /** Prefix of every NATS subject and stream of this deployment (lets test runs share a server). */
@@ -18,7 +22,7 @@ export interface CommonConfig {
 
 export function loadCommonConfig(env: Record<string, string | undefined> = process.env): CommonConfig {
   return {
-    mode: envEnum('NODE_ENV', ['development', 'production'] as const, 'development', filterTestMode(env)),
+    nodeEnv: envEnum('NODE_ENV', ['development', 'production'] as const, 'development', filterTestMode(env)),
     databaseUrl: envString('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/receivables', env),
     natsUrl: envString('NATS_URL', 'nats://127.0.0.1:4222', env),
     busPrefix: envString('BUS_PREFIX', 'pay', env),

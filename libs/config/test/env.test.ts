@@ -16,6 +16,6 @@ it('refuses unusable values with the variable named', () => {
 });
 
 it('treats NODE_ENV=test as development', () => {
-  expect(loadCommonConfig({ NODE_ENV: 'test' }).mode).toBe('development');
-  expect(loadCommonConfig({ NODE_ENV: 'production' }).mode).toBe('production');
+  expect(loadCommonConfig({ NODE_ENV: 'test' }).nodeEnv).toBe('development');
+  expect(loadCommonConfig({ NODE_ENV: 'production' }).nodeEnv).toBe('production');
 });

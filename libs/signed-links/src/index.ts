@@ -34,10 +34,10 @@ export const DEV_DOWNLOAD_LINK_SECRET = 'development-download-link-secret';
 
 export function downloadLinkSecret(
   env: Record<string, string | undefined>,
-  mode: 'development' | 'production',
+  nodeEnv: 'development' | 'production',
 ): string {
   const secret = env.DOWNLOAD_LINK_SECRET;
   if (secret) return secret;
-  if (mode === 'production') throw new Error('DOWNLOAD_LINK_SECRET is required in production');
+  if (nodeEnv === 'production') throw new Error('DOWNLOAD_LINK_SECRET is required in production');
   return DEV_DOWNLOAD_LINK_SECRET;
 }

@@ -20,11 +20,11 @@ export class MissingSigningKeyError extends Error {
  */
 export async function loadSigningKeys(
   db: Kysely<GatewayDatabase>,
-  mode: RunMode,
+  nodeEnv: RunMode,
   privateKeyPem?: string,
 ): Promise<SigningKeys> {
   if (privateKeyPem) return fromPrivatePem(privateKeyPem);
-  if (mode === 'production')
+  if (nodeEnv === 'production')
     throw new MissingSigningKeyError('JWT_PRIVATE_KEY (PKCS#8 PEM of an Ed25519 key) is required in production');
   // Several instances may start at once: the lock makes exactly one of them generate the key.
   const pem = await db.transaction().execute(async (trx) => {
