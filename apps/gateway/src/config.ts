@@ -1,6 +1,10 @@
 import { envInt, envOptional, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
 import { downloadLinkSecret } from '@payments/signed-links';
 
+/**
+ * The gateway's settings. Each field is named after its variable (PORT is port, JWT_TTL_SECONDS is
+ * jwt.ttlSeconds); docs/configuration.md lists them with their defaults.
+ */
 export interface GatewayConfig extends CommonConfig {
   port: number;
   /** Base of links the gateway hands out (booklet downloads). */
@@ -10,7 +14,7 @@ export interface GatewayConfig extends CommonConfig {
     audience: string;
     ttlSeconds: number;
     /** PKCS#8 PEM of an Ed25519 key. Required in production; generated and kept in Postgres in development. */
-    privateKeyPem?: string;
+    privateKey?: string;
   };
   /** Per-tenant token bucket: sustained requests per second and bucket size. 0 turns it off. */
   rateLimit: { perSecond: number; burst: number };
@@ -31,7 +35,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       issuer: envString('JWT_ISSUER', 'payments-gateway', env),
       audience: envString('JWT_AUDIENCE', 'payments-api', env),
       ttlSeconds: envInt('JWT_TTL_SECONDS', 3600, env, 1),
-      privateKeyPem: envOptional('JWT_PRIVATE_KEY', env),
+      privateKey: envOptional('JWT_PRIVATE_KEY', env),
     },
     rateLimit: { perSecond: envInt('RATE_LIMIT_PER_SECOND', 100, env), burst: envInt('RATE_LIMIT_BURST', 200, env) },
     bodyLimitBytes: envInt('BODY_LIMIT_BYTES', 1024 * 1024, env, 1),

@@ -47,7 +47,7 @@ export async function startGateway(
   await ensureDatabase(config.databaseUrl);
   const db = createDatabase<GatewayDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'gateway' });
   await migrateToLatest(db, SCHEMA, migrations);
-  const keys = await loadSigningKeys(db, config.nodeEnv, config.jwt.privateKeyPem);
+  const keys = await loadSigningKeys(db, config.nodeEnv, config.jwt.privateKey);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,

@@ -21,9 +21,9 @@ export class MissingSigningKeyError extends Error {
 export async function loadSigningKeys(
   db: Kysely<GatewayDatabase>,
   nodeEnv: RunMode,
-  privateKeyPem?: string,
+  privateKey?: string,
 ): Promise<SigningKeys> {
-  if (privateKeyPem) return fromPrivatePem(privateKeyPem);
+  if (privateKey) return fromPrivatePem(privateKey);
   if (nodeEnv === 'production')
     throw new MissingSigningKeyError('JWT_PRIVATE_KEY (PKCS#8 PEM of an Ed25519 key) is required in production');
   // Several instances may start at once: the lock makes exactly one of them generate the key.

@@ -48,12 +48,12 @@ export function bookletEndpoints(bus: Bus): Endpoint<unknown>[] {
  * GET {BOOKLET_DOWNLOAD_PATH}/{booklet_id}?expires&signature: the booklet PDF, for whoever holds a link
  * booklet-svc signed (no bearer token). Altered link: 403; expired: 410.
  */
-export function mountBookletDownload(router: Router<GatewayState>, bus: Bus, secret: string): void {
+export function mountBookletDownload(router: Router<GatewayState>, bus: Bus, downloadLinkSecret: string): void {
   router.get(`${BOOKLET_DOWNLOAD_PATH}/:booklet_id`, async (ctx) => {
     const bookletId = ctx.params.booklet_id ?? '';
     const expires = typeof ctx.query.expires === 'string' ? ctx.query.expires : undefined;
     const signature = typeof ctx.query.signature === 'string' ? ctx.query.signature : undefined;
-    const check = checkLink(secret, bookletId, expires, signature);
+    const check = checkLink(downloadLinkSecret, bookletId, expires, signature);
     if (check === 'tampered')
       throw new ServiceError('forbidden', 'this download link is not valid (altered or incomplete)');
     if (check === 'expired')
