@@ -59,12 +59,12 @@ export async function startReceivablesService(
   const workers = await startWorkers(
     bus,
     { db, provider, logger, observer: observed.registration },
-    { concurrency: config.workerConcurrency, priority, onEnqueued },
+    { registrationConcurrency: config.registrationConcurrency, priority, onEnqueued },
   );
   const http = await startProviderWebhookServer({
     db,
     port: config.port,
-    webhookSecret: config.provider.webhookSecret,
+    providerWebhookSecret: config.provider.webhookSecret,
     timeZone: config.timeZone,
     logger,
     onEnqueued,

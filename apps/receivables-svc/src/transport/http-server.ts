@@ -19,7 +19,8 @@ import { InvalidWebhookError, verifySandboxWebhook } from '../provider/bank-sand
 export async function startProviderWebhookServer(deps: {
   db: Kysely<ReceivablesDatabase>;
   port: number;
-  webhookSecret: string;
+  /** PROVIDER_WEBHOOK_SECRET: the provider signs its webhooks with it. */
+  providerWebhookSecret: string;
   timeZone: string;
   logger: Logger;
   onEnqueued: () => void;
@@ -34,7 +35,7 @@ export async function startProviderWebhookServer(deps: {
     let payment;
     try {
       payment = verifySandboxWebhook(
-        deps.webhookSecret,
+        deps.providerWebhookSecret,
         raw,
         ctx.get('x-sandbox-signature') || undefined,
         ctx.get('x-sandbox-event-id') || undefined,

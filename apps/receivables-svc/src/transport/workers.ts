@@ -12,7 +12,12 @@ import type { IntakePriority } from './intake-priority';
 export async function startWorkers(
   bus: Bus,
   deps: RegistrationDeps & CancellationDeps,
-  opts: { concurrency: number; priority: IntakePriority; onEnqueued: () => void },
+  opts: {
+    /** Registration jobs at once (REGISTRATION_CONCURRENCY); cancellation jobs get a quarter of it. */
+    registrationConcurrency: number;
+    priority: IntakePriority;
+    onEnqueued: () => void;
+  },
 ): Promise<Consumption[]> {
   await bus.streams.ensure(Streams.receivableRegistrations);
   await bus.streams.ensure(Streams.receivableCancellations);
@@ -25,7 +30,7 @@ export async function startWorkers(
       opts.onEnqueued();
       return outcome;
     },
-    { concurrency: opts.concurrency, ackWaitMs: 120_000 },
+    { concurrency: opts.registrationConcurrency, ackWaitMs: 120_000 },
   );
   const cancellations = await bus.streams.consumeEach<CancellationJob>(
     Streams.receivableCancellations,
@@ -34,7 +39,7 @@ export async function startWorkers(
       if (outcome === 'done') opts.onEnqueued();
       return outcome;
     },
-    { concurrency: Math.max(1, Math.floor(opts.concurrency / 4)) },
+    { concurrency: Math.max(1, Math.floor(opts.registrationConcurrency / 4)) },
   );
   return [registrations, cancellations];
 }
