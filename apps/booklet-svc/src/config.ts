@@ -1,6 +1,10 @@
 import { envInt, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
 import { downloadLinkSecret } from '@payments/signed-links';
 
+/**
+ * booklet-svc's settings. Each field is named after its variable (BOOKLET_PORT is port, BOOKLET_MAX_WAIT_MS
+ * maxWaitMs); docs/configuration.md lists them with their defaults.
+ */
 export interface BookletConfig extends CommonConfig {
   /** Ops HTTP port (/healthz, /readyz, /metrics); 0 = any free port (tests). */
   port: number;
@@ -8,7 +12,8 @@ export interface BookletConfig extends CommonConfig {
   publicBaseUrl: string;
   downloadLinkSecret: string;
   downloadLinkTtlSeconds: number;
-  maxWaitForRegistrationMs: number;
+  /** How long a booklet waits for its installments to be registered before it fails. */
+  maxWaitMs: number;
 }
 
 export function loadBookletConfig(env: Record<string, string | undefined> = process.env): BookletConfig {
@@ -19,6 +24,6 @@ export function loadBookletConfig(env: Record<string, string | undefined> = proc
     publicBaseUrl: envString('PUBLIC_BASE_URL', `http://localhost:${envInt('PORT', 3000, env)}`, env),
     downloadLinkSecret: downloadLinkSecret(env, common.nodeEnv),
     downloadLinkTtlSeconds: envInt('DOWNLOAD_LINK_TTL_SECONDS', 7 * 24 * 3600, env, 1),
-    maxWaitForRegistrationMs: envInt('BOOKLET_MAX_WAIT_MS', 3_600_000, env, 1),
+    maxWaitMs: envInt('BOOKLET_MAX_WAIT_MS', 3_600_000, env, 1),
   };
 }

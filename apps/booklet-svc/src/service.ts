@@ -62,7 +62,7 @@ export async function startBookletService(
   relay.start();
   const worker = await startBuildWorker(
     bus,
-    { db, source, store, links, logger, maxWaitMs: config.maxWaitForRegistrationMs },
+    { db, source, store, links, logger, maxWaitMs: config.maxWaitMs },
     onEnqueued,
   );
   const metrics = createMetricsRegistry('booklet-svc');
