@@ -46,7 +46,7 @@ export async function startBookletService(
   });
   for (const spec of [Streams.bookletBuilds, Streams.callbackRequests]) await bus.streams.ensure(spec);
   const outboxStreams = [Streams.bookletBuilds, Streams.callbackRequests];
-  const relay = new OutboxRelay(db, bus, outboxStreams, logger);
+  const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger });
   const onEnqueued = () => relay.wake();
   const source = new BusInstallmentSource(bus);
   const store = new PostgresPdfStore(db);

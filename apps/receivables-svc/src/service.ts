@@ -48,7 +48,7 @@ export async function startReceivablesService(
     await bus.streams.ensure(spec);
 
   const outboxStreams = [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests];
-  const relay = new OutboxRelay(db, bus, outboxStreams, logger);
+  const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger });
   const metrics = createMetricsRegistry('receivables-svc');
   const observed = receivablesMetrics(metrics, { db, logger, outboxStreams: outboxStreams.map((s) => s.name) });
   const onEnqueued = () => relay.wake();

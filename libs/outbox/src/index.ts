@@ -1,4 +1,4 @@
 export { outboxMigration, outboxTraceContextMigration, type OutboxTable, type OutboxDatabase } from './outbox-table';
 export { enqueue, type OutboxMessage } from './enqueue';
-export { OutboxRelay } from './relay';
+export { OutboxRelay, type OutboxRelayConfig } from './relay';
 export { outboxBacklog } from './backlog';

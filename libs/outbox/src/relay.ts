@@ -5,6 +5,21 @@ import type { Logger } from '@payments/logger';
 import { detached, fromCarrier } from '@payments/telemetry';
 import type { OutboxDatabase } from './outbox-table';
 
+/** What an OutboxRelay publishes from, and to. */
+export interface OutboxRelayConfig<DB extends OutboxDatabase = OutboxDatabase> {
+  /** The service's database; it holds the `outbox` table. */
+  readonly db: Kysely<DB>;
+  /** Where the rows are published (JetStream). */
+  readonly bus: Bus;
+  /** Every stream the service's outbox rows may name; a row naming another is an error. */
+  readonly streams: readonly StreamSpec[];
+  readonly logger: Logger;
+  /** Rows published per transaction. Default: 500. */
+  readonly batchSize?: number;
+  /** How often the table is looked at when nothing wakes the relay. Default: 250 ms. */
+  readonly pollIntervalMs?: number;
+}
+
 /**
  * Publishes outbox rows to JetStream, oldest first, and deletes them once the stream has stored
  * them. Rows are locked while being published (FOR UPDATE SKIP LOCKED), so several instances share
@@ -18,17 +33,19 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
   private cycle: Promise<void> | undefined;
   private again = false;
   private readonly db: Kysely<OutboxDatabase>;
+  private readonly bus: Bus;
+  private readonly logger: Logger;
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
 
-  constructor(
-    db: Kysely<DB>,
-    private readonly bus: Bus,
-    streams: StreamSpec[],
-    private readonly logger: Logger,
-    private readonly options: { batchSize?: number; pollIntervalMs?: number } = {},
-  ) {
+  constructor(config: OutboxRelayConfig<DB>) {
     // Any service database that contains the outbox table (kysely's types are invariant in the table map).
-    this.db = db as unknown as Kysely<OutboxDatabase>;
-    this.specs = new Map(streams.map((s) => [s.name, s]));
+    this.db = config.db as unknown as Kysely<OutboxDatabase>;
+    this.bus = config.bus;
+    this.logger = config.logger;
+    this.batchSize = config.batchSize ?? 500;
+    this.pollIntervalMs = config.pollIntervalMs ?? 250;
+    this.specs = new Map(config.streams.map((s) => [s.name, s]));
   }
 
   start(): void {
@@ -65,14 +82,14 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
   private schedule(): void {
     clearTimeout(this.timer);
     if (!this.running) return;
-    this.timer = setTimeout(() => this.wake(), this.options.pollIntervalMs ?? 250);
+    this.timer = setTimeout(() => this.wake(), this.pollIntervalMs);
     this.timer.unref();
   }
 
   private async drain(): Promise<void> {
     try {
       // A short batch means the table is drained; a full one means there may be more.
-      while (this.running && (await this.publishBatch()) >= (this.options.batchSize ?? 500));
+      while (this.running && (await this.publishBatch()) >= this.batchSize);
     } catch (err) {
       this.logger.error({ err }, 'outbox relay failed; will retry');
     }
@@ -87,7 +104,7 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
         // As stored text: published as it is, without parsing it into objects and serializing them again.
         .select(sql<string>`payload::text`.as('payload_json'))
         .orderBy('id')
-        .limit(this.options.batchSize ?? 500)
+        .limit(this.batchSize)
         .forUpdate()
         .skipLocked()
         .execute();

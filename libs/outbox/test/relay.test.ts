@@ -38,8 +38,8 @@ it('publishes what a committed transaction enqueued, once, and nothing from a ro
   const consumption = await bus.streams.consume<{ i: number }>(spec, async (items) => {
     seen.push(...items.map((x) => x.i));
   });
-  const relay = new OutboxRelay(db, bus, [spec], logger, { pollIntervalMs: 50 });
-  const relay2 = new OutboxRelay(db, bus, [spec], logger, { pollIntervalMs: 50 }); // a second instance
+  const relay = new OutboxRelay({ db, bus, streams: [spec], logger, pollIntervalMs: 50 });
+  const relay2 = new OutboxRelay({ db, bus, streams: [spec], logger, pollIntervalMs: 50 }); // a second instance
   relay.start();
   relay2.start();
   try {

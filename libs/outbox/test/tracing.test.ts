@@ -49,7 +49,7 @@ it('stores the enqueuing trace with each row and publishes it with that trace, s
     consumed.set(n, trace.getActiveSpan()?.spanContext().traceId);
     return 'done';
   });
-  const relay = new OutboxRelay(db, bus, [spec], logger, { pollIntervalMs: 50 });
+  const relay = new OutboxRelay({ db, bus, streams: [spec], logger, pollIntervalMs: 50 });
   // Woken from inside another trace (as after a commit in a request handler): that trace must not adopt it.
   await tracer.startActiveSpan('unrelated', async (span) => {
     relay.start();
