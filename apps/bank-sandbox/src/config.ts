@@ -14,6 +14,10 @@ import type { PayeeDetails } from './domain/slip-pdf';
 import type { PayeeAccount } from './domain/slip-issuer';
 import type { WebhookSettings } from './domain/webhook-dispatcher';
 
+/**
+ * The bank sandbox's settings: BANK_SANDBOX_<NAME> is field <name> (BANK_SANDBOX_WEBHOOK_RETRY_MS is
+ * webhook.retryMs, BANK_SANDBOX_PIX_KEY account.pix.key); docs/configuration.md lists them all.
+ */
 export interface BankSandboxConfig extends Pick<CommonConfig, 'databaseUrl' | 'logLevel' | 'shutdownGraceMs'> {
   /** 0 = any free port (tests). */
   port: number;
@@ -22,7 +26,8 @@ export interface BankSandboxConfig extends Pick<CommonConfig, 'databaseUrl' | 'l
   apiKey: string;
   /** How long "slow" registrations wait before answering. */
   slowMs: number;
-  initialMode: BehaviourMode;
+  /** The behaviour it starts in (POST /sandbox/behaviour changes it). */
+  mode: BehaviourMode;
   account: PayeeAccount;
   payee: PayeeDetails;
   webhook: WebhookSettings;
@@ -49,8 +54,8 @@ export function loadBankSandboxConfig(env: Record<string, string | undefined> = 
   const wallet = digits('BANK_SANDBOX_WALLET', '09', 2);
   const account = digits('BANK_SANDBOX_ACCOUNT', '0123456', 7);
   const payeeName = envString('BANK_SANDBOX_PAYEE_NAME', 'Payments Sandbox Ltda', env);
-  const retryScheduleMs = envIntList('BANK_SANDBOX_WEBHOOK_RETRY_MS', DEFAULT_WEBHOOK_RETRY_MS, env);
-  if (retryScheduleMs.length === 0) throw new ConfigError('BANK_SANDBOX_WEBHOOK_RETRY_MS must list at least one delay');
+  const retryMs = envIntList('BANK_SANDBOX_WEBHOOK_RETRY_MS', DEFAULT_WEBHOOK_RETRY_MS, env);
+  if (retryMs.length === 0) throw new ConfigError('BANK_SANDBOX_WEBHOOK_RETRY_MS must list at least one delay');
   return {
     databaseUrl: common.databaseUrl,
     logLevel: common.logLevel,
@@ -59,7 +64,7 @@ export function loadBankSandboxConfig(env: Record<string, string | undefined> = 
     publicUrl: envOptional('BANK_SANDBOX_PUBLIC_URL', env)?.replace(/\/+$/, ''),
     apiKey: envString('BANK_SANDBOX_API_KEY', 'sandbox-api-key', env),
     slowMs: envInt('BANK_SANDBOX_SLOW_MS', 3_000, env),
-    initialMode: envEnum('BANK_SANDBOX_MODE', BEHAVIOUR_MODES, 'normal', env),
+    mode: envEnum('BANK_SANDBOX_MODE', BEHAVIOUR_MODES, 'normal', env),
     account: {
       bankCode,
       agency,
@@ -84,11 +89,11 @@ export function loadBankSandboxConfig(env: Record<string, string | undefined> = 
     webhook: {
       url: envString('BANK_SANDBOX_WEBHOOK_URL', 'http://127.0.0.1:3200/provider/webhooks/bank-sandbox', env),
       secret: envString('BANK_SANDBOX_WEBHOOK_SECRET', 'sandbox-webhook-secret', env),
-      retryScheduleMs,
+      retryMs,
       // With the default schedule, about a day of retries once a minute before giving up.
       maxAttempts: envInt('BANK_SANDBOX_WEBHOOK_MAX_ATTEMPTS', 1_440, env, 1),
       timeoutMs: envInt('BANK_SANDBOX_WEBHOOK_TIMEOUT_MS', 10_000, env, 1),
-      pollIntervalMs: envInt('BANK_SANDBOX_WEBHOOK_POLL_MS', 250, env, 10),
+      pollMs: envInt('BANK_SANDBOX_WEBHOOK_POLL_MS', 250, env, 10),
     },
   };
 }

@@ -36,7 +36,10 @@ export async function startBankSandbox(
     applicationName: 'bank-sandbox',
   });
   await migrateToLatest(db, SCHEMA, migrations);
-  const dispatcher = new WebhookDispatcher(db, config.webhook, logger, {
+  const dispatcher = new WebhookDispatcher({
+    db,
+    webhook: config.webhook,
+    logger,
     poster: createWebhookPoster({ timeoutMs: config.webhook.timeoutMs }),
     tracing: otelWebhookTracing,
   });
@@ -44,7 +47,7 @@ export async function startBankSandbox(
   const app = createSandboxApp({
     db,
     store: new ChargeStore(db, config.account),
-    behaviour: new Behaviour(config.initialMode),
+    behaviour: new Behaviour(config.mode),
     dispatcher,
     payee: config.payee,
     apiKey: config.apiKey,
@@ -68,7 +71,7 @@ export async function startBankSandbox(
   });
   port = (server.address() as AddressInfo).port;
   dispatcher.start();
-  logger.info({ port, mode: config.initialMode, webhookUrl: config.webhook.url }, 'bank-sandbox ready');
+  logger.info({ port, mode: config.mode, webhookUrl: config.webhook.url }, 'bank-sandbox ready');
 
   return {
     url: `http://127.0.0.1:${port}`,

@@ -9,7 +9,7 @@ it('has defaults that work on a developer machine', () => {
     publicUrl: undefined,
     apiKey: 'sandbox-api-key',
     slowMs: 3000,
-    initialMode: 'normal',
+    mode: 'normal',
     account: {
       bankCode: '999',
       agency: '0001',
@@ -20,7 +20,7 @@ it('has defaults that work on a developer machine', () => {
     webhook: {
       url: 'http://127.0.0.1:3200/provider/webhooks/bank-sandbox',
       secret: 'sandbox-webhook-secret',
-      retryScheduleMs: [500, 2000, 5000, 15000, 60000],
+      retryMs: [500, 2000, 5000, 15000, 60000],
     },
   });
   expect(isValidCnpj(config.payee.taxId)).toBe(true);
@@ -40,8 +40,8 @@ it('reads every setting, and normalises the PIX merchant text', () => {
   expect(config.publicUrl).toBe('https://bank.example.test');
   expect(config.account.bankCode).toBe('123');
   expect(config.account.pix).toMatchObject({ merchantName: 'PADARIA SAO JOAO', merchantCity: 'FLORIANOPOLIS' });
-  expect(config.initialMode).toBe('down');
-  expect(config.webhook.retryScheduleMs).toEqual([10, 20]);
+  expect(config.mode).toBe('down');
+  expect(config.webhook.retryMs).toEqual([10, 20]);
 });
 
 it('names the variable that is unusable', () => {

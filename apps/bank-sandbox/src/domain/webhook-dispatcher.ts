@@ -3,16 +3,17 @@ import type { Logger } from '@payments/logger';
 import type { BankSandboxDatabase, NotificationRow } from '../db/schema';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signSandboxWebhook } from './webhook-signature';
 
+/** Where payment webhooks go and how they are retried: BANK_SANDBOX_WEBHOOK_<FIELD> for each field. */
 export interface WebhookSettings {
   url: string;
   secret: string;
   /** Delays after each failed attempt; the last one repeats until maxAttempts. */
-  retryScheduleMs: number[];
+  retryMs: number[];
   /** After this many failed attempts the notification is kept as failed. */
   maxAttempts: number;
   timeoutMs: number;
   /** How often the queue is looked at (a payment also wakes it at once). */
-  pollIntervalMs: number;
+  pollMs: number;
 }
 
 /** What one POST of a notification came to. `statusCode` is null when no HTTP answer came. */
@@ -42,12 +43,25 @@ export interface WebhookTracing {
   detached<T>(work: () => T): T;
 }
 
+/** What a WebhookDispatcher works with. */
+export interface WebhookDispatcherConfig {
+  /** The bank sandbox's database: table `notifications` is the queue. */
+  readonly db: Kysely<BankSandboxDatabase>;
+  /** Where notifications go, signed with what, and how they are retried. */
+  readonly webhook: WebhookSettings;
+  readonly logger: Logger;
+  /** Sends one POST (http/webhook-poster.ts). */
+  readonly poster: WebhookPoster;
+  /** Runs each attempt in the trace of the payment it reports (http/otel-webhook-tracing.ts). */
+  readonly tracing: WebhookTracing;
+}
+
 /** Up to this many notifications are claimed per pass. */
 const BATCH = 20;
 
 /** Delay before attempt n+1 after n failures (n >= 1). */
-export function retryDelayMs(scheduleMs: number[], failures: number): number {
-  return scheduleMs[Math.min(failures, scheduleMs.length) - 1] ?? 0;
+export function retryDelayMs(retryMs: number[], failures: number): number {
+  return retryMs[Math.min(failures, retryMs.length) - 1] ?? 0;
 }
 
 /**
@@ -61,12 +75,19 @@ export class WebhookDispatcher {
   private wakeRequested = false;
   private stopped = false;
 
-  constructor(
-    private readonly db: Kysely<BankSandboxDatabase>,
-    private readonly settings: WebhookSettings,
-    private readonly logger: Logger,
-    private readonly ports: { poster: WebhookPoster; tracing: WebhookTracing },
-  ) {}
+  private readonly db: Kysely<BankSandboxDatabase>;
+  private readonly webhook: WebhookSettings;
+  private readonly logger: Logger;
+  private readonly poster: WebhookPoster;
+  private readonly tracing: WebhookTracing;
+
+  constructor(config: WebhookDispatcherConfig) {
+    this.db = config.db;
+    this.webhook = config.webhook;
+    this.logger = config.logger;
+    this.poster = config.poster;
+    this.tracing = config.tracing;
+  }
 
   start(): void {
     this.schedule(0);
@@ -95,7 +116,7 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     // Detached: wake() runs inside a pay request; without this its trace would adopt this timer, and
     // through it every later pass (and their queries) for as long as the process lives.
-    this.timer = this.ports.tracing.detached(() =>
+    this.timer = this.tracing.detached(() =>
       setTimeout(() => {
         this.timer = null;
         this.running = this.pass()
@@ -104,7 +125,7 @@ export class WebhookDispatcher {
             this.running = null;
             const again = this.wakeRequested;
             this.wakeRequested = false;
-            this.schedule(again ? 0 : this.settings.pollIntervalMs);
+            this.schedule(again ? 0 : this.webhook.pollMs);
           });
       }, delayMs),
     );
@@ -119,7 +140,7 @@ export class WebhookDispatcher {
   }
 
   private async claimDue(): Promise<NotificationRow[]> {
-    const leaseMs = this.settings.timeoutMs + 10_000;
+    const leaseMs = this.webhook.timeoutMs + 10_000;
     const result = await sql<NotificationRow>`
       update notifications set locked_until = now() + ${leaseMs} * interval '1 millisecond'
       where event_id in (
@@ -134,7 +155,7 @@ export class WebhookDispatcher {
 
   private async attempt(notification: NotificationRow): Promise<void> {
     // In the payment's trace: the webhook (and what receivables-svc does with it) joins it.
-    const outcome = await this.ports.tracing.inStoredContext(notification.trace_context, () => this.post(notification));
+    const outcome = await this.tracing.inStoredContext(notification.trace_context, () => this.post(notification));
     const attempts = notification.attempt_count + 1;
     if (outcome.ok) {
       await this.db
@@ -156,8 +177,8 @@ export class WebhookDispatcher {
       );
       return;
     }
-    const givingUp = attempts >= this.settings.maxAttempts;
-    const delay = retryDelayMs(this.settings.retryScheduleMs, attempts);
+    const givingUp = attempts >= this.webhook.maxAttempts;
+    const delay = retryDelayMs(this.webhook.retryMs, attempts);
     await this.db
       .updateTable('notifications')
       .set({
@@ -184,8 +205,8 @@ export class WebhookDispatcher {
   }
 
   private post(notification: NotificationRow): Promise<WebhookAttempt> {
-    return this.ports.poster.post(this.settings.url, notification.body, {
-      [SIGNATURE_HEADER]: signSandboxWebhook(this.settings.secret, notification.body),
+    return this.poster.post(this.webhook.url, notification.body, {
+      [SIGNATURE_HEADER]: signSandboxWebhook(this.webhook.secret, notification.body),
       [EVENT_ID_HEADER]: notification.event_id,
     });
   }
