@@ -156,7 +156,7 @@ describe('when the clients service is down', () => {
     await degraded?.stop();
   });
 
-  it('answers 503 problem+json, keeps nothing, and the same key succeeds once the service is back', async () => {
+  it('answers 503 problem+json with Retry-After, keeps nothing, and the same key succeeds once the service is back', async () => {
     const tenant = await degraded.newTenant();
     const key = randomUUID();
     const body = [clientPayload()];
@@ -164,6 +164,7 @@ describe('when the clients service is down', () => {
     expect(down.status).toBe(503);
     expect(down.headers.get('content-type')).toContain('application/problem+json');
     expect(down.json).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(Number(down.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const env = { DATABASE_URL: degraded.databaseUrl, BUS_PREFIX: degraded.busPrefix, CLIENTS_PORT: '0' };
     const clients = await startClientsService(loadClientsConfig(env), createLogger('clients-svc', 'silent'));
     try {

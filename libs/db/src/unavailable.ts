@@ -93,3 +93,48 @@ export function explainConnectionError(err: unknown, url: string): unknown {
     return unreachable('the connection was closed at once: is that port PostgreSQL?');
   return err;
 }
+
+/** Socket errors that mean the database host cannot be reached or the connection broke. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** SQLSTATEs besides class 08 (connection exception) that mean the server will not serve us now. */
+const UNAVAILABLE_SQLSTATES = new Set([
+  '57P01', // admin_shutdown: the server is stopping (or our backend was terminated)
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up, shutting down, in recovery
+  '53300', // too_many_connections
+]);
+
+/**
+ * pg and pg-pool say some of it in words only: a connection lost or never made ("Connection
+ * terminated unexpectedly", "... due to connection timeout"), the pool's wait for a connection
+ * ("timeout exceeded when trying to connect"), a client that lost its connection earlier.
+ */
+const UNAVAILABLE_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)/;
+
+/**
+ * Whether `err` says Postgres cannot be used right now (down, restarting, out of reach, out of
+ * connections) rather than that a query failed on its own: the caller may answer "try again later"
+ * (503) instead of an internal error. A pg AggregateError (one try per address) counts when any of
+ * its errors does.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  if (err instanceof DatabaseUnavailableError) return err.problem === 'unreachable';
+  const { code, message, errors } = err as { code?: unknown; message?: unknown; errors?: unknown };
+  if (typeof code === 'string') {
+    if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+  }
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+  return Array.isArray(errors) && errors.some(isDatabaseUnavailable);
+}

@@ -1,5 +1,13 @@
 import { createServer } from 'node:net';
-import { checkDatabase, DatabaseUnavailableError, displayDatabaseUrl, ensureDatabase } from '../src';
+import {
+  checkDatabase,
+  createDatabase,
+  DatabaseUnavailableError,
+  displayDatabaseUrl,
+  ensureDatabase,
+  isDatabaseUnavailable,
+} from '../src';
+import { sql } from 'kysely';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -51,4 +59,43 @@ it('masks the password of the URLs it prints', () => {
   expect(displayDatabaseUrl('postgres://postgres@127.0.0.1:5432/receivables')).toBe(
     'postgres://postgres@127.0.0.1:5432/receivables',
   );
+});
+
+describe('isDatabaseUnavailable', () => {
+  it('is true for what pg throws with Postgres down, stopping, starting or out of connections', async () => {
+    const db = createDatabase({ url: `postgres://postgres@127.0.0.1:${await freePort()}/x`, schema: 'x' });
+    try {
+      const refused = await sql`select 1`.execute(db).catch((err: unknown) => err);
+      expect(refused).toMatchObject({ code: 'ECONNREFUSED' });
+      expect(isDatabaseUnavailable(refused)).toBe(true);
+    } finally {
+      await db.destroy();
+    }
+    const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code });
+    for (const code of ['57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08P01'])
+      expect([code, isDatabaseUnavailable(pgError(code))]).toEqual([code, true]);
+    for (const code of ['ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE'])
+      expect([code, isDatabaseUnavailable(pgError(code))]).toEqual([code, true]);
+    // pg and pg-pool without a code.
+    for (const message of [
+      'Connection terminated unexpectedly',
+      'Connection terminated due to connection timeout',
+      'timeout exceeded when trying to connect',
+      'Client has encountered a connection error and is not queryable',
+    ])
+      expect([message, isDatabaseUnavailable(new Error(message))]).toEqual([message, true]);
+    // One try per address of a host name (Node's happy eyeballs).
+    expect(isDatabaseUnavailable(new AggregateError([pgError('ECONNREFUSED')], 'connect failed'))).toBe(true);
+    expect(isDatabaseUnavailable(new DatabaseUnavailableError('unreachable', 'down', 'url'))).toBe(true);
+  });
+
+  it("is false for a query's own failure and for anything else", () => {
+    const pgError = (code: string) => Object.assign(new Error('x'), { code });
+    for (const code of ['23505', '42P01', '40001', '22P02', '28P01', '3D000'])
+      expect([code, isDatabaseUnavailable(pgError(code))]).toEqual([code, false]);
+    expect(isDatabaseUnavailable(new DatabaseUnavailableError('missing', 'no database', 'url'))).toBe(false);
+    expect(isDatabaseUnavailable(new Error('boom'))).toBe(false);
+    expect(isDatabaseUnavailable(undefined)).toBe(false);
+    expect(isDatabaseUnavailable('ECONNREFUSED')).toBe(false);
+  });
 });

@@ -1,6 +1,7 @@
 import type { Next } from 'koa';
 import type { Logger } from '@payments/logger';
 import { API_DOCS_PATH, OPENAPI_DOCUMENT_PATH, ServiceError } from '@payments/contracts';
+import { isDatabaseUnavailable } from '@payments/db';
 import type { GatewayContext } from './context';
 import { problemResponse, type HttpResponse } from './problem';
 
@@ -16,7 +17,9 @@ export function writeResponse(ctx: GatewayContext, response: HttpResponse): void
 
 /**
  * Outermost middleware: every failure becomes application/problem+json; nothing else (no stack
- * trace, no HTML) ever leaves the gateway. Unknown routes and methods get problems too.
+ * trace, no HTML) ever leaves the gateway. Unknown routes and methods get problems too. Postgres out
+ * of reach (down, restarting, no connection to be had) is 503 service_unavailable with Retry-After,
+ * as a service that does not answer is, so that an ERP retries; anything else unexpected is 500.
  */
 export function errorHandler(logger: Logger) {
   return async (ctx: GatewayContext, next: Next) => {
@@ -32,6 +35,8 @@ export function errorHandler(logger: Logger) {
       const failure = toServiceError(err);
       if (failure.code === 'internal_error')
         logger.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+      else if (failure !== err && failure.code === 'service_unavailable')
+        logger.warn({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request refused: database unavailable');
       writeResponse(ctx, problemResponse(failure, ctx.state.requestId));
     }
   };
@@ -39,6 +44,8 @@ export function errorHandler(logger: Logger) {
 
 function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
+  if (isDatabaseUnavailable(err))
+    return new ServiceError('service_unavailable', 'the gateway cannot reach its database now; try again shortly');
   // Errors thrown by koa-bodyparser / raw-body carry an HTTP status.
   const status =
     (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;

@@ -14,6 +14,12 @@ export interface HttpResponse {
   headers?: Record<string, string>;
 }
 
+/**
+ * Seconds an ERP is asked to wait before retrying a 503: long enough for a service or Postgres to
+ * restart, short enough that a passing outage costs little.
+ */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
+
 export function problemResponse(err: ServiceError, requestId?: string): HttpResponse {
   const { status, title } = ErrorCatalog[err.code];
   const body: Problem & { request_id?: string } = {
@@ -27,6 +33,7 @@ export function problemResponse(err: ServiceError, requestId?: string): HttpResp
   if (requestId) body.request_id = requestId;
   const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE };
   if (err.code === 'unauthorized') headers['www-authenticate'] = 'Bearer realm="api", error="invalid_token"';
+  if (err.code === 'service_unavailable') headers['retry-after'] = String(SERVICE_UNAVAILABLE_RETRY_AFTER_S);
   return { status, body, headers };
 }
 

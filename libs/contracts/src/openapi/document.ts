@@ -309,7 +309,7 @@ function errorResponses(
   for (const [status, codes] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
     const headers: Record<string, ReferenceObject> = { 'X-Request-Id': headerRef('X-Request-Id') };
     if (status === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
-    if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
+    if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');
     if (idempotent && codes.some((code) => REPLAYED_CODES.has(code)))
       headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
     responses[String(status)] = {

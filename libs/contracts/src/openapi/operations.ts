@@ -123,8 +123,13 @@ const IDEMPOTENCY_OPTIONAL: Partial<Record<ErrorCode, string>> = {
 };
 
 const unavailable = (service: string): Partial<Record<ErrorCode, string>> => ({
-  service_unavailable: `the ${service} service did not answer in time`,
+  service_unavailable: `the ${service} service is not running or did not answer in time, or the gateway cannot reach its database; retry after Retry-After seconds`,
 });
+
+/** Endpoints that need only the gateway's own database. */
+const DATABASE_UNAVAILABLE: Partial<Record<ErrorCode, string>> = {
+  service_unavailable: 'the gateway cannot reach its database; retry after Retry-After seconds',
+};
 
 /* Parameters -------------------------------------------------------------------------------------- */
 
@@ -167,7 +172,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       examples: { token: ex.example('An access token valid for one hour', ex.authenticateResponse) },
       headers: ['Cache-Control'],
     },
-    errors: { unauthorized: 'no Authorization header, or the integration token is unknown or revoked' },
+    errors: {
+      unauthorized: 'no Authorization header, or the integration token is unknown or revoked',
+      ...DATABASE_UNAVAILABLE,
+    },
   },
   {
     method: 'post',
@@ -186,7 +194,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       examples: { token: ex.example('A renewed access token', ex.refreshTokenResponse) },
       headers: ['Cache-Control'],
     },
-    errors: { unauthorized: GUARDED.unauthorized },
+    errors: { unauthorized: GUARDED.unauthorized, ...DATABASE_UNAVAILABLE },
   },
   {
     method: 'post',
