@@ -42,7 +42,7 @@ export async function startBookletService(
     prefix: config.busPrefix,
     name: 'booklet-svc',
     logger,
-    requestTimeoutMs: config.busTimeoutMs,
+    timeoutMs: config.busTimeoutMs,
   });
   for (const spec of [Streams.bookletBuilds, Streams.callbackRequests]) await bus.streams.ensure(spec);
   const outboxStreams = [Streams.bookletBuilds, Streams.callbackRequests];

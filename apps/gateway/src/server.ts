@@ -53,7 +53,7 @@ export async function startGateway(
     prefix: config.busPrefix,
     name: 'gateway',
     logger,
-    requestTimeoutMs: config.busTimeoutMs,
+    timeoutMs: config.busTimeoutMs,
   });
   const idempotency = new IdempotencyStore(db, config.idempotency.ttlHours, config.idempotency.lockTimeoutMs);
 

@@ -42,7 +42,7 @@ export async function startReceivablesService(
     prefix: config.busPrefix,
     name: 'receivables-svc',
     logger,
-    requestTimeoutMs: config.busTimeoutMs,
+    timeoutMs: config.busTimeoutMs,
   });
   for (const spec of [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests])
     await bus.streams.ensure(spec);

@@ -19,14 +19,15 @@ import { explainNatsConnectError, requireJetStream } from './unavailable';
 import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
 
 export interface BusOptions {
+  /** The NATS server (NATS_URL). */
   url: string;
   /** Prefix of every subject of this deployment (BUS_PREFIX). */
   prefix: string;
   /** Connection name, shown by the NATS server's monitoring. */
   name: string;
   logger: Logger;
-  /** Default wait for a reply. */
-  requestTimeoutMs?: number;
+  /** Default wait for a reply (BUS_TIMEOUT_MS); 10 s when not given. */
+  timeoutMs?: number;
   /** Payloads larger than this go by claim check; default: the server's max_payload minus 64 KiB. */
   claimCheckThreshold?: number;
 }
@@ -122,7 +123,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     let reply: Msg;
     try {
       reply = await connection.request(subject(relative), encoded.data, {
-        timeout: ro.timeoutMs ?? opts.requestTimeoutMs ?? 10_000,
+        timeout: ro.timeoutMs ?? opts.timeoutMs ?? 10_000,
         headers,
       });
     } catch (err) {

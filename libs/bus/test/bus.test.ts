@@ -22,7 +22,7 @@ beforeAll(async () => {
     name: 'client',
     logger,
     claimCheckThreshold: 2048,
-    requestTimeoutMs: 2000,
+    timeoutMs: 2000,
   });
   server.serve<{ n: number }, { double: number }>('math.double', async ({ n }) => ({ double: n * 2 }), {
     queue: 'math',

@@ -40,7 +40,7 @@ beforeAll(async () => {
     name: 'client',
     logger,
     claimCheckThreshold: 2048,
-    requestTimeoutMs: 2000,
+    timeoutMs: 2000,
   });
   server.serve<{ text: string }, { text: string; traceId?: string }>(
     'echo',
