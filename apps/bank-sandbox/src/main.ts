@@ -8,7 +8,7 @@ const config = loadConfigOrExit('bank-sandbox', () => loadBankSandboxConfig());
 const logger = createLogger('bank-sandbox', config.logLevel);
 void runUntilSignal({
   logger,
-  graceMs: config.shutdownGraceMs,
+  shutdownGraceMs: config.shutdownGraceMs,
   ports: { BANK_SANDBOX_PORT: config.port },
   start: async () => (await startBankSandbox(config, logger)).stop,
 });

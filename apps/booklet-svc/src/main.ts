@@ -8,7 +8,7 @@ const config = loadConfigOrExit('booklet-svc', () => loadBookletConfig());
 const logger = createLogger('booklet-svc', config.logLevel);
 void runUntilSignal({
   logger,
-  graceMs: config.shutdownGraceMs,
+  shutdownGraceMs: config.shutdownGraceMs,
   ports: { BOOKLET_PORT: config.port },
   start: async () => (await startBookletService(config, logger)).stop,
 });

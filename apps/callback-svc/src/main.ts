@@ -8,7 +8,7 @@ const config = loadConfigOrExit('callback-svc', () => loadCallbackConfig());
 const logger = createLogger('callback-svc', config.logLevel);
 void runUntilSignal({
   logger,
-  graceMs: config.shutdownGraceMs,
+  shutdownGraceMs: config.shutdownGraceMs,
   ports: { CALLBACK_PORT: config.port },
   start: async () => (await startCallbackService(config, logger)).stop,
 });

@@ -8,7 +8,7 @@ const config = loadConfigOrExit('clients-svc', () => loadClientsConfig());
 const logger = createLogger('clients-svc', config.logLevel);
 void runUntilSignal({
   logger,
-  graceMs: config.shutdownGraceMs,
+  shutdownGraceMs: config.shutdownGraceMs,
   ports: { CLIENTS_PORT: config.port },
   start: async () => (await startClientsService(config, logger)).stop,
 });

@@ -8,7 +8,7 @@ const config = loadConfigOrExit('gateway', () => loadGatewayConfig());
 const logger = createLogger('gateway', config.logLevel);
 void runUntilSignal({
   logger,
-  graceMs: config.shutdownGraceMs,
+  shutdownGraceMs: config.shutdownGraceMs,
   ports: { PORT: config.port },
   start: async () => (await startGateway(config, logger)).stop,
 });

@@ -8,7 +8,7 @@ const config = loadConfigOrExit('receivables-svc', () => loadReceivablesConfig()
 const logger = createLogger('receivables-svc', config.logLevel);
 void runUntilSignal({
   logger,
-  graceMs: config.shutdownGraceMs,
+  shutdownGraceMs: config.shutdownGraceMs,
   ports: { RECEIVABLES_PORT: config.port },
   start: async () => (await startReceivablesService(config, logger)).stop,
 });

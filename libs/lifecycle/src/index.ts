@@ -42,7 +42,7 @@ export function loadConfigOrExit<C>(service: string, load: () => C): C {
 
 /**
  * Runs a service until SIGTERM, SIGINT or SIGHUP, then calls its stop function (which drains
- * in-flight work), giving it `graceMs` before exiting anyway. Started by `npm start`, it also stops
+ * in-flight work), giving it `shutdownGraceMs` before exiting anyway. Started by `npm start`, it also stops
  * when that launcher dies (see STOP_WITH_PARENT_ENV). A failed start exits with code 1 after one
  * `fatal` line: for the failures an operator can fix (Postgres or NATS out of reach, a port in use,
  * a bad setting), that line says what is wrong and what to do, without a stack.
@@ -50,11 +50,12 @@ export function loadConfigOrExit<C>(service: string, load: () => C): C {
 export async function runUntilSignal(opts: {
   logger: Logger;
   start: () => Promise<Stop>;
-  graceMs: number;
+  /** How long stopping may take before the process exits anyway (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
   /** The ports the service listens on, by the variable that sets each: names it when one is taken. */
   ports?: Record<string, number>;
 }): Promise<void> {
-  const { logger, start, graceMs } = opts;
+  const { logger, start, shutdownGraceMs } = opts;
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
   let stop: Stop;
@@ -71,9 +72,9 @@ export async function runUntilSignal(opts: {
     stopping = true;
     logger.info(why, 'shutting down: draining in-flight work');
     const timer = setTimeout(() => {
-      logger.warn({ graceMs }, 'grace period over: exiting with work still in flight');
+      logger.warn({ shutdownGraceMs }, 'grace period over: exiting with work still in flight');
       process.exit(1);
-    }, graceMs);
+    }, shutdownGraceMs);
     timer.unref();
     try {
       await stop();
