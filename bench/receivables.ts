@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       }),
     );
     const acceptedIn = (Date.now() - started) / 1000;
-    await receiver.waitForCount(TOTAL, 600_000);
+    await receiver.waitForEvents(TOTAL, 600_000);
     const endToEnd = (Date.now() - started) / 1000;
     const selfCpu = process.cpuUsage(selfBefore);
     const cpu = [

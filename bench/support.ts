@@ -13,11 +13,16 @@ export function randomPrefix(): string {
   return `bench${randomBytes(4).toString('hex')}`;
 }
 
-/** An HTTP server that answers 200 at once and tells when each request arrived. */
+/**
+ * An HTTP server that answers 200 at once and tells when each event arrived. Progress is counted in
+ * distinct events (webhook-id), not requests: a redelivered event counts once, whoever sends it.
+ */
 export class CountingReceiver {
   private server!: Server;
   url = '';
-  count = 0;
+  /** Requests received, duplicates included. */
+  requests = 0;
+  /** First arrival per webhook-id. */
   readonly arrivals = new Map<string, number>();
   /** First arrival per accounts_receivable_id found in the body (receivables callbacks). */
   readonly bodies = new Map<string, number>();
@@ -33,9 +38,9 @@ export class CountingReceiver {
         if (typeof id === 'string' && !this.arrivals.has(id)) this.arrivals.set(id, now);
         const arId = /"accounts_receivable_id":"([0-9a-f-]{36})"/.exec(Buffer.concat(chunks).toString('utf8'))?.[1];
         if (arId && !this.bodies.has(arId)) this.bodies.set(arId, now);
-        this.count += 1;
+        this.requests += 1;
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-        this.waiters = this.waiters.filter((w) => (this.count >= w.n ? (w.resolve(), false) : true));
+        this.waiters = this.waiters.filter((w) => (this.events >= w.n ? (w.resolve(), false) : true));
       });
     });
     this.server.keepAliveTimeout = 30_000;
@@ -44,16 +49,25 @@ export class CountingReceiver {
     return this;
   }
 
+  /** Distinct events received (by webhook-id). */
+  get events(): number {
+    return this.arrivals.size;
+  }
+
   reset(): void {
-    this.count = 0;
+    this.requests = 0;
     this.arrivals.clear();
     this.bodies.clear();
   }
 
-  waitForCount(n: number, timeoutMs = 120_000): Promise<void> {
-    if (this.count >= n) return Promise.resolve();
+  /** Resolves once `n` distinct events (webhook-ids) have arrived since the last reset. */
+  waitForEvents(n: number, timeoutMs = 120_000): Promise<void> {
+    if (this.events >= n) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${this.count} of ${n} arrived`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`only ${this.events} of ${n} events arrived (${this.requests} requests)`)),
+        timeoutMs,
+      );
       this.waiters.push({ n, resolve: () => (clearTimeout(timer), resolve()) });
     });
   }
