@@ -19,38 +19,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkBus } from '@payments/bus';
-import { envInt, loadCommonConfig, type CommonConfig } from '@payments/config';
+import type { CommonConfig } from '@payments/config';
 import { ensureDatabase } from '@payments/db';
 import { describeStartupFailure, STOP_WITH_PARENT_ENV, watchParent } from '@payments/lifecycle';
 import { findPortConflicts } from './start/ports';
+import { loadStartSettings } from './start/settings';
 
 const root = join(__dirname, '..');
-
-/** Every app, in start order (only for the readability of the logs), with the variable of its port. */
-const APPS = [
-  { app: 'clients-svc', variable: 'CLIENTS_PORT', fallback: 3300 },
-  { app: 'receivables-svc', variable: 'RECEIVABLES_PORT', fallback: 3200 },
-  { app: 'booklet-svc', variable: 'BOOKLET_PORT', fallback: 3500 },
-  { app: 'callback-svc', variable: 'CALLBACK_PORT', fallback: 3400 },
-  { app: 'bank-sandbox', variable: 'BANK_SANDBOX_PORT', fallback: 3100 },
-  { app: 'gateway', variable: 'PORT', fallback: 3000 },
-] as const;
-
-/**
- * The bank sandbox and receivables-svc reach each other by URL; when only the ports are moved (a second
- * system beside the first), the URLs follow them unless set explicitly.
- */
-function peerUrls(ports: ReadonlyArray<{ variable: string; port: number }>): Record<string, string> {
-  const portOf = (variable: string) => ports.find((p) => p.variable === variable)?.port;
-  const urls: Record<string, string> = {};
-  // A port of 0 (any free port) is known only to the app itself: nothing to derive then.
-  if (!process.env.PROVIDER_BASE_URL && portOf('BANK_SANDBOX_PORT'))
-    urls.PROVIDER_BASE_URL = `http://127.0.0.1:${portOf('BANK_SANDBOX_PORT')}`;
-  if (!process.env.BANK_SANDBOX_WEBHOOK_URL && portOf('RECEIVABLES_PORT')) {
-    urls.BANK_SANDBOX_WEBHOOK_URL = `http://127.0.0.1:${portOf('RECEIVABLES_PORT')}/provider/webhooks/bank-sandbox`;
-  }
-  return urls;
-}
 
 /** Beyond the apps' own shutdown grace, how long to wait before killing what is left. */
 const KILL_MARGIN_MS = 5_000;
@@ -60,9 +35,9 @@ const say = (line: string) => console.error(`[start] ${line}`);
 async function main(): Promise<void> {
   let config: CommonConfig;
   let ports: Array<{ app: string; variable: string; port: number }>;
+  let peerUrls: Record<string, string>;
   try {
-    config = loadCommonConfig();
-    ports = APPS.map(({ app, variable, fallback }) => ({ app, variable, port: envInt(variable, fallback) }));
+    ({ common: config, ports, peerUrls } = loadStartSettings());
   } catch (err) {
     fail([describeStartupFailure(err)?.message ?? String(err)]);
   }
@@ -100,7 +75,7 @@ async function main(): Promise<void> {
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, ...peerUrls(ports), [STOP_WITH_PARENT_ENV]: String(process.pid) },
+      env: { ...process.env, ...peerUrls, [STOP_WITH_PARENT_ENV]: String(process.pid) },
     });
     children.set(app, child);
     child.on('exit', (code, signal) => {
