@@ -39,7 +39,7 @@ async function main(): Promise<number> {
 }
 
 async function runDemo(options: DemoOptions): Promise<void> {
-  print(`Payments integration demo: gateway ${options.gatewayUrl}, bank sandbox ${options.sandboxUrl}\n`);
+  print(`Payments integration demo: gateway ${options.gatewayUrl}, bank sandbox ${options.bankSandboxUrl}\n`);
   const report = new Reporter(print);
   await report.step('check the system', () => steps.checkSystem(options));
   const tenant = await report.step('create tenant (admin CLI)', () => obtainTenant(options));

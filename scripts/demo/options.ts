@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 /** What the demo talks to and where it writes; flags win over the environment. */
 export interface DemoOptions {
   gatewayUrl: string;
-  sandboxUrl: string;
+  /** BANK_SANDBOX_URL, or --sandbox. */
+  bankSandboxUrl: string;
   outputDir: string;
   /** Longest wait for any one callback or answer. */
   timeoutMs: number;
@@ -46,7 +47,7 @@ export function loadOptions(argv: string[], env: NodeJS.ProcessEnv): DemoOptions
   const callbackHost = values['callback-host'] ?? env.DEMO_CALLBACK_HOST ?? '127.0.0.1';
   return {
     gatewayUrl: trimSlash(values.gateway ?? env.GATEWAY_URL ?? 'http://127.0.0.1:3000'),
-    sandboxUrl: trimSlash(values.sandbox ?? env.BANK_SANDBOX_URL ?? 'http://127.0.0.1:3100'),
+    bankSandboxUrl: trimSlash(values.sandbox ?? env.BANK_SANDBOX_URL ?? 'http://127.0.0.1:3100'),
     outputDir: values.out ?? env.DEMO_OUTPUT_DIR ?? 'demo-output',
     timeoutMs: positiveInt(values.timeout ?? env.DEMO_TIMEOUT_MS ?? '60000', 'timeout'),
     listenHost: LOOPBACK.has(callbackHost) ? '127.0.0.1' : '0.0.0.0',

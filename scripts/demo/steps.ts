@@ -38,15 +38,15 @@ export interface ConsultResult extends Omit<SearchItem, 'paymento_type'> {
 
 export async function checkSystem(options: DemoOptions): Promise<StepResult<void>> {
   await probe('gateway', options.gatewayUrl, '/healthz');
-  const behaviour = await probe<{ mode: string }>('bank sandbox', options.sandboxUrl, '/sandbox/behaviour');
+  const behaviour = await probe<{ mode: string }>('bank sandbox', options.bankSandboxUrl, '/sandbox/behaviour');
   if (behaviour.mode === 'reject' || behaviour.mode === 'down') {
     throw new Error(
-      `the bank sandbox is in mode "${behaviour.mode}"; POST ${options.sandboxUrl}/sandbox/behaviour {"mode":"normal"} first`,
+      `the bank sandbox is in mode "${behaviour.mode}"; POST ${options.bankSandboxUrl}/sandbox/behaviour {"mode":"normal"} first`,
     );
   }
   return {
     value: undefined,
-    facts: `gateway ${options.gatewayUrl} up, bank sandbox ${options.sandboxUrl} up (mode ${behaviour.mode})`,
+    facts: `gateway ${options.gatewayUrl} up, bank sandbox ${options.bankSandboxUrl} up (mode ${behaviour.mode})`,
   };
 }
 
@@ -208,7 +208,7 @@ export async function payAtSandbox(
   const method = charge.payload.payment_method === 3 ? 'pix' : 'boleto';
   const res = await requestJson<{ status: string; amount_paid_cents: number; fee_cents: number }>({
     method: 'POST',
-    url: `${options.sandboxUrl}/sandbox/charges/${ourNumber}/pay`,
+    url: `${options.bankSandboxUrl}/sandbox/charges/${ourNumber}/pay`,
     body: { method },
     expect: [200],
   });
