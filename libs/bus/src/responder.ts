@@ -1,0 +1,118 @@
+import type { Msg, MsgHdrs, NatsConnection, Subscription } from 'nats';
+import { context, type Span } from '@opentelemetry/api';
+import { ErrorCatalog, ServiceError, type BusReply } from '@payments/contracts';
+import type { Logger } from '@payments/logger';
+import { extractFromHeaders, MessagingAttributes } from '@payments/telemetry';
+import type { PayloadCodec } from './payloads';
+import { contextWith, failSpan, messagingAttributes, SpanKind, tracer } from './tracing';
+
+export interface ServeOptions {
+  /** Queue group: instances of one service share the work. */
+  queue: string;
+}
+
+export type RequestHandler<Req, Res> = (request: Req, context: { subject: string; headers?: MsgHdrs }) => Promise<Res>;
+
+/** The serving side of request-reply: what it is made with. */
+export interface ResponderWiring {
+  connection: NatsConnection;
+  payloads: PayloadCodec;
+  /** The absolute subject of a relative one. */
+  subject(relative: string): string;
+  log: Logger;
+}
+
+/**
+ * Answers requests: each subject served by a queue group, each request in a SERVER span (child of the
+ * requester's) and answered with a BusReply. `drain` stops taking requests and waits for those in flight.
+ */
+export function responder(wiring: ResponderWiring) {
+  const subscriptions: Subscription[] = [];
+  const inFlight = new Set<Promise<void>>();
+
+  function serve<Req, Res>(relative: string, handler: RequestHandler<Req, Res>, so: ServeOptions): Subscription {
+    const sub = wiring.connection.subscribe(wiring.subject(relative), {
+      queue: so.queue,
+      callback: (err, msg) => {
+        if (err) {
+          wiring.log.error({ err, subject: relative }, 'subscription error');
+          return;
+        }
+        const work = handle(wiring, msg, relative, handler, so.queue).finally(() => inFlight.delete(work));
+        inFlight.add(work);
+      },
+    });
+    subscriptions.push(sub);
+    return sub;
+  }
+
+  async function drain(): Promise<void> {
+    await Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined)));
+    await Promise.allSettled([...inFlight]);
+  }
+
+  return { serve, drain };
+}
+
+/** Serves one request in a SERVER span, child of the requester's span carried in the headers. */
+async function handle<Req, Res>(
+  wiring: ResponderWiring,
+  msg: Msg,
+  relative: string,
+  handler: RequestHandler<Req, Res>,
+  queue: string,
+): Promise<void> {
+  const parent = extractFromHeaders(msg.headers);
+  const span = tracer.startSpan(
+    `process ${relative}`,
+    {
+      kind: SpanKind.SERVER,
+      attributes: messagingAttributes(msg.subject, 'process', 'serve', {
+        [MessagingAttributes.consumerGroup]: queue,
+        [MessagingAttributes.bodySize]: msg.data.length,
+      }),
+    },
+    parent,
+  );
+  try {
+    await context.with(contextWith(span, parent), () => answer(wiring, msg, relative, handler, span));
+  } finally {
+    span.end();
+  }
+}
+
+async function answer<Req, Res>(
+  wiring: ResponderWiring,
+  msg: Msg,
+  relative: string,
+  handler: RequestHandler<Req, Res>,
+  span: Span,
+): Promise<void> {
+  let reply: BusReply<Res>;
+  try {
+    const request = (await wiring.payloads.decode(msg)) as Req;
+    reply = { ok: true, data: await handler(request, { subject: relative, headers: msg.headers }) };
+  } catch (err) {
+    reply = failureReply(wiring.log, err, relative, span);
+  }
+  if (!msg.reply) return;
+  try {
+    const { data, headers } = await wiring.payloads.encode(reply);
+    msg.respond(data, { headers });
+  } catch (err) {
+    wiring.log.error({ err, subject: relative }, 'could not send reply');
+  }
+}
+
+/** A ServiceError travels back with its code; anything else is an internal error, logged here, its details kept. */
+function failureReply(log: Logger, err: unknown, relative: string, span: Span): BusReply<never> {
+  if (err instanceof ServiceError) {
+    // The caller's mistake (not found, invalid...) is an answer; only our own failures mark the span.
+    if (ErrorCatalog[err.code].status >= 500) failSpan(span, err);
+    else span.setAttribute('error.type', err.code);
+    return { ok: false, error: { code: err.code, detail: err.detail, errors: err.errors } };
+  }
+  failSpan(span, err);
+  log.error({ err, subject: relative }, 'request handler failed');
+  return { ok: false, error: { code: 'internal_error', detail: 'an unexpected error occurred' } };
+}
