@@ -6,6 +6,7 @@ export * from './auth';
 export * from './clients';
 export * from './validation';
 export * from './bus';
+export * from './bus-registry';
 export * from './callbacks';
 export * from './streams';
 export * from './receivables';
