@@ -43,9 +43,9 @@ export class CallbackPublisher {
     for (const { msgId, batch } of batchCallbackRequests(requests)) await this.publishRaw(batch, msgId);
   }
 
-  /** Publishes any message on the stream, well-formed or not. */
+  /** Publishes any message on the stream, well-formed or not (as JSON, unchecked against the registry). */
   async publishRaw(message: unknown, msgId: string): Promise<{ duplicate: boolean }> {
-    return this.bus.streams.publish(Streams.callbackRequests, message, msgId);
+    return this.bus.streams.publishJson(Streams.callbackRequests, JSON.stringify(message), msgId);
   }
 
   close(): Promise<void> {

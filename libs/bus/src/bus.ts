@@ -1,4 +1,5 @@
 import type { NatsConnection, Subscription } from 'nats';
+import type { BusRegistry, BusRegistryShape, ReplyOf, RequestOf, RequestSubject } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { openConnection } from './connection';
 import { payloadCodec } from './payloads';
@@ -22,16 +23,29 @@ export interface BusOptions {
   claimCheckThreshold?: number;
 }
 
-export interface Bus {
+/**
+ * The bus of one deployment. Its subjects and their types come from a registry (default: the system's,
+ * BusRegistry in libs/contracts), so the payload and reply types follow from the subject:
+ * `bus.request(Subjects.clients.lookup, { ... })` needs no type arguments.
+ */
+export interface Bus<R extends BusRegistryShape = BusRegistry> {
   readonly connection: NatsConnection;
   readonly prefix: string;
   subject(relative: string): string;
   /** JetStream: durable work queues and events. */
-  readonly streams: DurableStreams;
+  readonly streams: DurableStreams<R['streams']>;
   /** Sends a request and returns the reply's data; a failure reply is thrown as a ServiceError. */
-  request<Req, Res>(subject: string, payload: Req, opts?: RequestOptions): Promise<Res>;
+  request<S extends RequestSubject<R>>(
+    subject: S,
+    payload: RequestOf<S, R>,
+    opts?: RequestOptions,
+  ): Promise<ReplyOf<S, R>>;
   /** Answers requests on a subject; a thrown ServiceError travels back with its code. */
-  serve<Req, Res>(subject: string, handler: RequestHandler<Req, Res>, opts: ServeOptions): Subscription;
+  serve<S extends RequestSubject<R>>(
+    subject: S,
+    handler: RequestHandler<RequestOf<S, R>, ReplyOf<S, R>>,
+    opts: ServeOptions,
+  ): Subscription;
   /** Stops taking requests, waits for the ones in flight to answer, then closes the connection. */
   close(): Promise<void>;
 }
@@ -40,7 +54,7 @@ export interface Bus {
  * Connects to NATS (JetStream required) and returns the bus of this deployment's prefix: request-reply
  * with error mapping and claim checks for large bodies, and the durable streams.
  */
-export async function connectBus(opts: BusOptions): Promise<Bus> {
+export async function connectBus<R extends BusRegistryShape = BusRegistry>(opts: BusOptions): Promise<Bus<R>> {
   const connection = await openConnection(opts);
   const log = opts.logger.child({ component: 'bus' });
   const subject = (relative: string) => `${opts.prefix}.${relative}`;
@@ -53,6 +67,6 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     if (!connection.isClosed()) await connection.drain().catch(() => undefined);
   }
 
-  const streams = new DurableStreams(connection, opts.prefix, log);
+  const streams = new DurableStreams<R['streams']>(connection, opts.prefix, log);
   return { connection, prefix: opts.prefix, subject, streams, request, serve: served.serve, close };
 }

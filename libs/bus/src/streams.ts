@@ -11,7 +11,13 @@ import {
   type NatsConnection,
 } from 'nats';
 import { context, ROOT_CONTEXT, type Context, type Link, type Span } from '@opentelemetry/api';
-import type { StreamSpec } from '@payments/contracts';
+import type {
+  BusRegistryShape,
+  RegisteredStream,
+  StreamMessage,
+  StreamRegistry,
+  StreamSpec,
+} from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { extractFromHeaders, MessagingAttributes, recordFailure } from '@payments/telemetry';
 import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
@@ -45,7 +51,7 @@ export interface Consumption {
  * that hands messages to the handler in batches (whatever has arrived meanwhile) and acks a batch
  * only after the handler resolved, i.e. after the service's own transaction committed.
  */
-export class DurableStreams {
+export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegistry> {
   // One client for every publish: nc.jetstream() builds a new one (options, API objects) per call.
   private js: JetStreamClient | undefined;
 
@@ -90,16 +96,19 @@ export class DurableStreams {
    * The PRODUCER span is a child of `parent` (default: the active context); the outbox relay passes the
    * context stored with the row, i.e. that of the request that caused the message.
    */
-  publish(
-    spec: StreamSpec,
-    payload: unknown,
+  publish<S extends RegisteredStream<M>>(
+    spec: S,
+    payload: StreamMessage<S, M>,
     msgId: string,
     opts: { parent?: Context } = {},
   ): Promise<{ duplicate: boolean }> {
     return this.publishJson(spec, JSON.stringify(payload), msgId, opts);
   }
 
-  /** As publish, for a payload already serialized as JSON (the outbox stores it so: no parse and re-encode). */
+  /**
+   * As publish, for a payload already serialized as JSON (the outbox stores it so: no parse and
+   * re-encode). Unchecked: any JSON goes, as a test that sends a malformed message needs.
+   */
   async publishJson(
     spec: StreamSpec,
     json: string,
@@ -171,9 +180,9 @@ export class DurableStreams {
    * Handles messages one by one, up to `concurrency` at once, each acked or retried on its own
    * outcome. A handler that throws has its message retried after a second.
    */
-  async consumeEach<T>(
-    spec: StreamSpec,
-    handler: MessageHandler<T>,
+  async consumeEach<S extends RegisteredStream<M>>(
+    spec: S,
+    handler: MessageHandler<StreamMessage<S, M>>,
     opts: { concurrency?: number; ackWaitMs?: number } = {},
   ): Promise<Consumption> {
     const concurrency = opts.concurrency ?? 16;
@@ -186,7 +195,7 @@ export class DurableStreams {
       let outcome: MessageOutcome;
       try {
         outcome = await context.with(spanContext, () =>
-          handler(codec.decode(m.data) as T, { deliveryCount: m.info.redeliveryCount }),
+          handler(codec.decode(m.data) as StreamMessage<S, M>, { deliveryCount: m.info.redeliveryCount }),
         );
       } catch (err) {
         failSpan(span, err);
@@ -236,9 +245,9 @@ export class DurableStreams {
     return consumer.consume({ max_messages: maxMessages, expires: 5_000 });
   }
 
-  async consume<T>(
-    spec: StreamSpec,
-    handler: BatchHandler<T>,
+  async consume<S extends RegisteredStream<M>>(
+    spec: S,
+    handler: BatchHandler<StreamMessage<S, M>>,
     opts: { maxBatch?: number; ackWaitMs?: number } = {},
   ): Promise<Consumption> {
     const stream = this.streamName(spec);
@@ -250,14 +259,14 @@ export class DurableStreams {
     const flush = async () => {
       while (pending.length > 0) {
         const batch = pending.splice(0, maxBatch);
-        const items: T[] = [];
+        const items: StreamMessage<S, M>[] = [];
         const good: JsMsg[] = [];
         // One span per message, in its producer's trace; the batch's work runs in a span that links them.
         const spans: Array<{ span: Span; context: Context }> = [];
         for (const m of batch) {
           const consumed = this.startConsumerSpan(spec, m);
           try {
-            items.push(codec.decode(m.data) as T);
+            items.push(codec.decode(m.data) as StreamMessage<S, M>);
             good.push(m);
             spans.push(consumed);
           } catch (err) {

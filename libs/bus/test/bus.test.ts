@@ -1,22 +1,35 @@
 import { randomBytes } from 'node:crypto';
-import { ServiceError } from '@payments/contracts';
+import { ServiceError, type Exchange } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
 import { connectBus, type Bus } from '../src';
 
+/** This test's subjects and their types, as BusRegistry holds the system's. */
+type TestRegistry = {
+  requests: {
+    'math.double': Exchange<{ n: number }, { double: number }>;
+    'things.get': Exchange<{ id: string }, never>;
+    'things.crash': Exchange<object, never>;
+    echo: Exchange<{ text: string }, { text: string; length: number }>;
+    'slow.op': Exchange<object, { done: boolean }>;
+    'nobody.home': Exchange<object, never>;
+  };
+  streams: Record<string, never>;
+};
+
 const logger = createLogger('bus-test', 'silent');
 const prefix = `t${randomBytes(4).toString('hex')}`;
-let server: Bus;
-let client: Bus;
+let server: Bus<TestRegistry>;
+let client: Bus<TestRegistry>;
 
 beforeAll(async () => {
-  server = await connectBus({
+  server = await connectBus<TestRegistry>({
     url: 'nats://127.0.0.1:4222',
     prefix,
     name: 'server',
     logger,
     claimCheckThreshold: 2048,
   });
-  client = await connectBus({
+  client = await connectBus<TestRegistry>({
     url: 'nats://127.0.0.1:4222',
     prefix,
     name: 'client',
@@ -24,28 +37,24 @@ beforeAll(async () => {
     claimCheckThreshold: 2048,
     timeoutMs: 2000,
   });
-  server.serve<{ n: number }, { double: number }>('math.double', async ({ n }) => ({ double: n * 2 }), {
+  server.serve('math.double', async ({ n }) => ({ double: n * 2 }), {
     queue: 'math',
   });
-  server.serve<{ id: string }, never>(
+  server.serve(
     'things.get',
     async ({ id }) => {
       throw new ServiceError('not_found', `thing ${id} not found`, [{ path: 'id', message: 'unknown', in: 'path' }]);
     },
     { queue: 'things' },
   );
-  server.serve<unknown, never>(
+  server.serve(
     'things.crash',
     async () => {
       throw new Error('secret internals');
     },
     { queue: 'things' },
   );
-  server.serve<{ text: string }, { text: string; length: number }>(
-    'echo',
-    async ({ text }) => ({ text, length: text.length }),
-    { queue: 'echo' },
-  );
+  server.serve('echo', async ({ text }) => ({ text, length: text.length }), { queue: 'echo' });
 });
 
 afterAll(async () => {
@@ -81,16 +90,16 @@ it('maps a subject nobody serves to service_unavailable', async () => {
 
 it('moves payloads above the threshold by claim check, both ways', async () => {
   const text = 'x'.repeat(50_000);
-  const reply = await client.request<{ text: string }, { text: string; length: number }>('echo', { text });
+  const reply = await client.request('echo', { text });
   expect(reply.length).toBe(50_000);
   expect(reply.text).toBe(text);
 });
 
 it('moves a payload above the server max_payload (1 MB) by claim check', async () => {
-  const big = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'big', logger });
+  const big = await connectBus<TestRegistry>({ url: 'nats://127.0.0.1:4222', prefix, name: 'big', logger });
   try {
     const text = 'é'.repeat(700_000); // 1.4 MB in UTF-8
-    const reply = await big.request<{ text: string }, { length: number }>('echo', { text });
+    const reply = await big.request('echo', { text });
     expect(reply.length).toBe(700_000);
   } finally {
     await big.close();
@@ -98,8 +107,8 @@ it('moves a payload above the server max_payload (1 MB) by claim check', async (
 });
 
 it('close() waits for a request in flight to be answered', async () => {
-  const slow = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'slow', logger });
-  slow.serve<unknown, { done: boolean }>(
+  const slow = await connectBus<TestRegistry>({ url: 'nats://127.0.0.1:4222', prefix, name: 'slow', logger });
+  slow.serve(
     'slow.op',
     async () => {
       await new Promise((r) => setTimeout(r, 300));

@@ -5,11 +5,27 @@ import { connectBus, type Bus } from '../src';
 
 const logger = createLogger('streams-test', 'silent');
 const prefix = `t${randomBytes(4).toString('hex')}`;
-const spec: StreamSpec = { name: 'work', subject: 'work.todo', consumer: 'worker', duplicateWindowMs: 60_000 };
-let bus: Bus;
+const spec = {
+  name: 'work',
+  subject: 'work.todo',
+  consumer: 'worker',
+  duplicateWindowMs: 60_000,
+} as const satisfies StreamSpec;
+const each = {
+  name: 'each',
+  subject: 'each.todo',
+  consumer: 'each-worker',
+  duplicateWindowMs: 60_000,
+} as const satisfies StreamSpec;
+/** This test's streams and their messages, as BusRegistry holds the system's. */
+type TestRegistry = {
+  requests: Record<string, never>;
+  streams: { 'work.todo': { id: string }; 'each.todo': { id: string } };
+};
+let bus: Bus<TestRegistry>;
 
 beforeAll(async () => {
-  bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'streams-test', logger });
+  bus = await connectBus<TestRegistry>({ url: 'nats://127.0.0.1:4222', prefix, name: 'streams-test', logger });
   await bus.streams.ensure(spec);
   await bus.streams.ensure(spec); // a second instance starting: no error
 });
@@ -30,7 +46,7 @@ const until = async (check: () => boolean, ms = 5000) => {
 it('drops a republished message with the same id, delivers each id once, and redelivers after a failed batch', async () => {
   const seen: string[] = [];
   let failOnce = true;
-  const consumption = await bus.streams.consume<{ id: string }>(spec, async (items) => {
+  const consumption = await bus.streams.consume(spec, async (items) => {
     if (failOnce && items.some((i) => i.id === 'b')) {
       failOnce = false;
       throw new Error('database down');
@@ -57,12 +73,11 @@ it('drops a republished message with the same id, delivers each id once, and red
 });
 
 it('consumeEach acks or retries each message on its own outcome, with bounded concurrency', async () => {
-  const each: StreamSpec = { name: 'each', subject: 'each.todo', consumer: 'each-worker', duplicateWindowMs: 60_000 };
   await bus.streams.ensure(each);
   const attempts = new Map<string, number>();
   let running = 0;
   let maxRunning = 0;
-  const consumption = await bus.streams.consumeEach<{ id: string }>(
+  const consumption = await bus.streams.consumeEach(
     each,
     async ({ id }, info) => {
       running += 1;

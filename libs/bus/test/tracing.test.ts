@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
-import { ServiceError, type StreamSpec } from '@payments/contracts';
+import { ServiceError, type Exchange, type StreamSpec } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
 import { toCarrier, fromCarrier } from '@payments/telemetry';
 import { startInMemoryTelemetry, type InMemoryTelemetry, type ReadableSpan } from '@payments/telemetry/testing';
@@ -8,33 +8,43 @@ import { connectBus, type Bus } from '../src';
 
 const logger = createLogger('bus-tracing-test', 'silent');
 const prefix = `t${randomBytes(4).toString('hex')}`;
-const each: StreamSpec = {
+const each = {
   name: 'traced_each',
   subject: 'traced.each',
   consumer: 'traced-each',
   duplicateWindowMs: 60_000,
-};
-const batch: StreamSpec = {
+} as const satisfies StreamSpec;
+const batch = {
   name: 'traced_batch',
   subject: 'traced.batch',
   consumer: 'traced-batch',
   duplicateWindowMs: 60_000,
+} as const satisfies StreamSpec;
+/** This test's subjects, streams and their types, as BusRegistry holds the system's. */
+type TestRegistry = {
+  requests: {
+    echo: Exchange<{ text: string }, { text: string; traceId?: string }>;
+    missing: Exchange<object, never>;
+    crash: Exchange<object, never>;
+    'nobody.home': Exchange<object, never>;
+  };
+  streams: { 'traced.each': { id: string }; 'traced.batch': { id: string } };
 };
 const tracer = trace.getTracer('bus-tracing-test');
 let telemetry: InMemoryTelemetry;
-let server: Bus;
-let client: Bus;
+let server: Bus<TestRegistry>;
+let client: Bus<TestRegistry>;
 
 beforeAll(async () => {
   telemetry = startInMemoryTelemetry('bus-tracing-test');
-  server = await connectBus({
+  server = await connectBus<TestRegistry>({
     url: 'nats://127.0.0.1:4222',
     prefix,
     name: 'server',
     logger,
     claimCheckThreshold: 2048,
   });
-  client = await connectBus({
+  client = await connectBus<TestRegistry>({
     url: 'nats://127.0.0.1:4222',
     prefix,
     name: 'client',
@@ -42,19 +52,17 @@ beforeAll(async () => {
     claimCheckThreshold: 2048,
     timeoutMs: 2000,
   });
-  server.serve<{ text: string }, { text: string; traceId?: string }>(
-    'echo',
-    async ({ text }) => ({ text, traceId: trace.getActiveSpan()?.spanContext().traceId }),
-    { queue: 'echo' },
-  );
-  server.serve<unknown, never>(
+  server.serve('echo', async ({ text }) => ({ text, traceId: trace.getActiveSpan()?.spanContext().traceId }), {
+    queue: 'echo',
+  });
+  server.serve(
     'missing',
     async () => {
       throw new ServiceError('not_found', 'no such thing');
     },
     { queue: 'missing' },
   );
-  server.serve<unknown, never>(
+  server.serve(
     'crash',
     async () => {
       throw new Error('boom');
@@ -95,9 +103,7 @@ const named = (name: string) => (): ReadableSpan | undefined => telemetry.spans(
 const parentOf = (span: ReadableSpan | undefined) => span?.parentSpanContext?.spanId;
 
 it('keeps a request and its serving in the caller trace: CLIENT span -> SERVER span', async () => {
-  const { traceId, spanId, result } = await inRootSpan(() =>
-    client.request<{ text: string }, { text: string; traceId?: string }>('echo', { text: 'hi' }),
-  );
+  const { traceId, spanId, result } = await inRootSpan(() => client.request('echo', { text: 'hi' }));
   expect(result.traceId).toBe(traceId); // the handler ran inside the server span
   await until(() => Boolean(named('process echo')()));
   const sent = named('request echo')();
@@ -122,9 +128,7 @@ it('keeps a request and its serving in the caller trace: CLIENT span -> SERVER s
 
 it('keeps the trace across a claim-checked (large) request', async () => {
   const text = 'x'.repeat(10_000); // over the 2 KiB threshold of this test's bus
-  const { traceId, result } = await inRootSpan(() =>
-    client.request<{ text: string }, { text: string; traceId?: string }>('echo', { text }),
-  );
+  const { traceId, result } = await inRootSpan(() => client.request('echo', { text }));
   expect(result).toEqual({ text, traceId });
 });
 
@@ -154,7 +158,7 @@ it('marks a request nobody serves as failed', async () => {
 
 it('keeps a published message and its consumption in one trace: PRODUCER -> CONSUMER, handler inside', async () => {
   const seen: Array<{ id: string; traceId?: string }> = [];
-  const consumption = await server.streams.consumeEach<{ id: string }>(each, async ({ id }) => {
+  const consumption = await server.streams.consumeEach(each, async ({ id }) => {
     seen.push({ id, traceId: trace.getActiveSpan()?.spanContext().traceId });
     return 'done';
   });
@@ -183,7 +187,7 @@ it('keeps a published message and its consumption in one trace: PRODUCER -> CONS
 it('publishes with a stored context as parent (the outbox relay path), not the active one', async () => {
   const stored = await inRootSpan(async () => toCarrier());
   const seen: string[] = [];
-  const consumption = await server.streams.consumeEach<{ id: string }>(each, async () => {
+  const consumption = await server.streams.consumeEach(each, async () => {
     seen.push(trace.getActiveSpan()?.spanContext().traceId ?? '');
     return 'done';
   });
@@ -199,7 +203,7 @@ it('publishes with a stored context as parent (the outbox relay path), not the a
 
 it('hands a batch handler each message context, in its producer trace, and links them from the batch span', async () => {
   const contexts: Context[] = [];
-  const consumption = await server.streams.consume<{ id: string }>(batch, async (items, info) => {
+  const consumption = await server.streams.consume(batch, async (items, info) => {
     contexts.push(...info.contexts);
     expect(info.contexts).toHaveLength(items.length);
   });
@@ -222,7 +226,7 @@ it('hands a batch handler each message context, in its producer trace, and links
 
 it('leaves messages without a trace untraced upstream: the consumer span starts a trace of its own', async () => {
   const seen: string[] = [];
-  const consumption = await server.streams.consumeEach<{ id: string }>(each, async () => {
+  const consumption = await server.streams.consumeEach(each, async () => {
     seen.push(trace.getActiveSpan()?.spanContext().traceId ?? '');
     return 'done';
   });

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
-import type { StreamSpec } from '@payments/contracts';
+import type { BusRegistryShape, StreamSpec } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { detached, fromCarrier } from '@payments/telemetry';
 import type { OutboxDatabase } from './outbox-table';
@@ -9,8 +9,8 @@ import type { OutboxDatabase } from './outbox-table';
 export interface OutboxRelayConfig<DB extends OutboxDatabase = OutboxDatabase> {
   /** The service's database; it holds the `outbox` table. */
   readonly db: Kysely<DB>;
-  /** Where the rows are published (JetStream). */
-  readonly bus: Bus;
+  /** Where the rows are published (JetStream). Any registry: rows are stored JSON, published as they are. */
+  readonly bus: Bus<BusRegistryShape>;
   /** Every stream the service's outbox rows may name; a row naming another is an error. */
   readonly streams: readonly StreamSpec[];
   readonly logger: Logger;
@@ -33,7 +33,7 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
   private cycle: Promise<void> | undefined;
   private again = false;
   private readonly db: Kysely<OutboxDatabase>;
-  private readonly bus: Bus;
+  private readonly bus: Bus<BusRegistryShape>;
   private readonly logger: Logger;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;

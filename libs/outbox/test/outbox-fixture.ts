@@ -1,19 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { connectBus, type Bus } from '@payments/bus';
-import type { StreamSpec } from '@payments/contracts';
+import type { BusRegistryShape, StreamSpec } from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { createLogger } from '@payments/logger';
 import { outboxMigration, outboxTraceContextMigration, type OutboxDatabase } from '../src';
 
-export interface OutboxFixture {
+export interface OutboxFixture<R extends BusRegistryShape> {
   db: Kysely<OutboxDatabase>;
-  bus: Bus;
+  bus: Bus<R>;
   stop(): Promise<void>;
 }
 
-/** A throw-away database with the outbox migrated, and a bus with `spec`'s stream under a random prefix. */
-export async function startOutboxFixture(name: string, spec: StreamSpec): Promise<OutboxFixture> {
+/**
+ * A throw-away database with the outbox migrated, and a bus with `spec`'s stream under a random prefix;
+ * R is the test's bus registry (its stream's message type).
+ */
+export async function startOutboxFixture<R extends BusRegistryShape>(
+  name: string,
+  spec: StreamSpec,
+): Promise<OutboxFixture<R>> {
   const logger = createLogger(name, 'silent');
   const test = await createTestDatabase();
   const db = createDatabase<OutboxDatabase>({ url: test.url, schema: 'svc' });
@@ -21,7 +27,7 @@ export async function startOutboxFixture(name: string, spec: StreamSpec): Promis
     '0001_outbox': outboxMigration,
     '0002_outbox_trace_context': outboxTraceContextMigration,
   });
-  const bus = await connectBus({
+  const bus = await connectBus<R>({
     url: 'nats://127.0.0.1:4222',
     prefix: `t${randomBytes(4).toString('hex')}`,
     name,

@@ -6,13 +6,20 @@ import { enqueue, OutboxRelay, type OutboxDatabase } from '../src';
 import { startOutboxFixture, type OutboxFixture } from './outbox-fixture';
 
 const logger = createLogger('outbox-test', 'silent');
-const spec: StreamSpec = { name: 'jobs', subject: 'jobs.todo', consumer: 'jobs-worker', duplicateWindowMs: 60_000 };
-let fixture: OutboxFixture;
+const spec = {
+  name: 'jobs',
+  subject: 'jobs.todo',
+  consumer: 'jobs-worker',
+  duplicateWindowMs: 60_000,
+} as const satisfies StreamSpec;
+/** This test's stream and its message, as BusRegistry holds the system's. */
+type TestRegistry = { requests: Record<string, never>; streams: { 'jobs.todo': { i: number } } };
+let fixture: OutboxFixture<TestRegistry>;
 let db: Kysely<OutboxDatabase>;
-let bus: Bus;
+let bus: Bus<TestRegistry>;
 
 beforeAll(async () => {
-  fixture = await startOutboxFixture('outbox-test', spec);
+  fixture = await startOutboxFixture<TestRegistry>('outbox-test', spec);
   ({ db, bus } = fixture);
 });
 afterAll(() => fixture?.stop());
@@ -35,7 +42,7 @@ it('publishes what a committed transaction enqueued, once, and nothing from a ro
   await enqueue(db, [{ stream: spec, msgId: 'm0', payload: { i: 0 } }]);
 
   const seen: number[] = [];
-  const consumption = await bus.streams.consume<{ i: number }>(spec, async (items) => {
+  const consumption = await bus.streams.consume(spec, async (items) => {
     seen.push(...items.map((x) => x.i));
   });
   const relay = new OutboxRelay({ db, bus, streams: [spec], logger, pollIntervalMs: 50 });

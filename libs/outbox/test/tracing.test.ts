@@ -8,21 +8,23 @@ import { enqueue, OutboxRelay, type OutboxDatabase } from '../src';
 import { startOutboxFixture, type OutboxFixture } from './outbox-fixture';
 
 const logger = createLogger('outbox-tracing-test', 'silent');
-const spec: StreamSpec = {
+const spec = {
   name: 'traced_jobs',
   subject: 'traced.jobs',
   consumer: 'traced-jobs-worker',
   duplicateWindowMs: 60_000,
-};
+} as const satisfies StreamSpec;
+/** This test's stream and its message, as BusRegistry holds the system's. */
+type TestRegistry = { requests: Record<string, never>; streams: { 'traced.jobs': { n: number } } };
 const tracer = trace.getTracer('outbox-tracing-test');
 let telemetry: InMemoryTelemetry;
-let fixture: OutboxFixture;
+let fixture: OutboxFixture<TestRegistry>;
 let db: Kysely<OutboxDatabase>;
-let bus: Bus;
+let bus: Bus<TestRegistry>;
 
 beforeAll(async () => {
   telemetry = startInMemoryTelemetry('outbox-tracing-test');
-  fixture = await startOutboxFixture('outbox-tracing-test', spec);
+  fixture = await startOutboxFixture<TestRegistry>('outbox-tracing-test', spec);
   ({ db, bus } = fixture);
 });
 afterAll(async () => {
@@ -45,7 +47,7 @@ it('stores the enqueuing trace with each row and publishes it with that trace, s
   ]);
 
   const consumed = new Map<number, string | undefined>();
-  const consumption = await bus.streams.consumeEach<{ n: number }>(spec, async ({ n }) => {
+  const consumption = await bus.streams.consumeEach(spec, async ({ n }) => {
     consumed.set(n, trace.getActiveSpan()?.spanContext().traceId);
     return 'done';
   });

@@ -1,13 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
-import {
-  Subjects,
-  type InstallmentsCommand,
-  type InstallmentsReply,
-  type InstallmentView,
-  type TenantProfileCommand,
-  type TenantProfileReply,
-} from '@payments/contracts';
+import { Subjects, type InstallmentView } from '@payments/contracts';
 import type { BookletsDatabase } from '../db/schema';
 import type { InstallmentSource, PdfStore } from '../domain/ports';
 
@@ -16,7 +9,7 @@ export class BusInstallmentSource implements InstallmentSource {
   constructor(private readonly bus: Bus) {}
 
   async installments(tenantId: string, paymentSlipId: string): Promise<InstallmentView[]> {
-    const reply = await this.bus.request<InstallmentsCommand, InstallmentsReply>(
+    const reply = await this.bus.request(
       Subjects.receivables.installments,
       { tenant_id: tenantId, payment_slip_id: paymentSlipId },
       { service: 'receivables' },
@@ -25,11 +18,7 @@ export class BusInstallmentSource implements InstallmentSource {
   }
 
   async payeeName(tenantId: string): Promise<string> {
-    const reply = await this.bus.request<TenantProfileCommand, TenantProfileReply>(
-      Subjects.tenants.profile,
-      { tenant_id: tenantId },
-      { service: 'gateway' },
-    );
+    const reply = await this.bus.request(Subjects.tenants.profile, { tenant_id: tenantId }, { service: 'gateway' });
     return reply.name;
   }
 }

@@ -1,16 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Bus, Consumption } from '@payments/bus';
-import {
-  QueueGroups,
-  ServiceError,
-  Streams,
-  Subjects,
-  type BookletDownloadCommand,
-  type BookletDownloadReply,
-  type BookletJob,
-  type BookletRequestCommand,
-  type BookletResponse,
-} from '@payments/contracts';
+import { QueueGroups, ServiceError, Streams, Subjects } from '@payments/contracts';
 import type { BookletsDatabase } from '../db/schema';
 import { buildBooklet, type BuilderDeps } from '../domain/booklet-builder';
 import { requestBooklet } from '../domain/booklet-requests';
@@ -22,7 +12,7 @@ export function registerHandlers(
   deps: { db: Kysely<BookletsDatabase>; source: InstallmentSource; store: PdfStore; onEnqueued: () => void },
 ): void {
   const queue = QueueGroups.booklets;
-  bus.serve<BookletRequestCommand, BookletResponse>(
+  bus.serve(
     Subjects.booklets.request,
     async (cmd) => {
       const accepted = await requestBooklet(deps.db, deps.source, cmd.tenant_id, cmd.payment_slip_id, cmd.url_callback);
@@ -41,7 +31,7 @@ export function registerHandlers(
     { queue },
   );
 
-  bus.serve<BookletDownloadCommand, BookletDownloadReply>(
+  bus.serve(
     Subjects.booklets.download,
     async (cmd) => {
       const booklet = await deps.db
@@ -59,7 +49,7 @@ export function registerHandlers(
 
 export async function startBuildWorker(bus: Bus, deps: BuilderDeps, onEnqueued: () => void): Promise<Consumption> {
   await bus.streams.ensure(Streams.bookletBuilds);
-  return bus.streams.consumeEach<BookletJob>(
+  return bus.streams.consumeEach(
     Streams.bookletBuilds,
     async (job) => {
       const outcome = await buildBooklet(deps, job);

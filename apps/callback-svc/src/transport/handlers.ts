@@ -5,11 +5,6 @@ import {
   Subjects,
   type CallbackEventSummary,
   type CallbackEventView,
-  type CallbackGetCommand,
-  type CallbackListCommand,
-  type CallbackListReply,
-  type CallbackRetryCommand,
-  type CallbackRetryResponse,
 } from '@payments/contracts';
 import type { EventView } from '../domain/callback-event';
 import type { EventStore } from '../domain/event-store';
@@ -17,7 +12,7 @@ import type { EventStore } from '../domain/event-store';
 /** Visibility API behind the gateway: list, inspect, redeliver. Always scoped to the asking tenant. */
 export function registerHandlers(bus: Bus, store: EventStore, onRetry: () => void): void {
   const queue = QueueGroups.callbacks;
-  bus.serve<CallbackListCommand, CallbackListReply>(
+  bus.serve(
     Subjects.callbacks.list,
     async (cmd) => {
       const after = cmd.cursor === undefined ? undefined : decodeCursor(cmd.cursor);
@@ -29,7 +24,7 @@ export function registerHandlers(bus: Bus, store: EventStore, onRetry: () => voi
     { queue },
   );
 
-  bus.serve<CallbackGetCommand, CallbackEventView>(
+  bus.serve(
     Subjects.callbacks.get,
     async (cmd) => {
       const view = await store.find(cmd.tenant_id, cmd.event_id);
@@ -39,7 +34,7 @@ export function registerHandlers(bus: Bus, store: EventStore, onRetry: () => voi
     { queue },
   );
 
-  bus.serve<CallbackRetryCommand, CallbackRetryResponse>(
+  bus.serve(
     Subjects.callbacks.retry,
     async (cmd) => {
       if (await store.retryDead(cmd.tenant_id, cmd.event_id)) {

@@ -14,13 +14,14 @@ const validateRequest = compileValidator(CallbackRequestSchema);
  */
 export async function consumeCallbackRequests(bus: Bus, engine: DeliveryEngine, logger: Logger): Promise<Consumption> {
   await bus.streams.ensure(Streams.callbackRequests);
-  return bus.streams.consume<unknown>(
+  return bus.streams.consume(
     Streams.callbackRequests,
     async (items, info) => {
       const events: NewCallbackEvent[] = [];
       items.forEach((item, i) => {
         // The context of this message's consumer span: its deliveries continue the producer's trace.
         const traceContext = toCarrier(info.contexts[i]);
+        // Typed as the registry's batch, but checked: a lone request from before batches may be on the stream.
         for (const request of validRequests(item, logger)) events.push({ ...toEvent(request), traceContext });
       });
       await engine.accept(events);

@@ -1,5 +1,5 @@
 import type { Bus } from '@payments/bus';
-import { Subjects, type SigningSecretCommand, type SigningSecretReply } from '@payments/contracts';
+import { Subjects } from '@payments/contracts';
 import type { SigningSecrets } from '../domain/delivery-engine';
 
 /** Asks the gateway (owner of tenants) for signing secrets, remembering them for a few minutes. */
@@ -14,7 +14,7 @@ export class BusSigningSecrets implements SigningSecrets {
   async secretFor(tenantId: string): Promise<string> {
     const hit = this.cache.get(tenantId);
     if (hit && hit.until > Date.now()) return hit.secret;
-    const reply = await this.bus.request<SigningSecretCommand, SigningSecretReply>(
+    const reply = await this.bus.request(
       Subjects.tenants.signingSecret,
       { tenant_id: tenantId },
       { service: 'gateway', timeoutMs: 5_000 },

@@ -5,8 +5,6 @@ import {
   Subjects,
   type ClientsCreateCommand,
   type ClientsCreateResponse,
-  type ClientsLookupCommand,
-  type ClientsLookupReply,
   type ClientUpdateCommand,
   type ClientUpdateResponse,
   type CreatedClient,
@@ -17,13 +15,13 @@ import { detailsFromWire, newClientFromWire, toClientData } from './wire';
 
 /** Bus handlers: commands in, spec-shaped replies out. The gateway has validated every command. */
 export function registerHandlers(bus: Bus, db: Kysely<ClientsDatabase>): void {
-  bus.serve<ClientsCreateCommand, ClientsCreateResponse>(Subjects.clients.create, (cmd) => createClients(db, cmd), {
+  bus.serve(Subjects.clients.create, (cmd) => createClients(db, cmd), {
     queue: QueueGroups.clients,
   });
-  bus.serve<ClientUpdateCommand, ClientUpdateResponse>(Subjects.clients.update, (cmd) => updateOne(db, cmd), {
+  bus.serve(Subjects.clients.update, (cmd) => updateOne(db, cmd), {
     queue: QueueGroups.clients,
   });
-  bus.serve<ClientsLookupCommand, ClientsLookupReply>(
+  bus.serve(
     Subjects.clients.lookup,
     async (cmd) => {
       const clients = await findClients(db, cmd.tenant_id, cmd.client_ids);

@@ -6,11 +6,7 @@ import {
   compileValidator,
   ServiceError,
   Subjects,
-  type BookletDownloadCommand,
-  type BookletDownloadReply,
   type BookletRequest,
-  type BookletRequestCommand,
-  type BookletResponse,
 } from '@payments/contracts';
 import { checkLink } from '@payments/signed-links';
 import type { GatewayState } from '../http/context';
@@ -33,7 +29,7 @@ export function bookletEndpoints(bus: Bus): Endpoint<unknown>[] {
       return { paymentSlipId, body: result.value };
     },
     async handle({ paymentSlipId, body }, ctx) {
-      const reply = await bus.request<BookletRequestCommand, BookletResponse>(Subjects.booklets.request, {
+      const reply = await bus.request(Subjects.booklets.request, {
         tenant_id: ctx.state.tenantId!,
         payment_slip_id: paymentSlipId,
         url_callback: body.url_callback,
@@ -58,7 +54,7 @@ export function mountBookletDownload(router: Router<GatewayState>, bus: Bus, dow
       throw new ServiceError('forbidden', 'this download link is not valid (altered or incomplete)');
     if (check === 'expired')
       throw new ServiceError('gone', 'this download link has expired; request the booklet again');
-    const reply = await bus.request<BookletDownloadCommand, BookletDownloadReply>(
+    const reply = await bus.request(
       Subjects.booklets.download,
       { booklet_id: bookletId },
       { service: 'booklets', timeoutMs: 30_000 },

@@ -5,13 +5,7 @@ import {
   EVENT_ID_PATTERN,
   ServiceError,
   Subjects,
-  type CallbackEventView,
-  type CallbackGetCommand,
-  type CallbackListCommand,
   type CallbackListQuery,
-  type CallbackListReply,
-  type CallbackRetryCommand,
-  type CallbackRetryResponse,
 } from '@payments/contracts';
 import type { GatewayContext } from '../http/context';
 import type { Endpoint } from '../http/endpoint';
@@ -35,7 +29,7 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
       return result.value;
     },
     async handle(query, ctx) {
-      const reply = await bus.request<CallbackListCommand, CallbackListReply>(Subjects.callbacks.list, {
+      const reply = await bus.request(Subjects.callbacks.list, {
         tenant_id: ctx.state.tenantId!,
         status: query.status,
         limit: query.limit ?? DEFAULT_LIMIT,
@@ -55,7 +49,7 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
     idempotency: 'none',
     parse: (ctx) => eventIdParam(ctx),
     async handle(eventId, ctx) {
-      const view = await bus.request<CallbackGetCommand, CallbackEventView>(Subjects.callbacks.get, {
+      const view = await bus.request(Subjects.callbacks.get, {
         tenant_id: ctx.state.tenantId!,
         event_id: eventId,
       });
@@ -69,7 +63,7 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
     idempotency: 'optional',
     parse: (ctx) => eventIdParam(ctx),
     async handle(eventId, ctx) {
-      const reply = await bus.request<CallbackRetryCommand, CallbackRetryResponse>(Subjects.callbacks.retry, {
+      const reply = await bus.request(Subjects.callbacks.retry, {
         tenant_id: ctx.state.tenantId!,
         event_id: eventId,
       });

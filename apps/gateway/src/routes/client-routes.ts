@@ -4,12 +4,8 @@ import {
   ClientUpdateRequestSchema,
   compileValidator,
   Subjects,
-  type ClientsCreateCommand,
   type ClientsCreateRequest,
-  type ClientsCreateResponse,
-  type ClientUpdateCommand,
   type ClientUpdateRequest,
-  type ClientUpdateResponse,
 } from '@payments/contracts';
 import { assertBatchSize, uuidParam, type Endpoint } from '../http/endpoint';
 import { requestBody } from '../http/json-body';
@@ -32,7 +28,7 @@ export function clientEndpoints(bus: Bus): Endpoint<unknown>[] {
       return result.value;
     },
     async handle(clients, ctx) {
-      const reply = await bus.request<ClientsCreateCommand, ClientsCreateResponse>(Subjects.clients.create, {
+      const reply = await bus.request(Subjects.clients.create, {
         tenant_id: tenantOf(ctx),
         clients,
       });
@@ -51,7 +47,7 @@ export function clientEndpoints(bus: Bus): Endpoint<unknown>[] {
       return { clientId, client: result.value };
     },
     async handle({ clientId, client }, ctx) {
-      const reply = await bus.request<ClientUpdateCommand, ClientUpdateResponse>(Subjects.clients.update, {
+      const reply = await bus.request(Subjects.clients.update, {
         tenant_id: tenantOf(ctx),
         client_id: clientId,
         client,

@@ -4,15 +4,7 @@ import {
   Subjects,
   validateReceivablesBatch,
   validateSearchRequest,
-  type CancelResponse,
-  type ReceivableCancelCommand,
-  type ReceivableConsultCommand,
-  type ReceivableConsultReply,
   type ReceivableCreateItem,
-  type ReceivablesCreateCommand,
-  type ReceivablesCreateResponse,
-  type ReceivablesSearchCommand,
-  type ReceivablesSearchReply,
   type SearchRequest,
 } from '@payments/contracts';
 import { assertBatchSize, uuidParam, type Endpoint } from '../http/endpoint';
@@ -33,10 +25,7 @@ export function receivableEndpoints(bus: Bus): Endpoint<unknown>[] {
       return result.value;
     },
     async handle(receivables, ctx) {
-      const reply = await bus.request<ReceivablesCreateCommand, ReceivablesCreateResponse>(
-        Subjects.receivables.create,
-        { tenant_id: ctx.state.tenantId!, receivables },
-      );
+      const reply = await bus.request(Subjects.receivables.create, { tenant_id: ctx.state.tenantId!, receivables });
       return { status: 202, body: reply };
     },
   };
@@ -47,7 +36,7 @@ export function receivableEndpoints(bus: Bus): Endpoint<unknown>[] {
     idempotency: 'required',
     parse: (ctx) => uuidParam(ctx, 'uuid'),
     async handle(id, ctx) {
-      const reply = await bus.request<ReceivableCancelCommand, CancelResponse>(Subjects.receivables.cancel, {
+      const reply = await bus.request(Subjects.receivables.cancel, {
         tenant_id: ctx.state.tenantId!,
         account_receivable_id: id,
       });
@@ -65,7 +54,7 @@ export function receivableEndpoints(bus: Bus): Endpoint<unknown>[] {
       return result.value;
     },
     async handle(query, ctx) {
-      const reply = await bus.request<ReceivablesSearchCommand, ReceivablesSearchReply>(Subjects.receivables.search, {
+      const reply = await bus.request(Subjects.receivables.search, {
         tenant_id: ctx.state.tenantId!,
         query: { state: query.state, start_date: query.start_date, end_date: query.end_date },
         limit: query.limit ?? SEARCH_DEFAULT_LIMIT,
@@ -85,7 +74,7 @@ export function receivableEndpoints(bus: Bus): Endpoint<unknown>[] {
     idempotency: 'optional',
     parse: (ctx) => uuidParam(ctx, 'uuid'),
     async handle(id, ctx) {
-      const reply = await bus.request<ReceivableConsultCommand, ReceivableConsultReply>(Subjects.receivables.consult, {
+      const reply = await bus.request(Subjects.receivables.consult, {
         tenant_id: ctx.state.tenantId!,
         account_receivable_id: id,
       });

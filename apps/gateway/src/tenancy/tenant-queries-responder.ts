@@ -1,14 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
-import {
-  QueueGroups,
-  ServiceError,
-  Subjects,
-  type SigningSecretCommand,
-  type SigningSecretReply,
-  type TenantProfileCommand,
-  type TenantProfileReply,
-} from '@payments/contracts';
+import { QueueGroups, ServiceError, Subjects } from '@payments/contracts';
 import type { GatewayDatabase } from '../db/schema';
 
 /**
@@ -16,7 +8,7 @@ import type { GatewayDatabase } from '../db/schema';
  * booklet-svc the tenant's name (the payee printed on a booklet).
  */
 export function serveTenantQueries(bus: Bus, db: Kysely<GatewayDatabase>): void {
-  bus.serve<SigningSecretCommand, SigningSecretReply>(
+  bus.serve(
     Subjects.tenants.signingSecret,
     async ({ tenant_id }) => {
       const row = await db
@@ -29,7 +21,7 @@ export function serveTenantQueries(bus: Bus, db: Kysely<GatewayDatabase>): void 
     },
     { queue: QueueGroups.gateway },
   );
-  bus.serve<TenantProfileCommand, TenantProfileReply>(
+  bus.serve(
     Subjects.tenants.profile,
     async ({ tenant_id }) => {
       const row = await db.selectFrom('tenants').select('name').where('id', '=', tenant_id).executeTakeFirst();

@@ -1,19 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
-import {
-  QueueGroups,
-  Subjects,
-  type CancelResponse,
-  type InstallmentsCommand,
-  type InstallmentsReply,
-  type ReceivableCancelCommand,
-  type ReceivableConsultCommand,
-  type ReceivableConsultReply,
-  type ReceivablesCreateCommand,
-  type ReceivablesCreateResponse,
-  type ReceivablesSearchCommand,
-  type ReceivablesSearchReply,
-} from '@payments/contracts';
+import { QueueGroups, Subjects } from '@payments/contracts';
 import type { ReceivablesDatabase } from '../db/schema';
 import { requestCancellation } from '../domain/cancellation';
 import { acceptReceivables } from '../domain/intake';
@@ -34,7 +21,7 @@ export function registerHandlers(
   },
 ): void {
   const queue = QueueGroups.receivables;
-  bus.serve<ReceivablesCreateCommand, ReceivablesCreateResponse>(
+  bus.serve(
     Subjects.receivables.create,
     async (cmd) => {
       const result = await deps.priority.intake(() =>
@@ -51,7 +38,7 @@ export function registerHandlers(
     { queue },
   );
 
-  bus.serve<ReceivableCancelCommand, CancelResponse>(
+  bus.serve(
     Subjects.receivables.cancel,
     async (cmd) => {
       await requestCancellation(deps.db, cmd.tenant_id, cmd.account_receivable_id);
@@ -61,7 +48,7 @@ export function registerHandlers(
     { queue },
   );
 
-  bus.serve<ReceivablesSearchCommand, ReceivablesSearchReply>(
+  bus.serve(
     Subjects.receivables.search,
     async (cmd) => {
       const page = await searchReceivables(deps.db, cmd.tenant_id, cmd.query, cmd.limit, cmd.cursor, deps.timeZone);
@@ -70,7 +57,7 @@ export function registerHandlers(
     { queue },
   );
 
-  bus.serve<InstallmentsCommand, InstallmentsReply>(
+  bus.serve(
     Subjects.receivables.installments,
     async (cmd) => ({
       installments: await listInstallments(deps.db, cmd.tenant_id, cmd.payment_slip_id),
@@ -78,7 +65,7 @@ export function registerHandlers(
     { queue },
   );
 
-  bus.serve<ReceivableConsultCommand, ReceivableConsultReply>(
+  bus.serve(
     Subjects.receivables.consult,
     (cmd) => consultReceivable(deps.db, cmd.tenant_id, cmd.account_receivable_id, deps.timeZone),
     { queue },

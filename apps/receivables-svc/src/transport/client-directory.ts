@@ -1,5 +1,5 @@
 import type { Bus } from '@payments/bus';
-import { Subjects, type ClientsLookupCommand, type ClientsLookupReply } from '@payments/contracts';
+import { Subjects } from '@payments/contracts';
 import type { ClientDirectory, Payer } from '../domain/ports';
 
 /**
@@ -10,7 +10,7 @@ export class BusClientDirectory implements ClientDirectory {
   constructor(private readonly bus: Bus) {}
 
   async find(tenantId: string, clientIds: string[]): Promise<Map<string, Payer>> {
-    const reply = await this.bus.request<ClientsLookupCommand, ClientsLookupReply>(
+    const reply = await this.bus.request(
       Subjects.clients.lookup,
       { tenant_id: tenantId, client_ids: [...new Set(clientIds)] },
       { service: 'clients' },

@@ -1,5 +1,5 @@
 import type { Bus, Consumption } from '@payments/bus';
-import { Streams, type CancellationJob, type RegistrationJob } from '@payments/contracts';
+import { Streams } from '@payments/contracts';
 import { processCancellation, type CancellationDeps } from '../domain/cancellation';
 import { registerReceivables, type RegistrationDeps } from '../domain/registration';
 import type { IntakePriority } from './intake-priority';
@@ -22,7 +22,7 @@ export async function startWorkers(
   await bus.streams.ensure(Streams.receivableRegistrations);
   await bus.streams.ensure(Streams.receivableCancellations);
   // A registration job is a chunk of up to 100 receivables: one provider batch call, one write transaction.
-  const registrations = await bus.streams.consumeEach<RegistrationJob>(
+  const registrations = await bus.streams.consumeEach(
     Streams.receivableRegistrations,
     async (job, info) => {
       await opts.priority.giveWay();
@@ -32,7 +32,7 @@ export async function startWorkers(
     },
     { concurrency: opts.registrationConcurrency, ackWaitMs: 120_000 },
   );
-  const cancellations = await bus.streams.consumeEach<CancellationJob>(
+  const cancellations = await bus.streams.consumeEach(
     Streams.receivableCancellations,
     async (job, info) => {
       const outcome = await processCancellation(deps, job, info.deliveryCount);
