@@ -6,7 +6,7 @@ import type { CallbacksDatabase } from '../src/db/schema';
 import type { ClaimedEvent } from '../src/domain/callback-event';
 import { EventStore } from '../src/domain/event-store';
 
-// The delivery queue's claim (claim_due_events, migration 0003, through EventStore) against a real
+// The delivery queue's claim (claim_due_events, migrations 0003 and 0004, through EventStore) against a real
 // Postgres: the callbacks schema migrated into a throw-away database, emptied before each test.
 
 let test: { url: string; drop: () => Promise<void> };
@@ -120,19 +120,26 @@ it('skips a host without room entirely, so its older events do not use up the li
   expect(ids(claimed)).toEqual(sorted(others));
 });
 
-// Known limitation, to fix in claim_due_events: the limit is applied to the oldest due rows before the
-// per-host room is, so a host that still has a little room and a backlog older than everyone else's
-// fills the candidate list; the claim returns its room's worth and nothing for the other hosts,
-// although they have room. EventStore.claimDue promises "the rest take what is left", and the
-// engine's pump stops claiming when a claim returns less than its limit, so the other hosts' due
-// events (retries) wait while the old backlog lasts. A fix needs the candidates bounded per host
-// before the overall limit (e.g. a per-host index on (target_host, next_attempt_at)).
-it.failing('fills the limit from other hosts when an old backlog of a host with little room comes first', async () => {
+// A host that still has a little room and a backlog older than everyone else's must not fill the
+// candidates: the rest of the limit goes to the other hosts (migration 0004). EventStore.claimDue
+// promises "the rest take what is left", and the engine's pump stops claiming when a claim returns
+// less than its limit, so a short claim here would leave the other hosts' due events waiting.
+it('fills the limit from other hosts when an old backlog of a host with little room comes first', async () => {
   await seed(Array.from({ length: 8 }, (_, i) => ({ host: 'backlog.test', agoMs: 60_000 + i * 1_000 })));
   const others = await seed([1, 2, 3].map((s) => ({ host: 'other.test', agoMs: s * 1_000 })));
   const claimed = await store.claimDue(4, LONG_LEASE, { left: new Map([['backlog.test', 1]]), perHost: 10 });
   expect(byHost(claimed)).toEqual({ 'backlog.test': 1, 'other.test': 3 });
   expect(ids(claimed.filter((e) => e.targetHost === 'other.test'))).toEqual(sorted(others));
+});
+
+it('going host by host, still claims the oldest events the hosts have room for, across more hosts than the limit', async () => {
+  const [backlogOldest] = await seed([100, 99, 98, 97, 96].map((s) => ({ host: 'backlog.test', agoMs: s * 1_000 })));
+  const [h1Old] = await seed([50, 10].map((s) => ({ host: 'h1.test', agoMs: s * 1_000 })));
+  const h2 = await seed([40, 30].map((s) => ({ host: 'h2.test', agoMs: s * 1_000 })));
+  await seed([20, 5].map((s) => ({ host: 'h3.test', agoMs: s * 1_000 })));
+  await seed([15, 1].map((s) => ({ host: 'h4.test', agoMs: s * 1_000 })));
+  const claimed = await store.claimDue(4, LONG_LEASE, { left: new Map([['backlog.test', 1]]), perHost: 10 });
+  expect(ids(claimed)).toEqual(sorted([backlogOldest, h1Old, ...h2]));
 });
 
 it('moves a claimed row out of the queue until its lease ends: not claimable meanwhile, due again after', async () => {
@@ -208,4 +215,18 @@ it('never gives the same row to two claims running at once', async () => {
   expect(new Set(all).size).toBe(all.length);
   const rest = await store.claimDue(100, LONG_LEASE, NO_BUSY_HOSTS);
   expect(sorted([...all, ...ids(rest)])).toEqual(sorted(seeded));
+});
+
+it('never gives the same row to two claims running at once when claiming host by host', async () => {
+  // The oldest events are a host's with room 1: each claim goes over it and so goes host by host.
+  await seed(Array.from({ length: 20 }, (_, i) => ({ host: 'backlog.test', agoMs: 60_000 + i * 10 })));
+  const seeded = await seed(Array.from({ length: 40 }, (_, i) => ({ host: `h${i % 8}.test`, agoMs: 1_000 + i * 10 })));
+  const backlogRoom1 = { left: new Map([['backlog.test', 1]]), perHost: 100 };
+  const claims = await Promise.all(Array.from({ length: 4 }, () => store.claimDue(10, LONG_LEASE, backlogRoom1)));
+  const all = claims.flatMap(ids);
+  expect(new Set(all).size).toBe(all.length);
+  expect(claims.flat().filter((e) => e.targetHost === 'backlog.test').length).toBeLessThanOrEqual(4);
+  const rest = await store.claimDue(100, LONG_LEASE, { left: new Map([['backlog.test', 0]]), perHost: 100 });
+  const others = [...claims.flat(), ...rest].filter((e) => e.targetHost !== 'backlog.test').map((e) => e.eventId);
+  expect(sorted(others)).toEqual(sorted(seeded));
 });

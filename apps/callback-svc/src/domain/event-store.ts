@@ -47,7 +47,7 @@ export class EventStore {
   async claimDue(limit: number, leaseMs: number, room: Pick<ClaimRoom, 'left' | 'perHost'>): Promise<ClaimedEvent[]> {
     if (limit <= 0) return [];
     const busy = [...room.left];
-    // claim_due_events (migration 0003): a function, so that it can keep its plan under a burst.
+    // claim_due_events (migrations 0003, 0004): a function, so that it can keep its plan under a burst.
     const rows = await sql<EventRow>`
       select * from claim_due_events(${limit}, ${leaseInterval(leaseMs)}, ${busy.map(([host]) => host)}::text[], ${busy.map(([, n]) => n)}::int[], ${room.perHost})`.execute(
       this.db,
