@@ -13,6 +13,7 @@ import {
 import { context, ROOT_CONTEXT, type Context, type Link, type Span } from '@opentelemetry/api';
 import type {
   BusRegistryShape,
+  JobOutcome,
   RegisteredStream,
   StreamMessage,
   StreamRegistry,
@@ -33,12 +34,10 @@ const codec = JSONCodec<unknown>();
 export type BatchHandler<T> = (
   items: T[],
   info: { deliveryCounts: number[]; contexts: Context[] },
-) => Promise<void | MessageOutcome[]>;
+) => Promise<void | JobOutcome[]>;
 
-/** What became of one message: done (ack), or try again later (redelivered after the delay). */
-export type MessageOutcome = 'done' | { retryInMs: number };
 /** deliveryCount is 1 on the first delivery. */
-export type MessageHandler<T> = (item: T, info: { deliveryCount: number }) => Promise<MessageOutcome>;
+export type MessageHandler<T> = (item: T, info: { deliveryCount: number }) => Promise<JobOutcome>;
 
 export interface Consumption {
   /** Stops taking messages and waits for the batch in hand to be handled and acked. */
@@ -192,7 +191,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
 
     const handle = async (m: JsMsg) => {
       const { span, context: spanContext } = this.startConsumerSpan(spec, m);
-      let outcome: MessageOutcome;
+      let outcome: JobOutcome;
       try {
         outcome = await context.with(spanContext, () =>
           handler(codec.decode(m.data) as StreamMessage<S, M>, { deliveryCount: m.info.redeliveryCount }),

@@ -40,6 +40,12 @@ export const Streams = {
   },
 } as const satisfies Record<string, StreamSpec>;
 
+/**
+ * What a job handler came to: `done` (the message is acked and leaves the stream), or to be tried again
+ * after a delay (the message is redelivered then). Every consumer of a stream answers with one.
+ */
+export type JobOutcome = 'done' | { retryInMs: number };
+
 /** Job on Streams.receivableRegistrations: register these receivables (one intake's chunk) with the provider. */
 export interface RegistrationJob {
   tenant_id: string;

@@ -9,14 +9,13 @@ import {
   type CallbackRequest,
   type CallbackRequestBatch,
   type InstallmentView,
+  type JobOutcome,
 } from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { BookletRow, BookletsDatabase } from '../db/schema';
 import type { BookletDocument } from './booklet-document';
 import { renderBooklet } from './booklet-pdf';
 import type { DownloadLinks, InstallmentSource, PdfStore } from './ports';
-
-export type BuildOutcome = 'done' | { retryInMs: number };
 
 export interface BuilderDeps {
   db: Kysely<BookletsDatabase>;
@@ -33,7 +32,7 @@ export interface BuilderDeps {
  * then renders the PDF, stores it and queues the "sent" callback with the signed download link.
  * A build that cannot succeed queues the failure callback instead.
  */
-export async function buildBooklet(deps: BuilderDeps, job: BookletJob): Promise<BuildOutcome> {
+export async function buildBooklet(deps: BuilderDeps, job: BookletJob): Promise<JobOutcome> {
   const booklet = await deps.db
     .selectFrom('booklets')
     .selectAll()

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
-import { ServiceError, Streams, type CancellationJob } from '@payments/contracts';
+import { ServiceError, Streams, type CancellationJob, type JobOutcome } from '@payments/contracts';
 import { enqueue } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import { callbackMessages, cancellationFailedCallback, cancelledCallback } from './callback-messages';
-import { backoff, type JobOutcome } from './job-outcome';
+import { backoff } from './job-outcome';
 import { ProviderUnavailableError, type CancellationOutcome, type PaymentProvider } from './ports';
 import { recordTransition } from './state-history';
 

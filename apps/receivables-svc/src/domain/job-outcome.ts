@@ -1,5 +1,4 @@
-/** What a background job came to: finished (for good), or to be tried again after a delay. */
-export type JobOutcome = 'done' | { retryInMs: number };
+import type { JobOutcome } from '@payments/contracts';
 
 /** Exponential backoff for a provider that is down: 1 s, 2 s, 4 s ... up to a minute. */
 export function backoff(deliveryCount: number): JobOutcome {

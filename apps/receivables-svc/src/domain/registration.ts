@@ -1,7 +1,13 @@
 import { formatBrazilianDate, formatPercent, formatReais } from '@payments/br-format';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Logger } from '@payments/logger';
-import { Streams, type CallbackRequest, type CancellationJob, type RegistrationJob } from '@payments/contracts';
+import {
+  Streams,
+  type CallbackRequest,
+  type CancellationJob,
+  type JobOutcome,
+  type RegistrationJob,
+} from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import {
@@ -10,7 +16,7 @@ import {
   registrationFailedCallback,
   type RegisteredRow,
 } from './callback-messages';
-import { backoff, type JobOutcome } from './job-outcome';
+import { backoff } from './job-outcome';
 import {
   ProviderUnavailableError,
   type BatchRegistrationOutcome,
