@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { connectBus, type Bus } from '@payments/bus';
-import { batchCallbackRequests, Streams, type CallbackEventType, type CallbackRequest } from '@payments/contracts';
+import {
+  batchCallbackRequests,
+  messageIds,
+  Streams,
+  type CallbackEventType,
+  type CallbackRequest,
+} from '@payments/contracts';
 import { createLogger } from '@payments/logger';
 
 /** A producer's side of the callback stream, as receivables-svc and booklet-svc publish to it. */
@@ -35,7 +41,8 @@ export class CallbackPublisher {
 
   /** Publishes one request, in a batch of its own (as a payment or a cancellation causes it). */
   async publish(request: CallbackRequest): Promise<{ duplicate: boolean }> {
-    return this.publishRaw({ requests: [request] }, request.event_id);
+    const batch = { requests: [request] };
+    return this.bus.streams.publish(Streams.callbackRequests, batch, messageIds.callbackBatch(batch));
   }
 
   /** Publishes requests in as few batches as they fit, as a registration job does. */

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Uuid } from './common';
+import { messageIds } from './message-ids';
 
 /**
  * Callbacks: the payloads ERPs receive (spec section 6 and docs/api.md, Callbacks), the delivery request producers
@@ -118,18 +119,15 @@ export type CallbackRequestBatch = Static<typeof CallbackRequestBatchSchema>;
 
 /**
  * Splits requests into batches of at most MAX_CALLBACK_BATCH, each with a stable message id (for
- * JetStream's de-duplication of a republished outbox row): its first event id and its size.
+ * JetStream's de-duplication of a republished outbox row): messageIds.callbackBatch.
  */
 export function batchCallbackRequests(
   requests: CallbackRequest[],
 ): Array<{ msgId: string; batch: CallbackRequestBatch }> {
   const batches: Array<{ msgId: string; batch: CallbackRequestBatch }> = [];
   for (let i = 0; i < requests.length; i += MAX_CALLBACK_BATCH) {
-    const chunk = requests.slice(i, i + MAX_CALLBACK_BATCH);
-    batches.push({
-      msgId: chunk.length === 1 ? chunk[0].event_id : `${chunk[0].event_id}+${chunk.length}`,
-      batch: { requests: chunk },
-    });
+    const batch: CallbackRequestBatch = { requests: requests.slice(i, i + MAX_CALLBACK_BATCH) };
+    batches.push({ msgId: messageIds.callbackBatch(batch), batch });
   }
   return batches;
 }

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
 import {
+  messageIds,
   Streams,
   type BookletFailedCallback,
   type BookletJob,
@@ -137,7 +138,7 @@ function callback(
     payload,
   };
   const batch: CallbackRequestBatch = { requests: [request] };
-  return { stream: Streams.callbackRequests, msgId: eventId, payload: batch };
+  return { stream: Streams.callbackRequests, msgId: messageIds.callbackBatch(batch), payload: batch };
 }
 
 function sentCallback(booklet: BookletRow, download: string): OutboxMessage {

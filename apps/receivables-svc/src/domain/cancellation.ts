@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
-import { ServiceError, Streams, type CancellationJob, type JobOutcome } from '@payments/contracts';
+import { messageIds, ServiceError, Streams, type CancellationJob, type JobOutcome } from '@payments/contracts';
 import { enqueue } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import { callbackMessages, cancellationFailedCallback, cancelledCallback } from './callback-messages';
@@ -49,7 +49,7 @@ export async function requestCancellation(
     await enqueue(trx, [
       {
         stream: Streams.receivableCancellations,
-        msgId: `cancel_${row.id}_${updated.cancellation_requests}`,
+        msgId: messageIds.cancellationRequest(row.id, updated.cancellation_requests),
         payload: job,
       },
     ]);

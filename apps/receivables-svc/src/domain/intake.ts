@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import { toCents } from '@payments/br-format';
 import {
+  messageIds,
   PaymentMethods,
   ServiceError,
   Streams,
@@ -109,7 +110,7 @@ function registrationJobs(tenantId: string, ids: string[]): OutboxMessage[] {
   const jobs: OutboxMessage[] = [];
   for (let i = 0; i < ids.length; i += REGISTRATION_CHUNK) {
     const job: RegistrationJob = { tenant_id: tenantId, receivable_ids: ids.slice(i, i + REGISTRATION_CHUNK) };
-    jobs.push({ stream: Streams.receivableRegistrations, msgId: `reg_${job.receivable_ids[0]}`, payload: job });
+    jobs.push({ stream: Streams.receivableRegistrations, msgId: messageIds.registrationJob(job), payload: job });
   }
   return jobs;
 }

@@ -2,6 +2,7 @@ import { formatBrazilianDate, formatPercent, formatReais } from '@payments/br-fo
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Logger } from '@payments/logger';
 import {
+  messageIds,
   Streams,
   type CallbackRequest,
   type CancellationJob,
@@ -160,7 +161,11 @@ async function recordResults(
       else if (row.state === 'cancelled') {
         // Cancelled while the provider was registering it: cancel the new charge too, quietly.
         const job: CancellationJob = { tenant_id: row.tenant_id, receivable_id: row.id, reason: 'cleanup' };
-        messages.push({ stream: Streams.receivableCancellations, msgId: `cleanup_${row.id}`, payload: job });
+        messages.push({
+          stream: Streams.receivableCancellations,
+          msgId: messageIds.cancellationCleanup(row.id),
+          payload: job,
+        });
       }
     }
   }
