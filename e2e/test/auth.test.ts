@@ -1,6 +1,8 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
+import type { AuthenticateResponse, Problem, RefreshTokenResponse } from '@payments/contracts';
 import { disableTenant, openAdminDatabase, revokeToken } from '@payments/gateway';
+import type { ApiResponse } from '../support/api-client';
 import { startSystem, type TestSystem } from '../support/system';
 import { clientPayload } from '../support/fixtures';
 import { countClients } from '../support/db-probe';
@@ -21,9 +23,9 @@ const INTEGRATION_TOKEN_HERE =
 const ACCESS_TOKEN_HERE =
   'this is an access token (JWT), not an integration token: POST /api/v1/authenticate takes the integration token issued for your tenant; to renew an access token, POST /api/v1/refresh-token with it';
 
-const detailOf = (res: { json: unknown }) => (res.json as { detail: string }).detail;
+const detailOf = (res: ApiResponse) => (res.json as Problem).detail;
 
-function expectUnauthorized(res: { status: number; statusText: string; headers: Headers; json: unknown }) {
+function expectUnauthorized(res: ApiResponse) {
   expect(res.status).toBe(401);
   expect(res.statusText).toBe('UNAUTHORIZED');
   expect(res.headers.get('content-type')).toContain('application/problem+json');
@@ -33,11 +35,9 @@ function expectUnauthorized(res: { status: number; statusText: string; headers: 
 describe('POST /api/v1/authenticate', () => {
   it('exchanges the integration token for an EdDSA JWT with the agreed claims', async () => {
     const tenant = await system.newTenant('Acme');
-    const res = await system.api.post<{ access_token: string; token_type: string; expires_in: number }>(
-      '/api/v1/authenticate',
-      undefined,
-      { authorization: `Bearer ${tenant.integrationToken}` },
-    );
+    const res = await system.api.post<AuthenticateResponse>('/api/v1/authenticate', undefined, {
+      authorization: `Bearer ${tenant.integrationToken}`,
+    });
     expect(res.status).toBe(200);
     expect(res.json.token_type).toBe('Bearer');
     expect(res.json.expires_in).toBe(3600);
@@ -80,9 +80,7 @@ describe('POST /api/v1/authenticate', () => {
 describe('POST /api/v1/refresh-token', () => {
   it('renews a valid JWT with token_type "bearer", and the new one works', async () => {
     const tenant = await system.newTenant();
-    const res = await tenant.api.post<{ access_token: string; token_type: string; expires_in: number }>(
-      '/api/v1/refresh-token',
-    );
+    const res = await tenant.api.post<RefreshTokenResponse>('/api/v1/refresh-token');
     expect(res.status).toBe(200);
     expect(res.json.token_type).toBe('bearer');
     expect(res.json.expires_in).toBe(3600);
@@ -205,7 +203,7 @@ describe('a request to no route', () => {
   it.each(['/', '/api/v1', '/api/v1/client'])(
     'GET %s: a 404 problem that points at the API reference, which is there',
     async (path) => {
-      const res = await system.api.send('GET', path);
+      const res = await system.api.send<Problem>('GET', path);
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
       expect(res.json).toMatchObject({

@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import type {
-  BookletFailedCallback,
-  BookletResponse,
-  BookletSentCallback,
-  CallbackEventView,
-} from '@payments/contracts';
+import type { BookletResponse, CallbackEventView } from '@payments/contracts';
+import type { BookletCallback } from '../support/booklet-callbacks';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { clientPayload, receivablePayload } from '../support/fixtures';
-
-/** A booklet callback (libs/contracts): what the ERP hears when a carnê is built, or cannot be. */
-type BookletCallback = BookletSentCallback | BookletFailedCallback;
 
 let system: TestSystem;
 let tenant: TestTenant;

@@ -1,24 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import type { BookletResponse, Problem } from '@payments/contracts';
 import { readPdf } from '@payments/test-support/pdf-text';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { clientPayload, receivablePayload } from '../support/fixtures';
-
-interface SentCallback {
-  success: boolean;
-  type: string;
-  payment_slip_id: string;
-  download?: string;
-  error?: { code: string; message: string };
-  accounts_receivable_id?: string;
-  payment_data?: { typeable_line: string };
-}
+import { bookletSent, isReceivableCallback, receivedCallbacks } from '../support/booklet-callbacks';
+import { isCancellationResult, isRegistered } from '../support/receivable-callbacks';
 
 let system: TestSystem;
 let tenant: TestTenant;
 let receiver: CallbackReceiver;
 let clientId: string;
-const bodies = () => receiver.received.map((r) => JSON.parse(r.body) as SentCallback);
+/** The callbacks of these receivables. */
+const receivableCallbacksOf = (ids: ReadonlySet<string>) =>
+  receivedCallbacks(receiver)
+    .filter(isReceivableCallback)
+    .filter((c) => ids.has(c.accounts_receivable_id));
 
 beforeAll(async () => {
   system = await startSystem({
@@ -58,13 +55,9 @@ it('builds a 12-installment booklet: preparing, then a sent callback whose signe
   const slip = randomUUID();
   const items = await issueInstallments(slip, 12);
   const ids = new Set(items.map((i) => i.account_receivable_id));
-  await waitFor(
-    () => bodies().filter((b) => b.accounts_receivable_id && ids.has(b.accounts_receivable_id)).length === 12,
-    20_000,
-    'registrations',
-  );
+  await waitFor(() => receivableCallbacksOf(ids).length === 12, 20_000, 'registrations');
 
-  const res = await tenant.api.postIdempotent<Record<string, unknown>>(`/api/v1/bank-slip-booklet/${slip}`, {
+  const res = await tenant.api.postIdempotent<BookletResponse>(`/api/v1/bank-slip-booklet/${slip}`, {
     url_callback: receiver.url,
   });
   expect(res.status).toBe(202);
@@ -75,8 +68,8 @@ it('builds a 12-installment booklet: preparing, then a sent callback whose signe
     payment_slip_id: slip,
   });
 
-  await waitFor(() => bodies().some((b) => b.type === 'sent' && b.payment_slip_id === slip), 30_000, 'sent callback');
-  const sent = bodies().find((b) => b.type === 'sent' && b.payment_slip_id === slip)!;
+  await waitFor(() => bookletSent(receiver, slip) !== undefined, 30_000, 'sent callback');
+  const sent = bookletSent(receiver, slip)!;
   expect(sent).toEqual({
     success: true,
     type: 'sent',
@@ -84,7 +77,7 @@ it('builds a 12-installment booklet: preparing, then a sent callback whose signe
     download: expect.stringContaining(`${system.gateway.url}/api/v1/bank-slip-booklet/downloads/`),
   });
 
-  const pdf = await fetch(sent.download!); // no bearer token
+  const pdf = await fetch(sent.download); // no bearer token
   expect(pdf.status).toBe(200);
   expect(pdf.headers.get('content-type')).toContain('application/pdf');
   const { pages } = await readPdf(new Uint8Array(await pdf.arrayBuffer()));
@@ -93,9 +86,9 @@ it('builds a 12-installment booklet: preparing, then a sent callback whose signe
     .split('\n')
     .map((l) => l.replace(/[\s.]/g, ''))
     .join('\n');
-  const lines = bodies()
-    .filter((b) => b.accounts_receivable_id && ids.has(b.accounts_receivable_id))
-    .map((b) => b.payment_data!.typeable_line);
+  const lines = receivableCallbacksOf(ids)
+    .filter(isRegistered)
+    .map((c) => c.payment_data.typeable_line);
   expect(lines).toHaveLength(12);
   for (const line of lines) expect(digits).toContain(line);
   expect(text).toContain('João Pagador');
@@ -103,7 +96,7 @@ it('builds a 12-installment booklet: preparing, then a sent callback whose signe
   expect(pages).toHaveLength(1 + Math.ceil(12 / 3)); // cover, then 3 installments per page
 
   // Altered or expired links are refused.
-  const url = new URL(sent.download!);
+  const url = new URL(sent.download);
   const altered = new URL(url);
   altered.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 60));
   expect((await fetch(altered)).status).toBe(403);
@@ -133,25 +126,18 @@ it('answers 410 for an expired link', async () => {
 it('leaves cancelled installments out, and waits for installments still being registered', async () => {
   const slip = randomUUID();
   const items = await issueInstallments(slip, 4, (i) => (i === 3 ? { payment_method: 3 } : {}));
-  await waitFor(
-    () =>
-      bodies().filter(
-        (b) => b.accounts_receivable_id && items.some((i) => i.account_receivable_id === b.accounts_receivable_id),
-      ).length === 4,
-    20_000,
-    'registrations',
-  );
+  const ids = new Set(items.map((i) => i.account_receivable_id));
+  await waitFor(() => receivableCallbacksOf(ids).length === 4, 20_000, 'registrations');
   expect(
     (await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${items[0].account_receivable_id}/cancel`, undefined))
       .status,
   ).toBe(202);
+  const cancelled = new Set([items[0].account_receivable_id]);
   await waitFor(
     () =>
-      bodies().some(
-        (b) =>
-          (b as unknown as { status?: string }).status === 'success' &&
-          b.accounts_receivable_id === items[0].account_receivable_id,
-      ),
+      receivableCallbacksOf(cancelled)
+        .filter(isCancellationResult)
+        .some((c) => c.status === 'success'),
     15_000,
     'cancelled',
   );
@@ -164,13 +150,13 @@ it('leaves cancelled installments out, and waits for installments still being re
   const late = receivablePayload(clientId, receiver.url, { payment_slip_id: slip, due_date: '2027-06-10' });
   try {
     await tenant.api.postIdempotent('/api/v1/accounts-receivable', [late]);
-    const res = await tenant.api.postIdempotent<{ message: string }>(`/api/v1/bank-slip-booklet/${slip}`, {
+    const res = await tenant.api.postIdempotent<BookletResponse>(`/api/v1/bank-slip-booklet/${slip}`, {
       url_callback: receiver.url,
     });
     expect(res.status).toBe(202);
     expect(res.json.message).toMatch(/1 of them are still being registered/);
     await new Promise((r) => setTimeout(r, 1500));
-    expect(bodies().some((b) => b.type === 'sent' && b.payment_slip_id === slip)).toBe(false);
+    expect(bookletSent(receiver, slip)).toBeUndefined();
   } finally {
     await fetch(`${system.sandboxUrl}/sandbox/behaviour`, {
       method: 'POST',
@@ -178,13 +164,9 @@ it('leaves cancelled installments out, and waits for installments still being re
       body: JSON.stringify({ mode: 'normal' }),
     });
   }
-  await waitFor(
-    () => bodies().some((b) => b.type === 'sent' && b.payment_slip_id === slip),
-    40_000,
-    'sent after registration',
-  );
-  const sent = bodies().find((b) => b.type === 'sent' && b.payment_slip_id === slip)!;
-  const { pages } = await readPdf(new Uint8Array(await (await fetch(sent.download!)).arrayBuffer()));
+  await waitFor(() => bookletSent(receiver, slip) !== undefined, 40_000, 'sent after registration');
+  const sent = bookletSent(receiver, slip)!;
+  const { pages } = await readPdf(new Uint8Array(await (await fetch(sent.download)).arrayBuffer()));
   expect(pages).toHaveLength(1 + Math.ceil(4 / 3)); // three left after the cancellation, plus the late one
   const text = pages.join('\n');
   expect(text).toMatch(/1\/4/);
@@ -203,12 +185,11 @@ describe('bad input', () => {
     expect(
       (await other.api.postIdempotent(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url })).status,
     ).toBe(404);
-    const bad = await tenant.api.postIdempotent<{ errors: Array<{ path: string }> }>(
-      `/api/v1/bank-slip-booklet/${slip}`,
-      { url_callback: 'ftp://x' },
-    );
+    const bad = await tenant.api.postIdempotent<Problem>(`/api/v1/bank-slip-booklet/${slip}`, {
+      url_callback: 'ftp://x',
+    });
     expect(bad.status).toBe(422);
-    expect(bad.json.errors[0].path).toBe('/url_callback');
+    expect(bad.json.errors?.[0].path).toBe('/url_callback');
     expect((await tenant.api.postIdempotent(`/api/v1/bank-slip-booklet/${slip}`, {})).status).toBe(422);
     expect(
       (await tenant.api.postIdempotent('/api/v1/bank-slip-booklet/nope', { url_callback: receiver.url })).status,

@@ -2,8 +2,10 @@ import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
+import type { AuthenticateResponse, BookletResponse } from '@payments/contracts';
 import { createTestDatabase } from '@payments/db';
 import { ApiClient } from '../support/api-client';
+import { bookletSent, isReceivableCallback, receivedCallbacks } from '../support/booklet-callbacks';
 import {
   BuiltApp,
   builtAppEnv,
@@ -19,14 +21,6 @@ import { deleteBusStreams, freePort } from '../support/system';
 // The system as production runs it: every app started from its build output (dist/apps/<app>/main.js,
 // made by the apps' `build` targets, which this project's test target depends on) with plain node, each
 // in its own process, against its own database and NATS subject prefix.
-
-interface Callback {
-  type?: string;
-  success?: boolean;
-  payment_slip_id?: string;
-  accounts_receivable_id?: string;
-  download?: string;
-}
 
 const APPS = Object.keys(PORT_VARIABLES) as AppName[];
 const apps: BuiltApp[] = [];
@@ -94,7 +88,7 @@ it('builds a booklet PDF: tenant from the built admin CLI, client, installments 
     },
   );
   const tenant = JSON.parse(stdout) as { tenant_id: string; integration_token: string };
-  const auth = await new ApiClient(gateway.url).post<{ access_token: string }>('/api/v1/authenticate', undefined, {
+  const auth = await new ApiClient(gateway.url).post<AuthenticateResponse>('/api/v1/authenticate', undefined, {
     authorization: `Bearer ${tenant.integration_token}`,
   });
   expect(auth.status).toBe(200);
@@ -112,28 +106,26 @@ it('builds a booklet PDF: tenant from the built admin CLI, client, installments 
     }),
   );
   expect((await api.postIdempotent('/api/v1/accounts-receivable', items)).status).toBe(202);
-  const bodies = () => receiver!.received.map((r) => JSON.parse(r.body) as Callback);
   const ids = new Set(items.map((i) => i.account_receivable_id));
   await waitFor(
-    () => bodies().filter((b) => b.accounts_receivable_id && ids.has(b.accounts_receivable_id)).length === 3,
+    () =>
+      receivedCallbacks(receiver!)
+        .filter(isReceivableCallback)
+        .filter((c) => ids.has(c.accounts_receivable_id)).length === 3,
     30_000,
     'the registered callbacks',
   );
 
-  const requested = await api.postIdempotent<Callback>(`/api/v1/bank-slip-booklet/${slip}`, {
+  const requested = await api.postIdempotent<BookletResponse>(`/api/v1/bank-slip-booklet/${slip}`, {
     url_callback: receiver!.url,
   });
   expect(requested.status).toBe(202);
   expect(requested.json).toMatchObject({ success: true, type: 'preparing', payment_slip_id: slip });
-  await waitFor(
-    () => bodies().some((b) => b.type === 'sent' && b.payment_slip_id === slip),
-    30_000,
-    'the booklet callback',
-  );
-  const sent = bodies().find((b) => b.type === 'sent' && b.payment_slip_id === slip)!;
+  await waitFor(() => bookletSent(receiver!, slip) !== undefined, 30_000, 'the booklet callback');
+  const sent = bookletSent(receiver!, slip)!;
   expect(sent.download).toContain(`${gateway.url}/api/v1/bank-slip-booklet/downloads/`);
 
-  const pdf = await fetch(sent.download!);
+  const pdf = await fetch(sent.download);
   expect(pdf.status).toBe(200);
   expect(pdf.headers.get('content-type')).toContain('application/pdf');
   const bytes = Buffer.from(await pdf.arrayBuffer());
