@@ -66,7 +66,7 @@ export async function startCallbackService(
     },
     tracing: otelDeliveryTracing,
   });
-  registerHandlers(bus, store, () => engine.wake());
+  registerHandlers(bus, { store, onRetry: () => engine.wake() });
   engine.start();
   const consumption = await consumeCallbackRequests(bus, engine, logger);
   const ops = await startOpsServer({

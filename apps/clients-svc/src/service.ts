@@ -28,7 +28,7 @@ export async function startClientsService(
   });
   await migrateToLatest(db, SCHEMA, migrations);
   const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'clients-svc', logger });
-  registerHandlers(bus, db);
+  registerHandlers(bus, { db });
   const metrics = createMetricsRegistry('clients-svc');
   const ops = await startOpsServer({
     port: config.port,

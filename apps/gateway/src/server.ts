@@ -81,7 +81,7 @@ export async function startGateway(
   ])
     mountEndpoint(router, pipeline, endpoint);
   mountBookletDownload(router, bus, config.downloadLinkSecret);
-  serveTenantQueries(bus, db);
+  serveTenantQueries(bus, { db });
   mountApiDocs(router);
   mountHealthRoutes(router, {
     checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],

@@ -7,7 +7,7 @@ import { requester, type RequestOptions } from './requester';
 import { responder, type RequestHandler, type ServeOptions } from './responder';
 import { DurableStreams } from './streams';
 
-export type { RequestHandler, RequestOptions, ServeOptions };
+export type { RequestHandler, RequestOptions, ServeOptions, Subscription };
 
 export interface BusOptions {
   /** The NATS server (NATS_URL). */
@@ -49,6 +49,14 @@ export interface Bus<R extends BusRegistryShape = BusRegistry> {
   /** Stops taking requests, waits for the ones in flight to answer, then closes the connection. */
   close(): Promise<void>;
 }
+
+/**
+ * The one shape of a service's request-reply side: `registerHandlers(bus, deps)` in the service's
+ * src/transport/ serves each subject the service answers (with its queue group, QueueGroups) and
+ * returns the subscriptions; `deps` is one object holding what the handlers need. bus.close()
+ * drains the subscriptions, so a service need not keep them.
+ */
+export type RegisterHandlers<Deps> = (bus: Bus, deps: Deps) => Subscription[];
 
 /**
  * Connects to NATS (JetStream required) and returns the bus of this deployment's prefix: request-reply

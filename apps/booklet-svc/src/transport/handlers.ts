@@ -1,18 +1,23 @@
 import type { Kysely } from 'kysely';
-import type { Bus, Consumption } from '@payments/bus';
+import type { Bus, Consumption, RegisterHandlers } from '@payments/bus';
 import { QueueGroups, ServiceError, Streams, Subjects } from '@payments/contracts';
 import type { BookletsDatabase } from '../db/schema';
 import { buildBooklet, type BuilderDeps } from '../domain/booklet-builder';
 import { requestBooklet } from '../domain/booklet-requests';
 import type { InstallmentSource, PdfStore } from '../domain/ports';
 
+export interface HandlerDeps {
+  db: Kysely<BookletsDatabase>;
+  source: InstallmentSource;
+  store: PdfStore;
+  /** Wakes the outbox relay after a commit that queued work. */
+  onEnqueued: () => void;
+}
+
 /** Requests from the gateway: queue a booklet; hand over a built PDF (the gateway checked the link). */
-export function registerHandlers(
-  bus: Bus,
-  deps: { db: Kysely<BookletsDatabase>; source: InstallmentSource; store: PdfStore; onEnqueued: () => void },
-): void {
+export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
   const queue = QueueGroups.booklets;
-  bus.serve(
+  const request = bus.serve(
     Subjects.booklets.request,
     async (cmd) => {
       const accepted = await requestBooklet(deps.db, deps.source, cmd.tenant_id, cmd.payment_slip_id, cmd.url_callback);
@@ -31,7 +36,7 @@ export function registerHandlers(
     { queue },
   );
 
-  bus.serve(
+  const download = bus.serve(
     Subjects.booklets.download,
     async (cmd) => {
       const booklet = await deps.db
@@ -45,7 +50,8 @@ export function registerHandlers(
     },
     { queue },
   );
-}
+  return [request, download];
+};
 
 export async function startBuildWorker(bus: Bus, deps: BuilderDeps, onEnqueued: () => void): Promise<Consumption> {
   await bus.streams.ensure(Streams.bookletBuilds);

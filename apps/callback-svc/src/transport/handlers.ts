@@ -1,4 +1,4 @@
-import type { Bus } from '@payments/bus';
+import type { RegisterHandlers } from '@payments/bus';
 import {
   QueueGroups,
   ServiceError,
@@ -9,10 +9,16 @@ import {
 import type { EventView } from '../domain/callback-event';
 import type { EventStore } from '../domain/event-store';
 
+export interface HandlerDeps {
+  store: EventStore;
+  /** Called after a dead event was queued again: wakes the delivery engine. */
+  onRetry: () => void;
+}
+
 /** Visibility API behind the gateway: list, inspect, redeliver. Always scoped to the asking tenant. */
-export function registerHandlers(bus: Bus, store: EventStore, onRetry: () => void): void {
+export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, { store, onRetry }) => {
   const queue = QueueGroups.callbacks;
-  bus.serve(
+  const list = bus.serve(
     Subjects.callbacks.list,
     async (cmd) => {
       const after = cmd.cursor === undefined ? undefined : decodeCursor(cmd.cursor);
@@ -24,7 +30,7 @@ export function registerHandlers(bus: Bus, store: EventStore, onRetry: () => voi
     { queue },
   );
 
-  bus.serve(
+  const get = bus.serve(
     Subjects.callbacks.get,
     async (cmd) => {
       const view = await store.find(cmd.tenant_id, cmd.event_id);
@@ -34,7 +40,7 @@ export function registerHandlers(bus: Bus, store: EventStore, onRetry: () => voi
     { queue },
   );
 
-  bus.serve(
+  const retry = bus.serve(
     Subjects.callbacks.retry,
     async (cmd) => {
       if (await store.retryDead(cmd.tenant_id, cmd.event_id)) {
@@ -47,7 +53,8 @@ export function registerHandlers(bus: Bus, store: EventStore, onRetry: () => voi
     },
     { queue },
   );
-}
+  return [list, get, retry];
+};
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

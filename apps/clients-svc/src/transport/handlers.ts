@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Bus } from '@payments/bus';
+import type { RegisterHandlers } from '@payments/bus';
 import {
   QueueGroups,
   Subjects,
@@ -13,14 +13,14 @@ import type { ClientsDatabase } from '../db/schema';
 import { findClients, registerClients, updateClient } from '../domain/client-registry';
 import { detailsFromWire, newClientFromWire, toClientData } from './wire';
 
+export interface HandlerDeps {
+  db: Kysely<ClientsDatabase>;
+}
+
 /** Bus handlers: commands in, spec-shaped replies out. The gateway has validated every command. */
-export function registerHandlers(bus: Bus, db: Kysely<ClientsDatabase>): void {
-  bus.serve(Subjects.clients.create, (cmd) => createClients(db, cmd), {
-    queue: QueueGroups.clients,
-  });
-  bus.serve(Subjects.clients.update, (cmd) => updateOne(db, cmd), {
-    queue: QueueGroups.clients,
-  });
+export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, { db }) => [
+  bus.serve(Subjects.clients.create, (cmd) => createClients(db, cmd), { queue: QueueGroups.clients }),
+  bus.serve(Subjects.clients.update, (cmd) => updateOne(db, cmd), { queue: QueueGroups.clients }),
   bus.serve(
     Subjects.clients.lookup,
     async (cmd) => {
@@ -41,8 +41,8 @@ export function registerHandlers(bus: Bus, db: Kysely<ClientsDatabase>): void {
       };
     },
     { queue: QueueGroups.clients },
-  );
-}
+  ),
+];
 
 async function createClients(db: Kysely<ClientsDatabase>, cmd: ClientsCreateCommand): Promise<ClientsCreateResponse> {
   const result = await registerClients(db, cmd.tenant_id, cmd.clients.map(newClientFromWire));

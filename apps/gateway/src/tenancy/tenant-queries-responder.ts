@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
-import type { Bus } from '@payments/bus';
+import type { RegisterHandlers } from '@payments/bus';
 import { QueueGroups, ServiceError, Subjects } from '@payments/contracts';
 import type { GatewayDatabase } from '../db/schema';
 
 /**
  * The gateway owns tenants: it tells callback-svc the secret that signs a tenant's callbacks, and
- * booklet-svc the tenant's name (the payee printed on a booklet).
+ * booklet-svc the tenant's name (the payee printed on a booklet). The services' registerHandlers shape.
  */
-export function serveTenantQueries(bus: Bus, db: Kysely<GatewayDatabase>): void {
+export const serveTenantQueries: RegisterHandlers<{ db: Kysely<GatewayDatabase> }> = (bus, { db }) => [
   bus.serve(
     Subjects.tenants.signingSecret,
     async ({ tenant_id }) => {
@@ -20,7 +20,7 @@ export function serveTenantQueries(bus: Bus, db: Kysely<GatewayDatabase>): void 
       return { signing_secret: row.signing_secret };
     },
     { queue: QueueGroups.gateway },
-  );
+  ),
   bus.serve(
     Subjects.tenants.profile,
     async ({ tenant_id }) => {
@@ -29,5 +29,5 @@ export function serveTenantQueries(bus: Bus, db: Kysely<GatewayDatabase>): void 
       return { name: row.name };
     },
     { queue: QueueGroups.gateway },
-  );
-}
+  ),
+];

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Bus } from '@payments/bus';
+import type { RegisterHandlers } from '@payments/bus';
 import { QueueGroups, Subjects } from '@payments/contracts';
 import type { ReceivablesDatabase } from '../db/schema';
 import { requestCancellation } from '../domain/cancellation';
@@ -9,19 +9,19 @@ import type { ClientDirectory } from '../domain/ports';
 import { consultReceivable, searchReceivables } from '../domain/search';
 import type { IntakePriority } from './intake-priority';
 
-/** Requests from the gateway. `onEnqueued` wakes the outbox relay after a commit that queued work. */
-export function registerHandlers(
-  bus: Bus,
-  deps: {
-    db: Kysely<ReceivablesDatabase>;
-    clients: ClientDirectory;
-    timeZone: string;
-    priority: IntakePriority;
-    onEnqueued: () => void;
-  },
-): void {
+export interface HandlerDeps {
+  db: Kysely<ReceivablesDatabase>;
+  clients: ClientDirectory;
+  timeZone: string;
+  priority: IntakePriority;
+  /** Wakes the outbox relay after a commit that queued work. */
+  onEnqueued: () => void;
+}
+
+/** Requests from the gateway, and booklet-svc's question for a booklet's installments. */
+export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
   const queue = QueueGroups.receivables;
-  bus.serve(
+  const create = bus.serve(
     Subjects.receivables.create,
     async (cmd) => {
       const result = await deps.priority.intake(() =>
@@ -38,7 +38,7 @@ export function registerHandlers(
     { queue },
   );
 
-  bus.serve(
+  const cancel = bus.serve(
     Subjects.receivables.cancel,
     async (cmd) => {
       await requestCancellation(deps.db, cmd.tenant_id, cmd.account_receivable_id);
@@ -48,7 +48,7 @@ export function registerHandlers(
     { queue },
   );
 
-  bus.serve(
+  const search = bus.serve(
     Subjects.receivables.search,
     async (cmd) => {
       const page = await searchReceivables(deps.db, cmd.tenant_id, cmd.query, cmd.limit, cmd.cursor, deps.timeZone);
@@ -57,7 +57,7 @@ export function registerHandlers(
     { queue },
   );
 
-  bus.serve(
+  const installments = bus.serve(
     Subjects.receivables.installments,
     async (cmd) => ({
       installments: await listInstallments(deps.db, cmd.tenant_id, cmd.payment_slip_id),
@@ -65,9 +65,10 @@ export function registerHandlers(
     { queue },
   );
 
-  bus.serve(
+  const consult = bus.serve(
     Subjects.receivables.consult,
     (cmd) => consultReceivable(deps.db, cmd.tenant_id, cmd.account_receivable_id, deps.timeZone),
     { queue },
   );
-}
+  return [create, cancel, search, installments, consult];
+};
