@@ -44,8 +44,9 @@ export async function startBookletService(
     logger,
     timeoutMs: config.busTimeoutMs,
   });
-  for (const spec of [Streams.bookletBuilds, Streams.callbackRequests]) await bus.streams.ensure(spec);
+  // Every stream this service writes (through its outbox) or reads, ensured here, once per start.
   const outboxStreams = [Streams.bookletBuilds, Streams.callbackRequests];
+  await bus.streams.ensure(...outboxStreams);
   const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger });
   const onEnqueued = () => relay.wake();
   const source = new BusInstallmentSource(bus);

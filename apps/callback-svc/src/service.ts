@@ -1,4 +1,5 @@
 import { connectBus } from '@payments/bus';
+import { Streams } from '@payments/contracts';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
@@ -37,6 +38,8 @@ export async function startCallbackService(
   });
   await migrateToLatest(db, SCHEMA, migrations);
   const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'callback-svc', logger });
+  // The one stream this service reads, ensured here, once per start.
+  await bus.streams.ensure(Streams.callbackRequests);
   const store = new EventStore(db);
   const metrics = createMetricsRegistry('callback-svc');
   // The engine is made below; the gauge reads it only at scrape time.

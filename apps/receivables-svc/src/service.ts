@@ -44,10 +44,10 @@ export async function startReceivablesService(
     logger,
     timeoutMs: config.busTimeoutMs,
   });
-  for (const spec of [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests])
-    await bus.streams.ensure(spec);
-
+  // Every stream this service writes (through its outbox) or reads, ensured here, once per start.
   const outboxStreams = [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests];
+  await bus.streams.ensure(...outboxStreams);
+
   const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger });
   const metrics = createMetricsRegistry('receivables-svc');
   const observed = receivablesMetrics(metrics, { db, logger, outboxStreams: outboxStreams.map((s) => s.name) });

@@ -68,8 +68,16 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     return `${this.prefix}.${spec.subject}`;
   }
 
-  /** Creates the stream, or brings an existing one to this configuration. Safe to call from every instance. */
-  async ensure(spec: StreamSpec): Promise<void> {
+  /**
+   * Creates each stream, or brings an existing one to this configuration. Safe to call from every
+   * instance. A service calls it once, at start, with every stream it writes (through its outbox) or
+   * reads; its workers and relay then take the streams as given.
+   */
+  async ensure(...specs: StreamSpec[]): Promise<void> {
+    for (const spec of specs) await this.ensureOne(spec);
+  }
+
+  private async ensureOne(spec: StreamSpec): Promise<void> {
     const jsm = await this.nc.jetstreamManager();
     const config = {
       name: this.streamName(spec),

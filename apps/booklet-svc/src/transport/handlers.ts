@@ -53,8 +53,8 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
   return [request, download];
 };
 
+/** Builds queued booklets, 2 at once. The stream exists: the service ensured it at start. */
 export async function startBuildWorker(bus: Bus, deps: BuilderDeps, onEnqueued: () => void): Promise<Consumption> {
-  await bus.streams.ensure(Streams.bookletBuilds);
   return bus.streams.consumeEach(
     Streams.bookletBuilds,
     async (job) => {

@@ -10,10 +10,9 @@ const validateRequest = compileValidator(CallbackRequestSchema);
 /**
  * Takes callback request batches off JetStream into Postgres. Messages are acked only after their
  * insert committed; a request seen before (same event id) is ignored, so a redelivery or a republish
- * by a producer is never delivered twice.
+ * by a producer is never delivered twice. The stream exists: the service ensured it at start.
  */
 export async function consumeCallbackRequests(bus: Bus, engine: DeliveryEngine, logger: Logger): Promise<Consumption> {
-  await bus.streams.ensure(Streams.callbackRequests);
   return bus.streams.consume(
     Streams.callbackRequests,
     async (items, info) => {

@@ -7,7 +7,7 @@ import type { IntakePriority } from './intake-priority';
 /**
  * The JetStream consumers of receivables-svc: registration and cancellation jobs, several at once.
  * A job is acked only after its result is committed; `onEnqueued` wakes the outbox relay. Registration
- * jobs give way to intake first (see IntakePriority).
+ * jobs give way to intake first (see IntakePriority). The streams exist: the service ensured them at start.
  */
 export async function startWorkers(
   bus: Bus,
@@ -19,8 +19,6 @@ export async function startWorkers(
     onEnqueued: () => void;
   },
 ): Promise<Consumption[]> {
-  await bus.streams.ensure(Streams.receivableRegistrations);
-  await bus.streams.ensure(Streams.receivableCancellations);
   // A registration job is a chunk of up to 100 receivables: one provider batch call, one write transaction.
   const registrations = await bus.streams.consumeEach(
     Streams.receivableRegistrations,
