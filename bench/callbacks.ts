@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { spawn, type StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import { connectBus } from '@payments/bus';
-import { Streams, type CallbackRequestBatch } from '@payments/contracts';
+import { messageIds, Streams, type CallbackRequestBatch } from '@payments/contracts';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
@@ -128,7 +128,9 @@ async function main(): Promise<void> {
         },
       ],
     };
-    return bus.streams.publish(Streams.callbackRequests, batch, id).then(() => ({ id, sentAt }));
+    return bus.streams
+      .publish(Streams.callbackRequests, batch, messageIds.callbackBatch(batch))
+      .then(() => ({ id, sentAt }));
   };
 
   try {

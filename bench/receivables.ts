@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, openAdminDatabase } from '@payments/gateway';
+import { INTAKE_COLUMNS } from '@payments/receivables-svc';
 import { CountingReceiver, cpuSeconds, cpuSecondsOf, fmt, percentile, randomPrefix } from './support';
 
 const TOTAL = Number(process.env.BENCH_CHARGES ?? 20_000);
@@ -65,30 +66,6 @@ function itemFor(clientId: string, url: string, i: number) {
     interest_amount: 0.03,
   };
 }
-
-/** The columns intake writes, in its order, with their types (apps/receivables-svc/src/domain/intake.ts). */
-const INTAKE_COLUMNS = [
-  ['id', 'uuid'],
-  ['tenant_id', 'uuid'],
-  ['account_receivable_id', 'uuid'],
-  ['client_id', 'uuid'],
-  ['payment_slip_id', 'uuid'],
-  ['payment_method', 'smallint'],
-  ['url_callback', 'text'],
-  ['emission_date', 'date'],
-  ['due_date', 'date'],
-  ['amount_cents', 'bigint'],
-  ['discount_type', 'text'],
-  ['discount_cents', 'bigint'],
-  ['discount_until', 'date'],
-  ['fine_bp', 'integer'],
-  ['interest_cents_per_day', 'bigint'],
-  ['items', 'jsonb'],
-  ['payer', 'jsonb'],
-  ['client_name', 'text'],
-  ['state', 'text'],
-  ['registration_status', 'text'],
-] as const;
 
 /** Intake's statement: one INSERT ... SELECT FROM unnest(one array per column), existing ids skipped. */
 const INTAKE_INSERT = `insert into receivables (${INTAKE_COLUMNS.map(([c]) => `"${c}"`).join(', ')})

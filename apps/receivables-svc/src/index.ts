@@ -1,2 +1,3 @@
 export { startReceivablesService, type RunningReceivablesService } from './service';
 export { loadReceivablesConfig, type ReceivablesConfig } from './config';
+export { INTAKE_COLUMNS } from './domain/intake';

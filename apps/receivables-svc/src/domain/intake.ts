@@ -62,8 +62,8 @@ export async function acceptReceivables(
   return { created: inserted, alreadyExisting: items.length - inserted };
 }
 
-/** Columns written at intake, with their Postgres types (for the unnest below). */
-const INTAKE_COLUMNS = [
+/** Columns written at intake, with their Postgres types (for the unnest below; bench/receivables inserts the same way). */
+export const INTAKE_COLUMNS = [
   ['id', 'uuid'],
   ['tenant_id', 'uuid'],
   ['account_receivable_id', 'uuid'],
