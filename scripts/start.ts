@@ -80,7 +80,11 @@ async function main(): Promise<void> {
     children.set(app, child);
     child.on('exit', (code, signal) => {
       children.delete(app);
-      if (!stopping) {
+      if (!stopping && code === 0) {
+        // Apps exit 0 only once told to stop: a terminal's Ctrl-C reaches the whole process group, and
+        // an app may finish draining before this script has handled its own SIGINT. A stop, not a crash.
+        stopAll(`${app} stopped`);
+      } else if (!stopping) {
         process.exitCode = 1;
         stopAll(`${app} exited (code ${code}, signal ${signal})`);
       } else if (code !== 0) {

@@ -127,7 +127,8 @@ export function externalsResolvedElsewhere(app: AppName): string[] {
   for (const [input, { imports }] of Object.entries(meta.inputs)) {
     const fromSource = createRequire(join(root, input));
     for (const { path, external } of imports) {
-      if (!external || path.startsWith('node:') || isBuiltin(path)) continue;
+      // esbuild's meta also lists relative imports it dropped as type-only (marked external): not packages.
+      if (!external || path.startsWith('.') || path.startsWith('node:') || isBuiltin(path)) continue;
       const used = packageRoot(fromSource, path);
       const loaded = packageRoot(fromDist, path);
       if (used !== loaded) problems.push(`${path}: ${input} uses ${used}, the build loads ${loaded}`);

@@ -61,6 +61,8 @@ async function startSystem(): Promise<{
     120_000,
     'every app to answer /readyz 200',
   );
+  // npm start polls the same /readyz on its own beat: its ready line may follow ours by a poll.
+  await waitFor(() => /\[start\] ready in /.test(run.stderr), 10_000, 'npm start to say it is ready');
   const processes = systemProcesses(marker);
   return { run, ports, marker, processes };
 }
