@@ -27,6 +27,9 @@ import { loadStartSettings } from './start/settings';
 
 const root = join(__dirname, '..');
 
+/** A second stop request within this window is the same one delivered twice, not a "kill now". */
+const REPEAT_WINDOW_MS = 1_000;
+
 /** Beyond the apps' own shutdown grace, how long to wait before killing what is left. */
 const KILL_MARGIN_MS = 5_000;
 
@@ -50,14 +53,18 @@ async function main(): Promise<void> {
   let killTimer: NodeJS.Timeout | undefined;
   const startedAt = Date.now();
 
+  let stoppingSince = 0;
   const stopAll = (why: string) => {
     if (stopping) {
+      // One Ctrl-C arrives twice: from the terminal (to the whole process group) and forwarded by npm.
+      if (Date.now() - stoppingSince < REPEAT_WINDOW_MS) return;
       // Asked twice: no more waiting.
       say(`${why} again: killing ${[...children.keys()].join(', ') || 'nothing left'}`);
       for (const child of children.values()) child.kill('SIGKILL');
       return;
     }
     stopping = true;
+    stoppingSince = Date.now();
     say(`${why}: stopping ${[...children.keys()].join(', ')}`);
     for (const child of children.values()) child.kill('SIGTERM');
     killTimer = setTimeout(() => {

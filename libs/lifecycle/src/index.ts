@@ -87,7 +87,9 @@ export async function runUntilSignal(opts: {
       process.exit(1);
     }
   };
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => void shutdown({ signal }));
+  // on, not once: a second signal (Ctrl-C reaches the process group, and npm start forwards it too)
+  // must not fall back to the default action and kill the process mid-drain.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => void shutdown({ signal }));
   const launcher = launcherPid();
   if (launcher !== undefined)
     watchParent(launcher, () => void shutdown({ reason: `its launcher (pid ${launcher}) exited` }));
