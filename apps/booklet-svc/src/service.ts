@@ -16,7 +16,8 @@ import type { BookletConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
 import type { BookletsDatabase } from './db/schema';
 import { BusInstallmentSource, PostgresPdfStore } from './transport/bus-sources';
-import { registerHandlers, startBuildWorker } from './transport/handlers';
+import { registerHandlers } from './transport/handlers';
+import { startWorkers } from './transport/workers';
 
 export interface RunningBookletService {
   /** Port and base URL of the ops server (/healthz, /readyz, /metrics). */
@@ -61,11 +62,15 @@ export async function startBookletService(
   };
   registerHandlers(bus, { db, source, store, onEnqueued });
   relay.start();
-  const worker = await startBuildWorker(
-    bus,
-    { db, source, store, links, logger, maxWaitMs: config.maxWaitMs },
+  const workers = await startWorkers(bus, {
+    db,
+    source,
+    store,
+    links,
+    logger,
+    maxWaitMs: config.maxWaitMs,
     onEnqueued,
-  );
+  });
   const metrics = createMetricsRegistry('booklet-svc');
   outboxWaitingGauge(metrics, {
     streams: outboxStreams.map((s) => s.name),
@@ -84,7 +89,7 @@ export async function startBookletService(
     url: ops.url,
     async stop() {
       await ops.stop();
-      await worker.stop();
+      await Promise.all(workers.map((w) => w.stop()));
       await relay.stop();
       await bus.close();
       await db.destroy();

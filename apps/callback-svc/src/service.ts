@@ -11,7 +11,7 @@ import { DeliveryEngine, type AttemptListener } from './domain/delivery-engine';
 import { EventStore } from './domain/event-store';
 import { createHttpDelivery } from './transport/undici-http-delivery';
 import { registerHandlers } from './transport/handlers';
-import { consumeCallbackRequests } from './transport/ingest';
+import { startWorkers } from './transport/ingest';
 import { otelDeliveryTracing } from './transport/otel-delivery-tracing';
 import { callbackMetrics } from './transport/metrics';
 import { BusSigningSecrets } from './transport/signing-secrets';
@@ -71,7 +71,7 @@ export async function startCallbackService(
   });
   registerHandlers(bus, { store, onRetry: () => engine.wake() });
   engine.start();
-  const consumption = await consumeCallbackRequests(bus, engine, logger);
+  const workers = await startWorkers(bus, { engine, logger });
   const ops = await startOpsServer({
     port: config.port,
     checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
@@ -87,7 +87,7 @@ export async function startCallbackService(
     url: ops.url,
     async stop() {
       await ops.stop();
-      await consumption.stop();
+      await Promise.all(workers.map((w) => w.stop()));
       await engine.stop();
       await bus.close();
       await http.close();

@@ -56,11 +56,15 @@ export async function startReceivablesService(
   const priority = new IntakePriority(config.intakePriority);
   registerHandlers(bus, { db, clients: new BusClientDirectory(bus), timeZone: config.timeZone, priority, onEnqueued });
   relay.start();
-  const workers = await startWorkers(
-    bus,
-    { db, provider, logger, observer: observed.registration },
-    { registrationConcurrency: config.registrationConcurrency, priority, onEnqueued },
-  );
+  const workers = await startWorkers(bus, {
+    db,
+    provider,
+    logger,
+    observer: observed.registration,
+    registrationConcurrency: config.registrationConcurrency,
+    priority,
+    onEnqueued,
+  });
   const http = await startProviderWebhookServer({
     db,
     port: config.port,

@@ -5,7 +5,7 @@ import { openConnection } from './connection';
 import { payloadCodec } from './payloads';
 import { requester, type RequestOptions } from './requester';
 import { responder, type RequestHandler, type ServeOptions } from './responder';
-import { DurableStreams } from './streams';
+import { DurableStreams, type Consumption } from './streams';
 
 export type { RequestHandler, RequestOptions, ServeOptions, Subscription };
 
@@ -57,6 +57,15 @@ export interface Bus<R extends BusRegistryShape = BusRegistry> {
  * drains the subscriptions, so a service need not keep them.
  */
 export type RegisterHandlers<Deps> = (bus: Bus, deps: Deps) => Subscription[];
+
+/**
+ * The one shape of a service's JetStream side, beside RegisterHandlers: `startWorkers(bus, deps)` in
+ * the service's src/transport/ starts a consumer on each stream the service works off (the streams
+ * exist: the service ensured them at start) and resolves to the consumptions; `deps` is one object
+ * holding what the workers need (its `WorkerDeps`), their settings included. The service stops each
+ * consumption (Consumption.stop: the batch in hand is acked first) before bus.close().
+ */
+export type StartWorkers<Deps> = (bus: Bus, deps: Deps) => Promise<Consumption[]>;
 
 /**
  * Connects to NATS (JetStream required) and returns the bus of this deployment's prefix: request-reply

@@ -6,6 +6,7 @@ export {
   type RequestHandler,
   type RequestOptions,
   type ServeOptions,
+  type StartWorkers,
   type Subscription,
 } from './bus';
 export { ClaimCheck } from './claim-check';

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Bus, Consumption, RegisterHandlers } from '@payments/bus';
-import { QueueGroups, ServiceError, Streams, Subjects } from '@payments/contracts';
+import type { RegisterHandlers } from '@payments/bus';
+import { QueueGroups, ServiceError, Subjects } from '@payments/contracts';
 import type { BookletsDatabase } from '../db/schema';
-import { buildBooklet, type BuilderDeps } from '../domain/booklet-builder';
 import { requestBooklet } from '../domain/booklet-requests';
 import type { InstallmentSource, PdfStore } from '../domain/ports';
 
@@ -52,16 +51,3 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
   );
   return [request, download];
 };
-
-/** Builds queued booklets, 2 at once. The stream exists: the service ensured it at start. */
-export async function startBuildWorker(bus: Bus, deps: BuilderDeps, onEnqueued: () => void): Promise<Consumption> {
-  return bus.streams.consumeEach(
-    Streams.bookletBuilds,
-    async (job) => {
-      const outcome = await buildBooklet(deps, job);
-      if (outcome === 'done') onEnqueued();
-      return outcome;
-    },
-    { concurrency: 2, ackWaitMs: 300_000 },
-  );
-}

@@ -1,4 +1,4 @@
-import type { Bus, Consumption } from '@payments/bus';
+import type { StartWorkers } from '@payments/bus';
 import { CallbackRequestSchema, compileValidator, Streams, type CallbackRequest } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { toCarrier } from '@payments/telemetry';
@@ -7,13 +7,20 @@ import type { DeliveryEngine } from '../domain/delivery-engine';
 
 const validateRequest = compileValidator(CallbackRequestSchema);
 
+/** What the worker of callback-svc needs. */
+export interface WorkerDeps {
+  /** Takes the requests in: stores them as events, for delivery. */
+  engine: DeliveryEngine;
+  logger: Logger;
+}
+
 /**
  * Takes callback request batches off JetStream into Postgres. Messages are acked only after their
  * insert committed; a request seen before (same event id) is ignored, so a redelivery or a republish
  * by a producer is never delivered twice. The stream exists: the service ensured it at start.
  */
-export async function consumeCallbackRequests(bus: Bus, engine: DeliveryEngine, logger: Logger): Promise<Consumption> {
-  return bus.streams.consume(
+export const startWorkers: StartWorkers<WorkerDeps> = async (bus, { engine, logger }) => {
+  const requests = await bus.streams.consume(
     Streams.callbackRequests,
     async (items, info) => {
       const events: NewCallbackEvent[] = [];
@@ -27,7 +34,8 @@ export async function consumeCallbackRequests(bus: Bus, engine: DeliveryEngine, 
     },
     { ackWaitMs: 10_000, maxBatch: 20 },
   ); // intake is one insert: a message unacked for 10 s went to a dead worker
-}
+  return [requests];
+};
 
 /**
  * The well-formed requests of a batch. A malformed one is logged and dropped alone: the others in

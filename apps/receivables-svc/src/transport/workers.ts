@@ -1,43 +1,44 @@
-import type { Bus, Consumption } from '@payments/bus';
+import type { StartWorkers } from '@payments/bus';
 import { Streams } from '@payments/contracts';
 import { processCancellation, type CancellationDeps } from '../domain/cancellation';
 import { registerReceivables, type RegistrationDeps } from '../domain/registration';
 import type { IntakePriority } from './intake-priority';
+
+/** What the workers of receivables-svc need: the domain's, and how they run. */
+export type WorkerDeps = RegistrationDeps &
+  CancellationDeps & {
+    /** Registration jobs at once (REGISTRATION_CONCURRENCY); cancellation jobs get a quarter of it. */
+    registrationConcurrency: number;
+    priority: IntakePriority;
+    /** Wakes the outbox relay after a commit that queued work. */
+    onEnqueued: () => void;
+  };
 
 /**
  * The JetStream consumers of receivables-svc: registration and cancellation jobs, several at once.
  * A job is acked only after its result is committed; `onEnqueued` wakes the outbox relay. Registration
  * jobs give way to intake first (see IntakePriority). The streams exist: the service ensured them at start.
  */
-export async function startWorkers(
-  bus: Bus,
-  deps: RegistrationDeps & CancellationDeps,
-  opts: {
-    /** Registration jobs at once (REGISTRATION_CONCURRENCY); cancellation jobs get a quarter of it. */
-    registrationConcurrency: number;
-    priority: IntakePriority;
-    onEnqueued: () => void;
-  },
-): Promise<Consumption[]> {
+export const startWorkers: StartWorkers<WorkerDeps> = async (bus, deps) => {
   // A registration job is a chunk of up to 100 receivables: one provider batch call, one write transaction.
   const registrations = await bus.streams.consumeEach(
     Streams.receivableRegistrations,
     async (job, info) => {
-      await opts.priority.giveWay();
+      await deps.priority.giveWay();
       const outcome = await registerReceivables(deps, job, info.deliveryCount);
-      opts.onEnqueued();
+      deps.onEnqueued();
       return outcome;
     },
-    { concurrency: opts.registrationConcurrency, ackWaitMs: 120_000 },
+    { concurrency: deps.registrationConcurrency, ackWaitMs: 120_000 },
   );
   const cancellations = await bus.streams.consumeEach(
     Streams.receivableCancellations,
     async (job, info) => {
       const outcome = await processCancellation(deps, job, info.deliveryCount);
-      if (outcome === 'done') opts.onEnqueued();
+      if (outcome === 'done') deps.onEnqueued();
       return outcome;
     },
-    { concurrency: Math.max(1, Math.floor(opts.registrationConcurrency / 4)) },
+    { concurrency: Math.max(1, Math.floor(deps.registrationConcurrency / 4)) },
   );
   return [registrations, cancellations];
-}
+};
