@@ -1,22 +1,30 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { StreamSpec } from '@payments/contracts';
+import type { BusRegistryShape, RegisteredStream, StreamRegistry } from '@payments/contracts';
 import { toCarrier } from '@payments/telemetry';
 import type { OutboxDatabase } from './outbox-table';
 
-export interface OutboxMessage {
-  stream: StreamSpec;
-  /** Unique per message and stable: the same logical message always gets the same id. */
-  msgId: string;
-  payload: unknown;
-}
+/**
+ * A message for the outbox: a stream of registry streams M (default: the system's, StreamRegistry in
+ * libs/contracts) and the message that stream carries, as `bus.streams.publish` takes them. One
+ * member per stream, so a payload that is not its stream's message does not compile.
+ */
+export type OutboxMessage<M extends BusRegistryShape['streams'] = StreamRegistry> = {
+  [S in keyof M & string]: {
+    stream: RegisteredStream<M> & { readonly subject: S };
+    /** Unique per message and stable: the same logical message always gets the same id. */
+    msgId: string;
+    payload: M[S];
+  };
+}[keyof M & string];
 
 /**
  * Records messages to publish; call it inside the transaction that makes them necessary. Each row keeps
  * the active trace context (that of the request or job doing the work), for the relay to publish with.
+ * Each payload is typed by its stream (StreamRegistry; a test passes its own registry's streams as M).
  */
-export async function enqueue<DB extends OutboxDatabase>(
+export async function enqueue<DB extends OutboxDatabase, M extends BusRegistryShape['streams'] = StreamRegistry>(
   trx: Transaction<DB> | Kysely<DB>,
-  messages: OutboxMessage[],
+  messages: ReadonlyArray<NoInfer<OutboxMessage<M>>>,
 ): Promise<void> {
   if (messages.length === 0) return;
   const db = trx as unknown as Kysely<OutboxDatabase>;

@@ -14,6 +14,8 @@ const spec = {
 } as const satisfies StreamSpec;
 /** This test's stream and its message, as BusRegistry holds the system's. */
 type TestRegistry = { requests: Record<string, never>; streams: { 'jobs.todo': { i: number } } };
+/** enqueue, with this test's stream typed as the system's streams are. */
+const enqueueTest = enqueue<OutboxDatabase, TestRegistry['streams']>;
 let fixture: OutboxFixture<TestRegistry>;
 let db: Kysely<OutboxDatabase>;
 let bus: Bus<TestRegistry>;
@@ -26,7 +28,7 @@ afterAll(() => fixture?.stop());
 
 it('publishes what a committed transaction enqueued, once, and nothing from a rolled-back one', async () => {
   await db.transaction().execute((trx) =>
-    enqueue(
+    enqueueTest(
       trx,
       Array.from({ length: 1200 }, (_, i) => ({ stream: spec, msgId: `m${i}`, payload: { i } })),
     ),
@@ -34,12 +36,12 @@ it('publishes what a committed transaction enqueued, once, and nothing from a ro
   await db
     .transaction()
     .execute(async (trx) => {
-      await enqueue(trx, [{ stream: spec, msgId: 'ghost', payload: { i: -1 } }]);
+      await enqueueTest(trx, [{ stream: spec, msgId: 'ghost', payload: { i: -1 } }]);
       throw new Error('rollback');
     })
     .catch(() => undefined);
   // A duplicate row (as after a relay crash between publish and delete) is dropped by Nats-Msg-Id.
-  await enqueue(db, [{ stream: spec, msgId: 'm0', payload: { i: 0 } }]);
+  await enqueueTest(db, [{ stream: spec, msgId: 'm0', payload: { i: 0 } }]);
 
   const seen: number[] = [];
   const consumption = await bus.streams.consume(spec, async (items) => {

@@ -16,6 +16,8 @@ const spec = {
 } as const satisfies StreamSpec;
 /** This test's stream and its message, as BusRegistry holds the system's. */
 type TestRegistry = { requests: Record<string, never>; streams: { 'traced.jobs': { n: number } } };
+/** enqueue, with this test's stream typed as the system's streams are. */
+const enqueueTest = enqueue<OutboxDatabase, TestRegistry['streams']>;
 const tracer = trace.getTracer('outbox-tracing-test');
 let telemetry: InMemoryTelemetry;
 let fixture: OutboxFixture<TestRegistry>;
@@ -35,11 +37,11 @@ afterAll(async () => {
 it('stores the enqueuing trace with each row and publishes it with that trace, so the consumer continues it', async () => {
   // Enqueued inside a request's span; the relay runs later, from its own loop, outside any span.
   const request = await tracer.startActiveSpan('request', async (span) => {
-    await db.transaction().execute((trx) => enqueue(trx, [{ stream: spec, msgId: 'traced', payload: { n: 1 } }]));
+    await db.transaction().execute((trx) => enqueueTest(trx, [{ stream: spec, msgId: 'traced', payload: { n: 1 } }]));
     span.end();
     return span.spanContext();
   });
-  await enqueue(db, [{ stream: spec, msgId: 'untraced', payload: { n: 2 } }]);
+  await enqueueTest(db, [{ stream: spec, msgId: 'untraced', payload: { n: 2 } }]);
   const stored = await db.selectFrom('outbox').select(['msg_id', 'trace_context']).orderBy('id').execute();
   expect(stored).toEqual([
     { msg_id: 'traced', trace_context: { traceparent: `00-${request.traceId}-${request.spanId}-01` } },

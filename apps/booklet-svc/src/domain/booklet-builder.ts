@@ -8,7 +8,6 @@ import {
   type BookletJob,
   type BookletSentCallback,
   type CallbackRequest,
-  type CallbackRequestBatch,
   type InstallmentView,
   type JobOutcome,
 } from '@payments/contracts';
@@ -137,7 +136,7 @@ function callback(
     url: booklet.url_callback,
     payload,
   };
-  const batch: CallbackRequestBatch = { requests: [request] };
+  const batch = { requests: [request] };
   return { stream: Streams.callbackRequests, msgId: messageIds.callbackBatch(batch), payload: batch };
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { messageIds, ServiceError, Streams, type BookletJob } from '@payments/contracts';
+import { messageIds, ServiceError, Streams } from '@payments/contracts';
 import { enqueue } from '@payments/outbox';
 import type { BookletsDatabase } from '../db/schema';
 import type { InstallmentSource } from './ports';
@@ -42,8 +42,13 @@ export async function requestBooklet(
         finished_at: null,
       })
       .execute();
-    const job: BookletJob = { tenant_id: tenantId, booklet_id: bookletId };
-    await enqueue(trx, [{ stream: Streams.bookletBuilds, msgId: messageIds.bookletBuild(bookletId), payload: job }]);
+    await enqueue(trx, [
+      {
+        stream: Streams.bookletBuilds,
+        msgId: messageIds.bookletBuild(bookletId),
+        payload: { tenant_id: tenantId, booklet_id: bookletId },
+      },
+    ]);
   });
   return {
     bookletId,

@@ -45,12 +45,11 @@ export async function requestCancellation(
       .where('id', '=', row.id)
       .returning(['id', 'tenant_id', 'cancellation_requests'])
       .executeTakeFirstOrThrow();
-    const job: CancellationJob = { tenant_id: tenantId, receivable_id: row.id, reason: 'requested' };
     await enqueue(trx, [
       {
         stream: Streams.receivableCancellations,
         msgId: messageIds.cancellationRequest(row.id, updated.cancellation_requests),
-        payload: job,
+        payload: { tenant_id: tenantId, receivable_id: row.id, reason: 'requested' },
       },
     ]);
   });

@@ -8,7 +8,6 @@ import {
   Streams,
   type FieldError,
   type ReceivableCreateItem,
-  type RegistrationJob,
 } from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { ReceivablesDatabase, ReceivablesTable } from '../db/schema';
@@ -109,7 +108,7 @@ const REGISTRATION_CHUNK = 100;
 function registrationJobs(tenantId: string, ids: string[]): OutboxMessage[] {
   const jobs: OutboxMessage[] = [];
   for (let i = 0; i < ids.length; i += REGISTRATION_CHUNK) {
-    const job: RegistrationJob = { tenant_id: tenantId, receivable_ids: ids.slice(i, i + REGISTRATION_CHUNK) };
+    const job = { tenant_id: tenantId, receivable_ids: ids.slice(i, i + REGISTRATION_CHUNK) };
     jobs.push({ stream: Streams.receivableRegistrations, msgId: messageIds.registrationJob(job), payload: job });
   }
   return jobs;
