@@ -44,10 +44,7 @@ export async function ensureDatabase(url: string): Promise<void> {
   assertIdentifier(name);
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  client.on('error', () => undefined); // a connection lost meanwhile fails the query below instead
-  try {
-    await client.connect();
+  await withClient(admin.toString(), url, async (client) => {
     const found = await client.query('select 1 from pg_database where datname = $1', [name]);
     if (found.rowCount === 0) {
       await client.query(`create database "${name}"`).catch((err: { code?: string }) => {
@@ -55,11 +52,7 @@ export async function ensureDatabase(url: string): Promise<void> {
         if (err.code !== '42P04' && err.code !== '23505') throw err;
       });
     }
-  } catch (err) {
-    throw explainConnectionError(err, url);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  });
 }
 
 /**
@@ -69,13 +62,25 @@ export async function ensureDatabase(url: string): Promise<void> {
  */
 export async function checkDatabase(url: string): Promise<void> {
   assertIdentifier(databaseNameOf(url));
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  client.on('error', () => undefined);
+  await withClient(url, url, (client) => client.query('select 1'));
+}
+
+/**
+ * One short-lived connection to `connectionUrl` for `work`; any failure comes back as a
+ * DatabaseUnavailableError about `shownUrl` (the URL the operator set) when it is a connection problem.
+ */
+async function withClient(
+  connectionUrl: string,
+  shownUrl: string,
+  work: (client: pg.Client) => Promise<unknown>,
+): Promise<void> {
+  const client = new pg.Client({ connectionString: connectionUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on('error', () => undefined); // a connection lost meanwhile fails the query instead
   try {
     await client.connect();
-    await client.query('select 1');
+    await work(client);
   } catch (err) {
-    throw explainConnectionError(err, url);
+    throw explainConnectionError(err, shownUrl);
   } finally {
     await client.end().catch(() => undefined);
   }
