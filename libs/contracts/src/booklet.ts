@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Uuid } from './common';
 import { CallbackUrl } from './receivables';
+import type { Beneficiary } from './provider-accounts';
 
 /** POST /api/v1/bank-slip-booklet/{uuid} (spec 4.11): the uuid is the payment_slip_id. */
 export const BookletRequestSchema = Type.Object(
@@ -23,7 +24,10 @@ export interface BookletRequestCommand {
   url_callback: string;
 }
 
-/** booklet-svc -> receivables-svc: the installments of a payment slip id (cancelled and rejected left out). */
+/**
+ * booklet-svc -> receivables-svc: the installments of a payment slip id that are pending or paid,
+ * ordered by due date (cancelled and rejected ones left out), with the beneficiary they were issued for.
+ */
 export interface InstallmentsCommand {
   tenant_id: string;
   payment_slip_id: string;
@@ -33,6 +37,10 @@ export interface InstallmentView {
   due_date: string;
   amount_cents: number;
   instructions: string[];
+  /** pending: payable; approved: paid (payment_date says when). */
+  state: 'pending' | 'approved';
+  /** When it was paid (ISO 8601), for approved installments; null otherwise. */
+  payment_date: string | null;
   /** false while the provider has not registered it yet (no payment data). */
   registered: boolean;
   our_number: string | null;
@@ -52,6 +60,8 @@ export interface InstallmentView {
 }
 export interface InstallmentsReply {
   installments: InstallmentView[];
+  /** The beneficiary of the installments' provider account (null: accepted before accounts existed). */
+  payee: Beneficiary | null;
 }
 
 /** booklet-svc -> gateway: who the tenant is (the payee printed on a booklet). */

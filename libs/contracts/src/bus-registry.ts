@@ -28,6 +28,8 @@ import type {
   ReceivablesCreateResponse,
   ReceivablesSearchCommand,
   ReceivablesSearchReply,
+  SlipPdfCommand,
+  SlipPdfReply,
 } from './receivables';
 import { Streams, type BookletJob, type CancellationJob, type RegistrationJob, type StreamSpec } from './streams';
 import { Subjects } from './subjects';
@@ -52,6 +54,7 @@ export type RequestReplyRegistry = {
   [Subjects.receivables.search]: Exchange<ReceivablesSearchCommand, ReceivablesSearchReply>;
   [Subjects.receivables.consult]: Exchange<ReceivableConsultCommand, ReceivableConsultReply>;
   [Subjects.receivables.installments]: Exchange<InstallmentsCommand, InstallmentsReply>;
+  [Subjects.receivables.slipPdf]: Exchange<SlipPdfCommand, SlipPdfReply>;
   [Subjects.booklets.request]: Exchange<BookletRequestCommand, BookletResponse>;
   [Subjects.booklets.download]: Exchange<BookletDownloadCommand, BookletDownloadReply>;
   [Subjects.tenants.signingSecret]: Exchange<SigningSecretCommand, SigningSecretReply>;

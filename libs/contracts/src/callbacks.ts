@@ -72,6 +72,7 @@ export const BookletSentCallbackSchema = Type.Object(
     type: Type.Literal('sent'),
     payment_slip_id: Uuid(),
     download: Type.String({ format: 'uri' }),
+    installments: Type.Integer({ minimum: 0, description: 'How many installments the booklet holds' }),
   },
   { $id: 'BookletSentCallback' },
 );

@@ -16,6 +16,7 @@ export const ErrorCatalog = {
   payload_too_large: { status: 413, title: 'Payload Too Large' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
   validation_failed: { status: 422, title: 'Validation failed' },
+  no_provider_account: { status: 422, title: 'No provider account' },
   idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused with a different request' },
   rate_limited: { status: 429, title: 'Too Many Requests' },
   internal_error: { status: 500, title: 'Internal Server Error' },

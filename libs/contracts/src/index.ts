@@ -13,4 +13,5 @@ export * from './message-ids';
 export * from './receivables';
 export * from './search';
 export * from './booklet';
+export * from './provider-accounts';
 export * from './openapi';

@@ -2,6 +2,7 @@ import { hasAtMostTwoDecimals } from '@payments/br-format';
 import { Type, type Static } from '@sinclair/typebox';
 import { Batch, IsoDate, RequiredText, StatusMessageSchema, Uuid } from './common';
 import type { FieldError } from './errors';
+import type { ProviderAccountVersion } from './provider-accounts';
 import type { ConsultResult, SearchRequest, SearchResultItem } from './search';
 import { compileValidator, type ValidationResult } from './validation';
 
@@ -225,6 +226,8 @@ export const PaymentTypeLabels: Record<PaymentType, PaymentTypeLabel> = {
 
 export interface ReceivablesCreateCommand {
   tenant_id: string;
+  /** The tenant's provider account as it stands now: every receivable of the batch is registered with it. */
+  provider_account: ProviderAccountVersion;
   receivables: ReceivableCreateItem[];
 }
 export interface ReceivableCancelCommand {
@@ -249,3 +252,16 @@ export interface ReceivableConsultCommand {
   account_receivable_id: string;
 }
 export type ReceivableConsultReply = ConsultResult;
+
+/**
+ * gateway -> receivables-svc: the slip PDF behind a (verified) signed link, for providers that serve
+ * it only behind their own authentication (Inter): receivables-svc fetches it with the account's credentials.
+ */
+export interface SlipPdfCommand {
+  receivable_id: string;
+}
+export interface SlipPdfReply {
+  pdf_base64: string;
+}
+/** Gateway path of signed slip PDF links: `${SLIP_PDF_PATH}/{receivable_id}?expires=..&signature=..`. */
+export const SLIP_PDF_PATH = '/api/v1/bank-slips/downloads';

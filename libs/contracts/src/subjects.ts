@@ -15,6 +15,7 @@ export const Subjects = {
     search: 'receivables.search',
     consult: 'receivables.consult',
     installments: 'receivables.installments',
+    slipPdf: 'receivables.slip-pdf',
   },
   booklets: {
     request: 'booklets.request',

@@ -1,7 +1,9 @@
+import type { Beneficiary, ProviderKind } from '@payments/contracts';
+
 /**
- * What the receivables domain needs from the outside world, as interfaces: the payment provider
- * (a bank; the bank sandbox's HTTP adapter implements it, a real bank's adapter can replace it by
- * configuration) and the directory of clients (clients-svc).
+ * What the receivables domain needs from the outside world, as interfaces: the payment providers
+ * (banks: one adapter per provider kind, each call made for one tenant's provider account) and the
+ * directory of clients (clients-svc).
  */
 export interface Payer {
   clientId: string;
@@ -23,9 +25,25 @@ export interface ClientDirectory {
 
 export type ChargeKind = 'hybrid_slip' | 'pix';
 
+/**
+ * A tenant's provider account (one immutable version of it), as the domain sees it. The credentials
+ * stay sealed here: only the adapter that calls the bank opens them.
+ */
+export interface ProviderAccount {
+  id: string;
+  tenantId: string;
+  provider: ProviderKind;
+  beneficiary: Beneficiary;
+  /** The provider's API root for this account; null: the adapter's configured default. */
+  baseUrl: string | null;
+  sealedCredentials: string | null;
+}
+
 export interface ChargeRequest {
   /** Our receivable id: the provider creates one charge per key, however often we ask. */
   idempotencyKey: string;
+  /** The provider's id for this charge when an earlier attempt learnt it (consult it, do not issue again). */
+  providerChargeId: string | null;
   kind: ChargeKind;
   amountCents: number;
   issueDate: string;
@@ -58,14 +76,34 @@ export class ProviderUnavailableError extends Error {
   override readonly name = 'ProviderUnavailableError';
 }
 
-/** One outcome per request, in order; `unavailable` means that one charge may be tried again later. */
-export type BatchRegistrationOutcome = RegistrationOutcome | { kind: 'unavailable'; reason: string };
+/**
+ * One outcome per request, in order; `unavailable` means that one charge may be tried again later
+ * (with `chargeId` when the provider accepted the request but has not issued the charge yet: the next
+ * attempt consults that charge instead of issuing another).
+ */
+export type BatchRegistrationOutcome =
+  RegistrationOutcome | { kind: 'unavailable'; reason: string; chargeId?: string };
 
+/** Where a charge stands at the provider, when we ask (to confirm a payment notice before acting on it). */
+export type ProviderChargeState =
+  | { kind: 'open' }
+  | { kind: 'paid'; payment: Omit<ProviderPayment, 'eventId' | 'chargeId'> }
+  | { kind: 'cancelled' }
+  | { kind: 'unknown' };
+
+/** One provider kind's adapter: every call names the account it is made for. */
 export interface PaymentProvider {
   /** Registers charges (a bank's batch interface, or parallel single calls); throws ProviderUnavailableError when the provider cannot be reached at all. */
-  registerMany(requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]>;
-  cancel(chargeId: string): Promise<CancellationOutcome>;
+  registerMany(account: ProviderAccount, requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]>;
+  cancel(account: ProviderAccount, chargeId: string, reason: string): Promise<CancellationOutcome>;
+  /** The charge as the provider has it now; throws ProviderUnavailableError when it cannot be asked. */
+  consult(account: ProviderAccount, chargeId: string): Promise<ProviderChargeState>;
+  /** The slip PDF, for providers that serve it only behind their own authentication. */
+  slipPdf(account: ProviderAccount, chargeId: string): Promise<Buffer>;
 }
+
+/** The adapters by provider kind (one instance each; accounts are per call). */
+export type PaymentProviders = Record<ProviderKind, PaymentProvider>;
 
 /** A settled payment, as the provider reports it. */
 export interface ProviderPayment {

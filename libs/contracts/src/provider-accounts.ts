@@ -1,0 +1,56 @@
+/**
+ * Provider accounts: the bank account (at the sandbox or a real bank) into which one tenant is paid,
+ * with the beneficiary printed on its slips and PIX codes. The gateway owns them (beside tenants; the
+ * admin CLI sets them); each version is immutable, and a receivable keeps the version it was accepted
+ * under. Credentials travel and rest sealed (libs/credential-seal); only receivables-svc, which calls
+ * the bank, opens them.
+ */
+
+export const ProviderKinds = ['sandbox', 'inter'] as const;
+export type ProviderKind = (typeof ProviderKinds)[number];
+
+/** Who is paid: printed on slips, booklets and (name, city, key) in the PIX BR Code. */
+export interface Beneficiary {
+  name: string;
+  /** CNPJ or CPF, as the operator gave it. */
+  tax_id: string;
+  city: string | null;
+  /** PIX key of the account (the sandbox's own key when null). */
+  pix_key: string | null;
+  agency: string | null;
+  account: string | null;
+  address: string | null;
+}
+
+/** One immutable version of a tenant's provider account, as the gateway hands it to receivables-svc. */
+export interface ProviderAccountVersion {
+  /** Version id (UUID): a new one each time the operator sets the account. */
+  account_id: string;
+  tenant_id: string;
+  provider: ProviderKind;
+  beneficiary: Beneficiary;
+  /** The provider's API root for this account (null: the service's configured default for the kind). */
+  base_url: string | null;
+  /** ProviderCredentials as JSON, sealed with CREDENTIALS_ENCRYPTION_KEY; null when the kind needs none. */
+  sealed_credentials: string | null;
+}
+
+/** What an `inter` account's sealed credentials hold (PEM texts as read from the operator's files). */
+export interface InterCredentials {
+  client_id: string;
+  client_secret: string;
+  cert_pem: string;
+  key_pem: string;
+}
+export type ProviderCredentials = InterCredentials;
+
+/** The account as the admin CLI prints it: credentials only as "set" or "none". */
+export interface ProviderAccountView {
+  tenant_id: string;
+  account_id: string;
+  provider: ProviderKind;
+  beneficiary: Beneficiary;
+  base_url: string | null;
+  credentials: 'set' | 'none';
+  created_at: string;
+}
