@@ -26,6 +26,8 @@ import { clientEndpoints } from './routes/client-routes';
 import { callbackEndpoints } from './routes/callback-routes';
 import { receivableEndpoints } from './routes/receivable-routes';
 import { bookletEndpoints, mountBookletDownload } from './routes/booklet-routes';
+import { mountSlipPdfDownload } from './routes/slip-pdf-routes';
+import { ensureDevelopmentAccounts } from './tenancy/provider-accounts';
 import { serveTenantQueries } from './tenancy/tenant-queries-responder';
 import { mountApiDocs } from './routes/docs-routes';
 import { servedRoutes, type ServedRoute } from './http/route-list';
@@ -48,6 +50,11 @@ export async function startGateway(
   const db = createDatabase<GatewayDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'gateway' });
   await migrateToLatest(db, SCHEMA, migrations);
   const keys = await loadSigningKeys(db, config.nodeEnv, config.jwt.privateKey);
+  // Tenants created before provider accounts existed get the sandbox one, so they can still charge.
+  if (config.nodeEnv === 'development') {
+    const given = await ensureDevelopmentAccounts(db);
+    if (given > 0) logger.info({ tenants: given }, 'gave tenants without a provider account the sandbox one');
+  }
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,
@@ -75,12 +82,13 @@ export async function startGateway(
   };
   for (const endpoint of [
     ...clientEndpoints(bus),
-    ...receivableEndpoints(bus),
+    ...receivableEndpoints(bus, db),
     ...bookletEndpoints(bus),
     ...callbackEndpoints(bus),
   ])
     mountEndpoint(router, pipeline, endpoint);
   mountBookletDownload(router, bus, config.downloadLinkSecret);
+  mountSlipPdfDownload(router, bus, config.downloadLinkSecret);
   serveTenantQueries(bus, { db });
   mountApiDocs(router);
   mountHealthRoutes(router, {

@@ -1,9 +1,17 @@
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
-import { loadCommonConfig } from '@payments/config';
+import { loadCommonConfig, type RunMode } from '@payments/config';
+import type { ProviderAccountView } from '@payments/contracts';
 import type { GatewayDatabase } from '../db/schema';
+import {
+  loadCredentialsKey,
+  setProviderAccount,
+  showProviderAccount,
+  type ProviderAccountInput,
+} from '../tenancy/provider-accounts';
 import { openAdminDatabase } from './admin-database';
 import { swallowedByNpm } from './npm-flags';
+import { readSecretFiles, refuseSecretsOnCommandLine, UsageError } from './secret-files';
 import {
   AdminError,
   createTenant,
@@ -21,17 +29,56 @@ const USAGE = `Operator commands (npm run admin -- <command>):
   token create --tenant <tenant_id> [--json]   issue another integration token
   token list --tenant <tenant_id> [--json]
   token revoke <token_id | integration token>  JWTs issued from it stop working at once
-Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/receivables)`;
+  tenant account --tenant <tenant_id> [--json]   the tenant's provider account (credentials only as set/none)
+  tenant account --tenant <tenant_id> --provider sandbox|inter --beneficiary-name <name>
+      --beneficiary-tax-id <cnpj or cpf> [--beneficiary-city <city>] [--pix-key <key>] [--agency <n>]
+      [--account <n>] [--json]
+      inter also: --client-id <id> --client-secret-file <file> --cert-file <file> --key-file <file>
+      [--base-url <url>]
+                                         sets it, for charges accepted from now on; secrets come only
+                                         from files (- reads one of them from stdin)
+Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/receivables);
+  CREDENTIALS_ENCRYPTION_KEY (32 bytes, base64) seals inter credentials: required in production`;
 
 interface Options {
   name?: string;
   tenant?: string;
   json: boolean;
   help?: boolean;
+  provider?: string;
+  'beneficiary-name'?: string;
+  'beneficiary-tax-id'?: string;
+  'beneficiary-city'?: string;
+  'pix-key'?: string;
+  agency?: string;
+  account?: string;
+  'client-id'?: string;
+  'client-secret-file'?: string;
+  'cert-file'?: string;
+  'key-file'?: string;
+  'base-url'?: string;
 }
+
+/** The flags that set a provider account (besides --tenant and --json): any of them means "set", none "show". */
+const ACCOUNT_FLAGS = [
+  'provider',
+  'beneficiary-name',
+  'beneficiary-tax-id',
+  'beneficiary-city',
+  'pix-key',
+  'agency',
+  'account',
+  'client-id',
+  'client-secret-file',
+  'cert-file',
+  'key-file',
+  'base-url',
+] as const;
 
 interface Command {
   db: Kysely<GatewayDatabase>;
+  /** NODE_ENV's mode: what a new tenant gets, and whether a development credentials key will do. */
+  mode: RunMode;
   options: Options;
   /** The positional argument after the action, if any. */
   target: string | undefined;
@@ -43,10 +90,10 @@ interface Command {
 const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
   [
     'tenant create',
-    async ({ db, options, print }) => {
+    async ({ db, mode, options, print }) => {
       if (!options.name)
         throw new AdminError('tenant create needs --name: npm run admin -- tenant create --name <name> [--json]');
-      const t = await createTenant(db, options.name);
+      const t = await createTenant(db, options.name, { mode });
       print(
         `tenant_id:          ${t.tenant_id}\nintegration_token:  ${t.integration_token}\nsigning_secret:     ${t.signing_secret}\n(token id ${t.token_id}) Store the token and the secret now: they are not shown again.`,
         {
@@ -76,6 +123,24 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
       if (!target) throw new AdminError('tenant disable needs a tenant id');
       await disableTenant(db, target);
       print(`tenant ${target} disabled`, { tenant_id: target, status: 'disabled' });
+    },
+  ],
+  [
+    'tenant account',
+    async ({ db, mode, options, print }) => {
+      if (!options.tenant)
+        throw new AdminError(
+          'tenant account needs --tenant: npm run admin -- tenant account --tenant <tenant_id> [--provider sandbox|inter ...] [--json]',
+        );
+      const setting = ACCOUNT_FLAGS.some((flag) => options[flag] !== undefined);
+      const view = setting
+        ? await setProviderAccount(
+            db,
+            options.provider === 'inter' ? loadCredentialsKey(process.env, mode) : undefined,
+            accountInput(options.tenant, options),
+          )
+        : await showProviderAccount(db, options.tenant);
+      print(describeAccount(view), view);
     },
   ],
   [
@@ -115,10 +180,63 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
   ],
 ]);
 
+/** The flags as `tenant account` takes them, the secrets read from their files (or stdin). */
+function accountInput(tenantId: string, options: Options): ProviderAccountInput {
+  const secrets = readSecretFiles({
+    'client-secret-file': options['client-secret-file'],
+    'cert-file': options['cert-file'],
+    'key-file': options['key-file'],
+  });
+  const interFlags = [options['client-id'], ...Object.values(secrets)].some((v) => v !== undefined);
+  return {
+    tenantId,
+    provider: options.provider ?? '',
+    beneficiary: {
+      name: options['beneficiary-name'],
+      taxId: options['beneficiary-tax-id'],
+      city: options['beneficiary-city'],
+      pixKey: options['pix-key'],
+      agency: options.agency,
+      account: options.account,
+    },
+    baseUrl: options['base-url'],
+    credentials:
+      options.provider === 'inter' || interFlags
+        ? {
+            client_id: options['client-id'],
+            client_secret: secrets['client-secret-file'],
+            cert_pem: secrets['cert-file'],
+            key_pem: secrets['key-file'],
+          }
+        : undefined,
+  };
+}
+
+/** The account for a person: what the JSON says, credentials only as set/none. */
+function describeAccount(a: ProviderAccountView): string {
+  const b = a.beneficiary;
+  const field = (label: string, value: string | null) => `${`${label}:`.padEnd(20)}${value ?? '-'}`;
+  return [
+    field('tenant_id', a.tenant_id),
+    field('account_id', a.account_id),
+    field('provider', a.provider),
+    field('beneficiary', b.name),
+    field('  tax_id', b.tax_id),
+    field('  city', b.city),
+    field('  pix_key', b.pix_key),
+    field('  agency', b.agency),
+    field('  account', b.account),
+    field('base_url', a.base_url ?? "(the service's default)"),
+    field('credentials', a.credentials),
+    field('created_at', a.created_at),
+  ].join('\n');
+}
+
 /** The exit code: 0 done, 1 refused (an AdminError), 2 a wrong command line. */
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
+    refuseSecretsOnCommandLine(argv);
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
@@ -127,10 +245,12 @@ async function main(argv: string[]): Promise<number> {
         tenant: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
+        ...Object.fromEntries(ACCOUNT_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
       },
     });
   } catch (err) {
-    console.error(`error: ${(err as Error).message}\n\n${USAGE}`);
+    // A secret on the command line is refused without the usage text, which would bury the one line that matters.
+    console.error(`error: ${(err as Error).message}${err instanceof UsageError ? '' : `\n\n${USAGE}`}`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -145,7 +265,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  const db = await openAdminDatabase(loadCommonConfig().databaseUrl);
+  const config = loadCommonConfig();
+  const db = await openAdminDatabase(config.databaseUrl);
   const print = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data) : human);
   try {
     const run = COMMANDS.get(`${resource} ${action}`);
@@ -153,12 +274,16 @@ async function main(argv: string[]): Promise<number> {
       console.error(`unknown command: ${resource} ${action ?? ''}\n\n${USAGE}`);
       return 2;
     }
-    await run({ db, options: values, target, print });
+    await run({ db, mode: config.nodeEnv, options: values as Options, target, print });
     return 0;
   } catch (err) {
     if (err instanceof AdminError) {
       console.error(`error: ${err.message}`);
       return 1;
+    }
+    if (err instanceof UsageError) {
+      console.error(`error: ${err.message}`);
+      return 2;
     }
     throw err;
   } finally {

@@ -7,7 +7,26 @@
  */
 
 /** The CLI's own flags, and whether each takes a value. */
-const FLAGS = { name: true, tenant: true, json: false } as const;
+const FLAGS = {
+  name: true,
+  tenant: true,
+  json: false,
+  provider: true,
+  'beneficiary-name': true,
+  'beneficiary-tax-id': true,
+  'beneficiary-city': true,
+  'pix-key': true,
+  agency: true,
+  account: true,
+  'client-id': true,
+  'client-secret-file': true,
+  'cert-file': true,
+  'key-file': true,
+  'base-url': true,
+} as const;
+
+/** npm keeps `--beneficiary-name` as npm_config_beneficiary_name. */
+const npmVariable = (flag: string) => `npm_config_${flag.replace(/-/g, '_')}`;
 
 /** How many bare words after `<resource> <action>` each command takes. */
 const TARGETS: Record<string, number> = { 'tenant disable': 1, 'token revoke': 1 };
@@ -23,7 +42,7 @@ export function swallowedByNpm(
 ): string | undefined {
   if (env.npm_lifecycle_event === undefined) return undefined; // not run through npm
   const swallowed = (Object.keys(FLAGS) as Array<keyof typeof FLAGS>).filter((flag) => {
-    const value = env[`npm_config_${flag}`];
+    const value = env[npmVariable(flag)];
     return (
       value !== undefined && value !== '' && !argv.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`))
     );
@@ -33,16 +52,21 @@ export function swallowedByNpm(
   const [resource = '<resource>', action = '<action>', ...rest] = positionals;
   const targets = rest.slice(0, TARGETS[`${resource} ${action}`] ?? 0);
   const strays = rest.slice(targets.length);
+  // npm keeps the value (npm_config_name=Acme), or only `true` and leaves the value as a stray word.
+  // Which stray belongs to which flag is known only when one flag lost its value: with several, the
+  // command shows placeholders rather than a guess that could swap, say, a name and a city.
+  const lostValues = swallowed.filter((flag) => FLAGS[flag] && env[npmVariable(flag)] === 'true');
   const flags: string[] = [];
   for (const flag of swallowed) {
     if (!FLAGS[flag]) {
       flags.push(`--${flag}`);
       continue;
     }
-    // npm keeps the value (npm_config_name=Acme), or only `true` and leaves the value as a stray word.
-    const kept = env[`npm_config_${flag}`]!;
-    const value = kept !== 'true' ? kept : (strays.shift() ?? `<${flag === 'tenant' ? 'tenant_id' : flag}>`);
-    flags.push(`--${flag} ${quote(value)}`);
+    const kept = env[npmVariable(flag)]!;
+    const placeholder = `<${flag === 'tenant' ? 'tenant_id' : flag}>`;
+    const stray = lostValues.length === 1 ? strays.shift() : undefined;
+    const value = kept !== 'true' ? quote(kept) : stray !== undefined ? quote(stray) : placeholder;
+    flags.push(`--${flag} ${value}`);
   }
   const command = ['npm run admin --', resource, action, ...targets, ...flags].join(' ');
   const names = swallowed.map((f) => `--${f}`);

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Beneficiary, ProviderKind } from '@payments/contracts';
 
 /** Tables of schema `gateway`. */
 export interface TenantsTable {
@@ -45,9 +46,24 @@ export interface JwtKeysTable {
   created_at: Generated<Date>;
 }
 
+/** One immutable version of a tenant's provider account; the current one has superseded_at null. */
+export interface ProviderAccountsTable {
+  /** The version id (ProviderAccountVersion.account_id); the sealed credentials are bound to it. */
+  id: string;
+  tenant_id: string;
+  provider: ProviderKind;
+  beneficiary: ColumnType<Beneficiary, string, never>;
+  base_url: string | null;
+  /** InterCredentials as JSON, sealed (libs/credential-seal); null for the sandbox. */
+  sealed_credentials: string | null;
+  created_at: ColumnType<Date, never, never>;
+  superseded_at: ColumnType<Date | null, never, Date>;
+}
+
 export interface GatewayDatabase {
   tenants: TenantsTable;
   integration_tokens: IntegrationTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   jwt_keys: JwtKeysTable;
+  provider_accounts: ProviderAccountsTable;
 }

@@ -18,8 +18,12 @@ export interface Endpoint<Input> {
   method: 'get' | 'post' | 'put';
   path: string;
   idempotency: IdempotencyPolicy;
-  /** Validates and returns the input, or throws a validation ServiceError naming every bad field. */
-  parse(ctx: GatewayContext): Input;
+  /**
+   * Validates and returns the input (with what it needs from the gateway's own tables), or throws a
+   * ServiceError naming every bad field. It runs before the Idempotency-Key is taken, so a refusal
+   * here is never stored under the key.
+   */
+  parse(ctx: GatewayContext): Input | Promise<Input>;
   handle(input: Input, ctx: GatewayContext): Promise<HttpResponse>;
 }
 
@@ -48,7 +52,7 @@ export function mountEndpoint<Input>(
             path: ctx.path,
             fingerprint: fingerprint(ctx.method, ctx.path, body),
           };
-    const input = endpoint.parse(ctx);
+    const input = await endpoint.parse(ctx);
     const response = await runIdempotently(
       pipeline.idempotency,
       identity,

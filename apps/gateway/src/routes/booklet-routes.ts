@@ -4,15 +4,14 @@ import {
   BOOKLET_DOWNLOAD_PATH,
   BookletRequestSchema,
   compileValidator,
-  ServiceError,
   Subjects,
   type BookletRequest,
 } from '@payments/contracts';
-import { checkLink } from '@payments/signed-links';
 import type { GatewayState } from '../http/context';
 import { uuidParam, type Endpoint } from '../http/endpoint';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
+import { requireSignedLink } from '../http/signed-link';
 
 const validateRequest = compileValidator(BookletRequestSchema);
 
@@ -47,13 +46,7 @@ export function bookletEndpoints(bus: Bus): Endpoint<unknown>[] {
 export function mountBookletDownload(router: Router<GatewayState>, bus: Bus, downloadLinkSecret: string): void {
   router.get(`${BOOKLET_DOWNLOAD_PATH}/:booklet_id`, async (ctx) => {
     const bookletId = ctx.params.booklet_id ?? '';
-    const expires = typeof ctx.query.expires === 'string' ? ctx.query.expires : undefined;
-    const signature = typeof ctx.query.signature === 'string' ? ctx.query.signature : undefined;
-    const check = checkLink(downloadLinkSecret, bookletId, expires, signature);
-    if (check === 'tampered')
-      throw new ServiceError('forbidden', 'this download link is not valid (altered or incomplete)');
-    if (check === 'expired')
-      throw new ServiceError('gone', 'this download link has expired; request the booklet again');
+    requireSignedLink(ctx, downloadLinkSecret, bookletId, 'request the booklet again');
     const reply = await bus.request(
       Subjects.booklets.download,
       { booklet_id: bookletId },

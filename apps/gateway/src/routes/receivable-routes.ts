@@ -1,31 +1,41 @@
+import type { Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
 import {
   SEARCH_DEFAULT_LIMIT,
+  ServiceError,
   Subjects,
   validateReceivablesBatch,
   validateSearchRequest,
+  type ProviderAccountVersion,
   type ReceivableCreateItem,
   type SearchRequest,
 } from '@payments/contracts';
+import type { GatewayDatabase } from '../db/schema';
 import { assertBatchSize, uuidParam, type Endpoint } from '../http/endpoint';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
+import type { GatewayContext } from '../http/context';
+import { currentProviderAccount } from '../tenancy/provider-accounts';
 
 /** Receivables: create (batch), cancel, search, consult (spec 4.7-4.10). */
-export function receivableEndpoints(bus: Bus): Endpoint<unknown>[] {
-  const create: Endpoint<ReceivableCreateItem[]> = {
+export function receivableEndpoints(bus: Bus, db: Kysely<GatewayDatabase>): Endpoint<unknown>[] {
+  const create: Endpoint<{ receivables: ReceivableCreateItem[]; account: ProviderAccountVersion }> = {
     method: 'post',
     path: '/api/v1/accounts-receivable',
     idempotency: 'required',
-    parse(ctx) {
+    async parse(ctx) {
       const body = requestBody(ctx);
       assertBatchSize(body);
       const result = validateReceivablesBatch(body);
       if (!result.ok) throw validationError(result.errors);
-      return result.value;
+      return { receivables: result.value, account: await providerAccountOf(db, ctx) };
     },
-    async handle(receivables, ctx) {
-      const reply = await bus.request(Subjects.receivables.create, { tenant_id: ctx.state.tenantId!, receivables });
+    async handle({ receivables, account }, ctx) {
+      const reply = await bus.request(Subjects.receivables.create, {
+        tenant_id: ctx.state.tenantId!,
+        provider_account: account,
+        receivables,
+      });
       return { status: 202, body: reply };
     },
   };
@@ -83,4 +93,20 @@ export function receivableEndpoints(bus: Bus): Endpoint<unknown>[] {
   };
 
   return [create, search, cancel, consult] as Endpoint<unknown>[];
+}
+
+/**
+ * The tenant's account as it stands now: every charge of the batch is registered with it. Without
+ * one (production, until an operator sets it) the batch is refused, before the idempotency key is
+ * taken, so the same request succeeds once the account is set.
+ */
+async function providerAccountOf(db: Kysely<GatewayDatabase>, ctx: GatewayContext): Promise<ProviderAccountVersion> {
+  const tenantId = ctx.state.tenantId!;
+  const account = await currentProviderAccount(db, tenantId);
+  if (!account)
+    throw new ServiceError(
+      'no_provider_account',
+      `this tenant has no provider account to register charges with; an operator sets it with: npm run admin -- tenant account --tenant ${tenantId} --provider sandbox|inter --beneficiary-name "<name>" --beneficiary-tax-id <cnpj or cpf> ...`,
+    );
+  return account;
 }

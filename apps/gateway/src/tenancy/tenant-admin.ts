@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { loadCommonConfig, type RunMode } from '@payments/config';
 import type { GatewayDatabase } from '../db/schema';
+import { AdminError } from './admin-error';
 import { generateIntegrationToken, generateSigningSecret, hashIntegrationToken, tokenHint } from './credentials';
+import { insertDevelopmentAccount } from './provider-accounts';
+
+export { AdminError };
 
 /** Operator actions on tenants and their integration tokens (used by the admin CLI). */
 export interface NewTenant {
@@ -18,13 +23,22 @@ export interface IssuedToken {
   integration_token: string;
 }
 
-export class AdminError extends Error {
-  override readonly name = 'AdminError';
+export interface CreateTenantOptions {
+  /**
+   * development: the tenant gets a sandbox provider account at once, so it can issue charges;
+   * production: none until an operator sets one. Default: NODE_ENV's mode.
+   */
+  mode?: RunMode;
 }
 
-export async function createTenant(db: Kysely<GatewayDatabase>, name: string): Promise<NewTenant> {
+export async function createTenant(
+  db: Kysely<GatewayDatabase>,
+  name: string,
+  options: CreateTenantOptions = {},
+): Promise<NewTenant> {
   const trimmed = name.trim();
   if (trimmed === '') throw new AdminError('a tenant needs a name');
+  const mode = options.mode ?? loadCommonConfig().nodeEnv;
   const tenantId = randomUUID();
   const signingSecret = generateSigningSecret();
   return db.transaction().execute(async (trx) => {
@@ -32,6 +46,7 @@ export async function createTenant(db: Kysely<GatewayDatabase>, name: string): P
       .insertInto('tenants')
       .values({ id: tenantId, name: trimmed, status: 'active', signing_secret: signingSecret, disabled_at: null })
       .execute();
+    if (mode === 'development') await insertDevelopmentAccount(trx, tenantId, trimmed);
     const token = await insertToken(trx, tenantId);
     return {
       tenant_id: tenantId,

@@ -380,6 +380,7 @@ export const bookletSentCallback: BookletSentCallback = {
   type: 'sent',
   payment_slip_id: Ids.paymentSlip,
   download: `https://api.example.com.br/api/v1/bank-slip-booklet/downloads/${Ids.booklet}?expires=${DOWNLOAD_EXPIRES_EXAMPLE}&signature=${DOWNLOAD_SIGNATURE_EXAMPLE}`,
+  installments: 12,
 };
 
 export const bookletFailedCallback: BookletFailedCallback = {
@@ -418,6 +419,9 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
     detail: 'a request holds at most 1000 items; this one has 1200. Split it into several requests.',
   },
   unsupported_media_type: { detail: 'send the body as application/json' },
+  no_provider_account: {
+    detail: `this tenant has no provider account to register charges with; an operator sets it with: npm run admin -- tenant account --tenant ${Ids.tenant} --provider sandbox|inter --beneficiary-name "<name>" --beneficiary-tax-id <cnpj or cpf> ...`,
+  },
   validation_failed: {
     detail: 'the request has invalid fields; see errors',
     errors: [

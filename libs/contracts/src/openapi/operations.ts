@@ -24,7 +24,12 @@ import {
 } from '../clients';
 import { Uuid } from '../common';
 import type { ErrorCode } from '../errors';
-import { CancelResponseSchema, ReceivablesCreateRequestSchema, ReceivablesCreateResponseSchema } from '../receivables';
+import {
+  CancelResponseSchema,
+  ReceivablesCreateRequestSchema,
+  ReceivablesCreateResponseSchema,
+  SLIP_PDF_PATH,
+} from '../receivables';
 import { ConsultResultSchema, SearchRequestSchema, SearchResponseSchema } from '../search';
 import * as ex from './examples';
 import type { ExampleObject, HttpMethod, JsonValue } from './types';
@@ -301,6 +306,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       ...IDEMPOTENCY_REQUIRED,
       validation_failed:
         'a field is invalid or a client_id is not registered; `errors` names every one (e.g. /2/client_id)',
+      no_provider_account:
+        'the tenant has no provider account yet (production only): an operator sets one with `npm run admin -- tenant account`; nothing is stored',
       ...unavailable('receivables'),
     },
   },
@@ -391,6 +398,56 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       ...IDEMPOTENCY_OPTIONAL,
       not_found: 'no receivable with this id for the tenant',
       validation_failed: 'uuid is not a UUID',
+      ...unavailable('receivables'),
+    },
+  },
+  {
+    method: 'get',
+    path: `${SLIP_PDF_PATH}/{receivable_id}`,
+    operationId: 'downloadSlipPdf',
+    tag: 'Receivables',
+    summary: 'Download a slip PDF (signed link)',
+    description:
+      'The `pdf` link of a registered callback when the bank serves its PDF only behind its own authentication (Banco Inter). ' +
+      'It needs no bearer token: the signature in the query is the credential, and it expires 90 days after the due date. Use the link exactly as received.',
+    security: 'none',
+    idempotency: 'none',
+    pathParameters: [
+      {
+        name: 'receivable_id',
+        description: 'The charge, as in the link',
+        schema: Type.String(),
+        required: true,
+        example: ex.Ids.receivableSlip,
+      },
+    ],
+    queryParameters: [
+      {
+        name: 'expires',
+        description: 'Expiry of the link, Unix seconds',
+        schema: Type.String({ pattern: '^\\d{1,12}$' }),
+        required: true,
+        example: ex.DOWNLOAD_EXPIRES_EXAMPLE,
+      },
+      {
+        name: 'signature',
+        description: 'HMAC-SHA256 of the link, hex',
+        schema: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+        required: true,
+        example: ex.DOWNLOAD_SIGNATURE_EXAMPLE,
+      },
+    ],
+    success: {
+      status: 200,
+      description: 'The slip PDF, as the bank issued it.',
+      schema: Type.String({ contentMediaType: 'application/pdf' }),
+      mediaType: 'application/pdf',
+      headers: ['Content-Disposition', 'Cache-Control'],
+    },
+    errors: {
+      forbidden: 'the link was altered or is incomplete',
+      not_found: 'the charge no longer exists or has no PDF at its bank',
+      gone: 'the link has expired (90 days after the due date)',
       ...unavailable('receivables'),
     },
   },

@@ -1,0 +1,361 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { envOptional, type RunMode } from '@payments/config';
+import {
+  ProviderKinds,
+  type Beneficiary,
+  type InterCredentials,
+  type ProviderAccountVersion,
+  type ProviderAccountView,
+  type ProviderKind,
+} from '@payments/contracts';
+import {
+  CredentialSealError,
+  DEV_CREDENTIALS_ENCRYPTION_KEY,
+  parseEncryptionKey,
+  seal,
+} from '@payments/credential-seal';
+import { isValidTaxId } from '@payments/tax-id';
+import type { GatewayDatabase, ProviderAccountsTable } from '../db/schema';
+import { AdminError } from './admin-error';
+
+/**
+ * Each tenant's provider account (DESIGN 7): which provider registers its charges, with which
+ * credentials, paying which beneficiary. Versions are immutable rows: setting an account supersedes
+ * the current row and inserts a new one in one transaction, so a charge accepted earlier keeps the
+ * version it was accepted under (receivables-svc gets the whole version with each create command).
+ */
+
+/** The bank sandbox's default payee CNPJ: what development accounts print until an operator sets one. */
+export const DEVELOPMENT_PAYEE_TAX_ID = '11.222.333/0001-81';
+export const DEVELOPMENT_PAYEE_CITY = 'Sao Paulo';
+
+/** A refused account, naming the CLI flag at fault. */
+export class ProviderAccountInputError extends AdminError {
+  constructor(
+    readonly flag: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What the operator gives (the admin CLI's flags); every field is checked by setProviderAccount. */
+export interface ProviderAccountInput {
+  tenantId: string;
+  provider: string;
+  beneficiary: {
+    name?: string;
+    taxId?: string;
+    city?: string;
+    pixKey?: string;
+    agency?: string;
+    account?: string;
+  };
+  /** inter only. */
+  baseUrl?: string;
+  /** inter only; all four required there. */
+  credentials?: Partial<InterCredentials>;
+}
+
+/** The sandbox account a development tenant gets: paid to the tenant's name at the sandbox's payee CNPJ. */
+export function developmentBeneficiary(tenantName: string): Beneficiary {
+  return {
+    name: tenantName,
+    tax_id: DEVELOPMENT_PAYEE_TAX_ID,
+    city: DEVELOPMENT_PAYEE_CITY,
+    pix_key: null,
+    agency: null,
+    account: null,
+    address: null,
+  };
+}
+
+/** Gives a new tenant the development sandbox account (inside createTenant's transaction). */
+export async function insertDevelopmentAccount(
+  db: Kysely<GatewayDatabase>,
+  tenantId: string,
+  tenantName: string,
+): Promise<void> {
+  await db
+    .insertInto('provider_accounts')
+    .values({
+      id: randomUUID(),
+      tenant_id: tenantId,
+      provider: 'sandbox',
+      beneficiary: JSON.stringify(developmentBeneficiary(tenantName)),
+      base_url: null,
+      sealed_credentials: null,
+    })
+    .execute();
+}
+
+/**
+ * Development start: every tenant without a current account gets the sandbox one (tenants created
+ * before accounts existed). One statement; the partial unique index makes concurrent gateways harmless.
+ * Returns how many tenants got one.
+ */
+export async function ensureDevelopmentAccounts(db: Kysely<GatewayDatabase>): Promise<number> {
+  const template = JSON.stringify(developmentBeneficiary(''));
+  const result = await sql`
+    insert into provider_accounts (id, tenant_id, provider, beneficiary)
+    select gen_random_uuid(), t.id, 'sandbox', jsonb_set(${template}::jsonb, '{name}', to_jsonb(t.name))
+    from tenants t
+    where not exists (select 1 from provider_accounts p where p.tenant_id = t.id and p.superseded_at is null)
+    on conflict (tenant_id) where superseded_at is null do nothing`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/** The tenant's current account version (one indexed row), or undefined when it has none. */
+export async function currentProviderAccount(
+  db: Kysely<GatewayDatabase>,
+  tenantId: string,
+): Promise<ProviderAccountVersion | undefined> {
+  const row = await db
+    .selectFrom('provider_accounts')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('superseded_at', 'is', null)
+    .executeTakeFirst();
+  return row && toVersion(row);
+}
+
+/** The current account as the CLI shows it; an unknown tenant or one without an account is an AdminError. */
+export async function showProviderAccount(db: Kysely<GatewayDatabase>, tenantId: string): Promise<ProviderAccountView> {
+  await requireTenant(db, tenantId);
+  const row = await db
+    .selectFrom('provider_accounts')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('superseded_at', 'is', null)
+    .executeTakeFirst();
+  if (!row)
+    throw new AdminError(
+      `tenant ${tenantId} has no provider account: set one with npm run admin -- tenant account --tenant ${tenantId} --provider sandbox|inter ...`,
+    );
+  return toView(row);
+}
+
+/**
+ * Sets the tenant's account: checks the input, supersedes the current version and inserts the new
+ * one (credentials sealed, bound to its id). `credentialsKey` is needed only for `inter`.
+ */
+export async function setProviderAccount(
+  db: Kysely<GatewayDatabase>,
+  credentialsKey: Buffer | undefined,
+  input: ProviderAccountInput,
+): Promise<ProviderAccountView> {
+  const account = checkInput(input);
+  if (account.credentials && !credentialsKey)
+    throw new AdminError('CREDENTIALS_ENCRYPTION_KEY is needed to store inter credentials');
+  const id = randomUUID();
+  const sealed = account.credentials ? seal(credentialsKey!, JSON.stringify(account.credentials), id) : null;
+  return db.transaction().execute(async (trx) => {
+    // Locks the tenant: two operators setting it at once take turns instead of both superseding one row.
+    await requireTenant(trx, input.tenantId, true);
+    await trx
+      .updateTable('provider_accounts')
+      .set({ superseded_at: sql<Date>`now()` })
+      .where('tenant_id', '=', input.tenantId)
+      .where('superseded_at', 'is', null)
+      .execute();
+    const row = await trx
+      .insertInto('provider_accounts')
+      .values({
+        id,
+        tenant_id: input.tenantId,
+        provider: account.provider,
+        beneficiary: JSON.stringify(account.beneficiary),
+        base_url: account.baseUrl,
+        sealed_credentials: sealed,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toView(row);
+  });
+}
+
+/**
+ * CREDENTIALS_ENCRYPTION_KEY (32 bytes, base64), which seals inter credentials. Development falls back
+ * to the public DEV_CREDENTIALS_ENCRYPTION_KEY; production refuses a missing key and that default.
+ */
+export function loadCredentialsKey(env: Record<string, string | undefined>, mode: RunMode): Buffer {
+  const given = envOptional('CREDENTIALS_ENCRYPTION_KEY', env);
+  if (given === undefined && mode === 'production')
+    throw new AdminError(
+      'CREDENTIALS_ENCRYPTION_KEY is required in production to store inter credentials (32 random bytes, base64: openssl rand -base64 32); use the same value as receivables-svc',
+    );
+  if (given === DEV_CREDENTIALS_ENCRYPTION_KEY && mode === 'production')
+    throw new AdminError('CREDENTIALS_ENCRYPTION_KEY is the public development default: set a key of your own');
+  try {
+    return parseEncryptionKey(given ?? DEV_CREDENTIALS_ENCRYPTION_KEY);
+  } catch (err) {
+    if (err instanceof CredentialSealError) throw new AdminError(err.message);
+    throw err;
+  }
+}
+
+/* Checks ---------------------------------------------------------------------------------------- */
+
+interface CheckedAccount {
+  provider: ProviderKind;
+  beneficiary: Beneficiary;
+  baseUrl: string | null;
+  credentials: InterCredentials | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_TEXT = 200;
+/** A PIX key is at most 77 characters (a random key is 36, an e-mail up to 77). */
+const MAX_PIX_KEY = 77;
+
+function checkInput(input: ProviderAccountInput): CheckedAccount {
+  const provider = input.provider;
+  if (provider === '')
+    throw new ProviderAccountInputError(
+      '--provider',
+      `--provider is required to set an account (${ProviderKinds.join(' or ')})`,
+    );
+  if (!(ProviderKinds as readonly string[]).includes(provider))
+    throw new ProviderAccountInputError('--provider', `--provider must be one of ${ProviderKinds.join(', ')}`);
+  const b = input.beneficiary;
+  const name = required('--beneficiary-name', b.name);
+  const taxId = required('--beneficiary-tax-id', b.taxId);
+  if (!isValidTaxId(taxId))
+    throw new ProviderAccountInputError(
+      '--beneficiary-tax-id',
+      '--beneficiary-tax-id must be a valid CNPJ or CPF (check digits; punctuation optional)',
+    );
+  const beneficiary: Beneficiary = {
+    name,
+    tax_id: taxId,
+    city: optional('--beneficiary-city', b.city),
+    pix_key: optional('--pix-key', b.pixKey, MAX_PIX_KEY),
+    agency: optional('--agency', b.agency),
+    account: optional('--account', b.account),
+    address: null,
+  };
+  if (provider === 'sandbox') {
+    refuseInterOnly(input);
+    return { provider, beneficiary, baseUrl: null, credentials: null };
+  }
+  return {
+    provider: provider as ProviderKind,
+    beneficiary,
+    baseUrl: input.baseUrl === undefined ? null : checkBaseUrl(input.baseUrl),
+    credentials: checkInterCredentials(input.credentials ?? {}),
+  };
+}
+
+/** The flags of inter's credentials and API root, refused for a sandbox account (they would be ignored). */
+function refuseInterOnly(input: ProviderAccountInput): void {
+  const c = input.credentials ?? {};
+  const given: Array<[string, unknown]> = [
+    ['--client-id', c.client_id],
+    ['--client-secret-file', c.client_secret],
+    ['--cert-file', c.cert_pem],
+    ['--key-file', c.key_pem],
+    ['--base-url', input.baseUrl],
+  ];
+  const flag = given.find(([, value]) => value !== undefined)?.[0];
+  if (flag) throw new ProviderAccountInputError(flag, `${flag} is only for --provider inter`);
+}
+
+function checkInterCredentials(c: Partial<InterCredentials>): InterCredentials {
+  const credentials = {
+    client_id: required('--client-id', c.client_id),
+    client_secret: required('--client-secret-file', c.client_secret, Infinity),
+    // PEM texts as read: only the secret loses the newline its file ends with.
+    cert_pem: present('--cert-file', c.cert_pem),
+    key_pem: present('--key-file', c.key_pem),
+  };
+  // Only the shape is checked, and the messages never quote the files.
+  if (!/-----BEGIN CERTIFICATE-----/.test(credentials.cert_pem))
+    throw new ProviderAccountInputError(
+      '--cert-file',
+      '--cert-file must be a PEM certificate (-----BEGIN CERTIFICATE-----), the .crt Inter issues',
+    );
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(credentials.key_pem))
+    throw new ProviderAccountInputError(
+      '--key-file',
+      '--key-file must be a PEM private key (-----BEGIN ... PRIVATE KEY-----), the .key Inter issues',
+    );
+  return credentials;
+}
+
+function checkBaseUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+    throw new ProviderAccountInputError('--base-url', '--base-url must be an http(s) URL');
+  return value.replace(/\/+$/, '');
+}
+
+function required(flag: string, value: string | undefined, max = MAX_TEXT): string {
+  const trimmed = value?.trim();
+  if (!trimmed) throw new ProviderAccountInputError(flag, `${flag} is required`);
+  if (trimmed.length > max) throw new ProviderAccountInputError(flag, `${flag} has more than ${max} characters`);
+  return trimmed;
+}
+
+/** A file's text as read, when it holds more than blanks. */
+function present(flag: string, value: string | undefined): string {
+  if (!value?.trim()) throw new ProviderAccountInputError(flag, `${flag} is required`);
+  return value;
+}
+
+function optional(flag: string, value: string | undefined, max = MAX_TEXT): string | null {
+  return value === undefined ? null : required(flag, value, max);
+}
+
+async function requireTenant(db: Kysely<GatewayDatabase>, tenantId: string, lock = false): Promise<void> {
+  if (!UUID.test(tenantId)) throw new ProviderAccountInputError('--tenant', `--tenant must be a tenant id (a UUID)`);
+  let query = db.selectFrom('tenants').select('id').where('id', '=', tenantId);
+  if (lock) query = query.forUpdate();
+  if (!(await query.executeTakeFirst())) throw new AdminError(`no tenant ${tenantId}`);
+}
+
+/* Rows ------------------------------------------------------------------------------------------ */
+
+type Row = Selectable<ProviderAccountsTable>;
+
+/** The beneficiary in its documented field order (jsonb keeps its own). */
+function beneficiaryOf(row: Row): Beneficiary {
+  const b = row.beneficiary;
+  return {
+    name: b.name,
+    tax_id: b.tax_id,
+    city: b.city ?? null,
+    pix_key: b.pix_key ?? null,
+    agency: b.agency ?? null,
+    account: b.account ?? null,
+    address: b.address ?? null,
+  };
+}
+
+function toVersion(row: Row): ProviderAccountVersion {
+  return {
+    account_id: row.id,
+    tenant_id: row.tenant_id,
+    provider: row.provider,
+    beneficiary: beneficiaryOf(row),
+    base_url: row.base_url,
+    sealed_credentials: row.sealed_credentials,
+  };
+}
+
+function toView(row: Row): ProviderAccountView {
+  return {
+    tenant_id: row.tenant_id,
+    account_id: row.id,
+    provider: row.provider,
+    beneficiary: beneficiaryOf(row),
+    base_url: row.base_url,
+    credentials: row.sealed_credentials === null ? 'none' : 'set',
+    created_at: row.created_at.toISOString(),
+  };
+}
