@@ -1,0 +1,85 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import forge from 'node-forge';
+
+/**
+ * Throwaway certificates for tests of mutual TLS (the Inter dialect of the bank sandbox and our adapter):
+ * a CA, and server or client certificates it signs. RSA 2048, valid from an hour ago for a day. Not for
+ * production: the private keys are generated in memory and never protected.
+ */
+export interface TestCertificateAuthority {
+  certPem: string;
+  keyPem: string;
+  /** Signs a certificate for a server (with these DNS names / IPs) or for a client. */
+  issue(options: IssueOptions): TestCertificate;
+}
+
+export interface TestCertificate {
+  certPem: string;
+  keyPem: string;
+}
+
+export interface IssueOptions {
+  commonName: string;
+  kind: 'server' | 'client';
+  /** Server certificates: host names and IP addresses it answers for (default localhost, 127.0.0.1). */
+  altNames?: string[];
+}
+
+export function createTestCertificateAuthority(commonName = 'Test CA'): TestCertificateAuthority {
+  const keys = rsaKeyPair();
+  const cert = baseCertificate(keys.publicKey, [{ name: 'commonName', value: commonName }]);
+  cert.setIssuer(cert.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  return {
+    certPem: forge.pki.certificateToPem(cert),
+    keyPem: forge.pki.privateKeyToPem(keys.privateKey),
+    issue: (options) => issue(cert, keys.privateKey, options),
+  };
+}
+
+function issue(caCert: forge.pki.Certificate, caKey: forge.pki.rsa.PrivateKey, options: IssueOptions): TestCertificate {
+  const keys = rsaKeyPair();
+  const cert = baseCertificate(keys.publicKey, [{ name: 'commonName', value: options.commonName }]);
+  cert.setIssuer(caCert.subject.attributes);
+  const altNames = (options.altNames ?? ['localhost', '127.0.0.1']).map((name) =>
+    /^\d{1,3}(\.\d{1,3}){3}$/.test(name) ? { type: 7, ip: name } : { type: 2, value: name },
+  );
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    options.kind === 'server' ? { name: 'extKeyUsage', serverAuth: true } : { name: 'extKeyUsage', clientAuth: true },
+    ...(options.kind === 'server' ? [{ name: 'subjectAltName', altNames }] : []),
+  ]);
+  cert.sign(caKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(keys.privateKey) };
+}
+
+function baseCertificate(publicKey: forge.pki.PublicKey, subject: forge.pki.CertificateField[]): forge.pki.Certificate {
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = publicKey;
+  // A positive serial: a leading 0 nibble keeps the DER integer from reading as negative.
+  cert.serialNumber = `0${randomBytes(15).toString('hex')}`;
+  const now = Date.now();
+  cert.validity.notBefore = new Date(now - 60 * 60 * 1000);
+  cert.validity.notAfter = new Date(now + 24 * 60 * 60 * 1000);
+  cert.setSubject(subject);
+  return cert;
+}
+
+/** RSA 2048 from Node's native crypto (node-forge's pure JS generator takes seconds), as forge keys. */
+function rsaKeyPair(): { publicKey: forge.pki.rsa.PublicKey; privateKey: forge.pki.rsa.PrivateKey } {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return {
+    publicKey: forge.pki.publicKeyFromPem(publicKey),
+    privateKey: forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey,
+  };
+}
