@@ -195,4 +195,22 @@ describe('npm run admin without the -- (npm keeps the flags for itself)', () => 
     );
     expect(out.code).toBe(2);
   });
+
+  it('tenant account: dashed flags too; values that lost their flag are not guessed at', async () => {
+    const tenantId = '0b6f2c1e-0000-4000-8000-000000000002';
+    const one = await npmRun(system.databaseUrl, 'admin', 'tenant', 'account', '--tenant', tenantId, '--json');
+    expect(one.stderr).toBe(
+      `error: npm kept --tenant and --json for itself (flags before -- go to npm, not to the script): run it as npm run admin -- tenant account --tenant ${tenantId} --json\n`,
+    );
+    // Two flags left their values behind as stray words: which is which is unknown, so placeholders.
+    const several = await npmRun(
+      system.databaseUrl,
+      ...['admin', 'tenant', 'account', '--tenant', tenantId, '--provider', 'sandbox'],
+      '--beneficiary-name=Acme Ltda',
+    );
+    expect(several.stderr).toBe(
+      `error: npm kept --tenant, --provider and --beneficiary-name for itself (flags before -- go to npm, not to the script): run it as npm run admin -- tenant account --tenant <tenant_id> --provider <provider> --beneficiary-name 'Acme Ltda'\n`,
+    );
+    expect(several.code).toBe(2);
+  });
 });
