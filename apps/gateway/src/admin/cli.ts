@@ -24,11 +24,9 @@ import {
 
 const USAGE = `Operator commands (npm run admin -- <command>):
   tenant create --name <name> [--json]   new tenant; prints its id, integration token and signing secret ONCE
+                                         (in development it gets a sandbox provider account at once)
   tenant list [--json]                   tenants with their number of active tokens
   tenant disable <tenant_id>             refuse every token of a tenant from now on
-  token create --tenant <tenant_id> [--json]   issue another integration token
-  token list --tenant <tenant_id> [--json]
-  token revoke <token_id | integration token>  JWTs issued from it stop working at once
   tenant account --tenant <tenant_id> [--json]   the tenant's provider account (credentials only as set/none)
   tenant account --tenant <tenant_id> --provider sandbox|inter --beneficiary-name <name>
       --beneficiary-tax-id <cnpj or cpf> [--beneficiary-city <city>] [--pix-key <key>] [--agency <n>]
@@ -37,6 +35,9 @@ const USAGE = `Operator commands (npm run admin -- <command>):
       [--base-url <url>]
                                          sets it, for charges accepted from now on; secrets come only
                                          from files (- reads one of them from stdin)
+  token create --tenant <tenant_id> [--json]   issue another integration token
+  token list --tenant <tenant_id> [--json]
+  token revoke <token_id | integration token>  JWTs issued from it stop working at once
 Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/receivables);
   CREDENTIALS_ENCRYPTION_KEY (32 bytes, base64) seals inter credentials: required in production`;
 
@@ -94,8 +95,13 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
       if (!options.name)
         throw new AdminError('tenant create needs --name: npm run admin -- tenant create --name <name> [--json]');
       const t = await createTenant(db, options.name, { mode });
+      // In production the tenant cannot charge yet: say what comes next.
+      const next =
+        mode === 'production'
+          ? `\nIt has no provider account yet (charges get 422 no_provider_account): npm run admin -- tenant account --tenant ${t.tenant_id} --provider sandbox|inter ...`
+          : '';
       print(
-        `tenant_id:          ${t.tenant_id}\nintegration_token:  ${t.integration_token}\nsigning_secret:     ${t.signing_secret}\n(token id ${t.token_id}) Store the token and the secret now: they are not shown again.`,
+        `tenant_id:          ${t.tenant_id}\nintegration_token:  ${t.integration_token}\nsigning_secret:     ${t.signing_secret}\n(token id ${t.token_id}) Store the token and the secret now: they are not shown again.${next}`,
         {
           tenant_id: t.tenant_id,
           integration_token: t.integration_token,
