@@ -2,3 +2,9 @@ export { startGateway, type RunningGateway } from './server';
 export { loadGatewayConfig, type GatewayConfig } from './config';
 export { createTenant, disableTenant, issueToken, revokeToken } from './tenancy/tenant-admin';
 export { openAdminDatabase } from './admin/admin-database';
+export {
+  currentProviderAccount,
+  setProviderAccount,
+  showProviderAccount,
+  type ProviderAccountInput,
+} from './tenancy/provider-accounts';
