@@ -79,6 +79,7 @@ const examples: Array<[string, TSchema, unknown]> = [
       type: 'sent',
       payment_slip_id: SLIP,
       download: 'https://api.example.com/api/v1/downloads/booklets/abc?exp=1&sig=x',
+      installments: 3,
     },
   ],
   [
