@@ -6,53 +6,7 @@ import type { BookletDocument, BookletInstallment } from '../src/domain/booklet-
 import { formatReais } from '@payments/br-format';
 import { pdfPageCount, readPdf } from '@payments/test-support/pdf-text';
 import { bookletPageCount, renderBooklet } from '../src/domain/booklet-pdf';
-
-// --- A valid-looking FEBRABAN barcode and its typeable line (same rules as the bank's) -------------
-
-function modulo10(digits: string): number {
-  let sum = 0;
-  let weight = 2;
-  for (let i = digits.length - 1; i >= 0; i -= 1) {
-    const product = Number(digits[i]) * weight;
-    sum += product > 9 ? product - 9 : product;
-    weight = weight === 2 ? 1 : 2;
-  }
-  return (10 - (sum % 10)) % 10;
-}
-
-function modulo11(digits: string): number {
-  let sum = 0;
-  let weight = 2;
-  for (let i = digits.length - 1; i >= 0; i -= 1) {
-    sum += Number(digits[i]) * weight;
-    weight = weight === 9 ? 2 : weight + 1;
-  }
-  const digit = 11 - (sum % 11);
-  return digit === 0 || digit > 9 ? 1 : digit;
-}
-
-function dueFactor(dueDate: string): string {
-  const days = Math.round((Date.parse(`${dueDate}T00:00:00Z`) - Date.parse('1997-10-07T00:00:00Z')) / 86_400_000);
-  return String(days < 10_000 ? days : ((days - 10_000) % 9_000) + 1_000).padStart(4, '0');
-}
-
-function barcodeFor(amountCents: number, dueDate: string, freeField: string): string {
-  const body = `2379${dueFactor(dueDate)}${String(amountCents).padStart(10, '0')}${freeField}`;
-  return body.slice(0, 4) + modulo11(body) + body.slice(4);
-}
-
-function typeableLineFor(barcode: string): string {
-  const free = barcode.slice(19);
-  const f1 = barcode.slice(0, 4) + free.slice(0, 5);
-  const f2 = free.slice(5, 15);
-  const f3 = free.slice(15, 25);
-  return `${f1}${modulo10(f1)}${f2}${modulo10(f2)}${f3}${modulo10(f3)}${barcode[4]}${barcode.slice(5, 19)}`;
-}
-
-function pixCode(id: string, amountCents: number): string {
-  const amount = (amountCents / 100).toFixed(2);
-  return `00020101021226900014br.gov.bcb.pix2568pix.sandbox.example/qr/v2/cobv/${id}5204000053039865406${amount}5802BR5920LOJA EXEMPLO LTDA6009SAO PAULO62070503***6304ABCD`;
-}
+import { barcodeFor, pixCode, squeeze, typeableLineFor } from './slip-fixtures';
 
 function makeDocument(count: number, pixOnly: (n: number) => boolean = () => false): BookletDocument {
   const installments: BookletInstallment[] = [];
@@ -67,6 +21,7 @@ function makeDocument(count: number, pixOnly: (n: number) => boolean = () => fal
       number: n,
       dueDate,
       amountCents,
+      paid: null,
       instructions: [
         'Conceder desconto de R$ 10,00 para pagamento até o vencimento.',
         'Após o vencimento, cobrar multa de 2,00%.',
@@ -106,12 +61,8 @@ async function render(doc: BookletDocument): Promise<{ pdf: Buffer; pageCount: n
   return { pdf: Buffer.concat(chunks), pageCount };
 }
 
-/** Each line of the text without spaces and dots, so a typeable line printed in groups reads as its 47 digits. */
-function squeeze(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => line.replace(/[ .]/g, ''))
-    .join('\n');
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 // --- Tests ---------------------------------------------------------------------------------------
@@ -147,6 +98,61 @@ describe('renderBooklet', () => {
     expect(cover).toContain('10/12/2026');
     // No typeable line on the cover: it holds only the summary.
     expect(squeeze(cover)).not.toContain(hybrid[0].typeableLine);
+  });
+
+  it("prints the payee's CNPJ and the payer's CPF in their official punctuation", async () => {
+    const doc = makeDocument(1);
+    doc.payee.taxId = '12ABC34501DE35'; // alphanumeric CNPJ (from July 2026), given bare
+    const { pdf } = await render(doc);
+    const text = (await readPdf(pdf)).pages.join('\n');
+    expect(text).toContain('12.ABC.345/01DE-35');
+    expect(text).toContain('123.456.789-09');
+    expect(text).not.toContain('12ABC34501DE35');
+  });
+
+  it('marks a paid installment "PAGO em <date>" and prints none of its payment data', async () => {
+    const doc = makeDocument(4, (n) => n === 3);
+    // The renderer is handed the paid ones' payment data too: it must still not print any of it.
+    doc.installments[1].paid = { on: '2026-02-05' };
+    doc.installments[2].paid = { on: '2026-03-01' };
+    const [open1, paid2, paid3, open4] = doc.installments;
+    const { pdf, pageCount } = await render(doc);
+    expect(pageCount).toBe(3);
+    const { pages } = await readPdf(pdf);
+    const parts = pages.slice(1).join('\n');
+
+    expect(parts).toContain('PAGO em 05/02/2026');
+    expect(parts).toContain('PAGO em 01/03/2026');
+    expect(parts.match(/PAGO em/g)).toHaveLength(2 * 2); // slip header and the mark under the grid, each
+    const squeezed = squeeze(parts);
+    expect(squeezed).toContain(open1.typeableLine);
+    expect(squeezed).toContain(open4.typeableLine);
+    expect(squeezed).not.toContain(paid2.typeableLine);
+    // The PIX copy-and-paste text runs over several lines: joined, an open one's reads whole.
+    const joined = parts.replace(/\n/g, '');
+    expect(joined).toContain(open1.pixCopyAndPaste);
+    expect(joined).not.toContain(paid2.pixCopyAndPaste);
+    expect(joined).not.toContain(paid3.pixCopyAndPaste);
+    expect(parts).not.toContain('Pagamento via PIX'); // the PIX-only one is paid: nothing to pay by PIX
+    expect(parts).toContain('Parcela 2/4');
+    expect(parts).toContain(formatReais(paid2.amountCents)); // its figures stay
+
+    const cover = pages[0];
+    const paidCents = paid2.amountCents + paid3.amountCents;
+    const openCents = open1.amountCents + open4.amountCents;
+    expect(cover).toContain('4 (2 paga(s))');
+    expect(cover).toMatch(new RegExp(`Valor pago\\s*${escape(formatReais(paidCents))}`));
+    expect(cover).toMatch(new RegExp(`Valor em aberto\\s*${escape(formatReais(openCents))}`));
+    expect(cover.match(/PAGO/g)?.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('prints an installment paid on an unknown day as "PAGO"', async () => {
+    const doc = makeDocument(1);
+    doc.installments[0].paid = { on: null };
+    const parts = (await readPdf((await render(doc)).pdf)).pages[1];
+    expect(parts).toContain('PAGO');
+    expect(parts).not.toContain('PAGO em');
+    expect(squeeze(parts)).not.toContain(doc.installments[0].typeableLine);
   });
 
   it('prints a single installment on two pages', async () => {

@@ -8,11 +8,17 @@ import {
   type BookletJob,
   type BookletSentCallback,
   type CallbackRequest,
-  type InstallmentView,
   type JobOutcome,
 } from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { BookletRow, BookletsDatabase } from '../db/schema';
+import {
+  awaitsRegistration,
+  bookletDocument,
+  bookletInstallments,
+  legacyPayeeParty,
+  payeeParty,
+} from './booklet-contents';
 import type { BookletDocument } from './booklet-document';
 import { renderBooklet } from './booklet-pdf';
 import type { DownloadLinks, InstallmentSource, PdfStore } from './ports';
@@ -28,9 +34,10 @@ export interface BuilderDeps {
 }
 
 /**
- * Builds a queued booklet: waits (by retrying the job) while some installment is not registered yet,
- * then renders the PDF, stores it and queues the "sent" callback with the signed download link.
- * A build that cannot succeed queues the failure callback instead.
+ * Builds a queued booklet: waits (by retrying the job) while some payable installment is not registered
+ * yet, then renders the PDF (pending and paid installments, by due date, paid to the installments'
+ * beneficiary), stores it and queues the "sent" callback with the signed download link and the number
+ * of installments. A build that cannot succeed queues the failure callback instead.
  */
 export async function buildBooklet(deps: BuilderDeps, job: BookletJob): Promise<JobOutcome> {
   const booklet = await deps.db
@@ -40,12 +47,13 @@ export async function buildBooklet(deps: BuilderDeps, job: BookletJob): Promise<
     .where('tenant_id', '=', job.tenant_id)
     .executeTakeFirst();
   if (!booklet || booklet.status !== 'queued') return 'done';
-  const installments = await deps.source.installments(booklet.tenant_id, booklet.payment_slip_id);
+  const reply = await deps.source.installments(booklet.tenant_id, booklet.payment_slip_id);
+  const installments = bookletInstallments(reply.installments);
   if (installments.length === 0)
     return finish(deps, booklet, {
       failure: { code: 'no_installments', message: 'every installment of this booklet was cancelled or rejected' },
     });
-  if (installments.some((i) => !i.registered)) {
+  if (installments.some(awaitsRegistration)) {
     if (Date.now() - booklet.created_at.getTime() > deps.maxWaitMs) {
       return finish(deps, booklet, {
         failure: {
@@ -56,22 +64,10 @@ export async function buildBooklet(deps: BuilderDeps, job: BookletJob): Promise<
     }
     return { retryInMs: 2_000 };
   }
-  const doc: BookletDocument = {
-    paymentSlipId: booklet.payment_slip_id,
-    payee: { name: await deps.source.payeeName(booklet.tenant_id), taxId: '', address: [] },
-    payer: payerOf(installments[0]),
-    installments: installments.map((i, n) => ({
-      accountReceivableId: i.account_receivable_id,
-      number: n + 1,
-      dueDate: i.due_date,
-      amountCents: i.amount_cents,
-      instructions: i.instructions,
-      ourNumber: i.our_number ?? '',
-      typeableLine: i.typeable_line,
-      barcode: i.barcode,
-      pixCopyAndPaste: i.pix_copy_and_paste ?? '',
-    })),
-  };
+  const payee = reply.payee
+    ? payeeParty(reply.payee)
+    : legacyPayeeParty(await deps.source.payeeName(booklet.tenant_id));
+  const doc: BookletDocument = bookletDocument(booklet.payment_slip_id, payee, installments);
   let pdf: Buffer;
   let pageCount: number;
   try {
@@ -117,7 +113,9 @@ async function finish(deps: BuilderDeps, booklet: BookletRow, result: Result): P
       .executeTakeFirst();
     if (!updated) return;
     await enqueue(trx, [
-      failed ? failedCallback(booklet, result.failure) : sentCallback(booklet, deps.links(booklet.id)),
+      failed
+        ? failedCallback(booklet, result.failure)
+        : sentCallback(booklet, deps.links(booklet.id), result.installmentCount),
     ]);
   });
   return 'done';
@@ -140,12 +138,13 @@ function callback(
   return { stream: Streams.callbackRequests, msgId: messageIds.callbackBatch(batch), payload: batch };
 }
 
-function sentCallback(booklet: BookletRow, download: string): OutboxMessage {
+function sentCallback(booklet: BookletRow, download: string, installments: number): OutboxMessage {
   const payload: BookletSentCallback = {
     success: true,
     type: 'sent',
     payment_slip_id: booklet.payment_slip_id,
     download,
+    installments,
   };
   return callback(booklet, 'booklet.sent', payload);
 }
@@ -158,15 +157,4 @@ function failedCallback(booklet: BookletRow, error: { code: string; message: str
     error,
   };
   return callback(booklet, 'booklet.failed', payload);
-}
-
-function payerOf(i: InstallmentView) {
-  const p = i.payer;
-  const street = [p.address, p.number, p.neighborhood].filter(Boolean).join(', ');
-  const city = [p.city, p.state].filter(Boolean).join(' - ');
-  return {
-    name: p.name,
-    taxId: p.cnpj_cpf,
-    address: [street, [city, p.zip_code].filter(Boolean).join('  CEP ')].filter(Boolean),
-  };
 }

@@ -1,6 +1,7 @@
 /** Everything printed in a booklet (carnê): who pays whom, and each installment's payment data. */
 export interface BookletParty {
   name: string;
+  /** CPF or CNPJ as given (bare or punctuated); printed in the official punctuation; '' when unknown. */
   taxId: string;
   /** Address lines, already formatted; may be empty. */
   address: string[];
@@ -12,6 +13,11 @@ export interface BookletInstallment {
   number: number;
   dueDate: string; // YYYY-MM-DD
   amountCents: number;
+  /**
+   * Set once it is paid: the part is printed as paid, with no payment data (typeable line, barcode,
+   * PIX). `on` is the payment day (YYYY-MM-DD), null when the day is not known.
+   */
+  paid: { on: string | null } | null;
   /** Discount / fine / interest instructions, in Portuguese, one per line. */
   instructions: string[];
   ourNumber: string;

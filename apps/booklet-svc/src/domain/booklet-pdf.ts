@@ -1,5 +1,6 @@
 import { formatBrazilianDate, formatReais, formatTypeableLine } from '@payments/br-format';
 import { drawItf, ITF_BAR_HEIGHT, qrCodePng } from '@payments/slip-images';
+import { taxIdDigits, taxIdKind } from '@payments/tax-id';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import PDFDocument from 'pdfkit';
@@ -10,6 +11,7 @@ import type { BookletDocument, BookletInstallment, BookletParty } from './bookle
  * narrow stub (canhoto) the payer keeps, a dashed cut line, and the slip itself (ficha de compensação):
  * payee, payer, due date, value, our number, instructions, typeable line, ITF barcode, PIX QR code and
  * copy-and-paste text. PIX-only installments (no barcode) get a larger QR code and copy-and-paste text.
+ * A paid installment keeps its figures but prints "PAGO em <date>" where its payment data would be.
  *
  * Rendering streams: pdfkit writes each page out when the next one starts (bufferPages off), QR images
  * are made one part at a time, and the loop waits while `out` pushes back, so memory stays flat in the
@@ -62,8 +64,8 @@ export async function renderBooklet(doc: BookletDocument, out: NodeJS.WritableSt
         drawCutMarks(pdf, Math.min(PARTS_PER_PAGE, total - i));
       }
       const installment = doc.installments[i];
-      // One QR image at a time: made, embedded (written out with the page), dropped.
-      const qr = installment.pixCopyAndPaste ? qrCodePng(installment.pixCopyAndPaste) : null;
+      // One QR image at a time: made, embedded (written out with the page), dropped. None for a paid one.
+      const qr = installment.pixCopyAndPaste && !installment.paid ? qrCodePng(installment.pixCopyAndPaste) : null;
       drawPart(pdf, doc, installment, total, PAGE_TOP + slot * PART_HEIGHT, qr);
       if (slot === PARTS_PER_PAGE - 1) {
         // A page done: let I/O run, and wait while `out` pushes back.
@@ -148,7 +150,7 @@ function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
   const left = COVER_MARGIN;
   const width = PAGE_WIDTH - 2 * COVER_MARGIN;
   const installments = doc.installments;
-  const totalCents = installments.reduce((sum, i) => sum + i.amountCents, 0);
+  const totalCents = sumCents(installments);
   let y = COVER_MARGIN;
 
   y = drawCoverTitle(pdf, doc.paymentSlipId, left, width, y);
@@ -158,9 +160,15 @@ function drawCover(pdf: PDFKit.PDFDocument, doc: BookletDocument): void {
   drawParty(pdf, 'Beneficiário (quem recebe)', doc.payee, left, y, half, partyHeight);
   drawParty(pdf, 'Pagador (quem paga)', doc.payer, left + half + 10, y, half, partyHeight);
   y += partyHeight + 10;
-  y = drawSummaryBand(pdf, installments, totalCents, left, width, y);
+  y = drawSummaryBand(pdf, installments, left, width, y);
   y = drawSchedule(pdf, installments, left, width, y);
-  drawHowToPay(pdf, left, width, y);
+  drawHowToPay(
+    pdf,
+    installments.some((i) => i.paid),
+    left,
+    width,
+    y,
+  );
 
   pdf.font('Helvetica').fontSize(7.5).fillColor(LABEL);
   const footer = `${installments.length} parcela(s) - ${formatReais(totalCents)} - carnê ${doc.paymentSlipId}`;
@@ -188,18 +196,33 @@ function drawCoverTitle(
   return y + 10;
 }
 
-/** A grey band of four cells: how many installments, the total, the first and the last due date. */
+/**
+ * A grey band of cells: how many installments, the total, the first and the last due date; when some
+ * are paid, how many, and the paid and the open amounts too.
+ */
 function drawSummaryBand(
   pdf: PDFKit.PDFDocument,
   installments: BookletInstallment[],
-  totalCents: number,
   left: number,
   width: number,
   y: number,
 ): number {
+  const paid = installments.filter((i) => i.paid);
+  const open = installments.filter((i) => !i.paid);
+  const amounts: Array<[string, string]> =
+    paid.length === 0
+      ? [['Valor total', formatReais(sumCents(installments))]]
+      : [
+          ['Valor total', formatReais(sumCents(installments))],
+          ['Valor pago', formatReais(sumCents(paid))],
+          ['Valor em aberto', formatReais(sumCents(open))],
+        ];
   const cells: Array<[string, string]> = [
-    ['Número de parcelas', String(installments.length)],
-    ['Valor total', formatReais(totalCents)],
+    [
+      'Número de parcelas',
+      paid.length === 0 ? String(installments.length) : `${installments.length} (${paid.length} paga(s))`,
+    ],
+    ...amounts,
     ['Primeiro vencimento', installments.length > 0 ? formatBrazilianDate(installments[0].dueDate) : '-'],
     [
       'Último vencimento',
@@ -218,11 +241,9 @@ function drawSummaryBand(
         .lineWidth(RULE)
         .strokeColor('#bbbbbb')
         .stroke();
-    pdf
-      .font('Helvetica')
-      .fontSize(7.5)
-      .fillColor(LABEL)
-      .text(label, x + 8, y + 8, { lineBreak: false });
+    pdf.font('Helvetica').fillColor(LABEL);
+    shrinkToFit(pdf, label, cellWidth - 16, 7.5, 5.5);
+    pdf.text(label, x + 8, y + 8, { lineBreak: false });
     pdf.font('Helvetica-Bold').fillColor(INK);
     shrinkToFit(pdf, value, cellWidth - 16, 14);
     pdf.text(value, x + 8, y + 21, { lineBreak: false });
@@ -241,14 +262,16 @@ function drawSchedule(
   pdf.font('Helvetica-Bold').fontSize(12).fillColor(INK).text('Parcelas', left, y, { lineBreak: false });
   y += 18;
   if (installments.length === 0 || installments.length > SCHEDULE_ROWS * SCHEDULE_COLUMNS) {
+    const paid = installments.filter((i) => i.paid).length;
+    const paidNote = paid > 0 ? ` ${paid} delas já foram pagas e estão marcadas "PAGO".` : '';
     pdf.font('Helvetica').fontSize(9.5).fillColor(INK);
     pdf.text(
-      `As ${installments.length} parcelas estão nas páginas seguintes, três por página, em ordem de vencimento.`,
+      `As ${installments.length} parcelas estão nas páginas seguintes, três por página, em ordem de vencimento.${paidNote}`,
       left,
       y,
-      { lineBreak: false },
+      { width, lineGap: 1.5 },
     );
-    return y + 24;
+    return pdf.y + 12;
   }
   const columnWidth = width / SCHEDULE_COLUMNS;
   const rowHeight = 5.2 * MM;
@@ -269,13 +292,23 @@ function drawSchedule(
   installments.forEach((installment, index) => {
     const x = left + Math.floor(index / SCHEDULE_ROWS) * columnWidth;
     const rowY = y + 14 + (index % SCHEDULE_ROWS) * rowHeight;
-    pdf.font('Helvetica').fontSize(9).fillColor(INK);
+    // A paid row is greyed and tagged PAGO (its date is on its part); an open PIX-only one is tagged PIX.
+    pdf
+      .font('Helvetica')
+      .fontSize(9)
+      .fillColor(installment.paid ? LABEL : INK);
     pdf.text(`${installment.number}/${installments.length}`, x, rowY, { lineBreak: false });
     pdf.text(formatBrazilianDate(installment.dueDate), x + 40, rowY, { lineBreak: false });
     const amount = formatReais(installment.amountCents);
     shrinkToFit(pdf, amount, columnWidth - 14 - 92, 9); // the date ends near x + 90
     rightText(pdf, amount, x + columnWidth - 14, rowY);
-    if (!installment.barcode)
+    if (installment.paid)
+      pdf
+        .font('Helvetica-Bold')
+        .fontSize(5.5)
+        .fillColor(INK)
+        .text('PAGO', x + 24.5, rowY + 2.5, { lineBreak: false });
+    else if (!installment.barcode)
       pdf
         .font('Helvetica')
         .fontSize(5.5)
@@ -292,11 +325,15 @@ const HOW_TO_PAY = [
   'Após o vencimento podem ser cobrados multa e juros, conforme as instruções de cada parcela. Em caso de dúvida, fale com o beneficiário.',
 ];
 
-function drawHowToPay(pdf: PDFKit.PDFDocument, left: number, width: number, y: number): number {
+const PAID_STEP =
+  'Parcelas marcadas "PAGO" já foram pagas, na data impressa nelas: não há nada a pagar nelas, e por isso não trazem código de barras nem PIX.';
+
+function drawHowToPay(pdf: PDFKit.PDFDocument, somePaid: boolean, left: number, width: number, y: number): number {
   pdf.font('Helvetica-Bold').fontSize(12).fillColor(INK).text('Como pagar', left, y, { lineBreak: false });
   y += 18;
   pdf.font('Helvetica').fontSize(9.5).fillColor(INK);
-  for (const [index, step] of HOW_TO_PAY.entries()) {
+  const steps = somePaid ? [...HOW_TO_PAY, PAID_STEP] : HOW_TO_PAY;
+  for (const [index, step] of steps.entries()) {
     pdf.text(`${index + 1}.`, left, y, { lineBreak: false });
     pdf.text(step, left + 14, y, { width: width - 14, lineGap: 1.5 });
     y = pdf.y + 6;
@@ -364,6 +401,10 @@ interface PartFigures {
   due: string;
   value: string;
   ourNumber: string;
+  /** "PAGO em 05/12/2026" for a paid installment; null for one to be paid. */
+  paid: string | null;
+  /** The payment day (dd/mm/aaaa) of a paid installment; '' otherwise. */
+  paidOn: string;
 }
 
 /**
@@ -386,6 +427,8 @@ function drawPart(
     due: formatBrazilianDate(installment.dueDate),
     value: formatReais(installment.amountCents),
     ourNumber: installment.ourNumber || '-',
+    paid: installment.paid ? paidMark(installment.paid.on) : null,
+    paidOn: installment.paid?.on ? formatBrazilianDate(installment.paid.on) : '',
   };
   const y0 = top + 2.5 * MM;
   const gridTop = y0 + 8 * MM;
@@ -393,10 +436,12 @@ function drawPart(
   const partBottom = top + PART_HEIGHT - 2 * MM;
 
   drawStub(pdf, doc, figures, y0);
-  drawSlipHeader(pdf, figures.label, installment.typeableLine, y0);
+  drawSlipHeader(pdf, figures, installment.typeableLine, y0);
   drawSlipFigures(pdf, figures, gridTop, gridBottom);
   drawSlipParties(pdf, doc, installment.instructions, gridTop, gridBottom);
-  if (installment.barcode !== null) {
+  if (figures.paid !== null) {
+    drawPaid(pdf, figures.paid, gridBottom, partBottom);
+  } else if (installment.barcode !== null) {
     drawBarcodeAndPix(pdf, installment.barcode, installment.pixCopyAndPaste, qr, gridBottom, partBottom);
   } else {
     drawPixOnly(pdf, installment.pixCopyAndPaste, qr, gridBottom, partBottom);
@@ -424,7 +469,7 @@ function drawStub(pdf: PDFKit.PDFDocument, doc: BookletDocument, figures: PartFi
     ['Beneficiário', doc.payee.name],
     ['Pagador', doc.payer.name],
     ['(=) Valor pago', ''],
-    ['Data do pagamento', ''],
+    ['Data do pagamento', figures.paidOn],
   ];
   stubFields.forEach(([fieldLabel, fieldValue], index) =>
     field(pdf, fieldLabel, fieldValue, STUB_X, y0 + 8 * MM + index * stubRow, STUB_WIDTH, stubRow),
@@ -442,14 +487,20 @@ function drawStub(pdf: PDFKit.PDFDocument, doc: BookletDocument, figures: PartFi
     .text('Autenticação mecânica', STUB_X, stubBottom + 13, { lineBreak: false });
 }
 
-/** The slip's header: the installment, then the typeable line (or "Pagamento via PIX") flush right. */
-function drawSlipHeader(pdf: PDFKit.PDFDocument, label: string, typeableLine: string | null, y0: number): void {
+/**
+ * The slip's header: the installment, then flush right "PAGO em <date>" for a paid one, else the
+ * typeable line (or "Pagamento via PIX").
+ */
+function drawSlipHeader(pdf: PDFKit.PDFDocument, figures: PartFigures, typeableLine: string | null, y0: number): void {
   pdf
     .font('Helvetica-Bold')
     .fontSize(10)
     .fillColor(INK)
-    .text(label, MAIN_X, y0 + 4, { lineBreak: false });
-  if (typeableLine) {
+    .text(figures.label, MAIN_X, y0 + 4, { lineBreak: false });
+  if (figures.paid !== null) {
+    pdf.font('Helvetica-Bold').fontSize(10).fillColor(INK);
+    rightText(pdf, figures.paid, MAIN_RIGHT, y0 + 4);
+  } else if (typeableLine) {
     pdf.font('Courier-Bold').fontSize(9.5).fillColor(INK);
     rightText(pdf, formatTypeableLine(typeableLine), MAIN_RIGHT, y0 + 5);
   } else {
@@ -525,6 +576,23 @@ function drawSlipParties(
     lineGap: 0.6,
     ellipsis: true,
   });
+}
+
+/** Under a paid slip's grid, in place of the barcode and PIX: the paid mark, large, and what it means. */
+function drawPaid(pdf: PDFKit.PDFDocument, mark: string, gridBottom: number, partBottom: number): void {
+  const top = gridBottom + 3 * MM;
+  const height = Math.min(22 * MM, partBottom - top);
+  const width = MAIN_RIGHT - MAIN_X;
+  pdf.rect(MAIN_X, top, width, height).lineWidth(1.5).strokeColor(INK).stroke();
+  pdf.font('Helvetica-Bold').fontSize(20).fillColor(INK);
+  centerText(pdf, mark, MAIN_X + width / 2, top + 4 * MM);
+  pdf.font('Helvetica').fontSize(8).fillColor(INK);
+  centerText(
+    pdf,
+    'Esta parcela já foi paga: não há nada a pagar nela, e por isso não traz código de barras nem PIX.',
+    MAIN_X + width / 2,
+    top + 13 * MM,
+  );
 }
 
 /** Under a hybrid slip's grid: the barcode, the PIX copy-and-paste text under it, the QR code on the right. */
@@ -633,16 +701,33 @@ function field(
   else pdf.text(text, x + PAD, valueY, { lineBreak: false });
 }
 
+/** "PAGO em 05/12/2026"; "PAGO" when the payment day is not known. */
+function paidMark(paidOn: string | null): string {
+  return paidOn ? `PAGO em ${formatBrazilianDate(paidOn)}` : 'PAGO';
+}
+
+function sumCents(installments: readonly BookletInstallment[]): number {
+  return installments.reduce((sum, i) => sum + i.amountCents, 0);
+}
+
 function partyLine(party: BookletParty): string {
   return party.taxId ? `${party.name} - CPF/CNPJ ${formatTaxId(party.taxId)}` : party.name;
 }
 
-/** 11 digits as a CPF, 14 as a CNPJ; anything else as given. */
+/**
+ * A CPF or CNPJ (numeric or alphanumeric), bare or punctuated, in the official punctuation:
+ * 123.456.789-09, 12.345.678/0001-95; anything else as given.
+ */
 function formatTaxId(taxId: string): string {
-  if (/^\d{11}$/.test(taxId)) return `${taxId.slice(0, 3)}.${taxId.slice(3, 6)}.${taxId.slice(6, 9)}-${taxId.slice(9)}`;
-  if (/^\d{14}$/.test(taxId))
-    return `${taxId.slice(0, 2)}.${taxId.slice(2, 5)}.${taxId.slice(5, 8)}/${taxId.slice(8, 12)}-${taxId.slice(12)}`;
-  return taxId;
+  const d = taxIdDigits(taxId);
+  switch (taxIdKind(d)) {
+    case 'cpf':
+      return `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`;
+    case 'cnpj':
+      return `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`;
+    default:
+      return taxId;
+  }
 }
 
 /** The text cut (with an ellipsis) to fit `width` in the current font. */

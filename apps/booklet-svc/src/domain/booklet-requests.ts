@@ -3,17 +3,19 @@ import type { Kysely } from 'kysely';
 import { messageIds, ServiceError, Streams } from '@payments/contracts';
 import { enqueue } from '@payments/outbox';
 import type { BookletsDatabase } from '../db/schema';
+import { awaitsRegistration, bookletInstallments } from './booklet-contents';
 import type { InstallmentSource } from './ports';
 
 export interface AcceptedBooklet {
   bookletId: string;
   installmentCount: number;
-  /** Installments the provider has not registered yet: the booklet waits for them. */
+  /** Payable installments the provider has not registered yet: the booklet waits for them. */
   waitingForRegistration: number;
 }
 
 /**
- * Queues a booklet for a payment slip id: 404 when the tenant has no open installment with that id.
+ * Queues a booklet for a payment slip id: 404 when the tenant has no pending or paid installment with
+ * that id.
  * The request and its build job are written in one transaction.
  */
 export async function requestBooklet(
@@ -23,9 +25,9 @@ export async function requestBooklet(
   paymentSlipId: string,
   urlCallback: string,
 ): Promise<AcceptedBooklet> {
-  const installments = await source.installments(tenantId, paymentSlipId);
+  const installments = bookletInstallments((await source.installments(tenantId, paymentSlipId)).installments);
   if (installments.length === 0)
-    throw new ServiceError('not_found', `no open receivable has payment_slip_id ${paymentSlipId}`);
+    throw new ServiceError('not_found', `no pending or paid receivable has payment_slip_id ${paymentSlipId}`);
   const bookletId = randomUUID();
   await db.transaction().execute(async (trx) => {
     await trx
@@ -53,6 +55,6 @@ export async function requestBooklet(
   return {
     bookletId,
     installmentCount: installments.length,
-    waitingForRegistration: installments.filter((i) => !i.registered).length,
+    waitingForRegistration: installments.filter(awaitsRegistration).length,
   };
 }

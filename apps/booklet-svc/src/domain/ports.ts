@@ -1,8 +1,11 @@
-import type { InstallmentView } from '@payments/contracts';
+import type { InstallmentsReply } from '@payments/contracts';
 
-/** What booklet-svc asks of others: installments (receivables-svc), the payee (gateway, owner of tenants). */
+/**
+ * What booklet-svc asks of others: the installments and their beneficiary (receivables-svc), and the
+ * tenant's name (gateway, owner of tenants) for installments that predate provider accounts.
+ */
 export interface InstallmentSource {
-  installments(tenantId: string, paymentSlipId: string): Promise<InstallmentView[]>;
+  installments(tenantId: string, paymentSlipId: string): Promise<InstallmentsReply>;
   payeeName(tenantId: string): Promise<string>;
 }
 

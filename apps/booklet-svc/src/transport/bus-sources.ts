@@ -1,20 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
-import { Subjects, type InstallmentView } from '@payments/contracts';
+import { Subjects, type InstallmentsReply } from '@payments/contracts';
 import type { BookletsDatabase } from '../db/schema';
 import type { InstallmentSource, PdfStore } from '../domain/ports';
 
-/** Installments from receivables-svc and the payee's name from the gateway, over NATS. */
+/** Installments and their payee from receivables-svc, and the tenant's name from the gateway, over NATS. */
 export class BusInstallmentSource implements InstallmentSource {
   constructor(private readonly bus: Bus) {}
 
-  async installments(tenantId: string, paymentSlipId: string): Promise<InstallmentView[]> {
-    const reply = await this.bus.request(
+  async installments(tenantId: string, paymentSlipId: string): Promise<InstallmentsReply> {
+    return this.bus.request(
       Subjects.receivables.installments,
       { tenant_id: tenantId, payment_slip_id: paymentSlipId },
       { service: 'receivables' },
     );
-    return reply.installments;
   }
 
   async payeeName(tenantId: string): Promise<string> {
