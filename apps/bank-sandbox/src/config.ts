@@ -13,6 +13,7 @@ import { BEHAVIOUR_MODES, type BehaviourMode } from './domain/behaviour';
 import type { PayeeDetails } from './domain/slip-pdf';
 import type { PayeeAccount } from './domain/slip-issuer';
 import type { WebhookSettings } from './domain/webhook-dispatcher';
+import { loadInterSandboxConfig, type InterSandboxConfig } from './inter/config';
 
 /**
  * The bank sandbox's settings: BANK_SANDBOX_<NAME> is field <name> (BANK_SANDBOX_WEBHOOK_RETRY_MS is
@@ -31,6 +32,8 @@ export interface BankSandboxConfig extends Pick<CommonConfig, 'databaseUrl' | 'l
   account: PayeeAccount;
   payee: PayeeDetails;
   webhook: WebhookSettings;
+  /** The Inter Cobrança v3 dialect (HTTPS, mutual TLS): BANK_SANDBOX_INTER_*. */
+  inter: InterSandboxConfig;
 }
 
 export const DEFAULT_WEBHOOK_RETRY_MS = [500, 2_000, 5_000, 15_000, 60_000];
@@ -95,5 +98,6 @@ export function loadBankSandboxConfig(env: Record<string, string | undefined> = 
       timeoutMs: envInt('BANK_SANDBOX_WEBHOOK_TIMEOUT_MS', 10_000, env, 1),
       pollMs: envInt('BANK_SANDBOX_WEBHOOK_POLL_MS', 250, env, 10),
     },
+    inter: loadInterSandboxConfig(env),
   };
 }

@@ -13,11 +13,14 @@ import { WebhookDispatcher } from './domain/webhook-dispatcher';
 import { createSandboxApp } from './http/app';
 import { otelWebhookTracing } from './http/otel-webhook-tracing';
 import { createWebhookPoster } from './http/webhook-poster';
+import { startInterDialect, type RunningInterDialect } from './inter';
 
 export interface RunningBankSandbox {
   /** Where it answers, e.g. http://127.0.0.1:3100 */
   url: string;
   port: number;
+  /** The Inter dialect (HTTPS, mutual TLS) when BANK_SANDBOX_INTER_TLS_* are set; its baseUrl ends in /inter. */
+  inter: { port: number; baseUrl: string } | null;
   stop(): Promise<void>;
 }
 
@@ -44,10 +47,11 @@ export async function startBankSandbox(
     tracing: otelWebhookTracing,
   });
   let port = config.port;
+  const behaviour = new Behaviour(config.mode);
   const app = createSandboxApp({
     db,
     store: new ChargeStore(db, config.account),
-    behaviour: new Behaviour(config.mode),
+    behaviour,
     dispatcher,
     payee: config.payee,
     apiKey: config.apiKey,
@@ -58,7 +62,22 @@ export async function startBankSandbox(
     metrics: createMetricsRegistry('bank-sandbox'),
   });
 
-  const server = createServer(app.callback());
+  let inter: RunningInterDialect | null = null;
+  if (config.inter.tls) {
+    inter = await startInterDialect({
+      config: config.inter,
+      db,
+      bank: { account: config.account, payee: config.payee },
+      behaviour,
+      slowMs: config.slowMs,
+      webhook: config.webhook,
+      logger,
+    }).catch(async (err: unknown) => {
+      await db.destroy();
+      throw err;
+    });
+  }
+  const server = createServer(inter ? inter.wrap(app.callback()) : app.callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, () => {
@@ -66,6 +85,7 @@ export async function startBankSandbox(
       resolve();
     });
   }).catch(async (err: unknown) => {
+    await inter?.stop();
     await db.destroy();
     throw err;
   });
@@ -76,11 +96,13 @@ export async function startBankSandbox(
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    inter: inter ? { port: inter.port, baseUrl: inter.baseUrl } : null,
     async stop() {
       // Stop taking connections and let requests in flight finish; then the webhook loop; then Postgres.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      await inter?.stop();
       await dispatcher.stop();
       await db.destroy();
     },

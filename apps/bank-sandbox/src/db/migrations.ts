@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import { interDialectMigration } from '../inter/migration';
 
 export const SCHEMA = 'bank_sandbox';
 
@@ -62,4 +63,6 @@ export const migrations: Record<string, Migration> = {
       await db.schema.alterTable('notifications').addColumn('trace_context', 'json').execute();
     },
   },
+  // The Inter dialect's tables (src/inter/migration.ts); numbered apart so other migrations sort before it.
+  '0100_inter_dialect': interDialectMigration,
 };
