@@ -5,7 +5,7 @@ import { startSystem, type TestSystem, type TestTenant } from '../support/system
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { clientPayload, receivablePayload } from '../support/fixtures';
 import { bookletSent, isReceivableCallback, receivedCallbacks } from '../support/booklet-callbacks';
-import { isCancellationResult, isRegistered } from '../support/receivable-callbacks';
+import { isCancellationResult, isPaid, isRegistered, payAtSandbox } from '../support/receivable-callbacks';
 
 let system: TestSystem;
 let tenant: TestTenant;
@@ -75,6 +75,7 @@ it('builds a 12-installment booklet: preparing, then a sent callback whose signe
     type: 'sent',
     payment_slip_id: slip,
     download: expect.stringContaining(`${system.gateway.url}/api/v1/bank-slip-booklet/downloads/`),
+    installments: 12,
   });
 
   const pdf = await fetch(sent.download); // no bearer token
@@ -92,7 +93,9 @@ it('builds a 12-installment booklet: preparing, then a sent callback whose signe
   expect(lines).toHaveLength(12);
   for (const line of lines) expect(digits).toContain(line);
   expect(text).toContain('João Pagador');
+  // The payee is the tenant's beneficiary: in development, its name at the sandbox's payee CNPJ.
   expect(text).toContain('Loja Carnê');
+  expect(text).toContain('11.222.333/0001-81');
   expect(pages).toHaveLength(1 + Math.ceil(12 / 3)); // cover, then 3 installments per page
 
   // Altered or expired links are refused.
@@ -166,11 +169,53 @@ it('leaves cancelled installments out, and waits for installments still being re
   }
   await waitFor(() => bookletSent(receiver, slip) !== undefined, 40_000, 'sent after registration');
   const sent = bookletSent(receiver, slip)!;
+  expect(sent.installments).toBe(4); // three left after the cancellation, plus the late one
   const { pages } = await readPdf(new Uint8Array(await (await fetch(sent.download)).arrayBuffer()));
-  expect(pages).toHaveLength(1 + Math.ceil(4 / 3)); // three left after the cancellation, plus the late one
+  expect(pages).toHaveLength(1 + Math.ceil(4 / 3));
   const text = pages.join('\n');
   expect(text).toMatch(/1\/4/);
   expect(text).not.toMatch(/\d\/5/);
+});
+
+it('prints a paid installment as paid on its payment day, by due date among the open ones, with nothing to pay', async () => {
+  const slip = randomUUID();
+  const items = await issueInstallments(slip, 3); // due 10/12, 10/11, 10/10/2027: issued latest first
+  const ids = new Set(items.map((i) => i.account_receivable_id));
+  await waitFor(() => receivableCallbacksOf(ids).length === 3, 20_000, 'registrations');
+  const registered = new Map(
+    receivableCallbacksOf(ids)
+      .filter(isRegistered)
+      .map((c) => [c.accounts_receivable_id, c.payment_data]),
+  );
+  const november = items[1];
+  const paidId = november.account_receivable_id;
+  const pay = await payAtSandbox(system.sandboxUrl!, registered.get(paidId)!.our_number!, 'boleto');
+  expect(pay.status).toBe(200);
+  const paidCallback = () => receivableCallbacksOf(new Set([paidId])).find(isPaid);
+  await waitFor(() => paidCallback() !== undefined, 20_000, 'paid callback');
+  const paidOn = paidCallback()!.payment_date.slice(0, 10).split('-').reverse().join('/');
+
+  await tenant.api.postIdempotent(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url });
+  await waitFor(() => bookletSent(receiver, slip) !== undefined, 30_000, 'sent callback');
+  const sent = bookletSent(receiver, slip)!;
+  expect(sent.installments).toBe(3);
+  const { pages } = await readPdf(new Uint8Array(await (await fetch(sent.download)).arrayBuffer()));
+  const parts = pages.slice(1).join('\n');
+  const digits = parts
+    .split('\n')
+    .map((l) => l.replace(/[\s.]/g, ''))
+    .join('\n');
+  expect(parts).toContain(`PAGO em ${paidOn}`);
+  expect(digits).not.toContain(registered.get(paidId)!.typeable_line);
+  for (const open of [items[0], items[2]])
+    expect(digits).toContain(registered.get(open.account_receivable_id)!.typeable_line);
+  // By due date: October is 1/3, the paid November 2/3, December 3/3.
+  const at = (needle: string) => parts.indexOf(needle);
+  expect(at('Parcela 1/3')).toBeLessThan(at('10/10/2027'));
+  expect(at('Parcela 2/3')).toBeLessThan(at('10/11/2027'));
+  expect(at('10/11/2027')).toBeLessThan(at(`PAGO em ${paidOn}`));
+  expect(at(`PAGO em ${paidOn}`)).toBeLessThan(at('Parcela 3/3'));
+  expect(at('Parcela 3/3')).toBeLessThan(at('10/12/2027'));
 });
 
 describe('bad input', () => {
