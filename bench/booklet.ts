@@ -55,6 +55,7 @@ function makeDocument(n: number): BookletDocument {
       number: k,
       dueDate,
       amountCents,
+      paid: null,
       instructions: [
         'Conceder desconto de R$ 5,00 para pagamento até o vencimento.',
         'Após o vencimento, cobrar multa de 2,00%.',
