@@ -1,4 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import forge from 'node-forge';
 
 /**
@@ -81,5 +83,26 @@ function rsaKeyPair(): { publicKey: forge.pki.rsa.PublicKey; privateKey: forge.p
   return {
     publicKey: forge.pki.publicKeyFromPem(publicKey),
     privateKey: forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey,
+  };
+}
+
+/**
+ * Writes a server certificate for 127.0.0.1/localhost and the CA to `dir`, and returns the bank sandbox
+ * variables that start its Inter listener with them (mutual TLS against that CA).
+ */
+export function writeSandboxInterTls(ca: TestCertificateAuthority, dir: string): Record<string, string> {
+  const server = ca.issue({ commonName: 'bank-sandbox inter', kind: 'server' });
+  const files = {
+    cert: join(dir, 'inter-server.crt'),
+    key: join(dir, 'inter-server.key'),
+    ca: join(dir, 'inter-ca.crt'),
+  };
+  writeFileSync(files.cert, server.certPem);
+  writeFileSync(files.key, server.keyPem, { mode: 0o600 });
+  writeFileSync(files.ca, ca.certPem);
+  return {
+    BANK_SANDBOX_INTER_TLS_CERT_FILE: files.cert,
+    BANK_SANDBOX_INTER_TLS_KEY_FILE: files.key,
+    BANK_SANDBOX_INTER_TLS_CA_FILE: files.ca,
   };
 }

@@ -176,6 +176,7 @@ function mountCharges(router: Router, deps: InterApiDeps): void {
       if (result === 'not_open')
         throw new InterApiError(409, 'Conflict', 'a cobrança não está em situação que permita cancelamento');
       ctx.status = 202;
+      ctx.body = ''; // no content, but 202 (koa would write "Accepted")
     },
   );
 
