@@ -1,4 +1,6 @@
-import { envInt, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
+import { ConfigError, envInt, envOptional, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
+import { CredentialSealError, DEV_CREDENTIALS_ENCRYPTION_KEY, parseEncryptionKey } from '@payments/credential-seal';
+import { downloadLinkSecret } from '@payments/signed-links';
 
 /**
  * receivables-svc's settings. Each field is named after its variable (REGISTRATION_CONCURRENCY is
@@ -7,7 +9,18 @@ import { envInt, envString, loadCommonConfig, type CommonConfig } from '@payment
 export interface ReceivablesConfig extends CommonConfig {
   /** receivables-svc's own HTTP port (provider webhooks). */
   port: number;
+  /** RECEIVABLES_PUBLIC_URL: where banks reach this service's webhooks (Inter is told `${publicUrl}/provider/webhooks/inter/{account_id}`). */
+  publicUrl: string;
+  /** The bank sandbox (PROVIDER_*): one API key for every sandbox account. */
   provider: { baseUrl: string; apiKey: string; timeoutMs: number; retries: number; webhookSecret: string };
+  /** Banco Inter: API root of accounts that name none (INTER_BASE_URL). */
+  inter: { baseUrl: string };
+  /** CREDENTIALS_ENCRYPTION_KEY (32 bytes): opens the accounts' sealed credentials. */
+  credentialsEncryptionKey: Buffer;
+  /** PUBLIC_BASE_URL: the gateway's public address, base of the signed slip PDF links. */
+  publicBaseUrl: string;
+  /** DOWNLOAD_LINK_SECRET: signs the slip PDF links (the gateway checks them). */
+  downloadLinkSecret: string;
   /** Registration jobs (chunks of 100 receivables) handled at once; cancellations get a quarter. */
   registrationConcurrency: number;
   /** How long a registration job may wait for a burst of intake to end (0: no waiting), and what counts as quiet. */
@@ -17,9 +30,12 @@ export interface ReceivablesConfig extends CommonConfig {
 }
 
 export function loadReceivablesConfig(env: Record<string, string | undefined> = process.env): ReceivablesConfig {
+  const common = loadCommonConfig(env);
+  const port = envInt('RECEIVABLES_PORT', 3200, env);
   return {
-    ...loadCommonConfig(env),
-    port: envInt('RECEIVABLES_PORT', 3200, env),
+    ...common,
+    port,
+    publicUrl: envString('RECEIVABLES_PUBLIC_URL', `http://127.0.0.1:${port}`, env).replace(/\/+$/, ''),
     provider: {
       baseUrl: envString('PROVIDER_BASE_URL', 'http://127.0.0.1:3100', env),
       apiKey: envString('PROVIDER_API_KEY', 'sandbox-api-key', env),
@@ -27,6 +43,10 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
       retries: envInt('PROVIDER_RETRIES', 2, env),
       webhookSecret: envString('PROVIDER_WEBHOOK_SECRET', 'sandbox-webhook-secret', env),
     },
+    inter: { baseUrl: envString('INTER_BASE_URL', 'https://cdpj.partners.bancointer.com.br', env) },
+    credentialsEncryptionKey: credentialsKey(env, common.nodeEnv),
+    publicBaseUrl: envString('PUBLIC_BASE_URL', `http://localhost:${envInt('PORT', 3000, env)}`, env),
+    downloadLinkSecret: downloadLinkSecret(env, common.nodeEnv),
     registrationConcurrency: envInt('REGISTRATION_CONCURRENCY', 4, env, 1),
     intakePriority: {
       maxDeferMs: envInt('INTAKE_PRIORITY_MAX_DEFER_MS', 2_000, env),
@@ -34,4 +54,19 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
     },
     timeZone: envString('TIME_ZONE', 'America/Sao_Paulo', env),
   };
+}
+
+/** Development falls back to the public default key; production requires a key of its own. */
+function credentialsKey(env: Record<string, string | undefined>, mode: CommonConfig['nodeEnv']): Buffer {
+  const given = envOptional('CREDENTIALS_ENCRYPTION_KEY', env);
+  if (mode === 'production' && (given === undefined || given === DEV_CREDENTIALS_ENCRYPTION_KEY))
+    throw new ConfigError(
+      'CREDENTIALS_ENCRYPTION_KEY is required in production (32 random bytes, base64: openssl rand -base64 32), the same as the gateway’s; the development default is refused',
+    );
+  try {
+    return parseEncryptionKey(given ?? DEV_CREDENTIALS_ENCRYPTION_KEY);
+  } catch (err) {
+    if (err instanceof CredentialSealError) throw new ConfigError(err.message);
+    throw err;
+  }
 }

@@ -8,7 +8,9 @@ import { OutboxRelay } from '@payments/outbox';
 import type { ReceivablesConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
 import type { ReceivablesDatabase } from './db/schema';
-import { BankSandboxProvider } from './provider/bank-sandbox-provider';
+import { PostgresProviderAccounts } from './db/provider-accounts';
+import { createPaymentProviders } from './provider/providers';
+import { SignedSlipPdfLinks } from './provider/slip-pdf-links';
 import { registerHandlers } from './transport/bus-handlers';
 import { BusClientDirectory } from './transport/client-directory';
 import { startProviderWebhookServer } from './transport/http-server';
@@ -52,13 +54,25 @@ export async function startReceivablesService(
   const metrics = createMetricsRegistry('receivables-svc');
   const observed = receivablesMetrics(metrics, { db, logger, outboxStreams: outboxStreams.map((s) => s.name) });
   const onEnqueued = () => relay.wake();
-  const provider = new BankSandboxProvider(config.provider);
+  const providers = createPaymentProviders(config);
+  const accounts = new PostgresProviderAccounts(db);
+  const slipLinks = new SignedSlipPdfLinks(config);
   const priority = new IntakePriority(config.intakePriority);
-  registerHandlers(bus, { db, clients: new BusClientDirectory(bus), timeZone: config.timeZone, priority, onEnqueued });
+  registerHandlers(bus, {
+    db,
+    clients: new BusClientDirectory(bus),
+    providers,
+    accounts,
+    timeZone: config.timeZone,
+    priority,
+    onEnqueued,
+  });
   relay.start();
   const workers = await startWorkers(bus, {
     db,
-    provider,
+    providers,
+    accounts,
+    slipLinks,
     logger,
     observer: observed.registration,
     registrationConcurrency: config.registrationConcurrency,
@@ -67,6 +81,8 @@ export async function startReceivablesService(
   });
   const http = await startProviderWebhookServer({
     db,
+    providers,
+    accounts,
     port: config.port,
     providerWebhookSecret: config.provider.webhookSecret,
     timeZone: config.timeZone,
@@ -76,7 +92,7 @@ export async function startReceivablesService(
     metrics,
   });
   logger.info(
-    { busPrefix: config.busPrefix, port: http.port, provider: config.provider.baseUrl },
+    { busPrefix: config.busPrefix, port: http.port, sandbox: config.provider.baseUrl, inter: config.inter.baseUrl },
     'receivables-svc ready',
   );
 

@@ -35,15 +35,30 @@ describe('bank sandbox webhook', () => {
   });
   const sign = (raw: string, key = secret) => `sha256=${createHmac('sha256', key).update(raw).digest('hex')}`;
 
-  it('accepts a correctly signed payment and reads it in cents', () => {
+  it('accepts a correctly signed payment and reads it in cents; a legacy charge has no account reference', () => {
     expect(verifySandboxWebhook(secret, body, sign(body), 'e1')).toEqual({
-      eventId: 'bank-sandbox:e1',
-      chargeId: 'c1',
-      paidAt: new Date('2026-11-23T12:00:00.000Z'),
-      amountPaidCents: 15075,
-      feeCents: 199,
-      method: 'boleto',
+      payment: {
+        eventId: 'bank-sandbox:e1',
+        chargeId: 'c1',
+        paidAt: new Date('2026-11-23T12:00:00.000Z'),
+        amountPaidCents: 15075,
+        feeCents: 199,
+        method: 'boleto',
+      },
+      accountReference: null,
     });
+  });
+
+  it('reads the account the charge was registered under, and refuses one that is not a string', () => {
+    const withAccount = JSON.stringify({
+      ...JSON.parse(body),
+      account_reference: 'a5d7c7e2-0000-4000-8000-000000000001',
+    });
+    expect(verifySandboxWebhook(secret, withAccount, sign(withAccount), 'e3')?.accountReference).toBe(
+      'a5d7c7e2-0000-4000-8000-000000000001',
+    );
+    const bad = JSON.stringify({ ...JSON.parse(body), account_reference: 42 });
+    expect(() => verifySandboxWebhook(secret, bad, sign(bad), 'e4')).toThrow(/incomplete/);
   });
 
   it('refuses a wrong secret, a tampered body, a missing signature and an incomplete payment', () => {

@@ -2,15 +2,20 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import {
   Streams,
+  type Beneficiary,
   type CallbackRequest,
   type CallbackRequestBatch,
+  type ProviderAccountVersion,
+  type ProviderKind,
   type ReceivableCreateItem,
 } from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { createLogger } from '@payments/logger';
 import { migrations, SCHEMA } from '../src/db/migrations';
+import { PostgresProviderAccounts } from '../src/db/provider-accounts';
 import type { ReceivableRow, ReceivablesDatabase } from '../src/db/schema';
 import { acceptReceivables } from '../src/domain/intake';
+import type { ChargeScope } from '../src/domain/payments';
 import {
   ProviderUnavailableError,
   type BatchRegistrationOutcome,
@@ -19,20 +24,32 @@ import {
   type ClientDirectory,
   type Payer,
   type PaymentProvider,
+  type PaymentProviders,
+  type ProviderAccount,
   type ProviderCharge,
+  type ProviderChargeState,
 } from '../src/domain/ports';
+import { SignedSlipPdfLinks } from '../src/provider/slip-pdf-links';
 
 /**
- * The receivables schema migrated into a throw-away database, with the domain's two ports filled by
- * test doubles of our own (the provider and the client directory): the state logic runs its real
- * SQL against a real Postgres, and what it queues is read back from the outbox table.
+ * The receivables schema migrated into a throw-away database, with the domain's two outside ports
+ * filled by test doubles of our own (the provider and the client directory): the state logic runs its
+ * real SQL against a real Postgres, and what it queues is read back from the outbox table. Provider
+ * accounts are the real repository over that database; each tenant gets a sandbox account version.
  */
 export interface StateFixture {
   db: Kysely<ReceivablesDatabase>;
   clients: TestClientDirectory;
+  accounts: PostgresProviderAccounts;
+  slipLinks: SignedSlipPdfLinks;
   logger: ReturnType<typeof createLogger>;
+  /** The tenant's current account version (made on first use: a sandbox one unless told otherwise). */
+  accountFor(tenantId: string, provider?: ProviderKind): ProviderAccountVersion;
   stop(): Promise<void>;
 }
+
+/** The gateway's side of slip PDF links, for tests that check them. */
+export const TEST_LINKS = { publicBaseUrl: 'https://api.example.com', downloadLinkSecret: 'test-link-secret' };
 
 export async function startStateFixture(): Promise<StateFixture> {
   const test = await createTestDatabase();
@@ -44,15 +61,55 @@ export async function startStateFixture(): Promise<StateFixture> {
     await test.drop();
     throw err;
   }
+  const accounts = new Map<string, ProviderAccountVersion>();
   return {
     db,
     clients: new TestClientDirectory(),
+    accounts: new PostgresProviderAccounts(db),
+    slipLinks: new SignedSlipPdfLinks(TEST_LINKS),
     logger: createLogger('receivables-test', 'silent'),
+    accountFor(tenantId, provider = 'sandbox') {
+      const existing = accounts.get(tenantId);
+      if (existing && existing.provider === provider) return existing;
+      const account = accountVersion(tenantId, provider);
+      accounts.set(tenantId, account);
+      return account;
+    },
     async stop() {
       await db.destroy();
       await test.drop();
     },
   };
+}
+
+/** A provider account version as the gateway sends it, paid to a beneficiary named after the tenant. */
+export function accountVersion(
+  tenantId: string,
+  provider: ProviderKind = 'sandbox',
+  beneficiary: Partial<Beneficiary> = {},
+): ProviderAccountVersion {
+  return {
+    account_id: randomUUID(),
+    tenant_id: tenantId,
+    provider,
+    beneficiary: {
+      name: `Escola ${tenantId.slice(0, 8)}`,
+      tax_id: '11.222.333/0001-81',
+      city: 'Curitiba',
+      pix_key: `pix-${tenantId.slice(0, 8)}@example.com`,
+      agency: '0001',
+      account: '123456-7',
+      address: 'Rua XV de Novembro, 100',
+      ...beneficiary,
+    },
+    base_url: null,
+    sealed_credentials: provider === 'inter' ? 'v1.sealed-in-tests.not-opened.x' : null,
+  };
+}
+
+/** Which charges a payment for this receivable may name (its account's, or the legacy ones). */
+export function scopeOf(r: Pick<ReceivableRow, 'provider_account_id' | 'tenant_id'>): ChargeScope {
+  return r.provider_account_id === null ? 'legacy' : { accountId: r.provider_account_id, tenantId: r.tenant_id };
 }
 
 /** The clients-svc port: a tenant's clients by id (lower case, as the domain looks them up). */
@@ -89,32 +146,43 @@ export class TestClientDirectory implements ClientDirectory {
   }
 }
 
-export type PlannedOutcome = 'register' | 'reject' | 'unavailable';
+export type PlannedOutcome = 'register' | 'reject' | 'unavailable' | 'accepted_not_issued';
 
 /**
  * The payment-provider port as a bank would behave: idempotent on our receivable id (the same key
  * gets the same charge), an outcome chosen per request, and a hook that runs while the bank "works"
- * (to interleave a cancellation or a payment with a registration).
+ * (to interleave a cancellation or a payment with a registration). It records the account of each call.
  */
 export class TestProvider implements PaymentProvider {
   readonly registerCalls: ChargeRequest[][] = [];
+  readonly registerAccounts: ProviderAccount[] = [];
   readonly cancelCalls: string[] = [];
+  readonly cancelReasons: string[] = [];
+  readonly consultCalls: string[] = [];
   readonly charges = new Map<string, ProviderCharge>();
   /** Outcome for each request; `register` unless told otherwise. */
   plan: (request: ChargeRequest) => PlannedOutcome = () => 'register';
   /** Throw ProviderUnavailableError for the whole call (the bank cannot be reached). */
   down = false;
   cancelOutcome: CancellationOutcome | 'unavailable' = 'cancelled';
+  /** What consult answers, by charge id ('open' when not set); 'unavailable' throws. */
+  readonly states = new Map<string, ProviderChargeState | 'unavailable'>();
   /** Runs inside registerMany, after the bank has decided and before it answers. */
   whileRegistering?: () => Promise<void>;
   private ourNumbers = 0;
 
-  async registerMany(requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
+  /** Two test banks (accounts) with the same prefix hand out the same charge ids and our_numbers, as real banks may. */
+  constructor(private readonly chargeIdPrefix = 'chg_') {}
+
+  async registerMany(account: ProviderAccount, requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
     this.registerCalls.push(requests);
+    this.registerAccounts.push(account);
     if (this.down) throw new ProviderUnavailableError('bank unreachable (test)');
     const outcomes = requests.map((request): BatchRegistrationOutcome => {
       const planned = this.plan(request);
       if (planned === 'unavailable') return { kind: 'unavailable', reason: 'bank busy (test)' };
+      if (planned === 'accepted_not_issued')
+        return { kind: 'unavailable', reason: 'being issued (test)', chargeId: this.chargeIdFor(request) };
       if (planned === 'reject')
         return { kind: 'rejected', code: 'payer_refused', message: 'the bank refused the payer (test)' };
       return { kind: 'registered', charge: this.chargeFor(request) };
@@ -123,10 +191,27 @@ export class TestProvider implements PaymentProvider {
     return outcomes;
   }
 
-  async cancel(chargeId: string): Promise<CancellationOutcome> {
+  async cancel(_account: ProviderAccount, chargeId: string, reason: string): Promise<CancellationOutcome> {
     this.cancelCalls.push(chargeId);
+    this.cancelReasons.push(reason);
     if (this.cancelOutcome === 'unavailable') throw new ProviderUnavailableError('bank unreachable (test)');
     return this.cancelOutcome;
+  }
+
+  async consult(_account: ProviderAccount, chargeId: string): Promise<ProviderChargeState> {
+    this.consultCalls.push(chargeId);
+    const state = this.states.get(chargeId) ?? { kind: 'open' };
+    if (state === 'unavailable') throw new ProviderUnavailableError('bank unreachable (test)');
+    return state;
+  }
+
+  async slipPdf(_account: ProviderAccount, chargeId: string): Promise<Buffer> {
+    if (this.down) throw new ProviderUnavailableError('bank unreachable (test)');
+    return Buffer.from(`%PDF-1.4 slip of ${chargeId}`);
+  }
+
+  private chargeIdFor(request: ChargeRequest): string {
+    return `${this.chargeIdPrefix}${request.idempotencyKey}`;
   }
 
   private chargeFor(request: ChargeRequest): ProviderCharge {
@@ -135,7 +220,7 @@ export class TestProvider implements PaymentProvider {
     const ourNumber = String(++this.ourNumbers).padStart(11, '0');
     const slip = request.kind === 'hybrid_slip';
     const charge: ProviderCharge = {
-      chargeId: `chg_${request.idempotencyKey}`,
+      chargeId: this.chargeIdFor(request),
       ourNumber,
       barcode: slip ? `9999${ourNumber}`.padEnd(44, '0') : null,
       typeableLine: slip ? `99990.${ourNumber}`.padEnd(54, '0') : null,
@@ -146,6 +231,22 @@ export class TestProvider implements PaymentProvider {
     this.charges.set(request.idempotencyKey, charge);
     return charge;
   }
+}
+
+/** The same test double for every provider kind (the domain picks one by the account's kind). */
+export function providersOf(provider: PaymentProvider): PaymentProviders {
+  return { sandbox: provider, inter: provider };
+}
+
+/** What the registration and cancellation workers are given. */
+export function workerDeps(f: StateFixture, provider: PaymentProvider) {
+  return {
+    db: f.db,
+    providers: providersOf(provider),
+    accounts: f.accounts,
+    slipLinks: f.slipLinks,
+    logger: f.logger,
+  };
 }
 
 /** A receivable creation item (spec 2.3) for a registered client. */
@@ -175,7 +276,7 @@ export async function acceptOne(
 ): Promise<ReceivableRow> {
   const clientId = f.clients.add(tenantId);
   const item = chargeItem(clientId, overrides);
-  await acceptReceivables(f.db, f.clients, tenantId, [item]);
+  await acceptReceivables(f.db, f.clients, tenantId, f.accountFor(tenantId), [item]);
   return row(f, tenantId, item.account_receivable_id);
 }
 

@@ -23,8 +23,10 @@ import {
   outbox,
   row,
   rowById,
+  scopeOf,
   startStateFixture,
   TestProvider,
+  workerDeps,
   type StateFixture,
 } from './state-fixture';
 
@@ -43,7 +45,7 @@ afterAll(async () => {
   await f?.stop();
 });
 
-const deps = (provider: TestProvider) => ({ db: f.db, provider, logger: f.logger });
+const deps = (provider: TestProvider) => workerDeps(f, provider);
 const registrationJob = (r: Pick<ReceivableRow, 'id' | 'tenant_id'>): RegistrationJob => ({
   tenant_id: r.tenant_id,
   receivable_ids: [r.id],
@@ -93,7 +95,10 @@ describe('intake', () => {
     const tenantId = randomUUID();
     const clientId = f.clients.add(tenantId);
     const batch = Array.from({ length: 150 }, () => chargeItem(clientId));
-    expect(await acceptReceivables(f.db, f.clients, tenantId, batch)).toEqual({ created: 150, alreadyExisting: 0 });
+    expect(await acceptReceivables(f.db, f.clients, tenantId, f.accountFor(tenantId), batch)).toEqual({
+      created: 150,
+      alreadyExisting: 0,
+    });
     const rows = await f.db.selectFrom('receivables').selectAll().where('tenant_id', '=', tenantId).execute();
     expect(rows).toHaveLength(150);
     expect(new Set(rows.map((r) => `${r.state}/${r.registration_status}/${r.payment_type}`))).toEqual(
@@ -109,7 +114,7 @@ describe('intake', () => {
 
     const fresh = chargeItem(clientId);
     const again = { ...batch[7], account_receivable_id: batch[7].account_receivable_id.toUpperCase(), value: 999 };
-    expect(await acceptReceivables(f.db, f.clients, tenantId, [again, fresh])).toEqual({
+    expect(await acceptReceivables(f.db, f.clients, tenantId, f.accountFor(tenantId), [again, fresh])).toEqual({
       created: 1,
       alreadyExisting: 1,
     });
@@ -124,7 +129,7 @@ describe('intake', () => {
   it('stores nothing when one client of the batch is not registered, naming the item', async () => {
     const tenantId = randomUUID();
     const clientId = f.clients.add(tenantId);
-    const err = await acceptReceivables(f.db, f.clients, tenantId, [
+    const err = await acceptReceivables(f.db, f.clients, tenantId, f.accountFor(tenantId), [
       chargeItem(clientId),
       chargeItem(randomUUID()),
     ]).then(
@@ -262,7 +267,7 @@ describe('registration', () => {
       chargeItem(clientId, { payment_method: 3 }),
       chargeItem(clientId),
     ];
-    await acceptReceivables(f.db, f.clients, tenantId, [ok, refused, busy]);
+    await acceptReceivables(f.db, f.clients, tenantId, f.accountFor(tenantId), [ok, refused, busy]);
     const [rOk, rRefused, rBusy] = await Promise.all(
       [ok, refused, busy].map((i) => row(f, tenantId, i.account_receivable_id)),
     );
@@ -406,7 +411,7 @@ describe('cancellation', () => {
     await requestCancellation(f.db, cancelled.tenant_id, cancelled.account_receivable_id);
     await processCancellation(deps(provider), cancellationJob(cancelled), 1);
     const paid = await registered(provider);
-    expect(await recordPayment(f.db, payment(paid), TZ, f.logger)).toBe('approved');
+    expect(await recordPayment(f.db, payment(paid), scopeOf(paid), TZ, f.logger)).toBe('approved');
     const rejecting = new TestProvider();
     rejecting.plan = () => 'reject';
     const rejected = await registered(rejecting);
@@ -465,7 +470,7 @@ describe('cancellation', () => {
       message: 'the receivable was paid before it could be cancelled',
     });
     // The payment then arrives: approved, with its own paid callback.
-    expect(await recordPayment(f.db, payment(r), TZ, f.logger)).toBe('approved');
+    expect(await recordPayment(f.db, payment(r), scopeOf(r), TZ, f.logger)).toBe('approved');
     expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual([
       'receivable.registered',
       'receivable.cancellation_failed',
@@ -503,7 +508,9 @@ describe('cancellation', () => {
     const r = await registered(provider);
     await requestCancellation(f.db, r.tenant_id, r.account_receivable_id); // answered 202
     // The payment webhook is applied before the cancellation job runs.
-    expect(await recordPayment(f.db, payment(r, { method: 'pix', feeCents: 149 }), TZ, f.logger)).toBe('approved');
+    expect(await recordPayment(f.db, payment(r, { method: 'pix', feeCents: 149 }), scopeOf(r), TZ, f.logger)).toBe(
+      'approved',
+    );
     expect(await processCancellation(deps(provider), cancellationJob(r), 1)).toBe('done');
     expect(provider.cancelCalls).toEqual([]); // paid: nothing to cancel at the provider
     expect(await rowById(f, r.id)).toMatchObject({ state: 'approved', payment_type: 'pix', cancel_requested_at: null });
@@ -533,7 +540,13 @@ describe('payment', () => {
       const r = await registered();
       const paidAt = new Date('2026-11-23T15:04:05.120Z');
       expect(
-        await recordPayment(f.db, payment(r, { method, feeCents, paidAt, amountPaidCents: 15000 }), TZ, f.logger),
+        await recordPayment(
+          f.db,
+          payment(r, { method, feeCents, paidAt, amountPaidCents: 15000 }),
+          scopeOf(r),
+          TZ,
+          f.logger,
+        ),
       ).toBe('approved');
       const after = await rowById(f, r.id);
       expect(after).toMatchObject({
@@ -575,13 +588,14 @@ describe('payment', () => {
   it('counts a provider event once, and a second payment of a paid charge changes nothing', async () => {
     const r = await registered();
     const first = payment(r);
-    expect(await recordPayment(f.db, first, TZ, f.logger)).toBe('approved');
-    expect(await recordPayment(f.db, first, TZ, f.logger)).toBe('duplicate');
+    expect(await recordPayment(f.db, first, scopeOf(r), TZ, f.logger)).toBe('approved');
+    expect(await recordPayment(f.db, first, scopeOf(r), TZ, f.logger)).toBe('duplicate');
     const paidOnce = await rowById(f, r.id);
     expect(
       await recordPayment(
         f.db,
         payment(r, { method: 'pix', feeCents: 1, amountPaidCents: 1, paidAt: new Date() }),
+        scopeOf(r),
         TZ,
         f.logger,
       ),
@@ -601,7 +615,7 @@ describe('payment', () => {
       feeCents: 1,
       method: 'pix',
     };
-    await expectServiceError(recordPayment(f.db, unknown, TZ, f.logger), 'not_found');
+    await expectServiceError(recordPayment(f.db, unknown, 'legacy', TZ, f.logger), 'not_found');
     const stored = await f.db
       .selectFrom('provider_events')
       .select('event_id')
@@ -617,7 +631,7 @@ describe('payment', () => {
     const r = await registered(provider);
     await requestCancellation(f.db, r.tenant_id, r.account_receivable_id);
     await processCancellation(deps(provider), cancellationJob(r), 1);
-    expect(await recordPayment(f.db, payment(r), TZ, f.logger)).toBe('approved');
+    expect(await recordPayment(f.db, payment(r), scopeOf(r), TZ, f.logger)).toBe('approved');
     expect((await rowById(f, r.id)).state).toBe('approved');
     expect((await history(f, r.id)).map((h) => `${h.from_state}->${h.to_state}`)).toEqual([
       'pending->cancelled',
@@ -647,7 +661,13 @@ describe('search by state', () => {
       { tenant_id: tenantId, receivable_ids: [pending.id, approved.id, cancelled.id, rejected.id] },
       1,
     );
-    await recordPayment(f.db, payment(await rowById(f, approved.id), { method: 'manual', feeCents: 0 }), TZ, f.logger);
+    await recordPayment(
+      f.db,
+      payment(await rowById(f, approved.id), { method: 'manual', feeCents: 0 }),
+      scopeOf(approved),
+      TZ,
+      f.logger,
+    );
     await requestCancellation(f.db, tenantId, cancelled.account_receivable_id);
     await processCancellation(deps(provider), cancellationJob(cancelled), 1);
 

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { OutboxDatabase } from '@payments/outbox';
-import type { PaymentType, ReceivableState } from '@payments/contracts';
+import type { Beneficiary, PaymentType, ProviderKind, ReceivableState } from '@payments/contracts';
 
 /** Where a receivable stands with the provider, beside its business state. */
 export type RegistrationStatus = 'queued' | 'registered' | 'rejected' | 'skipped';
@@ -27,6 +27,8 @@ export interface ReceivablesTable {
   /** The payer as registered when the charge was issued (printed on the slip). */
   payer: ColumnType<unknown, string, string>;
   client_name: string;
+  /** The provider account version it was accepted under; null: accepted before accounts existed (legacy sandbox). */
+  provider_account_id: string | null;
   state: ReceivableState;
   registration_status: RegistrationStatus;
   provider_charge_id: string | null;
@@ -62,13 +64,28 @@ export interface StateHistoryTable {
 /** Provider notifications already applied (the provider retries; each counts once). */
 export interface ProviderEventsTable {
   event_id: string;
+  /** The account the event was about; null for a legacy sandbox charge. */
+  provider_account_id: string | null;
   received_at: Generated<Date>;
+}
+
+/** Provider account versions as the gateway handed them over with create commands (immutable). */
+export interface ProviderAccountsTable {
+  id: string;
+  tenant_id: string;
+  provider: ProviderKind;
+  beneficiary: ColumnType<Beneficiary, string, never>;
+  base_url: string | null;
+  /** Sealed with CREDENTIALS_ENCRYPTION_KEY, bound to the id; opened only by src/provider/credentials.ts. */
+  sealed_credentials: string | null;
+  first_seen_at: Generated<Date>;
 }
 
 export interface ReceivablesDatabase extends OutboxDatabase {
   receivables: ReceivablesTable;
   state_history: StateHistoryTable;
   provider_events: ProviderEventsTable;
+  provider_accounts: ProviderAccountsTable;
 }
 
 export type ReceivableRow = Selectable<ReceivablesTable>;

@@ -5,7 +5,12 @@ import { enqueue } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import { callbackMessages, cancellationFailedCallback, cancelledCallback } from './callback-messages';
 import { backoff } from './job-outcome';
-import { ProviderUnavailableError, type CancellationOutcome, type PaymentProvider } from './ports';
+import {
+  ProviderUnavailableError,
+  type CancellationOutcome,
+  type PaymentProviders,
+  type ProviderAccounts,
+} from './ports';
 import { recordTransition } from './state-history';
 
 const REFUSALS: Partial<Record<ReceivableRow['state'], string>> = {
@@ -57,8 +62,23 @@ export async function requestCancellation(
 
 export interface CancellationDeps {
   db: Kysely<ReceivablesDatabase>;
-  provider: PaymentProvider;
+  providers: PaymentProviders;
+  accounts: ProviderAccounts;
   logger: Logger;
+}
+
+/** What the provider is told (the adapter maps it to the bank's own reason codes). */
+export const CancellationReasons = { requested: 'requested by the ERP', cleanup: 'cleanup' } as const;
+
+/** Cancels the charge at the provider, with the account it was registered under. */
+async function cancelAtProvider(
+  deps: CancellationDeps,
+  row: Pick<ReceivableRow, 'provider_account_id'>,
+  chargeId: string,
+  reason: string,
+): Promise<CancellationOutcome> {
+  const account = await deps.accounts.forReceivable(row.provider_account_id);
+  return deps.providers[account.provider].cancel(account, chargeId, reason);
 }
 
 /** Carries out a queued cancellation: at the provider when the charge is registered there, then the callback. */
@@ -80,7 +100,7 @@ export async function processCancellation(
   let outcome: CancellationOutcome = 'cancelled';
   if (row.state === 'pending' && row.registration_status === 'registered' && row.provider_charge_id) {
     try {
-      outcome = await deps.provider.cancel(row.provider_charge_id);
+      outcome = await cancelAtProvider(deps, row, row.provider_charge_id, CancellationReasons.requested);
     } catch (err) {
       if (err instanceof ProviderUnavailableError) return backoff(deliveryCount);
       throw err;
@@ -131,7 +151,7 @@ export async function processCancellation(
 async function cleanUp(deps: CancellationDeps, row: ReceivableRow, deliveryCount: number): Promise<JobOutcome> {
   if (!row.provider_charge_id) return 'done';
   try {
-    await deps.provider.cancel(row.provider_charge_id);
+    await cancelAtProvider(deps, row, row.provider_charge_id, CancellationReasons.cleanup);
     deps.logger.info(
       { receivableId: row.id, chargeId: row.provider_charge_id },
       'cancelled a charge registered after its receivable was cancelled',

@@ -1,34 +1,40 @@
 import type { Kysely } from 'kysely';
-import type { InstallmentView } from '@payments/contracts';
+import type { InstallmentsReply } from '@payments/contracts';
 import type { ReceivablesDatabase } from '../db/schema';
 import type { Payer } from './ports';
 import { slipInstructions } from './registration';
 
 /**
- * The installments of a booklet: every receivable of the tenant with that payment_slip_id, by due
- * date, leaving out cancelled and rejected ones (they are not to be paid).
+ * The installments of a booklet: every receivable of the tenant with that payment_slip_id that is
+ * pending or paid, by due date (then id), leaving out cancelled and rejected ones (they are not to be
+ * paid). The payee is the beneficiary of the first installment's provider account (null when it was
+ * accepted before accounts existed: the sandbox's own payee).
  */
 export async function listInstallments(
   db: Kysely<ReceivablesDatabase>,
   tenantId: string,
   paymentSlipId: string,
-): Promise<InstallmentView[]> {
+): Promise<InstallmentsReply> {
   const rows = await db
-    .selectFrom('receivables')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('payment_slip_id', '=', paymentSlipId)
-    .where('state', 'in', ['pending', 'approved'])
-    .orderBy('due_date')
-    .orderBy('account_receivable_id')
+    .selectFrom('receivables as r')
+    .leftJoin('provider_accounts as a', 'a.id', 'r.provider_account_id')
+    .selectAll('r')
+    .select('a.beneficiary')
+    .where('r.tenant_id', '=', tenantId)
+    .where('r.payment_slip_id', '=', paymentSlipId)
+    .where('r.state', 'in', ['pending', 'approved'])
+    .orderBy('r.due_date')
+    .orderBy('r.account_receivable_id')
     .execute();
-  return rows.map((r) => {
+  const installments = rows.map((r) => {
     const payer = r.payer as Payer;
     return {
       account_receivable_id: r.account_receivable_id,
       due_date: r.due_date,
       amount_cents: r.amount_cents,
       instructions: slipInstructions(r),
+      state: r.state === 'approved' ? ('approved' as const) : ('pending' as const),
+      payment_date: r.payment_date?.toISOString() ?? null,
       registered: r.registration_status === 'registered',
       our_number: r.our_number,
       typeable_line: r.typeable_line,
@@ -46,4 +52,5 @@ export async function listInstallments(
       },
     };
   });
+  return { installments, payee: rows[0]?.beneficiary ?? null };
 }

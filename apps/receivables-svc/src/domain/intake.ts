@@ -7,6 +7,7 @@ import {
   ServiceError,
   Streams,
   type FieldError,
+  type ProviderAccountVersion,
   type ReceivableCreateItem,
 } from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
@@ -22,14 +23,17 @@ export interface IntakeResult {
  * Records a batch of charges at once (state pending, their initial state: the history records the
  * transitions after it) with their registration jobs, in one transaction: when this returns, every charge is stored and its registration will happen. An
  * account_receivable_id the tenant already used is not created, registered or called back twice.
- * Every client must be registered; otherwise nothing is stored.
+ * Every client must be registered; otherwise nothing is stored. Every charge is registered later with
+ * the tenant's provider account as it stands now (`account`, stored in the same transaction).
  */
 export async function acceptReceivables(
   db: Kysely<ReceivablesDatabase>,
   clients: ClientDirectory,
   tenantId: string,
+  account: ProviderAccountVersion | undefined,
   items: ReceivableCreateItem[],
 ): Promise<IntakeResult> {
+  checkAccount(tenantId, account);
   const payers = await clients.find(
     tenantId,
     items.map((i) => i.client_id),
@@ -46,8 +50,10 @@ export async function acceptReceivables(
       missing,
     );
 
-  const rows = items.map((item) => toRow(tenantId, item, payers.get(item.client_id.toLowerCase())!));
+  const accountId = account.account_id.toLowerCase();
+  const rows = items.map((item) => toRow(tenantId, accountId, item, payers.get(item.client_id.toLowerCase())!));
   const inserted = await db.transaction().execute(async (trx) => {
+    await storeAccount(trx, account);
     const created = await insertRows(trx, rows);
     await enqueue(
       trx,
@@ -59,6 +65,35 @@ export async function acceptReceivables(
     return created.length;
   });
   return { created: inserted, alreadyExisting: items.length - inserted };
+}
+
+/** The account must be there and be the tenant's own (the gateway sends the tenant's current one). */
+function checkAccount(
+  tenantId: string,
+  account: ProviderAccountVersion | undefined,
+): asserts account is ProviderAccountVersion {
+  if (!account) throw new ServiceError('no_provider_account', `tenant ${tenantId} has no provider account`);
+  if (account.tenant_id.toLowerCase() !== tenantId.toLowerCase())
+    throw new ServiceError(
+      'no_provider_account',
+      `the provider account ${account.account_id} sent for tenant ${tenantId} belongs to another tenant`,
+    );
+}
+
+/** Account versions are immutable: the first batch under a version stores it, later ones find it there. */
+async function storeAccount(trx: Transaction<ReceivablesDatabase>, account: ProviderAccountVersion): Promise<void> {
+  await trx
+    .insertInto('provider_accounts')
+    .values({
+      id: account.account_id.toLowerCase(),
+      tenant_id: account.tenant_id.toLowerCase(),
+      provider: account.provider,
+      beneficiary: JSON.stringify(account.beneficiary),
+      base_url: account.base_url,
+      sealed_credentials: account.sealed_credentials,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
 }
 
 /** Columns written at intake, with their Postgres types (for the unnest below; bench/receivables inserts the same way). */
@@ -83,11 +118,12 @@ export const INTAKE_COLUMNS = [
   ['client_name', 'text'],
   ['state', 'text'],
   ['registration_status', 'text'],
+  ['provider_account_id', 'uuid'],
 ] as const;
 
 /**
- * One INSERT ... SELECT FROM unnest(arrays): 20 array parameters whatever the batch size, instead of
- * 20 per row (a 1,000-row VALUES list costs far more to build and to parse). Existing ids are skipped.
+ * One INSERT ... SELECT FROM unnest(arrays): 21 array parameters whatever the batch size, instead of
+ * 21 per row (a 1,000-row VALUES list costs far more to build and to parse). Existing ids are skipped.
  */
 async function insertRows(
   trx: Transaction<ReceivablesDatabase>,
@@ -114,7 +150,12 @@ function registrationJobs(tenantId: string, ids: string[]): OutboxMessage[] {
   return jobs;
 }
 
-function toRow(tenantId: string, item: ReceivableCreateItem, payer: Payer): Insertable<ReceivablesTable> {
+function toRow(
+  tenantId: string,
+  accountId: string,
+  item: ReceivableCreateItem,
+  payer: Payer,
+): Insertable<ReceivablesTable> {
   const hasDiscount = item.discount_type === 'ValorFixoAteDataInformada';
   return {
     id: randomUUID(),
@@ -141,6 +182,7 @@ function toRow(tenantId: string, item: ReceivableCreateItem, payer: Payer): Inse
     ),
     payer: JSON.stringify(payer),
     client_name: payer.name,
+    provider_account_id: accountId,
     state: 'pending',
     registration_status: 'queued',
     provider_charge_id: null,

@@ -39,6 +39,25 @@ export interface ProviderAccount {
   sealedCredentials: string | null;
 }
 
+/** Where receivables find the provider account they were accepted under (versions are immutable: cacheable). */
+export interface ProviderAccounts {
+  /**
+   * The account of a receivable: its stored version, or for `null` (accepted before accounts existed)
+   * the legacy sandbox account, which registers with the sandbox's own default payee.
+   */
+  forReceivable(accountId: string | null): Promise<ProviderAccount>;
+  /** A stored account version, or null when no receivable was ever accepted under it. */
+  find(accountId: string): Promise<ProviderAccount | null>;
+}
+
+/**
+ * The slip PDF link handed to the ERP for a registered charge: the bank's own, or, where the bank serves
+ * the PDF only behind its own authentication, a signed gateway link that fetches it through us.
+ */
+export interface SlipPdfLinks {
+  forCharge(account: ProviderAccount, receivable: { id: string; dueDate: string }, bankPdfUrl: string): string;
+}
+
 export interface ChargeRequest {
   /** Our receivable id: the provider creates one charge per key, however often we ask. */
   idempotencyKey: string;
@@ -81,8 +100,7 @@ export class ProviderUnavailableError extends Error {
  * (with `chargeId` when the provider accepted the request but has not issued the charge yet: the next
  * attempt consults that charge instead of issuing another).
  */
-export type BatchRegistrationOutcome =
-  RegistrationOutcome | { kind: 'unavailable'; reason: string; chargeId?: string };
+export type BatchRegistrationOutcome = RegistrationOutcome | { kind: 'unavailable'; reason: string; chargeId?: string };
 
 /** Where a charge stands at the provider, when we ask (to confirm a payment notice before acting on it). */
 export type ProviderChargeState =

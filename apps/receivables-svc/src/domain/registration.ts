@@ -23,15 +23,21 @@ import {
   type BatchRegistrationOutcome,
   type ChargeRequest,
   type Payer,
-  type PaymentProvider,
+  type PaymentProviders,
+  type ProviderAccount,
+  type ProviderAccounts,
   type ProviderCharge,
   type RegistrationOutcome,
+  type SlipPdfLinks,
 } from './ports';
 import { recordTransition } from './state-history';
 
 export interface RegistrationDeps {
   db: Kysely<ReceivablesDatabase>;
-  provider: PaymentProvider;
+  /** The adapters by provider kind: each group of charges goes to its account's kind. */
+  providers: PaymentProviders;
+  accounts: ProviderAccounts;
+  slipLinks: SlipPdfLinks;
   logger: Logger;
   /** Told about registrations once they are committed (metrics); optional. */
   observer?: RegistrationObserver;
@@ -47,6 +53,8 @@ export interface RegistrationObserver {
 const REGISTRATION_COLUMNS = [
   'id',
   'account_receivable_id',
+  'provider_account_id',
+  'provider_charge_id',
   'state',
   'registration_status',
   'payment_method',
@@ -83,50 +91,112 @@ export async function registerReceivables(
     .where('tenant_id', '=', job.tenant_id)
     .execute();
   const queued = rows.filter((r) => r.registration_status === 'queued');
-  const toSkip = queued.filter((r) => r.state === 'cancelled').map((r) => r.id); // cancelled before it reached the provider
+  const toSkip = queued.filter((r) => r.state === 'cancelled'); // cancelled before it reached the provider
   const toRegister = queued.filter((r) => r.state !== 'cancelled');
 
-  let outcomes: BatchRegistrationOutcome[] = [];
-  if (toRegister.length > 0) {
-    try {
-      outcomes = await deps.provider.registerMany(toRegister.map(chargeRequest));
-    } catch (err) {
-      if (!(err instanceof ProviderUnavailableError)) throw err;
-      deps.logger.warn(
-        { count: toRegister.length, deliveryCount, reason: err.message },
-        'provider unavailable; registrations stay queued',
-      );
-      outcomes = toRegister.map(() => ({ kind: 'unavailable', reason: err.message }));
-    }
-  }
   const attempts: Attempt[] = [];
+  const pendingCharges: PendingCharge[] = [];
   let unavailable = 0;
-  toRegister.forEach((row, i) => {
-    const outcome = outcomes[i];
-    if (outcome.kind === 'unavailable') unavailable += 1;
-    else attempts.push({ row, outcome });
-  });
-  if (toSkip.length > 0 || attempts.length > 0) {
-    const recorded = await deps.db.transaction().execute((trx) => recordResults(trx, attempts, toSkip));
+  // A job holds one intake batch, so almost always one account; legacy rows (no account) form their own group.
+  for (const group of groupByAccount(toRegister)) {
+    const account = await deps.accounts.forReceivable(group[0].provider_account_id);
+    const outcomes = await registerGroup(deps, account, group, deliveryCount);
+    group.forEach((row, i) => {
+      const outcome = outcomes[i];
+      if (outcome.kind !== 'unavailable') attempts.push({ row, outcome: withPublicPdf(deps, account, row, outcome) });
+      else {
+        unavailable += 1;
+        // Accepted but not issued yet: the next attempt consults this charge instead of issuing another.
+        if (outcome.chargeId && outcome.chargeId !== row.provider_charge_id)
+          pendingCharges.push({ id: row.id, chargeId: outcome.chargeId });
+      }
+    });
+  }
+  if (toSkip.length > 0 || attempts.length > 0 || pendingCharges.length > 0) {
+    const recorded = await deps.db.transaction().execute((trx) => recordResults(trx, attempts, toSkip, pendingCharges));
     // After the commit: a rolled-back result was never a registration.
     for (const row of recorded.registered) deps.observer?.registered(row.created_at, recorded.at);
   }
   return unavailable > 0 ? backoff(deliveryCount) : 'done';
 }
 
+/** A charge the provider accepted without issuing it yet: its id is kept while the receivable stays queued. */
+interface PendingCharge {
+  id: string;
+  chargeId: string;
+}
+
+function groupByAccount(rows: RegistrationRow[]): RegistrationRow[][] {
+  const groups = new Map<string | null, RegistrationRow[]>();
+  for (const row of rows) {
+    const group = groups.get(row.provider_account_id);
+    if (group) group.push(row);
+    else groups.set(row.provider_account_id, [row]);
+  }
+  return [...groups.values()];
+}
+
+/** One account's charges at its provider; a provider that cannot be reached leaves them all queued. */
+async function registerGroup(
+  deps: RegistrationDeps,
+  account: ProviderAccount,
+  rows: RegistrationRow[],
+  deliveryCount: number,
+): Promise<BatchRegistrationOutcome[]> {
+  try {
+    return await deps.providers[account.provider].registerMany(account, rows.map(chargeRequest));
+  } catch (err) {
+    if (!(err instanceof ProviderUnavailableError)) throw err;
+    deps.logger.warn(
+      { count: rows.length, deliveryCount, provider: account.provider, accountId: account.id, reason: err.message },
+      'provider unavailable; registrations stay queued',
+    );
+    return rows.map(() => ({ kind: 'unavailable', reason: err.message }));
+  }
+}
+
+/** The slip PDF link the ERP gets: the bank's, or a signed gateway link when the bank's needs its credentials. */
+function withPublicPdf(
+  deps: RegistrationDeps,
+  account: ProviderAccount,
+  row: RegistrationRow,
+  outcome: RegistrationOutcome,
+): RegistrationOutcome {
+  if (outcome.kind !== 'registered') return outcome;
+  const pdfUrl = deps.slipLinks.forCharge(account, { id: row.id, dueDate: row.due_date }, outcome.charge.pdfUrl);
+  return { kind: 'registered', charge: { ...outcome.charge, pdfUrl } };
+}
+
 /** Writes the results; returns the rows this call moved to registered (not those another worker wrote first) and when. */
 async function recordResults(
   trx: Transaction<ReceivablesDatabase>,
   attempts: Attempt[],
-  toSkip: string[],
+  toSkip: RegistrationRow[],
+  pendingCharges: PendingCharge[],
 ): Promise<{ registered: Array<Pick<ReceivableRow, 'created_at'>>; at: Date }> {
   const now = new Date();
   const newlyRegistered: Array<Pick<ReceivableRow, 'created_at'>> = [];
+  const messages: OutboxMessage[] = [];
   if (toSkip.length > 0) {
-    await trx
+    const skipped = await trx
       .updateTable('receivables')
       .set({ registration_status: 'skipped', updated_at: now })
-      .where('id', 'in', toSkip)
+      .where(
+        'id',
+        'in',
+        toSkip.map((r) => r.id),
+      )
+      .where('registration_status', '=', 'queued')
+      .returning(['id', 'tenant_id', 'provider_charge_id'])
+      .execute();
+    // A charge the provider accepted on an earlier attempt exists there: cancel it, quietly.
+    for (const row of skipped.filter((r) => r.provider_charge_id !== null)) messages.push(cleanupJob(row));
+  }
+  for (const pending of pendingCharges) {
+    await trx
+      .updateTable('receivables')
+      .set({ provider_charge_id: pending.chargeId, updated_at: now })
+      .where('id', '=', pending.id)
       .where('registration_status', '=', 'queued')
       .execute();
   }
@@ -138,7 +208,6 @@ async function recordResults(
     (a): a is { row: RegistrationRow; outcome: { kind: 'rejected'; code: string; message: string } } =>
       a.outcome.kind === 'rejected',
   );
-  const messages: OutboxMessage[] = [];
   const callbacks: CallbackRequest[] = [];
 
   if (registered.length > 0) {
@@ -158,15 +227,8 @@ async function recordResults(
     newlyRegistered.push(...updated.rows);
     for (const row of updated.rows) {
       if (row.state === 'pending') callbacks.push(registeredCallback(row));
-      else if (row.state === 'cancelled') {
-        // Cancelled while the provider was registering it: cancel the new charge too, quietly.
-        const job: CancellationJob = { tenant_id: row.tenant_id, receivable_id: row.id, reason: 'cleanup' };
-        messages.push({
-          stream: Streams.receivableCancellations,
-          msgId: messageIds.cancellationCleanup(row.id),
-          payload: job,
-        });
-      }
+      // Cancelled while the provider was registering it: cancel the new charge too, quietly.
+      else if (row.state === 'cancelled') messages.push(cleanupJob(row));
     }
   }
 
@@ -198,11 +260,17 @@ async function recordResults(
   return { registered: newlyRegistered, at: now };
 }
 
+function cleanupJob(row: { id: string; tenant_id: string }): OutboxMessage {
+  const job: CancellationJob = { tenant_id: row.tenant_id, receivable_id: row.id, reason: 'cleanup' };
+  return { stream: Streams.receivableCancellations, msgId: messageIds.cancellationCleanup(row.id), payload: job };
+}
+
 function chargeRequest(row: RegistrationRow): ChargeRequest {
   const payer = row.payer as Payer;
   const lines = row.items as Array<{ description: string; quantity: number; price_cents: number }>;
   return {
     idempotencyKey: row.id,
+    providerChargeId: row.provider_charge_id,
     kind: row.payment_method === 3 ? 'pix' : 'hybrid_slip',
     amountCents: row.amount_cents,
     issueDate: row.emission_date,

@@ -1,15 +1,21 @@
 import ky, { HTTPError, type KyInstance } from 'ky';
+import type { Beneficiary } from '@payments/contracts';
 import {
   ProviderUnavailableError,
+  type BatchRegistrationOutcome,
   type CancellationOutcome,
   type ChargeRequest,
   type PaymentProvider,
+  type ProviderAccount,
   type ProviderCharge,
-  type BatchRegistrationOutcome,
+  type ProviderChargeState,
 } from '../domain/ports';
+import { isLegacySandboxAccount } from './legacy-account';
 
 export interface BankSandboxOptions {
+  /** The sandbox's API root (PROVIDER_BASE_URL), unless an account names its own. */
   baseUrl: string;
+  /** PROVIDER_API_KEY: one key for the whole sandbox, whichever account a call is for. */
   apiKey: string;
   timeoutMs: number;
   /** Retries of one call on 5xx and network errors, with ky's exponential backoff. */
@@ -24,8 +30,29 @@ interface BatchResult {
   error?: { code: string; message: string };
 }
 
-function toWire(request: ChargeRequest) {
+/** The account's part of each charge: whom the sandbox prints as payee, and which account it is kept under. */
+function accountFields(account: ProviderAccount) {
+  // Legacy receivables: no account; the sandbox applies its own default payee.
+  if (isLegacySandboxAccount(account)) return {};
+  return { beneficiary: beneficiaryWire(account.beneficiary), account_reference: account.id };
+}
+
+/** Unset fields are left out rather than sent as null: the sandbox fills in its defaults for them. */
+function beneficiaryWire(b: Beneficiary) {
   return {
+    name: b.name,
+    tax_id: b.tax_id,
+    city: b.city ?? undefined,
+    pix_key: b.pix_key ?? undefined,
+    agency: b.agency ?? undefined,
+    account: b.account ?? undefined,
+    address: b.address ?? undefined,
+  };
+}
+
+function toWire(request: ChargeRequest, account: ProviderAccount) {
+  return {
+    ...accountFields(account),
     idempotency_key: request.idempotencyKey,
     kind: request.kind,
     amount_cents: request.amountCents,
@@ -57,6 +84,11 @@ function toWire(request: ChargeRequest) {
 interface ChargeResponse {
   charge_id: string;
   our_number: string;
+  status: 'registered' | 'paid' | 'cancelled';
+  paid_at: string | null;
+  amount_paid_cents: number | null;
+  fee_cents: number | null;
+  method: 'boleto' | 'pix' | 'manual' | null;
   barcode: string | null;
   typeable_line: string | null;
   pix_copy_and_paste: string;
@@ -65,39 +97,31 @@ interface ChargeResponse {
 }
 
 /**
- * The payment provider adapter for the bank sandbox's charge API (HTTP, ky). A real bank's adapter
- * implements the same PaymentProvider interface and is chosen by configuration.
+ * The payment provider adapter for the bank sandbox's charge API (HTTP, ky). Every call names the
+ * tenant's account: its beneficiary and version id go with each charge (the sandbox prints the one and
+ * reports payments with the other); the API key is the sandbox's own, the same for every account.
  */
 export class BankSandboxProvider implements PaymentProvider {
-  private readonly http: KyInstance;
+  private readonly clients = new Map<string, KyInstance>();
 
-  constructor(options: BankSandboxOptions) {
-    this.http = ky.create({
-      prefixUrl: options.baseUrl,
-      timeout: options.timeoutMs,
-      headers: { authorization: `Bearer ${options.apiKey}` },
-      retry: {
-        limit: options.retries,
-        methods: ['post', 'get'],
-        statusCodes: [500, 502, 503, 504],
-        backoffLimit: 2_000,
-      },
-    });
-  }
+  constructor(private readonly options: BankSandboxOptions) {}
 
   /** Registers through the bank's batch endpoint, at most 200 charges per call. */
-  async registerMany(requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
+  async registerMany(account: ProviderAccount, requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
     const outcomes: BatchRegistrationOutcome[] = [];
     for (let i = 0; i < requests.length; i += BATCH_SIZE)
-      outcomes.push(...(await this.registerChunk(requests.slice(i, i + BATCH_SIZE))));
+      outcomes.push(...(await this.registerChunk(account, requests.slice(i, i + BATCH_SIZE))));
     return outcomes;
   }
 
-  private async registerChunk(requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
+  private async registerChunk(
+    account: ProviderAccount,
+    requests: ChargeRequest[],
+  ): Promise<BatchRegistrationOutcome[]> {
     let response: { results: BatchResult[] };
     try {
-      response = await this.http
-        .post('v1/charges/batch', { json: { charges: requests.map(toWire) } })
+      response = await this.http(account)
+        .post('v1/charges/batch', { json: { charges: requests.map((r) => toWire(r, account)) } })
         .json<{ results: BatchResult[] }>();
     } catch (err) {
       throw unavailable(err);
@@ -116,15 +140,77 @@ export class BankSandboxProvider implements PaymentProvider {
     });
   }
 
-  async cancel(chargeId: string): Promise<CancellationOutcome> {
+  async cancel(account: ProviderAccount, chargeId: string, _reason: string): Promise<CancellationOutcome> {
     try {
-      await this.http.post(`v1/charges/${encodeURIComponent(chargeId)}/cancel`);
+      await this.http(account).post(`v1/charges/${encodeURIComponent(chargeId)}/cancel`);
       return 'cancelled';
     } catch (err) {
       if (err instanceof HTTPError && err.response.status === 409) return 'not_open';
       throw unavailable(err);
     }
   }
+
+  async consult(account: ProviderAccount, chargeId: string): Promise<ProviderChargeState> {
+    let charge: ChargeResponse;
+    try {
+      charge = await this.http(account)
+        .get(`v1/charges/${encodeURIComponent(chargeId)}`)
+        .json<ChargeResponse>();
+    } catch (err) {
+      if (err instanceof HTTPError && err.response.status === 404) return { kind: 'unknown' };
+      throw unavailable(err);
+    }
+    return chargeState(charge);
+  }
+
+  /** The sandbox's PDF is public (its pdf_url); fetched here for callers that want the bytes. */
+  async slipPdf(account: ProviderAccount, chargeId: string): Promise<Buffer> {
+    try {
+      const body = await this.http(account)
+        .get(`v1/charges/${encodeURIComponent(chargeId)}/pdf`)
+        .arrayBuffer();
+      return Buffer.from(body);
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  /** One HTTP client per API root (almost always just the configured one). */
+  private http(account: ProviderAccount): KyInstance {
+    const baseUrl = account.baseUrl ?? this.options.baseUrl;
+    let client = this.clients.get(baseUrl);
+    if (!client) {
+      client = ky.create({
+        prefixUrl: baseUrl,
+        timeout: this.options.timeoutMs,
+        headers: { authorization: `Bearer ${this.options.apiKey}` },
+        retry: {
+          limit: this.options.retries,
+          methods: ['post', 'get'],
+          statusCodes: [500, 502, 503, 504],
+          backoffLimit: 2_000,
+        },
+      });
+      this.clients.set(baseUrl, client);
+    }
+    return client;
+  }
+}
+
+function chargeState(c: ChargeResponse): ProviderChargeState {
+  if (c.status === 'cancelled') return { kind: 'cancelled' };
+  if (c.status !== 'paid') return { kind: 'open' };
+  if (c.paid_at === null || c.amount_paid_cents === null || c.method === null)
+    throw new ProviderUnavailableError(`the sandbox reports charge ${c.charge_id} paid without its payment`);
+  return {
+    kind: 'paid',
+    payment: {
+      paidAt: new Date(c.paid_at),
+      amountPaidCents: c.amount_paid_cents,
+      feeCents: c.fee_cents ?? 0,
+      method: c.method,
+    },
+  };
 }
 
 function toCharge(c: ChargeResponse): ProviderCharge {

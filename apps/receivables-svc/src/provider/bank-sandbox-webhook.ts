@@ -8,6 +8,8 @@ export class InvalidWebhookError extends Error {
 
 interface SandboxNotification {
   event: string;
+  /** The provider account version the charge was registered under; absent for legacy charges (no account). */
+  account_reference?: string;
   charge_id: string;
   our_number: string;
   paid_at: string;
@@ -16,12 +18,18 @@ interface SandboxNotification {
   method: 'boleto' | 'pix' | 'manual';
 }
 
+/** A checked payment notification: the payment, and the account its charge belongs to (null: a legacy charge). */
+export interface SandboxPaymentNotice {
+  payment: ProviderPayment;
+  accountReference: string | null;
+}
+
 export function verifySandboxWebhook(
   secret: string,
   rawBody: string,
   signatureHeader: string | undefined,
   eventIdHeader: string | undefined,
-): ProviderPayment | null {
+): SandboxPaymentNotice | null {
   const given = /^sha256=([0-9a-f]{64})$/i.exec(signatureHeader ?? '')?.[1];
   const expected = createHmac('sha256', secret).update(rawBody).digest();
   if (!given || !timingSafeEqual(Buffer.from(given, 'hex'), expected)) throw new InvalidWebhookError('bad signature');
@@ -39,16 +47,20 @@ export function verifySandboxWebhook(
     Number.isNaN(paidAt.getTime()) ||
     !Number.isInteger(body.amount_paid_cents) ||
     !Number.isInteger(body.fee_cents) ||
-    !['boleto', 'pix', 'manual'].includes(body.method)
+    !['boleto', 'pix', 'manual'].includes(body.method) ||
+    (body.account_reference !== undefined && typeof body.account_reference !== 'string')
   ) {
     throw new InvalidWebhookError('incomplete payment notification');
   }
   return {
-    eventId: `bank-sandbox:${eventIdHeader}`,
-    chargeId: body.charge_id,
-    paidAt,
-    amountPaidCents: body.amount_paid_cents,
-    feeCents: body.fee_cents,
-    method: body.method,
+    payment: {
+      eventId: `bank-sandbox:${eventIdHeader}`,
+      chargeId: body.charge_id,
+      paidAt,
+      amountPaidCents: body.amount_paid_cents,
+      feeCents: body.fee_cents,
+      method: body.method,
+    },
+    accountReference: body.account_reference ?? null,
   };
 }

@@ -5,27 +5,30 @@ import type { ReceivablesDatabase } from '../db/schema';
 import { requestCancellation } from '../domain/cancellation';
 import { acceptReceivables } from '../domain/intake';
 import { listInstallments } from '../domain/installments';
-import type { ClientDirectory } from '../domain/ports';
+import type { ClientDirectory, PaymentProviders, ProviderAccounts } from '../domain/ports';
 import { consultReceivable, searchReceivables } from '../domain/search';
+import { fetchSlipPdf } from '../domain/slip-pdf';
 import type { IntakePriority } from './intake-priority';
 
 export interface HandlerDeps {
   db: Kysely<ReceivablesDatabase>;
   clients: ClientDirectory;
+  providers: PaymentProviders;
+  accounts: ProviderAccounts;
   timeZone: string;
   priority: IntakePriority;
   /** Wakes the outbox relay after a commit that queued work. */
   onEnqueued: () => void;
 }
 
-/** Requests from the gateway, and booklet-svc's question for a booklet's installments. */
+/** Requests from the gateway (slip PDFs included), and booklet-svc's question for a booklet's installments. */
 export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
   const queue = QueueGroups.receivables;
   const create = bus.serve(
     Subjects.receivables.create,
     async (cmd) => {
       const result = await deps.priority.intake(() =>
-        acceptReceivables(deps.db, deps.clients, cmd.tenant_id, cmd.receivables),
+        acceptReceivables(deps.db, deps.clients, cmd.tenant_id, cmd.provider_account, cmd.receivables),
       );
       deps.onEnqueued();
       const existing =
@@ -59,9 +62,13 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
 
   const installments = bus.serve(
     Subjects.receivables.installments,
-    async (cmd) => ({
-      installments: await listInstallments(deps.db, cmd.tenant_id, cmd.payment_slip_id),
-    }),
+    (cmd) => listInstallments(deps.db, cmd.tenant_id, cmd.payment_slip_id),
+    { queue },
+  );
+
+  const slipPdf = bus.serve(
+    Subjects.receivables.slipPdf,
+    async (cmd) => ({ pdf_base64: (await fetchSlipPdf(deps, cmd.receivable_id)).toString('base64') }),
     { queue },
   );
 
@@ -70,5 +77,5 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
     (cmd) => consultReceivable(deps.db, cmd.tenant_id, cmd.account_receivable_id, deps.timeZone),
     { queue },
   );
-  return [create, cancel, search, installments, consult];
+  return [create, cancel, search, installments, consult, slipPdf];
 };

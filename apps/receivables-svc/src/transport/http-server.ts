@@ -8,16 +8,25 @@ import { mountHealthRoutes, type ReadinessCheck } from '@payments/health';
 import { httpMetrics, metricsHandler, METRICS_PATH, type Registry } from '@payments/metrics';
 import { ServiceError } from '@payments/contracts';
 import type { ReceivablesDatabase } from '../db/schema';
-import { recordPayment } from '../domain/payments';
+import { confirmPayment, type ConfirmationResult } from '../domain/payment-confirmation';
+import { recordPayment, type ChargeScope } from '../domain/payments';
+import { ProviderUnavailableError, type PaymentProviders, type ProviderAccounts } from '../domain/ports';
 import { InvalidWebhookError, verifySandboxWebhook } from '../provider/bank-sandbox-webhook';
+import { parseInterWebhook } from '../provider/inter';
+import { INTER_WEBHOOK_PATH } from '../provider/providers';
+
+const MAX_WEBHOOK_BYTES = 256 * 1024;
 
 /**
  * receivables-svc's own HTTP port: provider webhooks (payment notifications), and the ops routes
- * /healthz, /readyz, /metrics. Not behind the gateway: the provider authenticates with the shared
- * webhook secret, not with an ERP's JWT.
+ * /healthz, /readyz, /metrics. Not behind the gateway: the sandbox signs its webhooks with the shared
+ * secret; Inter's notices (mutual TLS, ended before this port) change nothing until the bank, asked
+ * with the account's own credentials, confirms them.
  */
 export async function startProviderWebhookServer(deps: {
   db: Kysely<ReceivablesDatabase>;
+  providers: PaymentProviders;
+  accounts: ProviderAccounts;
   port: number;
   /** PROVIDER_WEBHOOK_SECRET: the provider signs its webhooks with it. */
   providerWebhookSecret: string;
@@ -31,10 +40,10 @@ export async function startProviderWebhookServer(deps: {
   app.use(httpMetrics(deps.metrics));
   const router = new Router();
   router.post('/provider/webhooks/bank-sandbox', async (ctx) => {
-    const raw = await readRaw(ctx.req, 256 * 1024);
-    let payment;
+    const raw = await readRaw(ctx.req, MAX_WEBHOOK_BYTES);
+    let notice;
     try {
-      payment = verifySandboxWebhook(
+      notice = verifySandboxWebhook(
         deps.providerWebhookSecret,
         raw,
         ctx.get('x-sandbox-signature') || undefined,
@@ -47,12 +56,13 @@ export async function startProviderWebhookServer(deps: {
       ctx.body = { error: err.message };
       return;
     }
-    if (!payment) {
+    if (!notice) {
       ctx.status = 204;
       return;
     }
     try {
-      const result = await recordPayment(deps.db, payment, deps.timeZone, deps.logger);
+      const scope = await sandboxScope(deps.accounts, notice.accountReference);
+      const result = await recordPayment(deps.db, notice.payment, scope, deps.timeZone, deps.logger);
       if (result === 'approved') deps.onEnqueued();
       ctx.status = 200;
       ctx.body = { result };
@@ -64,6 +74,42 @@ export async function startProviderWebhookServer(deps: {
       }
       throw err;
     }
+  });
+  router.post(`${INTER_WEBHOOK_PATH}/:accountId`, async (ctx) => {
+    const account = await deps.accounts.find(ctx.params.accountId ?? '');
+    if (!account || account.provider !== 'inter') {
+      ctx.status = 404;
+      ctx.body = { error: 'no inter provider account with this id' };
+      return;
+    }
+    const raw = await readRaw(ctx.req, MAX_WEBHOOK_BYTES);
+    let notices;
+    try {
+      notices = parseInterWebhook(raw);
+    } catch (err) {
+      deps.logger.warn({ accountId: account.id, reason: (err as Error).message }, 'inter webhook refused');
+      ctx.status = 400;
+      ctx.body = { error: 'not an Inter charge notification' };
+      return;
+    }
+    const results: Array<{ charge_id: string; result: ConfirmationResult }> = [];
+    try {
+      // One at a time: a notice is a bank call; a batch of them stays small.
+      for (const notice of notices) {
+        const result = await confirmPayment(deps, deps.providers.inter, account, notice.chargeId);
+        if (result === 'approved') deps.onEnqueued();
+        results.push({ charge_id: notice.chargeId, result });
+      }
+    } catch (err) {
+      if (!(err instanceof ProviderUnavailableError)) throw err;
+      deps.logger.warn({ accountId: account.id, reason: err.message }, 'inter notice not confirmed: bank unavailable');
+      ctx.status = 503; // Inter sends it again; what was recorded counts once
+      ctx.body = { error: 'the bank could not be consulted to confirm the notice; try again later' };
+      return;
+    }
+    // A charge we do not know (yet): our registration may not be committed; Inter retries on non-2xx.
+    ctx.status = results.some((r) => r.result === 'unknown_charge') ? 404 : 200;
+    ctx.body = { results };
   });
   mountHealthRoutes(router, { checks: deps.readiness });
   router.get(METRICS_PATH, metricsHandler(deps.metrics));
@@ -80,6 +126,15 @@ export async function startProviderWebhookServer(deps: {
     port: (server.address() as AddressInfo).port,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A sandbox notice names the account version its charge was registered under; none: a legacy charge. */
+async function sandboxScope(accounts: ProviderAccounts, accountReference: string | null): Promise<ChargeScope> {
+  if (accountReference === null) return 'legacy';
+  const account = await accounts.find(accountReference);
+  if (!account || account.provider !== 'sandbox')
+    throw new ServiceError('not_found', `no sandbox provider account ${accountReference}`);
+  return { accountId: account.id, tenantId: account.tenantId };
 }
 
 function readRaw(req: NodeJS.ReadableStream, limit: number): Promise<string> {
