@@ -158,6 +158,7 @@ export class TestProvider implements PaymentProvider {
   readonly registerAccounts: ProviderAccount[] = [];
   readonly cancelCalls: string[] = [];
   readonly cancelReasons: string[] = [];
+  readonly cancelAccounts: ProviderAccount[] = [];
   readonly consultCalls: string[] = [];
   readonly charges = new Map<string, ProviderCharge>();
   /** Outcome for each request; `register` unless told otherwise. */
@@ -191,8 +192,9 @@ export class TestProvider implements PaymentProvider {
     return outcomes;
   }
 
-  async cancel(_account: ProviderAccount, chargeId: string, reason: string): Promise<CancellationOutcome> {
+  async cancel(account: ProviderAccount, chargeId: string, reason: string): Promise<CancellationOutcome> {
     this.cancelCalls.push(chargeId);
+    this.cancelAccounts.push(account);
     this.cancelReasons.push(reason);
     if (this.cancelOutcome === 'unavailable') throw new ProviderUnavailableError('bank unreachable (test)');
     return this.cancelOutcome;

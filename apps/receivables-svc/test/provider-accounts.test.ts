@@ -1,0 +1,643 @@
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { connectBus, type Bus } from '@payments/bus';
+import {
+  ServiceError,
+  SLIP_PDF_PATH,
+  Streams,
+  Subjects,
+  type CancellationJob,
+  type ProviderAccountVersion,
+  type RegisteredCallback,
+  type RegistrationJob,
+} from '@payments/contracts';
+import { createMetricsRegistry } from '@payments/metrics';
+import { checkLink } from '@payments/signed-links';
+import type { ReceivableRow } from '../src/db/schema';
+import { processCancellation, requestCancellation } from '../src/domain/cancellation';
+import { acceptReceivables } from '../src/domain/intake';
+import { listInstallments } from '../src/domain/installments';
+import { confirmPayment } from '../src/domain/payment-confirmation';
+import { recordPayment } from '../src/domain/payments';
+import { ProviderUnavailableError, type ProviderPayment } from '../src/domain/ports';
+import { registerReceivables } from '../src/domain/registration';
+import { LEGACY_SANDBOX_ACCOUNT } from '../src/provider/legacy-account';
+import { slipPdfLinkExpiry } from '../src/provider/slip-pdf-links';
+import { registerHandlers } from '../src/transport/bus-handlers';
+import { startProviderWebhookServer } from '../src/transport/http-server';
+import { IntakePriority } from '../src/transport/intake-priority';
+import {
+  accountVersion,
+  callbacksFor,
+  chargeItem,
+  history,
+  outbox,
+  providersOf,
+  row,
+  rowById,
+  startStateFixture,
+  TEST_LINKS,
+  TestProvider,
+  workerDeps,
+  type StateFixture,
+} from './state-fixture';
+
+// Provider accounts in receivables-svc: intake stores the account version with its charges, every
+// provider call names the account, and payments are matched within one account (and its tenant).
+// Postgres is real (the fixture's throw-away database), so are the webhook HTTP server and NATS;
+// the banks are our PaymentProvider port filled by test doubles.
+
+const TZ = 'America/Sao_Paulo';
+const SECRET = 'sandbox-webhook-secret';
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+let f: StateFixture;
+/** The banks behind the webhook server and the bus handlers: tests set what they answer. */
+const sandbox = new TestProvider();
+const inter = new TestProvider('inter_');
+let webhooks: { port: number; stop(): Promise<void> };
+
+beforeAll(async () => {
+  f = await startStateFixture();
+  webhooks = await startProviderWebhookServer({
+    db: f.db,
+    providers: { sandbox, inter },
+    accounts: f.accounts,
+    port: 0,
+    providerWebhookSecret: SECRET,
+    timeZone: TZ,
+    logger: f.logger,
+    onEnqueued: () => undefined,
+    readiness: [],
+    metrics: createMetricsRegistry('receivables-test'),
+  });
+});
+afterAll(async () => {
+  await webhooks?.stop();
+  await f?.stop();
+});
+
+const job = (rows: Array<Pick<ReceivableRow, 'id' | 'tenant_id'>>): RegistrationJob => ({
+  tenant_id: rows[0].tenant_id,
+  receivable_ids: rows.map((r) => r.id),
+});
+
+/** Accepts one charge under `account` (for its tenant) and returns its row. */
+async function acceptUnder(account: ProviderAccountVersion, overrides = {}): Promise<ReceivableRow> {
+  const clientId = f.clients.add(account.tenant_id);
+  const item = chargeItem(clientId, overrides);
+  await acceptReceivables(f.db, f.clients, account.tenant_id, account, [item]);
+  return row(f, account.tenant_id, item.account_receivable_id);
+}
+
+/** Accepts and registers one charge under `account` with `provider`. */
+async function registeredUnder(account: ProviderAccountVersion, provider = sandbox, overrides = {}) {
+  const r = await acceptUnder(account, overrides);
+  expect(await registerReceivables(workerDeps(f, provider), job([r]), 1)).toBe('done');
+  return rowById(f, r.id);
+}
+
+/** Gives a row the charge id and our_number a bank handed out (two banks may hand out the same ones). */
+async function setCharge(r: ReceivableRow, chargeId: string, ourNumber: string): Promise<ReceivableRow> {
+  await f.db
+    .updateTable('receivables')
+    .set({ provider_charge_id: chargeId, our_number: ourNumber })
+    .where('id', '=', r.id)
+    .execute();
+  return rowById(f, r.id);
+}
+
+async function postSandboxWebhook(body: Record<string, unknown>, eventId = randomUUID()) {
+  const raw = JSON.stringify({
+    event: 'charge.paid',
+    our_number: '00000000001',
+    paid_at: '2026-11-23T15:00:00.000Z',
+    amount_paid_cents: 15075,
+    fee_cents: 199,
+    method: 'boleto',
+    ...body,
+  });
+  const response = await fetch(`http://127.0.0.1:${webhooks.port}/provider/webhooks/bank-sandbox`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-sandbox-signature': `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
+      'x-sandbox-event-id': eventId,
+    },
+    body: raw,
+  });
+  return { status: response.status, body: (await response.json().catch(() => null)) as { result?: string } | null };
+}
+
+async function expectServiceError(promise: Promise<unknown>, code: string): Promise<void> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ServiceError);
+  expect((err as ServiceError).code).toBe(code);
+}
+
+describe('intake under a provider account', () => {
+  it('stores the account version once, with the batch, and every receivable references it', async () => {
+    const tenantId = randomUUID();
+    const account = accountVersion(tenantId);
+    const clientId = f.clients.add(tenantId);
+    await acceptReceivables(f.db, f.clients, tenantId, account, [chargeItem(clientId), chargeItem(clientId)]);
+    // A later batch under the same version (the ERP posted again): the stored version is kept as it was.
+    const altered = { ...account, beneficiary: { ...account.beneficiary, name: 'Someone else' } };
+    await acceptReceivables(f.db, f.clients, tenantId, altered, [chargeItem(clientId)]);
+    const stored = await f.db.selectFrom('provider_accounts').selectAll().where('tenant_id', '=', tenantId).execute();
+    expect(stored).toEqual([
+      expect.objectContaining({
+        id: account.account_id,
+        provider: 'sandbox',
+        beneficiary: account.beneficiary,
+        base_url: null,
+        sealed_credentials: null,
+      }),
+    ]);
+    const rows = await f.db
+      .selectFrom('receivables')
+      .select('provider_account_id')
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    expect(rows.map((r) => r.provider_account_id)).toEqual([
+      account.account_id,
+      account.account_id,
+      account.account_id,
+    ]);
+  });
+
+  it("refuses a batch without an account or with another tenant's, storing nothing", async () => {
+    const tenantId = randomUUID();
+    const clientId = f.clients.add(tenantId);
+    const foreign = accountVersion(randomUUID());
+    await expectServiceError(
+      acceptReceivables(f.db, f.clients, tenantId, foreign, [chargeItem(clientId)]),
+      'no_provider_account',
+    );
+    await expectServiceError(
+      acceptReceivables(f.db, f.clients, tenantId, undefined, [chargeItem(clientId)]),
+      'no_provider_account',
+    );
+    const count = await f.db
+      .selectFrom('receivables')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(0);
+    expect(
+      await f.db.selectFrom('provider_accounts').select('id').where('id', '=', foreign.account_id).execute(),
+    ).toEqual([]);
+  });
+});
+
+describe('registration by account', () => {
+  it("goes to the account's provider kind with the account; an inter charge's PDF link is a signed gateway link", async () => {
+    const sandboxAccount = accountVersion(randomUUID());
+    const interAccount = accountVersion(randomUUID(), 'inter');
+    const bySandbox = new TestProvider();
+    const byInter = new TestProvider('inter_');
+    const deps = { ...workerDeps(f, bySandbox), providers: { sandbox: bySandbox, inter: byInter } };
+    const s = await acceptUnder(sandboxAccount);
+    const i = await acceptUnder(interAccount, { due_date: '2026-12-15' });
+    expect(await registerReceivables(deps, job([s]), 1)).toBe('done');
+    expect(await registerReceivables(deps, job([i]), 1)).toBe('done');
+
+    expect(bySandbox.registerAccounts.map((a) => [a.id, a.tenantId, a.provider])).toEqual([
+      [sandboxAccount.account_id, sandboxAccount.tenant_id, 'sandbox'],
+    ]);
+    expect(bySandbox.registerAccounts[0].beneficiary).toEqual(sandboxAccount.beneficiary);
+    expect(byInter.registerAccounts.map((a) => [a.id, a.provider, a.sealedCredentials])).toEqual([
+      [interAccount.account_id, 'inter', interAccount.sealed_credentials],
+    ]);
+
+    // The sandbox's PDF is public: its own URL. Inter's needs its credentials: a signed gateway link.
+    expect((await rowById(f, s.id)).pdf_url).toBe(bySandbox.charges.get(s.id)!.pdfUrl);
+    const interRow = await rowById(f, i.id);
+    const link = new URL(interRow.pdf_url!);
+    expect(`${link.origin}${link.pathname}`).toBe(`${TEST_LINKS.publicBaseUrl}${SLIP_PDF_PATH}/${i.id}`);
+    const expires = link.searchParams.get('expires')!;
+    expect(checkLink(TEST_LINKS.downloadLinkSecret, i.id, expires, link.searchParams.get('signature')!)).toBe('valid');
+    expect(checkLink(TEST_LINKS.downloadLinkSecret, s.id, expires, link.searchParams.get('signature')!)).toBe(
+      'tampered',
+    );
+    const lastsUntil = Number(expires) * 1000;
+    expect(lastsUntil).toBeGreaterThanOrEqual(Date.now() + 30 * 86_400_000 - 5_000);
+    expect(lastsUntil).toBeGreaterThanOrEqual(Date.parse('2026-12-15T00:00:00Z') + 90 * 86_400_000);
+    const [callback] = await callbacksFor(f, interRow);
+    expect((callback.payload as RegisteredCallback).payment_data.pdf).toBe(interRow.pdf_url);
+  });
+
+  it('makes slip links last until 90 days after the due date, and at least 30 days from now', () => {
+    const now = new Date('2026-11-23T12:00:00Z');
+    expect(slipPdfLinkExpiry('2026-12-15', now).toISOString()).toBe('2027-03-15T00:00:00.000Z');
+    expect(slipPdfLinkExpiry('2026-01-10', now).toISOString()).toBe('2026-12-23T12:00:00.000Z');
+  });
+
+  it('registers a receivable from before accounts (none) with the sandbox and its default payee', async () => {
+    const legacy = await acceptUnder(accountVersion(randomUUID()));
+    await f.db.updateTable('receivables').set({ provider_account_id: null }).where('id', '=', legacy.id).execute();
+    const bySandbox = new TestProvider();
+    const byInter = new TestProvider('inter_');
+    const deps = { ...workerDeps(f, bySandbox), providers: { sandbox: bySandbox, inter: byInter } };
+    expect(await registerReceivables(deps, job([legacy]), 1)).toBe('done');
+    expect(bySandbox.registerAccounts).toEqual([LEGACY_SANDBOX_ACCOUNT]);
+    expect(byInter.registerCalls).toEqual([]);
+    expect((await rowById(f, legacy.id)).registration_status).toBe('registered');
+  });
+
+  it('keeps the id of a charge accepted but not issued yet, and consults it on the next attempt', async () => {
+    const provider = new TestProvider('inter_');
+    provider.plan = () => 'accepted_not_issued';
+    const r = await acceptUnder(accountVersion(randomUUID(), 'inter'));
+    expect(await registerReceivables(workerDeps(f, provider), job([r]), 1)).toEqual({ retryInMs: 1_000 });
+    expect(await rowById(f, r.id)).toMatchObject({
+      registration_status: 'queued',
+      state: 'pending',
+      provider_charge_id: `inter_${r.id}`,
+    });
+    expect(await callbacksFor(f, r)).toEqual([]);
+    provider.plan = () => 'register';
+    expect(await registerReceivables(workerDeps(f, provider), job([r]), 2)).toBe('done');
+    expect(provider.registerCalls.map((call) => call[0].providerChargeId)).toEqual([null, `inter_${r.id}`]);
+    expect(await rowById(f, r.id)).toMatchObject({ registration_status: 'registered', state: 'pending' });
+  });
+
+  it('cancels, quietly, a charge accepted but not issued when its receivable is cancelled meanwhile', async () => {
+    const provider = new TestProvider('inter_');
+    provider.plan = () => 'accepted_not_issued';
+    const r = await acceptUnder(accountVersion(randomUUID(), 'inter'));
+    await registerReceivables(workerDeps(f, provider), job([r]), 1);
+    await requestCancellation(f.db, r.tenant_id, r.account_receivable_id);
+    const requested: CancellationJob = { tenant_id: r.tenant_id, receivable_id: r.id, reason: 'requested' };
+    expect(await processCancellation(workerDeps(f, provider), requested, 1)).toBe('done');
+    expect(await registerReceivables(workerDeps(f, provider), job([r]), 2)).toBe('done');
+    expect(await rowById(f, r.id)).toMatchObject({ state: 'cancelled', registration_status: 'skipped' });
+    const cleanup = (await outbox<CancellationJob>(f, Streams.receivableCancellations)).find(
+      (m) => m.payload.receivable_id === r.id && m.payload.reason === 'cleanup',
+    );
+    expect(cleanup).toBeDefined();
+    expect(await processCancellation(workerDeps(f, provider), cleanup!.payload, 1)).toBe('done');
+    expect(provider.cancelCalls).toEqual([`inter_${r.id}`]);
+    expect(provider.cancelReasons).toEqual(['cleanup']);
+  });
+
+  it("cancels at the provider with the receivable's account and our reason", async () => {
+    const provider = new TestProvider('inter_');
+    const account = accountVersion(randomUUID(), 'inter');
+    const r = await registeredUnder(account, provider);
+    await requestCancellation(f.db, r.tenant_id, r.account_receivable_id);
+    const cancel: CancellationJob = { tenant_id: r.tenant_id, receivable_id: r.id, reason: 'requested' };
+    expect(await processCancellation(workerDeps(f, provider), cancel, 1)).toBe('done');
+    expect(provider.cancelAccounts.map((a) => [a.id, a.provider])).toEqual([[account.account_id, 'inter']]);
+    expect(provider.cancelCalls).toEqual([`inter_${r.id}`]);
+    expect(provider.cancelReasons).toEqual(['requested by the ERP']);
+    expect((await rowById(f, r.id)).state).toBe('cancelled');
+  });
+});
+
+describe('sandbox webhook, matched within the account', () => {
+  it('pays each of two tenants its own charge when their banks gave both the same charge id and our_number', async () => {
+    const a = accountVersion(randomUUID());
+    const b = accountVersion(randomUUID());
+    const chargeId = `shared-${randomUUID()}`;
+    const ra = await setCharge(await registeredUnder(a), chargeId, '00000000001');
+    const rb = await setCharge(await registeredUnder(b), chargeId, '00000000001');
+
+    const first = await postSandboxWebhook({ charge_id: chargeId, account_reference: a.account_id });
+    expect(first).toEqual({ status: 200, body: { result: 'approved' } });
+    expect((await rowById(f, ra.id)).state).toBe('approved');
+    expect((await rowById(f, rb.id)).state).toBe('pending');
+
+    const second = await postSandboxWebhook({
+      charge_id: chargeId,
+      account_reference: b.account_id.toUpperCase(),
+      amount_paid_cents: 15000,
+      method: 'pix',
+    });
+    expect(second).toEqual({ status: 200, body: { result: 'approved' } });
+    expect(await rowById(f, rb.id)).toMatchObject({ state: 'approved', amount_paid_cents: 15000, payment_type: 'pix' });
+    expect(await rowById(f, ra.id)).toMatchObject({ amount_paid_cents: 15075, payment_type: 'boleto' });
+    for (const r of [ra, rb])
+      expect((await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.paid')).toHaveLength(1);
+  });
+
+  it('does not match a charge of another account, nor of another tenant, nor a legacy one, and changes nothing', async () => {
+    const a = accountVersion(randomUUID());
+    const b = accountVersion(randomUUID());
+    const rb = await registeredUnder(b);
+    // Account a names b's charge: 404 (the sandbox would retry), nothing changes, the event is not consumed.
+    const eventId = randomUUID();
+    await acceptUnder(a); // stores account a
+    const wrong = await postSandboxWebhook(
+      { charge_id: rb.provider_charge_id, account_reference: a.account_id },
+      eventId,
+    );
+    expect(wrong.status).toBe(404);
+    expect((await rowById(f, rb.id)).state).toBe('pending');
+    expect(
+      await f.db
+        .selectFrom('provider_events')
+        .select('event_id')
+        .where('event_id', '=', `bank-sandbox:${eventId}`)
+        .execute(),
+    ).toEqual([]);
+    // An account that was never stored, and a legacy notice (no account) for an account's charge: 404 too.
+    expect(
+      (await postSandboxWebhook({ charge_id: rb.provider_charge_id, account_reference: randomUUID() })).status,
+    ).toBe(404);
+    expect((await postSandboxWebhook({ charge_id: rb.provider_charge_id })).status).toBe(404);
+    // The tenant is part of every match: the right account with another tenant finds nothing.
+    const payment: ProviderPayment = {
+      eventId: randomUUID(),
+      chargeId: rb.provider_charge_id!,
+      paidAt: new Date(),
+      amountPaidCents: 1,
+      feeCents: 0,
+      method: 'pix',
+    };
+    await expectServiceError(
+      recordPayment(f.db, payment, { accountId: b.account_id, tenantId: a.tenant_id }, TZ, f.logger),
+      'not_found',
+    );
+    expect((await rowById(f, rb.id)).state).toBe('pending');
+    expect(await history(f, rb.id)).toEqual([]);
+  });
+
+  it('matches a notice without an account only among receivables from before accounts', async () => {
+    const r = await registeredUnder(accountVersion(randomUUID()));
+    await f.db.updateTable('receivables').set({ provider_account_id: null }).where('id', '=', r.id).execute();
+    expect(await postSandboxWebhook({ charge_id: r.provider_charge_id })).toEqual({
+      status: 200,
+      body: { result: 'approved' },
+    });
+    expect((await rowById(f, r.id)).state).toBe('approved');
+  });
+
+  it('refuses an inter account named as a sandbox account', async () => {
+    const interAccount = accountVersion(randomUUID(), 'inter');
+    const r = await registeredUnder(interAccount, inter);
+    expect(
+      (await postSandboxWebhook({ charge_id: r.provider_charge_id, account_reference: interAccount.account_id }))
+        .status,
+    ).toBe(404);
+    expect((await rowById(f, r.id)).state).toBe('pending');
+  });
+});
+
+describe('Inter notices, confirmed by consulting the bank', () => {
+  const confirmDeps = () => ({ db: f.db, timeZone: TZ, logger: f.logger });
+
+  it('records a payment only when the bank reports the charge paid, with the amounts and date it reports, once', async () => {
+    const provider = new TestProvider('inter_');
+    const account = accountVersion(randomUUID(), 'inter');
+    const r = await registeredUnder(account, provider);
+    const stored = await f.accounts.find(account.account_id);
+    const chargeId = r.provider_charge_id!;
+
+    // The notice says paid, the bank says open: nothing changes.
+    expect(await confirmPayment(confirmDeps(), provider, stored!, chargeId)).toBe('not_paid');
+    provider.states.set(chargeId, { kind: 'cancelled' });
+    expect(await confirmPayment(confirmDeps(), provider, stored!, chargeId)).toBe('not_paid');
+    expect((await rowById(f, r.id)).state).toBe('pending');
+
+    // The bank cannot be asked: the error reaches the route (503, Inter retries), nothing changes.
+    provider.states.set(chargeId, 'unavailable');
+    await expect(confirmPayment(confirmDeps(), provider, stored!, chargeId)).rejects.toBeInstanceOf(
+      ProviderUnavailableError,
+    );
+    expect((await rowById(f, r.id)).state).toBe('pending');
+
+    const paidAt = new Date('2026-11-24T13:14:15.000Z');
+    provider.states.set(chargeId, {
+      kind: 'paid',
+      payment: { paidAt, amountPaidCents: 14990, feeCents: 0, method: 'pix' },
+    });
+    expect(await confirmPayment(confirmDeps(), provider, stored!, chargeId)).toBe('approved');
+    const after = await rowById(f, r.id);
+    expect(after).toMatchObject({ state: 'approved', amount_paid_cents: 14990, fee_cents: 0, payment_type: 'pix' });
+    expect(after.payment_date?.toISOString()).toBe(paidAt.toISOString());
+
+    // Notified again: counted once, the bank not asked again.
+    const consulted = provider.consultCalls.length;
+    expect(await confirmPayment(confirmDeps(), provider, stored!, chargeId)).toBe('already_paid');
+    expect(provider.consultCalls).toHaveLength(consulted);
+    expect((await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.paid')).toHaveLength(1);
+  });
+
+  it("does not ask the bank about a charge that is not this account's", async () => {
+    const provider = new TestProvider('inter_');
+    const mine = await f.accounts.forReceivable(
+      (await acceptUnder(accountVersion(randomUUID(), 'inter'))).provider_account_id,
+    );
+    const other = await registeredUnder(accountVersion(randomUUID(), 'inter'), provider);
+    provider.states.set(other.provider_charge_id!, {
+      kind: 'paid',
+      payment: { paidAt: new Date(), amountPaidCents: 1, feeCents: 0, method: 'boleto' },
+    });
+    const consulted = provider.consultCalls.length;
+    expect(await confirmPayment(confirmDeps(), provider, mine, other.provider_charge_id!)).toBe('unknown_charge');
+    expect(provider.consultCalls).toHaveLength(consulted);
+    expect((await rowById(f, other.id)).state).toBe('pending');
+  });
+
+  /** What Inter posts: a JSON array of charge updates (the body proves nothing; the bank is asked). */
+  async function postInterWebhook(accountId: string, notices: Array<{ chargeId: string; situation: string }> | string) {
+    const body =
+      typeof notices === 'string'
+        ? notices
+        : JSON.stringify(
+            notices.map((n) => ({
+              codigoSolicitacao: n.chargeId,
+              seuNumero: '000000000000001',
+              situacao: n.situation,
+              dataHoraSituacao: '2026-11-24T10:14:15.000-03:00',
+              valorTotalRecebido: 999999, // a forged amount: what counts is what the bank reports
+              origemRecebimento: 'BOLETO',
+            })),
+          );
+    const response = await fetch(`http://127.0.0.1:${webhooks.port}/provider/webhooks/inter/${accountId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    return { status: response.status, body: (await response.json().catch(() => null)) as unknown };
+  }
+
+  it('on the webhook: consults each notice, records only a confirmed payment, 503 while the bank cannot be asked', async () => {
+    const account = accountVersion(randomUUID(), 'inter');
+    const r = await registeredUnder(account, inter);
+    const chargeId = r.provider_charge_id!;
+
+    inter.states.set(chargeId, 'unavailable');
+    expect((await postInterWebhook(account.account_id, [{ chargeId, situation: 'RECEBIDO' }])).status).toBe(503);
+    expect((await rowById(f, r.id)).state).toBe('pending');
+
+    inter.states.set(chargeId, { kind: 'open' });
+    expect(await postInterWebhook(account.account_id, [{ chargeId, situation: 'RECEBIDO' }])).toEqual({
+      status: 200,
+      body: { results: [{ charge_id: chargeId, result: 'not_paid' }] },
+    });
+    expect((await rowById(f, r.id)).state).toBe('pending');
+
+    const paidAt = new Date('2026-11-24T13:14:15.000Z');
+    inter.states.set(chargeId, {
+      kind: 'paid',
+      payment: { paidAt, amountPaidCents: 15075, feeCents: 250, method: 'boleto' },
+    });
+    expect(await postInterWebhook(account.account_id.toUpperCase(), [{ chargeId, situation: 'RECEBIDO' }])).toEqual({
+      status: 200,
+      body: { results: [{ charge_id: chargeId, result: 'approved' }] },
+    });
+    const after = await rowById(f, r.id);
+    expect(after).toMatchObject({ state: 'approved', amount_paid_cents: 15075, fee_cents: 250 });
+    expect(after.payment_date?.toISOString()).toBe(paidAt.toISOString());
+    // Inter sends it again: counted once.
+    expect(await postInterWebhook(account.account_id, [{ chargeId, situation: 'RECEBIDO' }])).toEqual({
+      status: 200,
+      body: { results: [{ charge_id: chargeId, result: 'already_paid' }] },
+    });
+    expect((await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.paid')).toHaveLength(1);
+  });
+
+  it("on the webhook: 404 for a charge that is not this account's (Inter retries), 400 for a body that is not Inter's", async () => {
+    const account = accountVersion(randomUUID(), 'inter');
+    const other = await registeredUnder(accountVersion(randomUUID(), 'inter'), inter);
+    await acceptUnder(account);
+    inter.states.set(other.provider_charge_id!, {
+      kind: 'paid',
+      payment: { paidAt: new Date(), amountPaidCents: 1, feeCents: 0, method: 'pix' },
+    });
+    const response = await postInterWebhook(account.account_id, [
+      { chargeId: other.provider_charge_id!, situation: 'RECEBIDO' },
+    ]);
+    expect(response.status).toBe(404);
+    expect((await rowById(f, other.id)).state).toBe('pending');
+    expect((await postInterWebhook(account.account_id, '{"not":"inter"')).status).toBe(400);
+    expect((await postInterWebhook(account.account_id, [{ chargeId: 'x', situation: 'PAGO_TALVEZ' }])).status).toBe(
+      400,
+    );
+  });
+
+  it('answers 404 on the webhook of an account that is unknown or not an inter account', async () => {
+    const sandboxAccount = accountVersion(randomUUID());
+    await acceptUnder(sandboxAccount);
+    for (const id of [randomUUID(), sandboxAccount.account_id, 'not-a-uuid']) {
+      const response = await fetch(`http://127.0.0.1:${webhooks.port}/provider/webhooks/inter/${id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '[]',
+      });
+      expect(response.status).toBe(404);
+    }
+  });
+});
+
+describe('installments of a booklet', () => {
+  it('lists the pending and paid ones by due date then id, with state and payment date, and the account beneficiary as payee', async () => {
+    const provider = new TestProvider();
+    const account = accountVersion(randomUUID(), 'sandbox', { name: 'Escola Aurora' });
+    const slip = randomUUID();
+    const at = (due: string, id: string) => ({
+      payment_slip_id: slip,
+      due_date: due,
+      account_receivable_id: id,
+    });
+    const ids = ['10000000-0000-4000-8000-000000000000', '20000000-0000-4000-8000-000000000000'];
+    const paid = await registeredUnder(account, provider, at('2026-12-10', randomUUID()));
+    const laterB = await registeredUnder(account, provider, at('2027-01-10', ids[1]));
+    const laterA = await acceptUnder(account, at('2027-01-10', ids[0])); // not registered yet
+    const cancelled = await registeredUnder(account, provider, at('2026-11-30', randomUUID()));
+    const rejecting = new TestProvider();
+    rejecting.plan = () => 'reject';
+    const rejected = await registeredUnder(account, rejecting, at('2026-11-29', randomUUID()));
+    expect(rejected.state).toBe('rejected');
+    await requestCancellation(f.db, account.tenant_id, cancelled.account_receivable_id);
+    await processCancellation(
+      workerDeps(f, provider),
+      { tenant_id: account.tenant_id, receivable_id: cancelled.id, reason: 'requested' },
+      1,
+    );
+    const paidAt = new Date('2026-12-09T18:30:00.000Z');
+    await recordPayment(
+      f.db,
+      {
+        eventId: randomUUID(),
+        chargeId: paid.provider_charge_id!,
+        paidAt,
+        amountPaidCents: 15075,
+        feeCents: 0,
+        method: 'pix',
+      },
+      { accountId: account.account_id, tenantId: account.tenant_id },
+      TZ,
+      f.logger,
+    );
+
+    const reply = await listInstallments(f.db, account.tenant_id, slip);
+    expect(reply.payee).toEqual(account.beneficiary);
+    expect(reply.installments.map((i) => [i.account_receivable_id, i.state, i.payment_date, i.registered])).toEqual([
+      [paid.account_receivable_id, 'approved', paidAt.toISOString(), true],
+      [laterA.account_receivable_id, 'pending', null, false],
+      [laterB.account_receivable_id, 'pending', null, true],
+    ]);
+    // Another tenant asking for the same payment_slip_id sees nothing.
+    expect(await listInstallments(f.db, randomUUID(), slip)).toEqual({ installments: [], payee: null });
+  });
+
+  it('has no payee for installments accepted before accounts existed', async () => {
+    const r = await acceptUnder(accountVersion(randomUUID()));
+    await f.db.updateTable('receivables').set({ provider_account_id: null }).where('id', '=', r.id).execute();
+    const reply = await listInstallments(f.db, r.tenant_id, r.payment_slip_id);
+    expect(reply.payee).toBeNull();
+    expect(reply.installments.map((i) => i.account_receivable_id)).toEqual([r.account_receivable_id]);
+  });
+});
+
+describe('slip PDF on the bus', () => {
+  let bus: Bus;
+  let handlers: ReturnType<typeof registerHandlers>;
+  const bank = new TestProvider('inter_');
+
+  beforeAll(async () => {
+    const prefix = `t${randomBytes(5).toString('hex')}`;
+    bus = await connectBus({ url: NATS_URL, prefix, name: 'receivables-test', logger: f.logger, timeoutMs: 5_000 });
+    handlers = registerHandlers(bus, {
+      db: f.db,
+      clients: f.clients,
+      providers: providersOf(bank),
+      accounts: f.accounts,
+      timeZone: TZ,
+      priority: new IntakePriority({ maxDeferMs: 0, quietMs: 0 }),
+      onEnqueued: () => undefined,
+    });
+  });
+  afterAll(async () => {
+    for (const h of handlers ?? []) h.unsubscribe();
+    await bus?.close();
+  });
+
+  const ask = (receivableId: string) =>
+    bus.request(Subjects.receivables.slipPdf, { receivable_id: receivableId }, { service: 'receivables' });
+
+  it("fetches the PDF from the receivable's bank, base64", async () => {
+    const r = await registeredUnder(accountVersion(randomUUID(), 'inter'), bank);
+    const reply = await ask(r.id.toUpperCase());
+    expect(Buffer.from(reply.pdf_base64, 'base64').toString()).toBe(`%PDF-1.4 slip of ${r.provider_charge_id}`);
+  });
+
+  it('answers not_found for an unknown receivable or one not registered yet, service_unavailable when the bank is down', async () => {
+    await expectServiceError(ask(randomUUID()), 'not_found');
+    await expectServiceError(ask('not-a-uuid'), 'not_found');
+    const queued = await acceptUnder(accountVersion(randomUUID(), 'inter'));
+    await expectServiceError(ask(queued.id), 'not_found');
+    const r = await registeredUnder(accountVersion(randomUUID(), 'inter'), bank);
+    bank.down = true;
+    try {
+      await expectServiceError(ask(r.id), 'service_unavailable');
+    } finally {
+      bank.down = false;
+    }
+  });
+});
