@@ -1,0 +1,80 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ConfigError } from '@payments/config';
+import { DEV_CREDENTIALS_ENCRYPTION_KEY, seal } from '@payments/credential-seal';
+import { loadReceivablesConfig } from '../src/config';
+import type { ProviderAccount } from '../src/domain/ports';
+import { CredentialsUnavailableError, interCredentialOpener } from '../src/provider/credentials';
+import { interWebhookUrl } from '../src/provider/providers';
+
+describe('receivables-svc config', () => {
+  const production = {
+    NODE_ENV: 'production',
+    DOWNLOAD_LINK_SECRET: 'a-production-link-secret',
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  };
+
+  it('defaults for development: the public credentials key, webhooks on its own port, links to the gateway', () => {
+    const config = loadReceivablesConfig({ RECEIVABLES_PORT: '3210', PORT: '8080' });
+    expect(config.credentialsEncryptionKey).toEqual(Buffer.from(DEV_CREDENTIALS_ENCRYPTION_KEY, 'base64'));
+    expect(config.publicUrl).toBe('http://127.0.0.1:3210');
+    expect(interWebhookUrl(config.publicUrl, 'acc')).toBe('http://127.0.0.1:3210/provider/webhooks/inter/acc');
+    expect(config.publicBaseUrl).toBe('http://localhost:8080');
+    expect(config.inter.baseUrl).toBe('https://cdpj.partners.bancointer.com.br');
+  });
+
+  it('refuses production without CREDENTIALS_ENCRYPTION_KEY, with the development one, or a malformed one, naming it', () => {
+    expect(() => loadReceivablesConfig(production)).not.toThrow();
+    for (const key of [undefined, DEV_CREDENTIALS_ENCRYPTION_KEY]) {
+      const load = () => loadReceivablesConfig({ ...production, CREDENTIALS_ENCRYPTION_KEY: key });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(/CREDENTIALS_ENCRYPTION_KEY/);
+    }
+    expect(() => loadReceivablesConfig({ CREDENTIALS_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(
+      /CREDENTIALS_ENCRYPTION_KEY/,
+    );
+    expect(() => loadReceivablesConfig({ ...production, DOWNLOAD_LINK_SECRET: undefined })).toThrow(
+      /DOWNLOAD_LINK_SECRET/,
+    );
+  });
+});
+
+describe('credential opener', () => {
+  const key = randomBytes(32);
+  const credentials = { client_id: 'id-1', client_secret: 'very-secret', cert_pem: 'CERT', key_pem: 'PRIVATE KEY' };
+  const account = (sealedCredentials: string | null, id = randomUUID()): ProviderAccount => ({
+    id,
+    tenantId: randomUUID(),
+    provider: 'inter',
+    beneficiary: { name: 'X', tax_id: '1', city: null, pix_key: null, agency: null, account: null, address: null },
+    baseUrl: null,
+    sealedCredentials,
+  });
+
+  it("opens an account's own credentials", () => {
+    const id = randomUUID();
+    expect(interCredentialOpener(key)(account(seal(key, JSON.stringify(credentials), id), id))).toEqual(credentials);
+  });
+
+  it("refuses another account's sealed value, a wrong key, none, or something else, without quoting the secret", () => {
+    const sealedForOther = seal(key, JSON.stringify(credentials), randomUUID());
+    const id = randomUUID();
+    const cases = [
+      account(sealedForOther),
+      account(seal(randomBytes(32), JSON.stringify(credentials), id), id),
+      account(null),
+      account(seal(key, JSON.stringify({ client_id: 'id-1', client_secret: 'very-secret' }), id), id),
+      account(seal(key, 'very-secret not json', id), id),
+    ];
+    for (const c of cases) {
+      let error: unknown;
+      try {
+        interCredentialOpener(key)(c);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(CredentialsUnavailableError);
+      expect((error as Error).message).toContain(c.id);
+      expect((error as Error).message).not.toMatch(/very-secret|PRIVATE KEY/);
+    }
+  });
+});
