@@ -1,0 +1,142 @@
+import { taxIdDigits } from '@payments/tax-id';
+import {
+  CreateChargeRequest,
+  interViolations,
+  seuNumeroFor,
+  type ChargeView,
+  type InterViolation,
+} from '@payments/inter-cobranca';
+import type { BatchRegistrationOutcome, ChargeRequest, ProviderChargeState } from '../../domain/ports';
+
+const DAY_MS = 86_400_000;
+
+/** Our charge as Inter's create request: a request that breaks Inter's contract comes back as its violations. */
+export function toCreateRequest(
+  request: ChargeRequest,
+  numDiasAgenda: number,
+): { ok: true; body: CreateChargeRequest } | { ok: false; violations: InterViolation[] } {
+  const payer = request.payer;
+  const taxId = taxIdDigits(payer.taxId);
+  const cut = (text: string | null, max: number) =>
+    text === null ? undefined : text.trim().slice(0, max) || undefined;
+  const pagador = {
+    cpfCnpj: taxId,
+    tipoPessoa: taxId.length === 14 ? ('JURIDICA' as const) : ('FISICA' as const),
+    nome: cut(payer.name, 100) ?? '',
+    endereco: cut(payer.address, 100) ?? '',
+    ...optional('numero', cut(payer.number, 10)),
+    ...optional('bairro', cut(payer.neighborhood, 60)),
+    cidade: cut(payer.city, 60) ?? '',
+    uf: (payer.state ?? '').trim().toUpperCase(),
+    cep: (payer.zipCode ?? '').replace(/\D/g, ''),
+    ...optional('email', payer.email && payer.email.length <= 50 ? payer.email : undefined),
+  };
+  const lines = request.instructions.map((line) => line.slice(0, 78)).slice(0, 5);
+  const body: CreateChargeRequest = {
+    seuNumero: seuNumeroFor(request.idempotencyKey),
+    valorNominal: request.amountCents / 100,
+    dataVencimento: request.dueDate,
+    numDiasAgenda,
+    pagador,
+    ...(request.discount && request.discount.amountCents > 0
+      ? {
+          desconto: {
+            codigo: 'VALORFIXODATAINFORMADA' as const,
+            valor: request.discount.amountCents / 100,
+            quantidadeDias: Math.max(0, daysBetween(request.discount.until, request.dueDate)),
+          },
+        }
+      : {}),
+    ...(request.fineBp > 0 ? { multa: { codigo: 'PERCENTUAL' as const, taxa: request.fineBp / 100 } } : {}),
+    ...(request.interestPerDayCents > 0
+      ? { mora: { codigo: 'VALORDIA' as const, valor: request.interestPerDayCents / 100 } }
+      : {}),
+    ...(lines.length > 0
+      ? {
+          mensagem: Object.fromEntries(
+            lines.map((line, i) => [`linha${i + 1}`, line]),
+          ) as CreateChargeRequest['mensagem'],
+        }
+      : {}),
+  };
+  const violations = interViolations(CreateChargeRequest, body);
+  return violations.length === 0 ? { ok: true, body } : { ok: false, violations };
+}
+
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+}
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
+}
+
+/**
+ * What a consulted charge means for its registration: issued (slip and PIX data present) is registered;
+ * still EM_PROCESSAMENTO is unavailable with its id (the next attempt consults it again); FALHA_EMISSAO,
+ * or cancelled or expired before we heard of it being issued, is rejected.
+ */
+export function registrationOutcome(
+  view: ChargeView,
+  kind: ChargeRequest['kind'],
+  pdfUrl: string,
+): BatchRegistrationOutcome {
+  const { situacao, codigoSolicitacao } = view.cobranca;
+  if (situacao === 'FALHA_EMISSAO')
+    return {
+      kind: 'rejected',
+      code: 'inter_issue_failed',
+      message: 'Inter could not issue the charge (FALHA_EMISSAO)',
+    };
+  if (situacao === 'CANCELADO' || situacao === 'EXPIRADO')
+    return { kind: 'rejected', code: 'inter_not_open', message: `the charge is ${situacao} at Inter` };
+  if (situacao === 'EM_PROCESSAMENTO' || !view.boleto || !view.pix)
+    return { kind: 'unavailable', reason: 'Inter has not issued the charge yet', chargeId: codigoSolicitacao };
+  return {
+    kind: 'registered',
+    charge: {
+      chargeId: codigoSolicitacao,
+      ourNumber: view.boleto.nossoNumero,
+      // A PIX-only charge is issued as Inter's boleto with PIX; only its PIX data is handed on.
+      barcode: kind === 'pix' ? null : view.boleto.codigoBarras,
+      typeableLine: kind === 'pix' ? null : view.boleto.linhaDigitavel,
+      pixCopyAndPaste: view.pix.pixCopiaECola,
+      // Inter serves no QR code image: the QR is drawn from pixCopyAndPaste by whoever shows it.
+      qrcodeImageUrl: '',
+      // The bank's PDF is behind its API (replaced by a signed gateway link in receivables-svc).
+      pdfUrl,
+    },
+  };
+}
+
+/** A consulted charge as the payment confirmation sees it. */
+export function chargeState(view: ChargeView): ProviderChargeState {
+  const charge = view.cobranca;
+  switch (charge.situacao) {
+    case 'RECEBIDO':
+    case 'MARCADO_RECEBIDO': {
+      const received = charge.valorTotalRecebido ?? charge.valorNominal;
+      return {
+        kind: 'paid',
+        payment: {
+          paidAt: paidAt(charge.dataSituacao),
+          amountPaidCents: Math.round(Number(received) * 100),
+          // Inter's charge does not report its tariff; it is settled on the statement.
+          feeCents: 0,
+          method:
+            charge.situacao === 'MARCADO_RECEBIDO' ? 'manual' : charge.origemRecebimento === 'PIX' ? 'pix' : 'boleto',
+        },
+      };
+    }
+    case 'CANCELADO':
+    case 'EXPIRADO':
+      return { kind: 'cancelled' };
+    default:
+      return { kind: 'open' };
+  }
+}
+
+/** dataSituacao is a date (Brasília): noon there, so the date reads the same in any Brazilian time zone. */
+function paidAt(date: string | undefined): Date {
+  return date ? new Date(`${date}T12:00:00-03:00`) : new Date();
+}
