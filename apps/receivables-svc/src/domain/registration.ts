@@ -73,8 +73,8 @@ type RegistrationRow = Pick<ReceivableRow, (typeof REGISTRATION_COLUMNS)[number]
 type Attempt = { row: RegistrationRow; outcome: RegistrationOutcome };
 
 /**
- * Registers a job's receivables with the provider (one batch call) and records the results with their
- * callbacks in one transaction. Safe to run twice for the same job (a redelivery after a crash): the
+ * Registers a job's receivables with the provider of the account each was accepted under (one batch
+ * call per account) and records the results with their callbacks in one transaction. Safe to run twice for the same job (a redelivery after a crash): the
  * provider is idempotent on our receivable ids, and a result is written only while its receivable is
  * still queued. When the provider cannot take some of them now, the job is retried later (the ones
  * already registered are skipped then).
