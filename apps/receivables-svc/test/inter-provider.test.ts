@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateChargeRequest, interViolations, seuNumeroFor, type ChargeView } from '@payments/inter-cobranca';
 import * as fixtures from '@payments/inter-cobranca/fixtures';
+import { createTestCertificateAuthority } from '@payments/inter-cobranca/test-certificates';
 import type { InterCredentials } from '@payments/contracts';
 import { barcodeProblems, brCodeProblems, typeableLineProblems } from '@payments/test-support/slip-checks';
 import {
@@ -222,7 +223,6 @@ describe('the Inter adapter against the bank sandbox (mutual TLS)', () => {
   });
 
   it('a client certificate of another CA fails the handshake: ProviderUnavailableError, nothing issued', async () => {
-    const { createTestCertificateAuthority } = await import('@payments/inter-cobranca/test-certificates');
     const inter = provider();
     const intruder = account(createTestCertificateAuthority('not the bank`s CA'));
     const request = chargeRequest();
