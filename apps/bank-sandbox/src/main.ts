@@ -9,6 +9,9 @@ const logger = createLogger('bank-sandbox', config.logLevel);
 void runUntilSignal({
   logger,
   shutdownGraceMs: config.shutdownGraceMs,
-  ports: { BANK_SANDBOX_PORT: config.port },
+  ports: {
+    BANK_SANDBOX_PORT: config.port,
+    ...(config.inter.tls ? { BANK_SANDBOX_INTER_PORT: config.inter.port } : {}),
+  },
   start: async () => (await startBankSandbox(config, logger)).stop,
 });
