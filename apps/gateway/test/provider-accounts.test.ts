@@ -22,6 +22,7 @@ import {
   DEVELOPMENT_PAYEE_TAX_ID,
   ensureDevelopmentAccounts,
   loadCredentialsKey,
+  providerAccountKey,
   setProviderAccount,
   showProviderAccount,
   type ProviderAccountInput,
@@ -164,6 +165,7 @@ describe('a production gateway', () => {
       account_id: account.account_id,
       tenant_id: tenant.tenant_id,
       provider: 'sandbox',
+      account_key: providerAccountKey('sandbox', null, null),
       beneficiary: account.beneficiary,
       base_url: null,
       sealed_credentials: null,
@@ -308,6 +310,42 @@ describe('setting an account', () => {
       key_pem: PEM_KEY,
     });
     expect(() => open(key, current.sealed_credentials!, before!.account_id)).toThrow();
+  });
+
+  it('keeps one account key across credential renewals, and serves the newest credentials of that key over the bus', async () => {
+    const { db, bus } = running;
+    const tenant = await createTenant(db, 'Renewals', { mode: 'development' });
+    const first = (await setProviderAccount(db, key, interInput(tenant.tenant_id))).account_id;
+    const renewed = interInput(tenant.tenant_id);
+    renewed.credentials = { ...renewed.credentials!, client_secret: 'renewed-secret' };
+    const second = (await setProviderAccount(db, key, renewed)).account_id;
+    const versions = await db.selectFrom('provider_accounts').selectAll().where('id', 'in', [first, second]).execute();
+    const [keyOfFirst, keyOfSecond] = [first, second].map((id) => versions.find((v) => v.id === id)!.account_key);
+    expect(keyOfSecond).toBe(keyOfFirst);
+
+    // Another client id is another bank account: its own key, and the old key still names the renewed version.
+    const other = interInput(tenant.tenant_id);
+    other.credentials = { ...other.credentials!, client_id: 'another-client' };
+    const third = (await setProviderAccount(db, key, other)).account_id;
+    expect((await currentProviderAccount(db, tenant.tenant_id))!.account_key).not.toBe(keyOfFirst);
+
+    const reply = await bus.request(
+      Subjects.tenants.providerCredentials,
+      { tenant_id: tenant.tenant_id, account_key: keyOfFirst },
+      { service: 'gateway' },
+    );
+    expect(reply.account_id).toBe(second);
+    expect(JSON.parse(open(key, reply.sealed_credentials!, second)).client_secret).toBe('renewed-secret');
+    expect(third).not.toBe(second);
+    // Another tenant cannot read them with the same key.
+    const stranger = await createTenant(db, 'Stranger', { mode: 'development' });
+    await expect(
+      bus.request(
+        Subjects.tenants.providerCredentials,
+        { tenant_id: stranger.tenant_id, account_key: keyOfFirst },
+        { service: 'gateway' },
+      ),
+    ).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('refuses bad input naming the flag, and changes nothing', async () => {

@@ -31,6 +31,7 @@ import type {
   SlipPdfCommand,
   SlipPdfReply,
 } from './receivables';
+import type { ProviderCredentialsCommand, ProviderCredentialsReply } from './provider-accounts';
 import { Streams, type BookletJob, type CancellationJob, type RegistrationJob, type StreamSpec } from './streams';
 import { Subjects } from './subjects';
 
@@ -59,6 +60,7 @@ export type RequestReplyRegistry = {
   [Subjects.booklets.download]: Exchange<BookletDownloadCommand, BookletDownloadReply>;
   [Subjects.tenants.signingSecret]: Exchange<SigningSecretCommand, SigningSecretReply>;
   [Subjects.tenants.profile]: Exchange<TenantProfileCommand, TenantProfileReply>;
+  [Subjects.tenants.providerCredentials]: Exchange<ProviderCredentialsCommand, ProviderCredentialsReply>;
   [Subjects.callbacks.list]: Exchange<CallbackListCommand, CallbackListReply>;
   [Subjects.callbacks.get]: Exchange<CallbackGetCommand, CallbackEventView>;
   [Subjects.callbacks.retry]: Exchange<CallbackRetryCommand, CallbackRetryResponse>;

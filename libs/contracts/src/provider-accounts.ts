@@ -28,10 +28,27 @@ export interface ProviderAccountVersion {
   account_id: string;
   tenant_id: string;
   provider: ProviderKind;
+  /**
+   * Which bank account this version reaches (a digest of provider, base URL and client id): versions
+   * with the same key are the same account at the bank, so the newest one's credentials (a renewed
+   * certificate) serve every open charge of it, while the beneficiary stays as each charge was accepted.
+   */
+  account_key: string;
   beneficiary: Beneficiary;
   /** The provider's API root for this account (null: the service's configured default for the kind). */
   base_url: string | null;
   /** ProviderCredentials as JSON, sealed with CREDENTIALS_ENCRYPTION_KEY; null when the kind needs none. */
+  sealed_credentials: string | null;
+}
+
+/** receivables-svc -> gateway: the newest credentials of a tenant's bank account (by account_key). */
+export interface ProviderCredentialsCommand {
+  tenant_id: string;
+  account_key: string;
+}
+export interface ProviderCredentialsReply {
+  /** The version the credentials were sealed for (they open bound to this id). */
+  account_id: string;
   sealed_credentials: string | null;
 }
 

@@ -24,6 +24,7 @@ export const Subjects = {
   tenants: {
     signingSecret: 'tenants.signing-secret',
     profile: 'tenants.profile',
+    providerCredentials: 'tenants.provider-credentials',
   },
   callbacks: {
     list: 'callbacks.list',

@@ -72,6 +72,7 @@ export const migrations: Record<string, Migration> = {
         .addColumn('id', 'uuid', (c) => c.primaryKey())
         .addColumn('tenant_id', 'uuid', (c) => c.notNull().references('tenants.id'))
         .addColumn('provider', 'text', (c) => c.notNull().check(sql`provider in ('sandbox', 'inter')`))
+        .addColumn('account_key', 'text', (c) => c.notNull())
         .addColumn('beneficiary', 'jsonb', (c) => c.notNull())
         .addColumn('base_url', 'text')
         .addColumn('sealed_credentials', 'text')
@@ -84,6 +85,12 @@ export const migrations: Record<string, Migration> = {
         .column('tenant_id')
         .unique()
         .where(sql.ref('superseded_at'), 'is', null)
+        .execute();
+      // The newest credentials of one bank account (tenants.provider-credentials).
+      await db.schema
+        .createIndex('provider_accounts_key_idx')
+        .on('provider_accounts')
+        .columns(['tenant_id', 'account_key', 'created_at'])
         .execute();
     },
   },

@@ -52,6 +52,8 @@ export interface ProviderAccountsTable {
   id: string;
   tenant_id: string;
   provider: ProviderKind;
+  /** ProviderAccountVersion.account_key: the same bank account across versions. */
+  account_key: string;
   beneficiary: ColumnType<Beneficiary, string, never>;
   base_url: string | null;
   /** InterCredentials as JSON, sealed (libs/credential-seal); null for the sandbox. */

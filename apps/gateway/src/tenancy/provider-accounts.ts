@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { envOptional, type RunMode } from '@payments/config';
 import {
@@ -83,6 +83,7 @@ export async function insertDevelopmentAccount(
       id: randomUUID(),
       tenant_id: tenantId,
       provider: 'sandbox',
+      account_key: providerAccountKey('sandbox', null, null),
       beneficiary: JSON.stringify(developmentBeneficiary(tenantName)),
       base_url: null,
       sealed_credentials: null,
@@ -98,8 +99,8 @@ export async function insertDevelopmentAccount(
 export async function ensureDevelopmentAccounts(db: Kysely<GatewayDatabase>): Promise<number> {
   const template = JSON.stringify(developmentBeneficiary(''));
   const result = await sql`
-    insert into provider_accounts (id, tenant_id, provider, beneficiary)
-    select gen_random_uuid(), t.id, 'sandbox', jsonb_set(${template}::jsonb, '{name}', to_jsonb(t.name))
+    insert into provider_accounts (id, tenant_id, provider, account_key, beneficiary)
+    select gen_random_uuid(), t.id, 'sandbox', ${providerAccountKey('sandbox', null, null)}, jsonb_set(${template}::jsonb, '{name}', to_jsonb(t.name))
     from tenants t
     where not exists (select 1 from provider_accounts p where p.tenant_id = t.id and p.superseded_at is null)
     on conflict (tenant_id) where superseded_at is null do nothing`.execute(db);
@@ -165,6 +166,7 @@ export async function setProviderAccount(
         id,
         tenant_id: input.tenantId,
         provider: account.provider,
+        account_key: providerAccountKey(account.provider, account.baseUrl, account.credentials?.client_id ?? null),
         beneficiary: JSON.stringify(account.beneficiary),
         base_url: account.baseUrl,
         sealed_credentials: sealed,
@@ -342,6 +344,7 @@ function toVersion(row: Row): ProviderAccountVersion {
     account_id: row.id,
     tenant_id: row.tenant_id,
     provider: row.provider,
+    account_key: row.account_key,
     beneficiary: beneficiaryOf(row),
     base_url: row.base_url,
     sealed_credentials: row.sealed_credentials,
@@ -358,4 +361,32 @@ function toView(row: Row): ProviderAccountView {
     credentials: row.sealed_credentials === null ? 'none' : 'set',
     created_at: row.created_at.toISOString(),
   };
+}
+
+/**
+ * The bank account a version reaches: the same provider, API root and client id are the same account
+ * (a renewed certificate or secret keeps the key). A digest, so the client id is not shown in clear.
+ */
+export function providerAccountKey(provider: ProviderKind, baseUrl: string | null, clientId: string | null): string {
+  return createHash('sha256')
+    .update(JSON.stringify([provider, baseUrl, clientId]))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/** The newest credentials sealed for one bank account of the tenant (the key of ProviderAccountVersion). */
+export async function newestCredentials(
+  db: Kysely<GatewayDatabase>,
+  tenantId: string,
+  accountKey: string,
+): Promise<{ account_id: string; sealed_credentials: string | null } | undefined> {
+  const row = await db
+    .selectFrom('provider_accounts')
+    .select(['id', 'sealed_credentials'])
+    .where('tenant_id', '=', tenantId)
+    .where('account_key', '=', accountKey)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { account_id: row.id, sealed_credentials: row.sealed_credentials };
 }
