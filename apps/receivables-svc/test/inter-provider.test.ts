@@ -69,6 +69,7 @@ function account(issuer = sandbox.ca, baseUrl: string | null = null): ProviderAc
     clientId,
     tenantId: randomUUID(),
     provider: 'inter',
+    accountKey: `inter:${clientId}`,
     beneficiary: {
       name: 'Empresa Exemplo Ltda',
       tax_id: '11444777000161',
@@ -229,6 +230,23 @@ describe('the Inter adapter against the bank sandbox (mutual TLS)', () => {
     await expect(inter.registerMany(intruder, [request])).rejects.toBeInstanceOf(ProviderUnavailableError);
     await expect(inter.consult(intruder, randomUUID())).rejects.toBeInstanceOf(ProviderUnavailableError);
     expect(await sandboxChargesOf(request)).toEqual([]);
+  });
+
+  it('an account that comes with other credentials is served with them (the old connection is dropped)', async () => {
+    const inter = provider();
+    const acc = account();
+    registered((await inter.registerMany(acc, [chargeRequest()]))[0]);
+    const creds = credentials.get(acc.id)!;
+    // A certificate the bank does not trust: if the adapter kept the old connection, this would still work.
+    const foreign = createTestCertificateAuthority('renewed elsewhere').issue({ commonName: 'x', kind: 'client' });
+    credentials.set(acc.id, { ...creds, cert_pem: foreign.certPem, key_pem: foreign.keyPem });
+    const renewed = { ...acc, sealedCredentials: 'sealed-again' };
+    await expect(inter.consult(renewed, randomUUID())).rejects.toBeInstanceOf(ProviderUnavailableError);
+    const valid = sandbox.ca.issue({ commonName: acc.clientId, kind: 'client' });
+    credentials.set(acc.id, { ...creds, cert_pem: valid.certPem, key_pem: valid.keyPem });
+    const again = { ...acc, sealedCredentials: 'sealed-third' };
+    expect(registered((await inter.registerMany(again, [chargeRequest()]))[0]).ourNumber).toMatch(/^\d{11}$/);
+    expect(inter.tokenRequestsOf(acc.id)).toBe(1);
   });
 
   it('a create that times out after the bank stored it is found by seuNumero: exactly one boleto', async () => {

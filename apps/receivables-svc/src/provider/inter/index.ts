@@ -49,6 +49,8 @@ const CANCEL_REASON_MAX = 50;
 interface AccountState {
   client: InterAccountClient;
   baseUrl: string;
+  /** The sealed credentials the client was made from. */
+  sealed: string;
   /** PUT webhook done (or under way) for this account version. */
   webhook: Promise<void> | null;
   /** Our ids whose create went unanswered: look them up by seuNumero before creating again. */
@@ -56,7 +58,7 @@ interface AccountState {
 }
 
 /**
- * Banco Inter Cobrança v3 (boleto with PIX). Per account (version): an undici Agent with its client
+ * Banco Inter Cobrança v3 (boleto with PIX). Per account: an undici Agent with its client
  * certificate (mutual TLS) and a cached OAuth2 token; the payment webhook URL registered once before the
  * first issue. Creation is asynchronous at Inter: a create is followed by a few consults, and a charge not
  * issued yet is 'unavailable' with its codigoSolicitacao, so the next attempt consults instead of creating.
@@ -269,25 +271,32 @@ export class InterProvider implements PaymentProvider {
     return state.webhook;
   }
 
+  /**
+   * The account's connection state, made on first use. Keyed by account id and by its sealed credentials:
+   * when the same account comes with other credentials (a renewed certificate), the old connection is
+   * closed and a new one made; what is uncertain about earlier creates is kept.
+   */
   private stateOf(account: ProviderAccount): AccountState {
-    let state = this.accounts.get(account.id);
-    if (!state) {
-      let credentials: InterCredentials;
-      try {
-        credentials = this.options.openCredentials(account);
-      } catch (err) {
-        // The opener's message names the account, never the secret.
-        throw new ProviderUnavailableError((err as Error).message);
-      }
-      const baseUrl = (account.baseUrl ?? this.options.defaultBaseUrl).replace(/\/+$/, '');
-      state = {
-        client: new InterAccountClient(baseUrl, credentials, this.options.timeoutMs, this.options.trustedCaPem),
-        baseUrl,
-        webhook: null,
-        uncertain: new Set(),
-      };
-      this.accounts.set(account.id, state);
+    const current = this.accounts.get(account.id);
+    const sealed = account.sealedCredentials ?? '';
+    if (current && current.sealed === sealed) return current;
+    let credentials: InterCredentials;
+    try {
+      credentials = this.options.openCredentials(account);
+    } catch (err) {
+      // The opener's message names the account, never the secret.
+      throw new ProviderUnavailableError((err as Error).message);
     }
+    const baseUrl = (account.baseUrl ?? this.options.defaultBaseUrl).replace(/\/+$/, '');
+    const state: AccountState = {
+      client: new InterAccountClient(baseUrl, credentials, this.options.timeoutMs, this.options.trustedCaPem),
+      baseUrl,
+      sealed,
+      webhook: null,
+      uncertain: current?.uncertain ?? new Set(),
+    };
+    this.accounts.set(account.id, state);
+    if (current) void current.client.close().catch(() => undefined);
     return state;
   }
 }
