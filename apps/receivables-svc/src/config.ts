@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { ConfigError, envInt, envOptional, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
 import { CredentialSealError, DEV_CREDENTIALS_ENCRYPTION_KEY, parseEncryptionKey } from '@payments/credential-seal';
 import { downloadLinkSecret } from '@payments/signed-links';
@@ -13,8 +14,11 @@ export interface ReceivablesConfig extends CommonConfig {
   publicUrl: string;
   /** The bank sandbox (PROVIDER_*): one API key for every sandbox account. */
   provider: { baseUrl: string; apiKey: string; timeoutMs: number; retries: number; webhookSecret: string };
-  /** Banco Inter: API root of accounts that name none (INTER_BASE_URL). */
-  inter: { baseUrl: string };
+  /**
+   * Banco Inter: API root of accounts that name none (INTER_BASE_URL), and a CA to trust besides the
+   * public ones, read from INTER_TRUSTED_CA_FILE (the bank sandbox's test CA; unset against Inter).
+   */
+  inter: { baseUrl: string; trustedCaPem?: string };
   /** CREDENTIALS_ENCRYPTION_KEY (32 bytes): opens the accounts' sealed credentials. */
   credentialsEncryptionKey: Buffer;
   /** PUBLIC_BASE_URL: the gateway's public address, base of the signed slip PDF links. */
@@ -43,7 +47,10 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
       retries: envInt('PROVIDER_RETRIES', 2, env),
       webhookSecret: envString('PROVIDER_WEBHOOK_SECRET', 'sandbox-webhook-secret', env),
     },
-    inter: { baseUrl: envString('INTER_BASE_URL', 'https://cdpj.partners.bancointer.com.br', env) },
+    inter: {
+      baseUrl: envString('INTER_BASE_URL', 'https://cdpj.partners.bancointer.com.br', env),
+      trustedCaPem: pemFile('INTER_TRUSTED_CA_FILE', env),
+    },
     credentialsEncryptionKey: credentialsKey(env, common.nodeEnv),
     publicBaseUrl: envString('PUBLIC_BASE_URL', `http://localhost:${envInt('PORT', 3000, env)}`, env),
     downloadLinkSecret: downloadLinkSecret(env, common.nodeEnv),
@@ -68,5 +75,20 @@ function credentialsKey(env: Record<string, string | undefined>, mode: CommonCon
   } catch (err) {
     if (err instanceof CredentialSealError) throw new ConfigError(err.message);
     throw err;
+  }
+}
+
+/** A PEM file named by an optional variable, read at start (a missing file is a ConfigError naming it). */
+function pemFile(name: string, env: Record<string, string | undefined>): string | undefined {
+  const path = envOptional(name, env);
+  if (path === undefined) return undefined;
+  try {
+    const text = readFileSync(path, 'utf8');
+    if (!text.includes('-----BEGIN CERTIFICATE-----'))
+      throw new ConfigError(`${name}: ${path} holds no PEM certificate`);
+    return text;
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(`${name}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
 }

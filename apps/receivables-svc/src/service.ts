@@ -10,6 +10,7 @@ import { migrations, SCHEMA } from './db/migrations';
 import type { ReceivablesDatabase } from './db/schema';
 import { PostgresProviderAccounts } from './db/provider-accounts';
 import { createPaymentProviders } from './provider/providers';
+import { busNewestCredentials } from './transport/credential-directory';
 import { SignedSlipPdfLinks } from './provider/slip-pdf-links';
 import { registerHandlers } from './transport/bus-handlers';
 import { BusClientDirectory } from './transport/client-directory';
@@ -54,7 +55,7 @@ export async function startReceivablesService(
   const metrics = createMetricsRegistry('receivables-svc');
   const observed = receivablesMetrics(metrics, { db, logger, outboxStreams: outboxStreams.map((s) => s.name) });
   const onEnqueued = () => relay.wake();
-  const providers = createPaymentProviders(config);
+  const providers = createPaymentProviders(config, busNewestCredentials(bus));
   const accounts = new PostgresProviderAccounts(db);
   const slipLinks = new SignedSlipPdfLinks(config);
   const priority = new IntakePriority(config.intakePriority);
@@ -103,6 +104,7 @@ export async function startReceivablesService(
       await http.stop();
       await Promise.all(workers.map((w) => w.stop()));
       await relay.stop();
+      await providers.close();
       await bus.close();
       await db.destroy();
     },

@@ -3,7 +3,7 @@ import { ConfigError } from '@payments/config';
 import { DEV_CREDENTIALS_ENCRYPTION_KEY, seal } from '@payments/credential-seal';
 import { loadReceivablesConfig } from '../src/config';
 import type { ProviderAccount } from '../src/domain/ports';
-import { CredentialsUnavailableError, interCredentialOpener } from '../src/provider/credentials';
+import { CredentialsUnavailableError, InterCredentialSource, interCredentialOpener } from '../src/provider/credentials';
 import { interWebhookUrl } from '../src/provider/providers';
 
 describe('receivables-svc config', () => {
@@ -45,6 +45,7 @@ describe('credential opener', () => {
     id,
     tenantId: randomUUID(),
     provider: 'inter',
+    accountKey: 'inter-key',
     beneficiary: { name: 'X', tax_id: '1', city: null, pix_key: null, agency: null, account: null, address: null },
     baseUrl: null,
     sealedCredentials,
@@ -76,5 +77,34 @@ describe('credential opener', () => {
       expect((error as Error).message).toContain(c.id);
       expect((error as Error).message).not.toMatch(/very-secret|PRIVATE KEY/);
     }
+  });
+
+  it("uses the newest credentials of the same bank account, asks at most once per TTL, and falls back to the charge's own", async () => {
+    const ownId = randomUUID();
+    const newerId = randomUUID();
+    const own = account(seal(key, JSON.stringify(credentials), ownId), ownId);
+    const renewed = { ...credentials, client_secret: 'renewed-secret' };
+    const newer = { versionId: newerId, sealed: seal(key, JSON.stringify(renewed), newerId) };
+    const asked: string[] = [];
+    let answer: () => Promise<{ versionId: string; sealed: string | null } | null> = () => Promise.resolve(newer);
+    const source = new InterCredentialSource(
+      key,
+      (tenantId, accountKey) => {
+        asked.push(`${tenantId}:${accountKey}`);
+        return answer();
+      },
+      50,
+    );
+    expect(await source.credentialsFor(own)).toEqual({ versionId: newerId, credentials: renewed });
+    expect(await source.credentialsFor(own)).toEqual({ versionId: newerId, credentials: renewed });
+    expect(asked).toEqual([`${own.tenantId}:inter-key`]); // cached
+    await new Promise((r) => setTimeout(r, 60));
+    answer = () => Promise.reject(new Error('gateway out of reach'));
+    expect((await source.credentialsFor(own)).versionId).toBe(newerId); // what it knew last
+    answer = () => Promise.resolve(null);
+    const fresh = new InterCredentialSource(key, () => answer(), 0);
+    expect(await fresh.credentialsFor(own)).toEqual({ versionId: ownId, credentials });
+    answer = () => Promise.reject(new Error('gateway out of reach'));
+    expect(await fresh.credentialsFor(own)).toEqual({ versionId: ownId, credentials });
   });
 });

@@ -37,10 +37,11 @@ afterAll(async () => {
 
 function provider(overrides: Partial<ConstructorParameters<typeof InterProvider>[0]> = {}): InterProvider {
   const created = new InterProvider({
-    openCredentials: (account) => {
+    credentials: (account) => {
       const found = credentials.get(account.id);
-      if (!found) throw new Error(`provider account ${account.id} has no credentials`);
-      return found;
+      if (!found) return Promise.reject(new Error(`provider account ${account.id} has no credentials`));
+      // The sealed text stands for the credentials version: a new one is a renewal.
+      return Promise.resolve({ versionId: `${account.id}:${account.sealedCredentials}`, credentials: found });
     },
     defaultBaseUrl: sandbox.interBaseUrl,
     timeoutMs: 1_500,
@@ -88,6 +89,7 @@ function chargeRequest(overrides: Partial<ChargeRequest> = {}): ChargeRequest {
   return {
     idempotencyKey: randomUUID(),
     providerChargeId: null,
+    attempt: 1,
     kind: 'hybrid_slip',
     amountCents: 123_456,
     issueDate: '2026-11-23',
@@ -145,7 +147,7 @@ describe('the Inter adapter against the bank sandbox (mutual TLS)', () => {
 
     expect(await inter.consult(acc, first.chargeId)).toEqual({ kind: 'open' });
     expect((await inter.slipPdf(acc, first.chargeId)).subarray(0, 5).toString()).toBe('%PDF-');
-    expect(inter.tokenRequestsOf(acc.id)).toBe(1);
+    expect(inter.tokenRequestsOf(acc)).toBe(1);
     expect(await sandboxChargesOf(requests[0])).toHaveLength(1);
   });
 
@@ -246,7 +248,7 @@ describe('the Inter adapter against the bank sandbox (mutual TLS)', () => {
     credentials.set(acc.id, { ...creds, cert_pem: valid.certPem, key_pem: valid.keyPem });
     const again = { ...acc, sealedCredentials: 'sealed-third' };
     expect(registered((await inter.registerMany(again, [chargeRequest()]))[0]).ourNumber).toMatch(/^\d{11}$/);
-    expect(inter.tokenRequestsOf(acc.id)).toBe(1);
+    expect(inter.tokenRequestsOf(acc)).toBe(1);
   });
 
   it('a create that times out after the bank stored it is found by seuNumero: exactly one boleto', async () => {

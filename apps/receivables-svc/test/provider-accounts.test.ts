@@ -365,6 +365,52 @@ describe('sandbox webhook, matched within the account', () => {
     expect(await history(f, rb.id)).toEqual([]);
   });
 
+  it("matches a notice named by a newer version of the same bank account (a renewed certificate), never another tenant's", async () => {
+    const v1 = accountVersion(randomUUID());
+    const r = await registeredUnder(v1);
+    // The operator renewed the credentials: a new version with the same account key.
+    const v2 = { ...accountVersion(v1.tenant_id), account_key: v1.account_key };
+    await acceptUnder(v2);
+    const payment = (eventId: string): ProviderPayment => ({
+      eventId,
+      chargeId: r.provider_charge_id!,
+      paidAt: new Date(),
+      amountPaidCents: r.amount_cents,
+      feeCents: 0,
+      method: 'pix',
+    });
+    // Another tenant's version carrying the same key finds nothing.
+    const stranger = { ...accountVersion(randomUUID()), account_key: v1.account_key };
+    await acceptUnder(stranger);
+    await expectServiceError(
+      recordPayment(
+        f.db,
+        payment(randomUUID()),
+        { accountId: stranger.account_id, tenantId: stranger.tenant_id },
+        TZ,
+        f.logger,
+      ),
+      'not_found',
+    );
+    // Another bank account of the same tenant finds nothing either.
+    const other = accountVersion(v1.tenant_id);
+    await acceptUnder(other);
+    await expectServiceError(
+      recordPayment(f.db, payment(randomUUID()), { accountId: other.account_id, tenantId: v1.tenant_id }, TZ, f.logger),
+      'not_found',
+    );
+    expect(
+      await recordPayment(
+        f.db,
+        payment(randomUUID()),
+        { accountId: v2.account_id, tenantId: v1.tenant_id },
+        TZ,
+        f.logger,
+      ),
+    ).toBe('approved');
+    expect((await rowById(f, r.id)).state).toBe('approved');
+  });
+
   it('matches a notice without an account only among receivables from before accounts', async () => {
     const r = await registeredUnder(accountVersion(randomUUID()));
     await f.db.updateTable('receivables').set({ provider_account_id: null }).where('id', '=', r.id).execute();

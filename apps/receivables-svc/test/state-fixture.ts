@@ -88,10 +88,13 @@ export function accountVersion(
   provider: ProviderKind = 'sandbox',
   beneficiary: Partial<Beneficiary> = {},
 ): ProviderAccountVersion {
+  const accountId = randomUUID();
   return {
-    account_id: randomUUID(),
+    account_id: accountId,
     tenant_id: tenantId,
     provider,
+    // Each version its own bank account, unless a test makes two share one.
+    account_key: `key-${accountId}`,
     beneficiary: {
       name: `Escola ${tenantId.slice(0, 8)}`,
       tax_id: '11.222.333/0001-81',

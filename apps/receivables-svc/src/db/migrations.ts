@@ -101,6 +101,7 @@ export const migrations: Record<string, Migration> = {
         .addColumn('id', 'uuid', (c) => c.primaryKey())
         .addColumn('tenant_id', 'uuid', (c) => c.notNull())
         .addColumn('provider', 'text', (c) => c.notNull().check(sql`provider in ('sandbox', 'inter')`))
+        .addColumn('account_key', 'text', (c) => c.notNull())
         .addColumn('beneficiary', 'jsonb', (c) => c.notNull())
         .addColumn('base_url', 'text')
         .addColumn('sealed_credentials', 'text')

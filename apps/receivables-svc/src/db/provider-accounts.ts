@@ -44,6 +44,7 @@ function toAccount(row: Selectable<ProviderAccountsTable>): ProviderAccount {
     id: row.id,
     tenantId: row.tenant_id,
     provider: row.provider,
+    accountKey: row.account_key,
     beneficiary: row.beneficiary,
     baseUrl: row.base_url,
     sealedCredentials: row.sealed_credentials,

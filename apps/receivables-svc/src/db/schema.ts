@@ -74,6 +74,8 @@ export interface ProviderAccountsTable {
   id: string;
   tenant_id: string;
   provider: ProviderKind;
+  /** ProviderAccountVersion.account_key: the same bank account across versions. */
+  account_key: string;
   beneficiary: ColumnType<Beneficiary, string, never>;
   base_url: string | null;
   /** Sealed with CREDENTIALS_ENCRYPTION_KEY, bound to the id; opened only by src/provider/credentials.ts. */

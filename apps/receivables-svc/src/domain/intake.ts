@@ -88,6 +88,7 @@ async function storeAccount(trx: Transaction<ReceivablesDatabase>, account: Prov
       id: account.account_id.toLowerCase(),
       tenant_id: account.tenant_id.toLowerCase(),
       provider: account.provider,
+      account_key: account.account_key,
       beneficiary: JSON.stringify(account.beneficiary),
       base_url: account.base_url,
       sealed_credentials: account.sealed_credentials,

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Logger } from '@payments/logger';
 import { ServiceError, type ReceivableState } from '@payments/contracts';
 import { enqueue } from '@payments/outbox';
@@ -11,11 +11,28 @@ import { recordTransition } from './state-history';
 export type PaymentRecord = 'approved' | 'duplicate' | 'already_paid';
 
 /**
- * Which charges a provider notice may name: those registered under one provider account (so of that
- * account's tenant), or the legacy ones, registered with the sandbox before accounts existed. A real
- * bank's charge ids are unique per account only, so a notice is never matched outside its scope.
+ * Which charges a provider notice may name: those registered under the bank account of one provider
+ * account version (any version of the tenant with its account key: a renewed certificate is the same
+ * account), or the legacy ones, registered with the sandbox before accounts existed. A real bank's
+ * charge ids are unique per account only, so a notice is never matched outside its scope.
  */
 export type ChargeScope = { accountId: string; tenantId: string } | 'legacy';
+
+type ChargeQuery = SelectQueryBuilder<ReceivablesDatabase, 'receivables', object>;
+
+/** Restricts a query on receivables to a scope: the tenant, and the versions of the scope's bank account. */
+function inScope<Q extends ChargeQuery>(query: Q, scope: ChargeScope): Q {
+  if (scope === 'legacy') return query.where('provider_account_id', 'is', null) as Q;
+  return query.where('receivables.tenant_id', '=', scope.tenantId).where('provider_account_id', 'in', (eb) =>
+    eb
+      .selectFrom('provider_accounts as same')
+      .select('same.id')
+      .where('same.tenant_id', '=', scope.tenantId)
+      .where('same.account_key', '=', (k) =>
+        k.selectFrom('provider_accounts as named').select('named.account_key').where('named.id', '=', scope.accountId),
+      ),
+  ) as Q;
+}
 
 /**
  * Applies a payment the provider reports: the receivable becomes approved with payment date, amount
@@ -39,16 +56,12 @@ export async function recordPayment(
       .returning('event_id')
       .executeTakeFirst();
     if (!fresh) return 'duplicate';
-    let charge = trx
-      .selectFrom('receivables')
-      .selectAll()
-      .where('provider_charge_id', '=', payment.chargeId)
-      .forUpdate();
-    charge =
-      scope === 'legacy'
-        ? charge.where('provider_account_id', 'is', null)
-        : charge.where('provider_account_id', '=', scope.accountId).where('tenant_id', '=', scope.tenantId);
-    const row = await charge.executeTakeFirst();
+    const row = await inScope(
+      trx.selectFrom('receivables').selectAll().where('provider_charge_id', '=', payment.chargeId),
+      scope,
+    )
+      .forUpdate()
+      .executeTakeFirst();
     if (!row) throw new ServiceError('not_found', `no receivable for provider charge ${payment.chargeId}`);
     if (row.state === 'approved') return 'already_paid';
     if (row.state !== 'pending')
@@ -81,10 +94,6 @@ export async function findCharge(
   scope: ChargeScope,
   chargeId: string,
 ): Promise<{ id: string; state: ReceivableState } | null> {
-  let query = db.selectFrom('receivables').select(['id', 'state']).where('provider_charge_id', '=', chargeId);
-  query =
-    scope === 'legacy'
-      ? query.where('provider_account_id', 'is', null)
-      : query.where('provider_account_id', '=', scope.accountId).where('tenant_id', '=', scope.tenantId);
-  return (await query.executeTakeFirst()) ?? null;
+  const query = db.selectFrom('receivables').select(['id', 'state']).where('provider_charge_id', '=', chargeId);
+  return (await inScope(query, scope).executeTakeFirst()) ?? null;
 }

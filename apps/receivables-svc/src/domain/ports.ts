@@ -33,6 +33,8 @@ export interface ProviderAccount {
   id: string;
   tenantId: string;
   provider: ProviderKind;
+  /** The bank account this version reaches: versions with one key share the newest credentials. */
+  accountKey: string;
   beneficiary: Beneficiary;
   /** The provider's API root for this account; null: the adapter's configured default. */
   baseUrl: string | null;
@@ -63,6 +65,8 @@ export interface ChargeRequest {
   idempotencyKey: string;
   /** The provider's id for this charge when an earlier attempt learnt it (consult it, do not issue again). */
   providerChargeId: string | null;
+  /** Which attempt at registering it this is (1: the first); a later one may find the charge already made. */
+  attempt: number;
   kind: ChargeKind;
   amountCents: number;
   issueDate: string;

@@ -144,7 +144,10 @@ async function registerGroup(
   deliveryCount: number,
 ): Promise<BatchRegistrationOutcome[]> {
   try {
-    return await deps.providers[account.provider].registerMany(account, rows.map(chargeRequest));
+    return await deps.providers[account.provider].registerMany(
+      account,
+      rows.map((row) => chargeRequest(row, deliveryCount)),
+    );
   } catch (err) {
     if (!(err instanceof ProviderUnavailableError)) throw err;
     deps.logger.warn(
@@ -265,12 +268,13 @@ function cleanupJob(row: { id: string; tenant_id: string }): OutboxMessage {
   return { stream: Streams.receivableCancellations, msgId: messageIds.cancellationCleanup(row.id), payload: job };
 }
 
-function chargeRequest(row: RegistrationRow): ChargeRequest {
+function chargeRequest(row: RegistrationRow, attempt: number): ChargeRequest {
   const payer = row.payer as Payer;
   const lines = row.items as Array<{ description: string; quantity: number; price_cents: number }>;
   return {
     idempotencyKey: row.id,
     providerChargeId: row.provider_charge_id,
+    attempt,
     kind: row.payment_method === 3 ? 'pix' : 'hybrid_slip',
     amountCents: row.amount_cents,
     issueDate: row.emission_date,

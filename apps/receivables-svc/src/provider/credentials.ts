@@ -12,35 +12,88 @@ export class CredentialsUnavailableError extends Error {
 
 const INTER_FIELDS = ['client_id', 'client_secret', 'cert_pem', 'key_pem'] as const;
 
+/** Sealed credentials and the account version they were sealed for (they open bound to its id). */
+export interface SealedCredentials {
+  versionId: string;
+  sealed: string | null;
+}
+
+/** Where the newest credentials of a tenant's bank account come from (the gateway, over the bus); null: unknown key. */
+export type NewestCredentials = (tenantId: string, accountKey: string) => Promise<SealedCredentials | null>;
+
+/** Credentials ready for a call, and the version they belong to (a client built from them is cached by it). */
+export interface OpenedCredentials {
+  versionId: string;
+  credentials: InterCredentials;
+}
+
+/**
+ * The credentials a call to the bank uses for a charge's account: the newest ones of the same bank
+ * account (account key), so a renewed certificate or secret reaches charges accepted before it, while
+ * each charge keeps the beneficiary it was accepted under. Asked of the gateway at most every `ttlMs`
+ * per account; when the gateway cannot be asked, the charge's own version is used.
+ */
+export class InterCredentialSource {
+  private readonly cache = new Map<string, { at: number; sealed: SealedCredentials }>();
+
+  constructor(
+    private readonly key: Buffer,
+    private readonly newest: NewestCredentials,
+    private readonly ttlMs = 5_000,
+  ) {}
+
+  async credentialsFor(account: ProviderAccount): Promise<OpenedCredentials> {
+    const sealed = await this.newestSealed(account);
+    return { versionId: sealed.versionId, credentials: openInterCredentials(this.key, sealed) };
+  }
+
+  private async newestSealed(account: ProviderAccount): Promise<SealedCredentials> {
+    const own = { versionId: account.id, sealed: account.sealedCredentials };
+    const cacheKey = `${account.tenantId}:${account.accountKey}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached && Date.now() - cached.at < this.ttlMs) return cached.sealed;
+    let found: SealedCredentials | null;
+    try {
+      found = await this.newest(account.tenantId, account.accountKey);
+    } catch {
+      return cached?.sealed ?? own; // the gateway is out of reach: what we knew last, else the charge's own
+    }
+    const sealed = found ?? own;
+    this.cache.set(cacheKey, { at: Date.now(), sealed });
+    return sealed;
+  }
+}
+
 /**
  * The one place where sealed credentials are opened: with CREDENTIALS_ENCRYPTION_KEY, bound to the
  * account version id (a sealed value copied onto another account does not open). The result is held
  * only by the caller that needs it; nothing here logs.
  */
 export function interCredentialOpener(key: Buffer): (account: ProviderAccount) => InterCredentials {
-  return (account) => {
-    if (account.sealedCredentials === null)
-      throw new CredentialsUnavailableError(`provider account ${account.id} has no credentials`);
-    let plaintext: string;
-    try {
-      plaintext = open(key, account.sealedCredentials, account.id);
-    } catch (err) {
-      if (err instanceof CredentialSealError)
-        throw new CredentialsUnavailableError(`provider account ${account.id}: ${err.message}`);
-      throw err;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(plaintext);
-    } catch {
-      parsed = null; // the parser's message could quote the plaintext
-    }
-    if (!isInterCredentials(parsed))
-      throw new CredentialsUnavailableError(
-        `provider account ${account.id}: its credentials are not inter credentials (${INTER_FIELDS.join(', ')})`,
-      );
-    return parsed;
-  };
+  return (account) => openInterCredentials(key, { versionId: account.id, sealed: account.sealedCredentials });
+}
+
+function openInterCredentials(key: Buffer, { versionId, sealed }: SealedCredentials): InterCredentials {
+  if (sealed === null) throw new CredentialsUnavailableError(`provider account ${versionId} has no credentials`);
+  let plaintext: string;
+  try {
+    plaintext = open(key, sealed, versionId);
+  } catch (err) {
+    if (err instanceof CredentialSealError)
+      throw new CredentialsUnavailableError(`provider account ${versionId}: ${err.message}`);
+    throw err;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(plaintext);
+  } catch {
+    parsed = null; // the parser's message could quote the plaintext
+  }
+  if (!isInterCredentials(parsed))
+    throw new CredentialsUnavailableError(
+      `provider account ${versionId}: its credentials are not inter credentials (${INTER_FIELDS.join(', ')})`,
+    );
+  return parsed;
 }
 
 function isInterCredentials(value: unknown): value is InterCredentials {

@@ -11,6 +11,7 @@ export const LEGACY_SANDBOX_ACCOUNT: ProviderAccount = Object.freeze({
   id: '00000000-0000-0000-0000-000000000000',
   tenantId: '00000000-0000-0000-0000-000000000000',
   provider: 'sandbox',
+  accountKey: 'legacy-sandbox',
   beneficiary: Object.freeze({
     name: 'bank sandbox default payee',
     tax_id: '',

@@ -8,7 +8,7 @@ import {
   type ChargeView as ChargeViewType,
   type CreateChargeRequest,
 } from '@payments/inter-cobranca';
-import type { InterCredentials } from '@payments/contracts';
+import type { OpenedCredentials } from '../credentials';
 import {
   ProviderUnavailableError,
   type BatchRegistrationOutcome,
@@ -25,8 +25,8 @@ export { parseInterWebhook, InvalidInterWebhookError, type InterNotice } from '.
 
 /** What the Inter adapter needs; one instance serves every `inter` account. */
 export interface InterProviderOptions {
-  /** Opens an account's sealed credentials (the only place they are decrypted). */
-  openCredentials(account: ProviderAccount): InterCredentials;
+  /** The credentials for a call on an account's behalf (the newest of its bank account), opened. */
+  credentials(account: ProviderAccount): Promise<OpenedCredentials>;
   /** API root when the account sets none (INTER_BASE_URL). */
   defaultBaseUrl: string;
   /** Deadline of one HTTP exchange (connect to the end of the answer). */
@@ -49,9 +49,9 @@ const CANCEL_REASON_MAX = 50;
 interface AccountState {
   client: InterAccountClient;
   baseUrl: string;
-  /** The sealed credentials the client was made from. */
-  sealed: string;
-  /** PUT webhook done (or under way) for this account version. */
+  /** The credentials version the client was made from. */
+  versionId: string;
+  /** PUT webhook done (or under way) for this bank account. */
   webhook: Promise<void> | null;
   /** Our ids whose create went unanswered: look them up by seuNumero before creating again. */
   uncertain: Set<string>;
@@ -75,13 +75,13 @@ export class InterProvider implements PaymentProvider {
   constructor(private readonly options: InterProviderOptions) {}
 
   async registerMany(account: ProviderAccount, requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
-    const state = this.stateOf(account);
+    const state = await this.stateOf(account);
     await this.ensureWebhook(account, state);
     return mapLimit(requests, this.options.concurrency ?? 4, (request) => this.registerOne(account, state, request));
   }
 
   async cancel(account: ProviderAccount, chargeId: string, reason: string): Promise<CancellationOutcome> {
-    const { client } = this.stateOf(account);
+    const { client } = await this.stateOf(account);
     const motivo = (reason.trim() || 'cancelada pelo beneficiário').slice(0, CANCEL_REASON_MAX);
     try {
       await client.call({
@@ -103,7 +103,7 @@ export class InterProvider implements PaymentProvider {
 
   async consult(account: ProviderAccount, chargeId: string): Promise<ProviderChargeState> {
     try {
-      return chargeState(await this.view(this.stateOf(account).client, chargeId));
+      return chargeState(await this.view((await this.stateOf(account)).client, chargeId));
     } catch (err) {
       if (err instanceof InterHttpError && err.status === 404) return { kind: 'unknown' };
       throw err;
@@ -111,7 +111,7 @@ export class InterProvider implements PaymentProvider {
   }
 
   async slipPdf(account: ProviderAccount, chargeId: string): Promise<Buffer> {
-    const { client } = this.stateOf(account);
+    const { client } = await this.stateOf(account);
     const answer = await client.callFor<PdfResponse>(
       { method: 'GET', path: INTER_PATHS.pdf(chargeId), what: 'pdf' },
       PdfResponse,
@@ -129,9 +129,9 @@ export class InterProvider implements PaymentProvider {
     await Promise.all(states.map((s) => s.client.close()));
   }
 
-  /** Token requests made so far for an account (tests, metrics). */
-  tokenRequestsOf(accountId: string): number {
-    return this.accounts.get(accountId)?.client.tokenRequests ?? 0;
+  /** Token requests made so far for an account's current connection (tests, metrics). */
+  tokenRequestsOf(account: ProviderAccount): number {
+    return this.accounts.get(bankAccountOf(account))?.client.tokenRequests ?? 0;
   }
 
   private async registerOne(
@@ -148,7 +148,8 @@ export class InterProvider implements PaymentProvider {
           code: 'invalid_request',
           message: `not a charge Inter accepts: ${create.violations.map((v) => `${v.path} ${v.message}`).join('; ')}`,
         };
-      if (state.uncertain.has(request.idempotencyKey)) {
+      // A later attempt (a redelivered job, maybe after a restart) may find the charge an earlier one created.
+      if (state.uncertain.has(request.idempotencyKey) || request.attempt > 1) {
         const earlier = await this.lookUp(state, create.body);
         state.uncertain.delete(request.idempotencyKey);
         if (earlier) return await this.issued(state, request, earlier, [0]);
@@ -272,33 +273,39 @@ export class InterProvider implements PaymentProvider {
   }
 
   /**
-   * The account's connection state, made on first use. Keyed by account id and by its sealed credentials:
-   * when the same account comes with other credentials (a renewed certificate), the old connection is
-   * closed and a new one made; what is uncertain about earlier creates is kept.
+   * The bank account's connection state, made on first use. Keyed by the bank account (tenant and
+   * account key, shared by the versions of one account): when its credentials change (a renewed
+   * certificate), the old connection is closed and a new one made; what is uncertain about earlier
+   * creates and the webhook registration are kept.
    */
-  private stateOf(account: ProviderAccount): AccountState {
-    const current = this.accounts.get(account.id);
-    const sealed = account.sealedCredentials ?? '';
-    if (current && current.sealed === sealed) return current;
-    let credentials: InterCredentials;
+  private async stateOf(account: ProviderAccount): Promise<AccountState> {
+    const key = bankAccountOf(account);
+    let opened: OpenedCredentials;
     try {
-      credentials = this.options.openCredentials(account);
+      opened = await this.options.credentials(account);
     } catch (err) {
-      // The opener's message names the account, never the secret.
+      // The source's message names the account, never the secret.
       throw new ProviderUnavailableError((err as Error).message);
     }
+    const current = this.accounts.get(key);
+    if (current && current.versionId === opened.versionId) return current;
     const baseUrl = (account.baseUrl ?? this.options.defaultBaseUrl).replace(/\/+$/, '');
     const state: AccountState = {
-      client: new InterAccountClient(baseUrl, credentials, this.options.timeoutMs, this.options.trustedCaPem),
+      client: new InterAccountClient(baseUrl, opened.credentials, this.options.timeoutMs, this.options.trustedCaPem),
       baseUrl,
-      sealed,
-      webhook: null,
+      versionId: opened.versionId,
+      webhook: current?.webhook ?? null,
       uncertain: current?.uncertain ?? new Set(),
     };
-    this.accounts.set(account.id, state);
+    this.accounts.set(key, state);
     if (current) void current.client.close().catch(() => undefined);
     return state;
   }
+}
+
+/** One bank account: the versions of a tenant's account that share its key share a connection. */
+function bankAccountOf(account: ProviderAccount): string {
+  return `${account.tenantId}:${account.accountKey}`;
 }
 
 /** seuNumero of one of our charges (for operators matching Inter's statement to our ids). */
