@@ -153,7 +153,10 @@ async function startSystemTracked(
   if (callbacks) started.push(callbacks);
   const receivables = options.withReceivables
     ? await steps.run('receivables-svc', () =>
-        startReceivablesService(loadReceivablesConfig(env), logger('receivables-svc')),
+        startReceivablesService(
+          loadReceivablesConfig({ ...env, PUBLIC_BASE_URL: gateway.url }),
+          logger('receivables-svc'),
+        ),
       )
     : undefined;
   if (receivables) started.push(receivables);
