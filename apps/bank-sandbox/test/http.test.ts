@@ -346,6 +346,7 @@ describe('payment and webhook', () => {
       event: 'charge.paid',
       charge_id: charge.charge_id,
       our_number: charge.our_number,
+      account_reference: null,
       paid_at: paid.paid_at,
       amount_paid_cents: 12_345,
       fee_cents: 199,

@@ -63,6 +63,16 @@ export const migrations: Record<string, Migration> = {
       await db.schema.alterTable('notifications').addColumn('trace_context', 'json').execute();
     },
   },
+  // Whose each charge is (DESIGN 7): the beneficiary it was issued for and the caller's account id; null = the sandbox's own payee.
+  '0003_charge_beneficiary': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable('charges')
+        .addColumn('beneficiary', 'jsonb')
+        .addColumn('account_reference', 'text')
+        .execute();
+    },
+  },
   // The Inter dialect's tables (src/inter/migration.ts); numbered apart so other migrations sort before it.
   '0100_inter_dialect': interDialectMigration,
 };

@@ -1,5 +1,5 @@
 import type { ColumnType, Selectable } from 'kysely';
-import type { ChargeKind, ChargeStatus, DescriptionLine, Discount, Payer } from '../domain/charge';
+import type { Beneficiary, ChargeKind, ChargeStatus, DescriptionLine, Discount, Payer } from '../domain/charge';
 import type { SettlementMethod } from '../domain/money';
 
 /** Tables of schema `bank_sandbox`: the charges the bank registered, and its outgoing payment webhooks. */
@@ -10,7 +10,7 @@ type CreatedAt = ColumnType<Date, Date | undefined, never>;
 
 export interface ChargesTable {
   charge_id: string;
-  /** 11 digits from sequence our_number_seq; unique for the (single) payee account. */
+  /** 11 digits from sequence our_number_seq: unique across the whole sandbox, whatever the beneficiary. */
   our_number: string;
   /** The Idempotency-Key of the request that registered it, and a fingerprint of that request's body. */
   idempotency_key: string;
@@ -37,6 +37,10 @@ export interface ChargesTable {
   amount_paid_cents: number | null;
   fee_cents: number | null;
   payment_method: SettlementMethod | null;
+  /** Who the charge pays; null = the sandbox's configured payee. */
+  beneficiary: ColumnType<Beneficiary | null, string | null | undefined, string | null>;
+  /** The caller's account id, echoed in the payment webhook. */
+  account_reference: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type NotificationStatus = 'pending' | 'delivered' | 'failed';

@@ -1,29 +1,41 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BankSandboxDatabase, ChargeRow } from '../db/schema';
-import { acceptsMethod, type Charge, type ChargeTerms } from './charge';
+import { accountFor } from './beneficiary';
+import { acceptsMethod, type ChargeOwner, type ChargeTerms, type LedgerCharge } from './charge';
 import { sandboxFeeCents, type SettlementMethod } from './money';
 import { formatOurNumber, issuePaymentData, type PayeeAccount } from './slip-issuer';
 import { chargePaidEvent } from './webhook-event';
 
 export type RegisterOutcome =
   /** A new charge was stored. */
-  | { outcome: 'created'; charge: Charge }
+  | { outcome: 'created'; charge: LedgerCharge }
   /** The same Idempotency-Key with the same request: the charge it created, nothing new. */
-  | { outcome: 'replayed'; charge: Charge }
+  | { outcome: 'replayed'; charge: LedgerCharge }
   /** The same Idempotency-Key with another request. */
   | { outcome: 'key_reused' };
 
 export type CancelOutcome =
-  { outcome: 'cancelled'; charge: Charge } | { outcome: 'not_open'; charge: Charge } | { outcome: 'not_found' };
-
-export type SettleOutcome =
-  | { outcome: 'settled'; charge: Charge; eventId: string }
-  | { outcome: 'not_open'; charge: Charge }
-  | { outcome: 'method_not_accepted'; charge: Charge }
+  | { outcome: 'cancelled'; charge: LedgerCharge }
+  | { outcome: 'not_open'; charge: LedgerCharge }
   | { outcome: 'not_found' };
 
-/** The bank's ledger of charges. Every state change is one conditional statement or one transaction. */
+export type SettleOutcome =
+  | { outcome: 'settled'; charge: LedgerCharge; eventId: string }
+  | { outcome: 'not_open'; charge: LedgerCharge }
+  | { outcome: 'method_not_accepted'; charge: LedgerCharge }
+  | { outcome: 'not_found' };
+
+/** What a caller asks to register: the charge's terms and whose it is. */
+export interface ChargeOrder {
+  terms: ChargeTerms;
+  owner: ChargeOwner;
+}
+
+/**
+ * The bank's ledger of charges. Every state change is one conditional statement or one transaction.
+ * our_numbers come from one sequence whatever the beneficiary, so each names one charge sandbox-wide.
+ */
 export class ChargeStore {
   constructor(
     private readonly db: Kysely<BankSandboxDatabase>,
@@ -44,15 +56,14 @@ export class ChargeStore {
    * with the one row that won the unique index (a loser's sequence number is simply skipped). Callers
    * look the key up first, so a plain replay does not spend a number.
    */
-  async register(key: string, fingerprint: string, terms: ChargeTerms): Promise<RegisterOutcome> {
+  async register(key: string, fingerprint: string, order: ChargeOrder): Promise<RegisterOutcome> {
     const { value } = await sql<{ value: number }>`select nextval('our_number_seq') as value`
       .execute(this.db)
       .then((r) => r.rows[0]);
     const ourNumber = formatOurNumber(Number(value));
-    const payment = issuePaymentData(this.account, ourNumber, terms);
     const inserted = await this.db
       .insertInto('charges')
-      .values(chargeValues(randomUUID(), ourNumber, key, fingerprint, terms, payment))
+      .values(this.chargeValues(ourNumber, key, fingerprint, order))
       .onConflict((oc) => oc.column('idempotency_key').doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -68,7 +79,7 @@ export class ChargeStore {
    * sequence call and go in one multi-row insert. Outcomes come back in request order.
    */
   async registerMany(
-    requests: Array<{ key: string; fingerprint: string; terms: ChargeTerms }>,
+    requests: Array<{ key: string; fingerprint: string; order: ChargeOrder }>,
   ): Promise<RegisterOutcome[]> {
     if (requests.length === 0) return [];
     const keys = requests.map((r) => r.key);
@@ -83,11 +94,9 @@ export class ChargeStore {
       const numbers = await sql<{
         value: string;
       }>`select nextval('our_number_seq') as value from generate_series(1, ${fresh.length})`.execute(this.db);
-      const rows = fresh.map((r, i) => {
-        const ourNumber = formatOurNumber(Number(numbers.rows[i].value));
-        const payment = issuePaymentData(this.account, ourNumber, r.terms);
-        return chargeValues(randomUUID(), ourNumber, r.key, r.fingerprint, r.terms, payment);
-      });
+      const rows = fresh.map((r, i) =>
+        this.chargeValues(formatOurNumber(Number(numbers.rows[i].value)), r.key, r.fingerprint, r.order),
+      );
       const inserted = await this.db
         .insertInto('charges')
         .values(rows)
@@ -113,12 +122,12 @@ export class ChargeStore {
     return requests.map((r) => outcomeFor(existing.get(r.key), r.fingerprint, false));
   }
 
-  async get(chargeId: string): Promise<Charge | null> {
+  async get(chargeId: string): Promise<LedgerCharge | null> {
     const row = await this.db.selectFrom('charges').selectAll().where('charge_id', '=', chargeId).executeTakeFirst();
     return row ? toCharge(row) : null;
   }
 
-  async getByOurNumber(ourNumber: string): Promise<Charge | null> {
+  async getByOurNumber(ourNumber: string): Promise<LedgerCharge | null> {
     const row = await this.db.selectFrom('charges').selectAll().where('our_number', '=', ourNumber).executeTakeFirst();
     return row ? toCharge(row) : null;
   }
@@ -188,14 +197,21 @@ export class ChargeStore {
       return { outcome: 'settled', charge: toCharge(updated), eventId };
     });
   }
+
+  /** The row of a new charge: its slip and BR Code issued on the beneficiary's account (or the sandbox's). */
+  private chargeValues(ourNumber: string, key: string, fingerprint: string, { terms, owner }: ChargeOrder) {
+    const payment = issuePaymentData(accountFor(this.account, owner.beneficiary), ourNumber, terms);
+    return rowValues(randomUUID(), ourNumber, key, fingerprint, terms, owner, payment);
+  }
 }
 
-function chargeValues(
+function rowValues(
   chargeId: string,
   ourNumber: string,
   key: string,
   fingerprint: string,
   terms: ChargeTerms,
+  owner: ChargeOwner,
   payment: ReturnType<typeof issuePaymentData>,
 ) {
   return {
@@ -218,6 +234,8 @@ function chargeValues(
     barcode: payment.barcode,
     typeable_line: payment.typeableLine,
     pix_copy_and_paste: payment.pixCopyAndPaste,
+    beneficiary: owner.beneficiary ? JSON.stringify(owner.beneficiary) : null,
+    account_reference: owner.accountReference,
   };
 }
 
@@ -250,9 +268,11 @@ async function recordNotification(
   return eventId;
 }
 
-function toCharge(row: ChargeRow): Charge {
+function toCharge(row: ChargeRow): LedgerCharge {
   return {
     chargeId: row.charge_id,
+    beneficiary: row.beneficiary,
+    accountReference: row.account_reference,
     ourNumber: row.our_number,
     kind: row.kind,
     status: row.status,

@@ -65,6 +65,29 @@ export interface Charge extends ChargeTerms, PaymentData {
   settlement: Settlement | null;
 }
 
+/** Who is paid by a charge of the native API, when the caller names someone other than the sandbox's payee. */
+export interface Beneficiary {
+  name: string;
+  /** CPF or CNPJ as the caller wrote it (check digits valid). */
+  taxId: string;
+  /** null: the sandbox's configured city goes into the BR Code. */
+  city: string | null;
+  /** null: the sandbox's own PIX key. */
+  pixKey: string | null;
+  agency: string | null;
+  account: string | null;
+  address: string | null;
+}
+
+/** Whose a charge is: the beneficiary it pays (null: the sandbox's payee) and the caller's account id, echoed back. */
+export interface ChargeOwner {
+  beneficiary: Beneficiary | null;
+  accountReference: string | null;
+}
+
+/** A charge in the native API's ledger. */
+export interface LedgerCharge extends Charge, ChargeOwner {}
+
 /** Methods a charge can be settled by: a PIX charge has no slip to pay. */
 export function acceptsMethod(kind: ChargeKind, method: SettlementMethod): boolean {
   return method !== 'boleto' || kind === 'hybrid_slip';

@@ -2,6 +2,7 @@ import PDFDocument from 'pdfkit';
 import type { Charge, DescriptionLine, Payer } from './charge';
 import { formatBrazilianDate, formatReais, formatTypeableLine } from '@payments/br-format';
 import { drawItf, ITF_BAR_HEIGHT, ITF_NARROW_MODULE } from '@payments/slip-images';
+import { printedTaxId } from './beneficiary';
 import { chargeQrPng } from './payment-images';
 import { instructionLines } from './slip-text';
 
@@ -14,6 +15,8 @@ export interface PayeeDetails {
   agency: string;
   wallet: string;
   account: string;
+  /** Printed under the name when known. */
+  address?: string | null;
 }
 
 const PAGE_MARGIN = 36;
@@ -95,9 +98,9 @@ function drawDetails(
   y: number,
 ): number {
   const column = width * 0.7;
-  box(doc, 'Beneficiário', `${payee.name} - CNPJ ${payee.taxId}`, left, column, y);
-  box(doc, 'Vencimento', formatBrazilianDate(charge.dueDate), left + column, width - column, y);
-  y += 30;
+  drawPayee(doc, payee, left, column, y);
+  box(doc, 'Vencimento', formatBrazilianDate(charge.dueDate), left + column, width - column, y, PAYEE_HEIGHT);
+  y += PAYEE_HEIGHT;
   box(doc, 'Agência / Código do beneficiário', `${payee.agency} / ${payee.account}`, left, column / 2, y);
   box(doc, 'Data do documento', formatBrazilianDate(charge.issueDate), left + column / 2, column / 2, y);
   box(doc, 'Valor do documento', formatReais(charge.amountCents), left + column, width - column, y);
@@ -113,6 +116,27 @@ function drawDetails(
     y,
   );
   return y + 30;
+}
+
+const PAYEE_HEIGHT = 40;
+
+/** The "Beneficiário" box: the name on its own line (a long one is cut), then its CPF/CNPJ and address. */
+function drawPayee(doc: PDFKit.PDFDocument, payee: PayeeDetails, x: number, boxWidth: number, top: number): void {
+  const inner = { width: boxWidth - 6, lineBreak: false, ellipsis: true };
+  doc.rect(x, top, boxWidth, PAYEE_HEIGHT).lineWidth(0.5).stroke();
+  doc
+    .font('Helvetica')
+    .fontSize(6.5)
+    .text('Beneficiário', x + 3, top + 3, { width: boxWidth - 6 });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(9)
+    .text(payee.name, x + 3, top + 13, inner);
+  const identity = [printedTaxId(payee.taxId), payee.address].filter((part): part is string => !!part).join(' - ');
+  doc
+    .font('Helvetica')
+    .fontSize(8)
+    .text(identity, x + 3, top + 26, inner);
 }
 
 function drawInstructions(doc: PDFKit.PDFDocument, { left, width }: Column, lines: string[], y: number): number {

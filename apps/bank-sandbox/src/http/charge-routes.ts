@@ -4,9 +4,11 @@ import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import stableStringify from 'fast-json-stable-stringify';
 import { planRegistration } from '../domain/behaviour';
+import { payeeFor } from '../domain/beneficiary';
+import type { ChargeOrder } from '../domain/charge-store';
 import { renderChargePdf } from '../domain/slip-pdf';
 import { chargeQrPng } from '../domain/payment-images';
-import type { Charge, ChargeTerms } from '../domain/charge';
+import type { LedgerCharge } from '../domain/charge';
 import { parseChargeRequest, type FieldProblem } from './charge-request';
 import type { SandboxDeps } from './context';
 import { BankApiError } from './errors';
@@ -63,7 +65,7 @@ export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
     const charge = await findCharge(deps, ctx.params.chargeId);
     ctx.type = 'application/pdf';
     ctx.set('content-disposition', `inline; filename="charge-${charge.ourNumber}.pdf"`);
-    ctx.body = await renderChargePdf(charge, deps.payee);
+    ctx.body = await renderChargePdf(charge, payeeFor(deps.payee, charge.beneficiary));
   });
 
   router.get('/v1/charges/:chargeId/qrcode.png', async (ctx) => {
@@ -83,7 +85,7 @@ async function registerCharge(ctx: Context, deps: SandboxDeps): Promise<void> {
   if (!parsed.ok) throw new BankApiError(422, 'invalid_request', problemsText(parsed.problems), parsed.problems);
   const fingerprint = fingerprintOf(body);
   const plan = planRegistration(deps.behaviour.mode, parsed.terms.payer.name);
-  const answer = async (status: number, charge: Charge, replayed: boolean) => {
+  const answer = async (status: number, charge: LedgerCharge, replayed: boolean) => {
     if (plan.slow) await sleep(deps.slowMs);
     ctx.status = status;
     if (replayed) ctx.set('idempotent-replayed', 'true');
@@ -101,7 +103,7 @@ async function registerCharge(ctx: Context, deps: SandboxDeps): Promise<void> {
       throw new BankApiError(503, 'unavailable', 'the bank could not process the registration now; try again later');
     throw new BankApiError(422, 'charge_rejected', 'the bank refused to register this charge');
   }
-  const registered = await deps.store.register(key, fingerprint, parsed.terms);
+  const registered = await deps.store.register(key, fingerprint, { terms: parsed.terms, owner: parsed.owner });
   if (registered.outcome === 'key_reused') throw keyReused();
   if (registered.outcome === 'created')
     deps.logger.debug(
@@ -118,12 +120,12 @@ interface BatchResult {
   error?: { code: string; message: string };
 }
 
-/** A batch item to register: where its result goes, its key, and the terms with their fingerprint. */
+/** A batch item to register: where its result goes, its key, and the order with its fingerprint. */
 interface AcceptedItem {
   index: number;
   key: string;
   fingerprint: string;
-  terms: ChargeTerms;
+  order: ChargeOrder;
 }
 
 /**
@@ -171,7 +173,10 @@ function checkBatchItem(item: Record<string, unknown>, deps: SandboxDeps): Check
     };
   if (plan.outcome === 'reject')
     return { slow: plan.slow, result: batchError(422, 'charge_rejected', 'the bank refused to register this charge') };
-  return { slow: plan.slow, accepted: { key, fingerprint: fingerprintOf(charge), terms: parsed.terms } };
+  return {
+    slow: plan.slow,
+    accepted: { key, fingerprint: fingerprintOf(charge), order: { terms: parsed.terms, owner: parsed.owner } },
+  };
 }
 
 function batchError(status: number, code: string, message: string): BatchResult {
@@ -187,7 +192,7 @@ function problemsText(problems: FieldProblem[]): string {
   return problems.map((p) => `${p.path} ${p.message}`).join('; ');
 }
 
-async function findCharge(deps: SandboxDeps, chargeId: string): Promise<Charge> {
+async function findCharge(deps: SandboxDeps, chargeId: string): Promise<LedgerCharge> {
   const charge = UUID.test(chargeId) ? await deps.store.get(chargeId.toLowerCase()) : null;
   if (!charge) throw chargeNotFound(chargeId);
   return charge;

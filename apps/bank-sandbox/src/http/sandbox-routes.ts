@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { toCarrier } from '@payments/telemetry';
 import { BEHAVIOUR_MODES, type BehaviourMode } from '../domain/behaviour';
-import type { Charge } from '../domain/charge';
+import type { LedgerCharge } from '../domain/charge';
 import { paymentAmountCents, type SettlementMethod } from '../domain/money';
 import { OUR_NUMBER_DIGITS } from '../domain/slip-issuer';
 import type { SandboxDeps } from './context';
@@ -71,7 +71,7 @@ async function pay(
   ourNumber: string,
   method: SettlementMethod,
   amountCents: number | null,
-): Promise<Charge> {
+): Promise<LedgerCharge> {
   const result = await deps.store.settle(
     ourNumberParam(ourNumber),
     method,
