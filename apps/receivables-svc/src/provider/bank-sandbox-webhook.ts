@@ -9,7 +9,7 @@ export class InvalidWebhookError extends Error {
 interface SandboxNotification {
   event: string;
   /** The provider account version the charge was registered under; absent for legacy charges (no account). */
-  account_reference?: string;
+  account_reference?: string | null;
   charge_id: string;
   our_number: string;
   paid_at: string;
@@ -48,7 +48,7 @@ export function verifySandboxWebhook(
     !Number.isInteger(body.amount_paid_cents) ||
     !Number.isInteger(body.fee_cents) ||
     !['boleto', 'pix', 'manual'].includes(body.method) ||
-    (body.account_reference !== undefined && typeof body.account_reference !== 'string')
+    (body.account_reference != null && typeof body.account_reference !== 'string')
   ) {
     throw new InvalidWebhookError('incomplete payment notification');
   }
