@@ -489,14 +489,15 @@ describe('provider webhook endpoint (receivables-svc)', () => {
     const item = receivablePayload(clientId, receiver.url, { payment_method: 3, value: 50 });
     await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
     await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
-    const rows = await queryRows<{ provider_charge_id: string }>(
+    const rows = await queryRows<{ provider_charge_id: string; provider_account_id: string }>(
       system.databaseUrl,
-      'select provider_charge_id from receivables.receivables where account_receivable_id = $1',
+      'select provider_charge_id, provider_account_id from receivables.receivables where account_receivable_id = $1',
       [item.account_receivable_id],
     );
     const body = JSON.stringify({
       event: 'charge.paid',
       charge_id: rows[0].provider_charge_id,
+      account_reference: rows[0].provider_account_id,
       our_number: '1',
       paid_at: '2026-11-23T15:00:00.000Z',
       amount_paid_cents: 5000,
