@@ -30,6 +30,8 @@ import type {
   ReceivablesSearchReply,
   SlipPdfCommand,
   SlipPdfReply,
+  SlipQrCodeCommand,
+  SlipQrCodeReply,
 } from './receivables';
 import type { ProviderCredentialsCommand, ProviderCredentialsReply } from './provider-accounts';
 import { Streams, type BookletJob, type CancellationJob, type RegistrationJob, type StreamSpec } from './streams';
@@ -56,6 +58,7 @@ export type RequestReplyRegistry = {
   [Subjects.receivables.consult]: Exchange<ReceivableConsultCommand, ReceivableConsultReply>;
   [Subjects.receivables.installments]: Exchange<InstallmentsCommand, InstallmentsReply>;
   [Subjects.receivables.slipPdf]: Exchange<SlipPdfCommand, SlipPdfReply>;
+  [Subjects.receivables.slipQrCode]: Exchange<SlipQrCodeCommand, SlipQrCodeReply>;
   [Subjects.booklets.request]: Exchange<BookletRequestCommand, BookletResponse>;
   [Subjects.booklets.download]: Exchange<BookletDownloadCommand, BookletDownloadReply>;
   [Subjects.tenants.signingSecret]: Exchange<SigningSecretCommand, SigningSecretReply>;

@@ -265,3 +265,16 @@ export interface SlipPdfReply {
 }
 /** Gateway path of signed slip PDF links: `${SLIP_PDF_PATH}/{receivable_id}?expires=..&signature=..`. */
 export const SLIP_PDF_PATH = '/api/v1/bank-slips/downloads';
+
+/**
+ * gateway -> receivables-svc: the PIX QR code PNG behind a (verified) signed link, for providers that
+ * serve no QR image of their own (Inter): receivables-svc draws it from the charge's PIX copy-and-paste.
+ */
+export interface SlipQrCodeCommand {
+  receivable_id: string;
+}
+export interface SlipQrCodeReply {
+  png_base64: string;
+}
+/** Gateway path of signed QR code links: `${SLIP_QRCODE_PATH}/{receivable_id}?expires=..&signature=..`. */
+export const SLIP_QRCODE_PATH = '/api/v1/bank-slips/qrcodes';

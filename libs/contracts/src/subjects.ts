@@ -16,6 +16,7 @@ export const Subjects = {
     consult: 'receivables.consult',
     installments: 'receivables.installments',
     slipPdf: 'receivables.slip-pdf',
+    slipQrCode: 'receivables.slip-qrcode',
   },
   booklets: {
     request: 'booklets.request',

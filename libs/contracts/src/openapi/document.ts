@@ -70,12 +70,13 @@ const HEADERS: Record<HeaderName, HeaderObject> = {
     example: 'Bearer realm="api", error="invalid_token"',
   },
   'Cache-Control': {
-    description: 'no-store on tokens; private, max-age=300 on the booklet PDF.',
+    description: 'no-store on tokens; private, max-age=300 on booklet and slip downloads (PDF, QR code PNG).',
     schema: { type: 'string' },
     example: 'no-store',
   },
   'Content-Disposition': {
-    description: 'The PDF is shown inline, named after the payment_slip_id.',
+    description:
+      'The download is shown inline, named after its payment_slip_id (booklet) or receivable_id (slip PDF, QR code PNG).',
     schema: { type: 'string' },
     example: `inline; filename="carne-${Ids.paymentSlip}.pdf"`,
   },

@@ -29,6 +29,7 @@ import {
   ReceivablesCreateRequestSchema,
   ReceivablesCreateResponseSchema,
   SLIP_PDF_PATH,
+  SLIP_QRCODE_PATH,
 } from '../receivables';
 import { ConsultResultSchema, SearchRequestSchema, SearchResponseSchema } from '../search';
 import * as ex from './examples';
@@ -447,6 +448,57 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     errors: {
       forbidden: 'the link was altered or is incomplete',
       not_found: 'the charge no longer exists or has no PDF at its bank',
+      gone: 'the link has expired (90 days after the due date)',
+      ...unavailable('receivables'),
+    },
+  },
+  {
+    method: 'get',
+    path: `${SLIP_QRCODE_PATH}/{receivable_id}`,
+    operationId: 'downloadSlipQrCode',
+    tag: 'Receivables',
+    summary: 'Download a PIX QR code image (signed link)',
+    description:
+      'The `qrcode_image` link of a registered callback when the bank serves no QR code image of its own (Banco Inter): ' +
+      "a PNG of the QR code of the charge's `pix_copy_and_paste`. " +
+      'It needs no bearer token: the signature in the query is the credential, and it expires 90 days after the due date. Use the link exactly as received.',
+    security: 'none',
+    idempotency: 'none',
+    pathParameters: [
+      {
+        name: 'receivable_id',
+        description: 'The charge, as in the link',
+        schema: Type.String(),
+        required: true,
+        example: ex.Ids.receivableSlip,
+      },
+    ],
+    queryParameters: [
+      {
+        name: 'expires',
+        description: 'Expiry of the link, Unix seconds',
+        schema: Type.String({ pattern: '^\\d{1,12}$' }),
+        required: true,
+        example: ex.DOWNLOAD_EXPIRES_EXAMPLE,
+      },
+      {
+        name: 'signature',
+        description: 'HMAC-SHA256 of the link, hex',
+        schema: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+        required: true,
+        example: ex.DOWNLOAD_SIGNATURE_EXAMPLE,
+      },
+    ],
+    success: {
+      status: 200,
+      description: "The QR code of the charge's PIX copy-and-paste, as a PNG image.",
+      schema: Type.String({ contentMediaType: 'image/png' }),
+      mediaType: 'image/png',
+      headers: ['Content-Disposition', 'Cache-Control'],
+    },
+    errors: {
+      forbidden: 'the link was altered or is incomplete',
+      not_found: 'the charge no longer exists or is not registered with its bank',
       gone: 'the link has expired (90 days after the due date)',
       ...unavailable('receivables'),
     },
