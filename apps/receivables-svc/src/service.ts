@@ -11,7 +11,7 @@ import type { ReceivablesDatabase } from './db/schema';
 import { PostgresProviderAccounts } from './db/provider-accounts';
 import { createPaymentProviders } from './provider/providers';
 import { busNewestCredentials } from './transport/credential-directory';
-import { SignedSlipPdfLinks } from './provider/slip-pdf-links';
+import { SignedSlipLinks } from './provider/slip-links';
 import { registerHandlers } from './transport/bus-handlers';
 import { BusClientDirectory } from './transport/client-directory';
 import { startProviderWebhookServer } from './transport/http-server';
@@ -57,7 +57,7 @@ export async function startReceivablesService(
   const onEnqueued = () => relay.wake();
   const providers = createPaymentProviders(config, busNewestCredentials(bus));
   const accounts = new PostgresProviderAccounts(db);
-  const slipLinks = new SignedSlipPdfLinks(config);
+  const slipLinks = new SignedSlipLinks(config);
   const priority = new IntakePriority(config.intakePriority);
   registerHandlers(bus, {
     db,

@@ -3,6 +3,7 @@ import { connectBus, type Bus } from '@payments/bus';
 import {
   ServiceError,
   SLIP_PDF_PATH,
+  SLIP_QRCODE_PATH,
   Streams,
   Subjects,
   type CancellationJob,
@@ -12,6 +13,7 @@ import {
 } from '@payments/contracts';
 import { createMetricsRegistry } from '@payments/metrics';
 import { checkLink } from '@payments/signed-links';
+import { decodeQrPng } from '@payments/test-support/slip-checks';
 import type { ReceivableRow } from '../src/db/schema';
 import { processCancellation, requestCancellation } from '../src/domain/cancellation';
 import { acceptReceivables } from '../src/domain/intake';
@@ -21,7 +23,7 @@ import { recordPayment } from '../src/domain/payments';
 import { ProviderUnavailableError, type ProviderPayment } from '../src/domain/ports';
 import { registerReceivables } from '../src/domain/registration';
 import { LEGACY_SANDBOX_ACCOUNT } from '../src/provider/legacy-account';
-import { slipPdfLinkExpiry } from '../src/provider/slip-pdf-links';
+import { slipLinkExpiry } from '../src/provider/slip-links';
 import { registerHandlers } from '../src/transport/bus-handlers';
 import { startProviderWebhookServer } from '../src/transport/http-server';
 import { IntakePriority } from '../src/transport/intake-priority';
@@ -193,7 +195,7 @@ describe('intake under a provider account', () => {
 });
 
 describe('registration by account', () => {
-  it("goes to the account's provider kind with the account; an inter charge's PDF link is a signed gateway link", async () => {
+  it("goes to the account's provider kind with the account; an inter charge's PDF and QR links are signed gateway links", async () => {
     const sandboxAccount = accountVersion(randomUUID());
     const interAccount = accountVersion(randomUUID(), 'inter');
     const bySandbox = new TestProvider();
@@ -225,14 +227,40 @@ describe('registration by account', () => {
     const lastsUntil = Number(expires) * 1000;
     expect(lastsUntil).toBeGreaterThanOrEqual(Date.now() + 30 * 86_400_000 - 5_000);
     expect(lastsUntil).toBeGreaterThanOrEqual(Date.parse('2026-12-15T00:00:00Z') + 90 * 86_400_000);
+
+    // Inter serves no QR image: a signed gateway link to the QR drawn from the charge's PIX code.
+    expect((await rowById(f, s.id)).qrcode_image_url).toBe(bySandbox.charges.get(s.id)!.qrcodeImageUrl);
+    const qr = new URL(interRow.qrcode_image_url!);
+    expect(`${qr.origin}${qr.pathname}`).toBe(`${TEST_LINKS.publicBaseUrl}${SLIP_QRCODE_PATH}/${i.id}`);
+    expect(qr.searchParams.get('expires')).toBe(expires);
+    expect(checkLink(TEST_LINKS.downloadLinkSecret, i.id, expires, qr.searchParams.get('signature')!)).toBe('valid');
+    expect(interRow.pix_copy_and_paste).toBe(byInter.charges.get(i.id)!.pixCopyAndPaste);
+
     const [callback] = await callbacksFor(f, interRow);
-    expect((callback.payload as RegisteredCallback).payment_data.pdf).toBe(interRow.pdf_url);
+    const paymentData = (callback.payload as RegisteredCallback).payment_data;
+    expect(paymentData.pdf).toBe(interRow.pdf_url);
+    expect(paymentData.qrcode_image).toBe(interRow.qrcode_image_url);
+  });
+
+  it("gives an inter charge whose bank hands out no QR image URL (Inter's '') a QR code link", async () => {
+    const account = accountVersion(randomUUID(), 'inter');
+    const byInter = new TestProvider('inter_');
+    byInter.noQrImage = true;
+    const r = await acceptUnder(account, { due_date: '2026-12-20' });
+    expect(await registerReceivables(workerDeps(f, byInter), job([r]), 1)).toBe('done');
+    expect(byInter.charges.get(r.id)!.qrcodeImageUrl).toBe('');
+    const registered = await rowById(f, r.id);
+    expect(registered.qrcode_image_url).toMatch(
+      new RegExp(`^${TEST_LINKS.publicBaseUrl}${SLIP_QRCODE_PATH}/${r.id}\\?expires=\\d+&signature=[0-9a-f]{64}$`),
+    );
+    const [callback] = await callbacksFor(f, registered);
+    expect((callback.payload as RegisteredCallback).payment_data.qrcode_image).toBe(registered.qrcode_image_url);
   });
 
   it('makes slip links last until 90 days after the due date, and at least 30 days from now', () => {
     const now = new Date('2026-11-23T12:00:00Z');
-    expect(slipPdfLinkExpiry('2026-12-15', now).toISOString()).toBe('2027-03-15T00:00:00.000Z');
-    expect(slipPdfLinkExpiry('2026-01-10', now).toISOString()).toBe('2026-12-23T12:00:00.000Z');
+    expect(slipLinkExpiry('2026-12-15', now).toISOString()).toBe('2027-03-15T00:00:00.000Z');
+    expect(slipLinkExpiry('2026-01-10', now).toISOString()).toBe('2026-12-23T12:00:00.000Z');
   });
 
   it('registers a receivable from before accounts (none) with the sandbox and its default payee', async () => {
@@ -642,7 +670,7 @@ describe('installments of a booklet', () => {
   });
 });
 
-describe('slip PDF on the bus', () => {
+describe('slip PDF and QR code on the bus', () => {
   let bus: Bus;
   let handlers: ReturnType<typeof registerHandlers>;
   const bank = new TestProvider('inter_');
@@ -686,5 +714,35 @@ describe('slip PDF on the bus', () => {
     } finally {
       bank.down = false;
     }
+  });
+
+  const askQr = (receivableId: string) =>
+    bus.request(Subjects.receivables.slipQrCode, { receivable_id: receivableId }, { service: 'receivables' });
+
+  it("draws the QR code of the charge's PIX copy-and-paste as a PNG, without asking the bank", async () => {
+    const r = await registeredUnder(accountVersion(randomUUID(), 'inter'), bank);
+    expect(r.pix_copy_and_paste).toBeTruthy();
+    bank.down = true;
+    try {
+      const reply = await askQr(r.id.toUpperCase());
+      const png = Buffer.from(reply.png_base64, 'base64');
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect(decodeQrPng(png)).toBe(r.pix_copy_and_paste);
+    } finally {
+      bank.down = false;
+    }
+    const other = await registeredUnder(accountVersion(randomUUID(), 'inter'), bank);
+    expect(other.pix_copy_and_paste).not.toBe(r.pix_copy_and_paste);
+    expect(decodeQrPng(Buffer.from((await askQr(other.id)).png_base64, 'base64'))).toBe(other.pix_copy_and_paste);
+  });
+
+  it('answers not_found for a QR code of an unknown receivable, one not registered yet, or one without a PIX code', async () => {
+    await expectServiceError(askQr(randomUUID()), 'not_found');
+    await expectServiceError(askQr('not-a-uuid'), 'not_found');
+    const queued = await acceptUnder(accountVersion(randomUUID(), 'inter'));
+    await expectServiceError(askQr(queued.id), 'not_found');
+    const r = await registeredUnder(accountVersion(randomUUID(), 'inter'), bank);
+    await f.db.updateTable('receivables').set({ pix_copy_and_paste: null }).where('id', '=', r.id).execute();
+    await expectServiceError(askQr(r.id), 'not_found');
   });
 });

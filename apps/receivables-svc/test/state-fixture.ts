@@ -29,7 +29,7 @@ import {
   type ProviderCharge,
   type ProviderChargeState,
 } from '../src/domain/ports';
-import { SignedSlipPdfLinks } from '../src/provider/slip-pdf-links';
+import { SignedSlipLinks } from '../src/provider/slip-links';
 
 /**
  * The receivables schema migrated into a throw-away database, with the domain's two outside ports
@@ -41,14 +41,14 @@ export interface StateFixture {
   db: Kysely<ReceivablesDatabase>;
   clients: TestClientDirectory;
   accounts: PostgresProviderAccounts;
-  slipLinks: SignedSlipPdfLinks;
+  slipLinks: SignedSlipLinks;
   logger: ReturnType<typeof createLogger>;
   /** The tenant's current account version (made on first use: a sandbox one unless told otherwise). */
   accountFor(tenantId: string, provider?: ProviderKind): ProviderAccountVersion;
   stop(): Promise<void>;
 }
 
-/** The gateway's side of slip PDF links, for tests that check them. */
+/** The gateway's side of slip PDF and QR code links, for tests that check them. */
 export const TEST_LINKS = { publicBaseUrl: 'https://api.example.com', downloadLinkSecret: 'test-link-secret' };
 
 export async function startStateFixture(): Promise<StateFixture> {
@@ -66,7 +66,7 @@ export async function startStateFixture(): Promise<StateFixture> {
     db,
     clients: new TestClientDirectory(),
     accounts: new PostgresProviderAccounts(db),
-    slipLinks: new SignedSlipPdfLinks(TEST_LINKS),
+    slipLinks: new SignedSlipLinks(TEST_LINKS),
     logger: createLogger('receivables-test', 'silent'),
     accountFor(tenantId, provider = 'sandbox') {
       const existing = accounts.get(tenantId);
@@ -168,6 +168,8 @@ export class TestProvider implements PaymentProvider {
   plan: (request: ChargeRequest) => PlannedOutcome = () => 'register';
   /** Throw ProviderUnavailableError for the whole call (the bank cannot be reached). */
   down = false;
+  /** Hand out no QR code image URL (''), as Inter does. */
+  noQrImage = false;
   cancelOutcome: CancellationOutcome | 'unavailable' = 'cancelled';
   /** What consult answers, by charge id ('open' when not set); 'unavailable' throws. */
   readonly states = new Map<string, ProviderChargeState | 'unavailable'>();
@@ -230,7 +232,7 @@ export class TestProvider implements PaymentProvider {
       barcode: slip ? `9999${ourNumber}`.padEnd(44, '0') : null,
       typeableLine: slip ? `99990.${ourNumber}`.padEnd(54, '0') : null,
       pixCopyAndPaste: `00020126pix-${ourNumber}`,
-      qrcodeImageUrl: `http://bank.test/qr/${ourNumber}.png`,
+      qrcodeImageUrl: this.noQrImage ? '' : `http://bank.test/qr/${ourNumber}.png`,
       pdfUrl: `http://bank.test/pdf/${ourNumber}.pdf`,
     };
     this.charges.set(request.idempotencyKey, charge);

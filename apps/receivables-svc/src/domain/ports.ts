@@ -53,11 +53,13 @@ export interface ProviderAccounts {
 }
 
 /**
- * The slip PDF link handed to the ERP for a registered charge: the bank's own, or, where the bank serves
- * the PDF only behind its own authentication, a signed gateway link that fetches it through us.
+ * The slip PDF and QR code image links handed to the ERP for a registered charge: the bank's own, or,
+ * where the bank serves the PDF only behind its own authentication and no QR image (Inter), signed
+ * gateway links that fetch the PDF through us and draw the QR code from the PIX copy-and-paste.
  */
-export interface SlipPdfLinks {
-  forCharge(account: ProviderAccount, receivable: { id: string; dueDate: string }, bankPdfUrl: string): string;
+export interface SlipLinks {
+  forPdf(account: ProviderAccount, receivable: { id: string; dueDate: string }, bankPdfUrl: string): string;
+  forQrCode(account: ProviderAccount, receivable: { id: string; dueDate: string }, bankQrCodeUrl: string): string;
 }
 
 export interface ChargeRequest {

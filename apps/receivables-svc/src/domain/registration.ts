@@ -28,7 +28,7 @@ import {
   type ProviderAccounts,
   type ProviderCharge,
   type RegistrationOutcome,
-  type SlipPdfLinks,
+  type SlipLinks,
 } from './ports';
 import { recordTransition } from './state-history';
 
@@ -37,7 +37,7 @@ export interface RegistrationDeps {
   /** The adapters by provider kind: each group of charges goes to its account's kind. */
   providers: PaymentProviders;
   accounts: ProviderAccounts;
-  slipLinks: SlipPdfLinks;
+  slipLinks: SlipLinks;
   logger: Logger;
   /** Told about registrations once they are committed (metrics); optional. */
   observer?: RegistrationObserver;
@@ -103,7 +103,7 @@ export async function registerReceivables(
     const outcomes = await registerGroup(deps, account, group, deliveryCount);
     group.forEach((row, i) => {
       const outcome = outcomes[i];
-      if (outcome.kind !== 'unavailable') attempts.push({ row, outcome: withPublicPdf(deps, account, row, outcome) });
+      if (outcome.kind !== 'unavailable') attempts.push({ row, outcome: withPublicLinks(deps, account, row, outcome) });
       else {
         unavailable += 1;
         // Accepted but not issued yet: the next attempt consults this charge instead of issuing another.
@@ -158,16 +158,21 @@ async function registerGroup(
   }
 }
 
-/** The slip PDF link the ERP gets: the bank's, or a signed gateway link when the bank's needs its credentials. */
-function withPublicPdf(
+/**
+ * The slip PDF and QR code image links the ERP gets: the bank's, or signed gateway links when the bank's
+ * PDF needs its credentials and it has no QR image.
+ */
+function withPublicLinks(
   deps: RegistrationDeps,
   account: ProviderAccount,
   row: RegistrationRow,
   outcome: RegistrationOutcome,
 ): RegistrationOutcome {
   if (outcome.kind !== 'registered') return outcome;
-  const pdfUrl = deps.slipLinks.forCharge(account, { id: row.id, dueDate: row.due_date }, outcome.charge.pdfUrl);
-  return { kind: 'registered', charge: { ...outcome.charge, pdfUrl } };
+  const receivable = { id: row.id, dueDate: row.due_date };
+  const pdfUrl = deps.slipLinks.forPdf(account, receivable, outcome.charge.pdfUrl);
+  const qrcodeImageUrl = deps.slipLinks.forQrCode(account, receivable, outcome.charge.qrcodeImageUrl);
+  return { kind: 'registered', charge: { ...outcome.charge, pdfUrl, qrcodeImageUrl } };
 }
 
 /** Writes the results; returns the rows this call moved to registered (not those another worker wrote first) and when. */

@@ -1,9 +1,12 @@
-import { SLIP_PDF_PATH, type ProviderKind } from '@payments/contracts';
+import { SLIP_PDF_PATH, SLIP_QRCODE_PATH, type ProviderKind } from '@payments/contracts';
 import { signLink } from '@payments/signed-links';
-import type { ProviderAccount, SlipPdfLinks } from '../domain/ports';
+import type { ProviderAccount, SlipLinks } from '../domain/ports';
 
-/** Which banks serve a slip PDF only behind their own authentication (the ERP then gets a gateway link). */
-const PDF_BEHIND_BANK_AUTH: Record<ProviderKind, boolean> = { sandbox: false, inter: true };
+/**
+ * Which banks serve a slip PDF only behind their own authentication and no QR code image at all
+ * (Inter): their charges get gateway links for both, the ERP cannot use the bank's.
+ */
+const SLIP_FILES_THROUGH_GATEWAY: Record<ProviderKind, boolean> = { sandbox: false, inter: true };
 
 const DAY_MS = 24 * 3600 * 1000;
 /** A slip stays downloadable for a while after its due date: late payers and bookkeeping still need it. */
@@ -11,29 +14,41 @@ const DAYS_AFTER_DUE = 90;
 /** ...and for at least this long after the link is made, whatever the due date. */
 const MIN_DAYS_FROM_NOW = 30;
 
+type ReceivableRef = { id: string; dueDate: string };
+
 /**
- * Slip PDF links: the bank's URL where it is public (the sandbox), else a signed gateway link
- * `${PUBLIC_BASE_URL}${SLIP_PDF_PATH}/{receivable id}?expires&signature` (signed with DOWNLOAD_LINK_SECRET,
- * checked by the gateway, which asks us for the PDF over the bus).
+ * Slip PDF and QR code image links: the bank's URLs where they are public (the sandbox), else signed
+ * gateway links `${PUBLIC_BASE_URL}${SLIP_PDF_PATH | SLIP_QRCODE_PATH}/{receivable id}?expires&signature`
+ * (signed with DOWNLOAD_LINK_SECRET, checked by the gateway, which asks us over the bus for the PDF,
+ * fetched from the bank, or the QR code PNG, drawn from the charge's PIX copy-and-paste).
  */
-export class SignedSlipPdfLinks implements SlipPdfLinks {
+export class SignedSlipLinks implements SlipLinks {
   constructor(private readonly options: { publicBaseUrl: string; downloadLinkSecret: string; now?: () => Date }) {}
 
-  forCharge(account: ProviderAccount, receivable: { id: string; dueDate: string }, bankPdfUrl: string): string {
-    if (!PDF_BEHIND_BANK_AUTH[account.provider]) return bankPdfUrl;
+  forPdf(account: ProviderAccount, receivable: ReceivableRef, bankPdfUrl: string): string {
+    return SLIP_FILES_THROUGH_GATEWAY[account.provider] ? this.gatewayLink(SLIP_PDF_PATH, receivable) : bankPdfUrl;
+  }
+
+  forQrCode(account: ProviderAccount, receivable: ReceivableRef, bankQrCodeUrl: string): string {
+    return SLIP_FILES_THROUGH_GATEWAY[account.provider]
+      ? this.gatewayLink(SLIP_QRCODE_PATH, receivable)
+      : bankQrCodeUrl;
+  }
+
+  private gatewayLink(path: string, receivable: ReceivableRef): string {
     const now = this.options.now?.() ?? new Date();
     const { expires, signature } = signLink(
       this.options.downloadLinkSecret,
       receivable.id,
-      slipPdfLinkExpiry(receivable.dueDate, now),
+      slipLinkExpiry(receivable.dueDate, now),
     );
     const base = this.options.publicBaseUrl.replace(/\/+$/, '');
-    return `${base}${SLIP_PDF_PATH}/${receivable.id}?expires=${expires}&signature=${signature}`;
+    return `${base}${path}/${receivable.id}?expires=${expires}&signature=${signature}`;
   }
 }
 
 /** Due date (YYYY-MM-DD) + 90 days, but at least 30 days from now. */
-export function slipPdfLinkExpiry(dueDate: string, now: Date): Date {
+export function slipLinkExpiry(dueDate: string, now: Date): Date {
   const afterDue = Date.parse(`${dueDate}T00:00:00Z`) + DAYS_AFTER_DUE * DAY_MS;
   return new Date(Math.max(afterDue, now.getTime() + MIN_DAYS_FROM_NOW * DAY_MS));
 }

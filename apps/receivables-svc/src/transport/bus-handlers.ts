@@ -8,6 +8,7 @@ import { listInstallments } from '../domain/installments';
 import type { ClientDirectory, PaymentProviders, ProviderAccounts } from '../domain/ports';
 import { consultReceivable, searchReceivables } from '../domain/search';
 import { fetchSlipPdf } from '../domain/slip-pdf';
+import { slipQrCodePng } from '../domain/slip-qrcode';
 import type { IntakePriority } from './intake-priority';
 
 export interface HandlerDeps {
@@ -21,7 +22,7 @@ export interface HandlerDeps {
   onEnqueued: () => void;
 }
 
-/** Requests from the gateway (slip PDFs included), and booklet-svc's question for a booklet's installments. */
+/** Requests from the gateway (slip PDFs and QR codes included), and booklet-svc's question for a booklet's installments. */
 export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
   const queue = QueueGroups.receivables;
   const create = bus.serve(
@@ -72,10 +73,16 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
     { queue },
   );
 
+  const slipQrCode = bus.serve(
+    Subjects.receivables.slipQrCode,
+    async (cmd) => ({ png_base64: (await slipQrCodePng(deps.db, cmd.receivable_id)).toString('base64') }),
+    { queue },
+  );
+
   const consult = bus.serve(
     Subjects.receivables.consult,
     (cmd) => consultReceivable(deps.db, cmd.tenant_id, cmd.account_receivable_id, deps.timeZone),
     { queue },
   );
-  return [create, cancel, search, installments, consult, slipPdf];
+  return [create, cancel, search, installments, consult, slipPdf, slipQrCode];
 };
