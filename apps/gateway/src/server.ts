@@ -26,7 +26,7 @@ import { clientEndpoints } from './routes/client-routes';
 import { callbackEndpoints } from './routes/callback-routes';
 import { receivableEndpoints } from './routes/receivable-routes';
 import { bookletEndpoints, mountBookletDownload } from './routes/booklet-routes';
-import { mountSlipPdfDownload } from './routes/slip-pdf-routes';
+import { mountSlipPdfDownload, mountSlipQrCodeDownload } from './routes/slip-pdf-routes';
 import { ensureDevelopmentAccounts } from './tenancy/provider-accounts';
 import { serveTenantQueries } from './tenancy/tenant-queries-responder';
 import { mountApiDocs } from './routes/docs-routes';
@@ -89,6 +89,7 @@ export async function startGateway(
     mountEndpoint(router, pipeline, endpoint);
   mountBookletDownload(router, bus, config.downloadLinkSecret);
   mountSlipPdfDownload(router, bus, config.downloadLinkSecret);
+  mountSlipQrCodeDownload(router, bus, config.downloadLinkSecret);
   serveTenantQueries(bus, { db });
   mountApiDocs(router);
   mountHealthRoutes(router, {

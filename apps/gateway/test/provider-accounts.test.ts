@@ -4,7 +4,9 @@ import { connectBus, type Bus } from '@payments/bus';
 import {
   API_OPERATIONS,
   QueueGroups,
+  ServiceError,
   SLIP_PDF_PATH,
+  SLIP_QRCODE_PATH,
   Subjects,
   type ProviderAccountVersion,
   type ReceivablesCreateCommand,
@@ -256,6 +258,51 @@ describe('a development gateway', () => {
     expect(expired.status).toBe(410);
     expect(((await expired.json()) as { code: string }).code).toBe('gone');
     expect(asked).toHaveLength(1);
+  });
+
+  it('serves the PIX QR code PNG behind a signed link: 200 image/png, 404 unknown, 403 altered, 410 expired', async () => {
+    const { gateway, bus, downloadLinkSecret } = running;
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(32)]);
+    const known = randomUUID();
+    const asked: string[] = [];
+    bus.serve(
+      Subjects.receivables.slipQrCode,
+      async ({ receivable_id }) => {
+        asked.push(receivable_id);
+        if (receivable_id !== known) throw new ServiceError('not_found', `no receivable ${receivable_id}`);
+        return { png_base64: png.toString('base64') };
+      },
+      { queue: QueueGroups.receivables },
+    );
+    await bus.connection.flush();
+    const link = (id: string, expiresAt: Date) => {
+      const { expires, signature } = signLink(downloadLinkSecret, id, expiresAt);
+      return `${gateway.url}${SLIP_QRCODE_PATH}/${id}?expires=${expires}&signature=${signature}`;
+    };
+    const inAMinute = () => new Date(Date.now() + 60_000);
+
+    const ok = await fetch(link(known, inAMinute()));
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-type')).toBe('image/png');
+    expect(ok.headers.get('content-disposition')).toBe(`inline; filename="qrcode-${known}.png"`);
+    expect(ok.headers.get('cache-control')).toBe('private, max-age=300');
+    expect(Buffer.from(await ok.arrayBuffer())).toEqual(png);
+    expect(asked).toEqual([known]);
+
+    const unknown = randomUUID();
+    const missing = await fetch(link(unknown, inAMinute()));
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { code: string }).code).toBe('not_found');
+    expect(asked).toEqual([known, unknown]);
+
+    const altered = await fetch(link(known, inAMinute()).replace(known, randomUUID()));
+    expect(altered.status).toBe(403);
+    const unsigned = await fetch(`${gateway.url}${SLIP_QRCODE_PATH}/${known}`);
+    expect(unsigned.status).toBe(403);
+    const expired = await fetch(link(known, new Date(Date.now() - 1_000)));
+    expect(expired.status).toBe(410);
+    expect(((await expired.json()) as { code: string }).code).toBe('gone');
+    expect(asked).toHaveLength(2);
   });
 });
 
