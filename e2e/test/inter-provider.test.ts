@@ -235,7 +235,7 @@ it('registers over mutual TLS once a wrong client certificate is fixed, then pay
   // Cancelled: Inter's cancel, then the cancellation callback.
   const second = await issue(tenant, 321.1);
   await waitFor(() => callbackOf(second, isRegistered) !== undefined, 30_000, 'second registered callback');
-  expect((await tenant.api.post(`/api/v1/accounts-receivable/${second}/cancel`)).status).toBe(202);
+  expect((await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${second}/cancel`, undefined)).status).toBe(202);
   await waitFor(
     () => receivableCallbacks(receiver, second).some((c) => 'status' in c),
     30_000,
