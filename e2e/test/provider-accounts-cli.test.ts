@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { ProviderAccountView } from '@payments/contracts';
+import { runAdmin, type AdminRun } from '../support/admin-cli';
 import { startSystem, type TestSystem } from '../support/system';
 
 /*
@@ -13,29 +13,9 @@ import { startSystem, type TestSystem } from '../support/system';
  * CLI prints ever contains them.
  */
 
-const root = join(__dirname, '..', '..');
-
-interface Run {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
-
 /** `npm run admin -- <args>` against the test database, with `stdin` piped in and extra environment. */
-function admin(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', 'admin', '--', ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: system.databaseUrl, ...options.env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ stdout, stderr, code: code ?? 1 }));
-    child.stdin.end(options.stdin ?? '');
-  });
+function admin(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<AdminRun> {
+  return runAdmin(system.databaseUrl, args, options);
 }
 
 async function query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
@@ -90,7 +70,7 @@ afterAll(async () => {
 /** The lines of a PEM between its BEGIN and END lines (what would leak if any of it were printed). */
 const pemBody = (pem: string) => pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
 
-function expectNoSecret(run: Run): void {
+function expectNoSecret(run: AdminRun): void {
   const printed = run.stdout + run.stderr;
   expect(printed).not.toContain(secret);
   for (const line of [...pemBody(certPem), ...pemBody(keyPem)]) expect(printed).not.toContain(line);
@@ -281,7 +261,7 @@ it('says what is wrong, naming the flag or the tenant, and stores nothing', asyn
     (...flags: string[]) =>
     () =>
       admin(['tenant', 'account', '--tenant', tenantId, ...flags]);
-  const cases: Array<[() => Promise<Run>, number, RegExp]> = [
+  const cases: Array<[() => Promise<AdminRun>, number, RegExp]> = [
     [account('--provider', 'sandbox', '--beneficiary-name', 'X'), 1, /--beneficiary-tax-id is required/],
     [
       account('--provider', 'sandbox', '--beneficiary-name', 'X', '--beneficiary-tax-id', '12.345.678/0001-00'),

@@ -10,46 +10,55 @@ const SLIP_PDF_TIMEOUT_MS = 30_000;
 const SLIP_QRCODE_TIMEOUT_MS = 10_000;
 const WHEN_EXPIRED = 'slip links last until 90 days after the due date';
 
-/**
- * GET {SLIP_PDF_PATH}/{receivable_id}?expires&signature: the slip PDF of a charge whose bank serves it
- * only behind its own authentication (Inter); receivables-svc fetches it with the tenant's account.
- * No bearer token: the signed link is the credential. Altered link: 403; expired: 410.
- */
-export function mountSlipPdfDownload(router: Router<GatewayState>, bus: Bus, downloadLinkSecret: string): void {
-  router.get(`${SLIP_PDF_PATH}/:receivable_id`, async (ctx) => {
-    const receivableId = ctx.params.receivable_id ?? '';
-    requireSignedLink(ctx, downloadLinkSecret, receivableId, WHEN_EXPIRED);
-    const reply = await bus.request(
-      Subjects.receivables.slipPdf,
-      { receivable_id: receivableId },
-      { service: 'receivables', timeoutMs: SLIP_PDF_TIMEOUT_MS },
-    );
-    ctx.status = 200;
-    ctx.type = 'application/pdf';
-    ctx.set('content-disposition', `inline; filename="boleto-${receivableId}.pdf"`);
-    ctx.set('cache-control', 'private, max-age=300');
-    ctx.body = Buffer.from(reply.pdf_base64, 'base64');
-  });
+/** One kind of slip file behind a signed link: where it is served, how it is asked for, how it is sent. */
+interface SlipFile {
+  path: string;
+  timeoutMs: number;
+  fetch(bus: Bus, receivableId: string, timeoutMs: number): Promise<string>;
+  type: string;
+  filename(receivableId: string): string;
 }
 
 /**
- * GET {SLIP_QRCODE_PATH}/{receivable_id}?expires&signature: the PNG QR code of a charge's PIX
- * copy-and-paste, for banks that serve no QR image (Inter); receivables-svc draws it. Checked like
- * the slip PDF link: altered, 403; expired, 410.
+ * GET {path}/{receivable_id}?expires&signature: a slip file of a charge whose bank serves it only behind
+ * its own authentication, or not at all (Inter). No bearer token: the signed link is the credential.
+ * Altered link: 403; expired: 410.
  */
-export function mountSlipQrCodeDownload(router: Router<GatewayState>, bus: Bus, downloadLinkSecret: string): void {
-  router.get(`${SLIP_QRCODE_PATH}/:receivable_id`, async (ctx) => {
+function mountSlipFile(router: Router<GatewayState>, bus: Bus, downloadLinkSecret: string, file: SlipFile): void {
+  router.get(`${file.path}/:receivable_id`, async (ctx) => {
     const receivableId = ctx.params.receivable_id ?? '';
     requireSignedLink(ctx, downloadLinkSecret, receivableId, WHEN_EXPIRED);
-    const reply = await bus.request(
-      Subjects.receivables.slipQrCode,
-      { receivable_id: receivableId },
-      { service: 'receivables', timeoutMs: SLIP_QRCODE_TIMEOUT_MS },
-    );
+    const base64 = await file.fetch(bus, receivableId, file.timeoutMs);
     ctx.status = 200;
-    ctx.type = 'image/png';
-    ctx.set('content-disposition', `inline; filename="qrcode-${receivableId}.png"`);
+    ctx.type = file.type;
+    ctx.set('content-disposition', `inline; filename="${file.filename(receivableId)}"`);
     ctx.set('cache-control', 'private, max-age=300');
-    ctx.body = Buffer.from(reply.png_base64, 'base64');
+    ctx.body = Buffer.from(base64, 'base64');
+  });
+}
+
+/** The slip PDF (Inter's), which receivables-svc fetches with the tenant's account. */
+export function mountSlipPdfDownload(router: Router<GatewayState>, bus: Bus, downloadLinkSecret: string): void {
+  mountSlipFile(router, bus, downloadLinkSecret, {
+    path: SLIP_PDF_PATH,
+    timeoutMs: SLIP_PDF_TIMEOUT_MS,
+    fetch: async (b, id, timeoutMs) =>
+      (await b.request(Subjects.receivables.slipPdf, { receivable_id: id }, { service: 'receivables', timeoutMs }))
+        .pdf_base64,
+    type: 'application/pdf',
+    filename: (id) => `boleto-${id}.pdf`,
+  });
+}
+
+/** The PNG QR code of a charge's PIX copy-and-paste, for banks that serve no QR image; receivables-svc draws it. */
+export function mountSlipQrCodeDownload(router: Router<GatewayState>, bus: Bus, downloadLinkSecret: string): void {
+  mountSlipFile(router, bus, downloadLinkSecret, {
+    path: SLIP_QRCODE_PATH,
+    timeoutMs: SLIP_QRCODE_TIMEOUT_MS,
+    fetch: async (b, id, timeoutMs) =>
+      (await b.request(Subjects.receivables.slipQrCode, { receivable_id: id }, { service: 'receivables', timeoutMs }))
+        .png_base64,
+    type: 'image/png',
+    filename: (id) => `qrcode-${id}.png`,
   });
 }
