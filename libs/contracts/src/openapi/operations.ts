@@ -155,6 +155,33 @@ const eventIdPath: ApiParameter = {
   example: ex.EventIds.cancelled,
 };
 
+/** The query of every signed download link (booklets, slip files): its expiry and HMAC. */
+const SIGNED_LINK_QUERY: ApiParameter[] = [
+  {
+    name: 'expires',
+    description: 'Expiry of the link, Unix seconds',
+    schema: Type.String({ pattern: '^\\d{1,12}$' }),
+    required: true,
+    example: ex.DOWNLOAD_EXPIRES_EXAMPLE,
+  },
+  {
+    name: 'signature',
+    description: 'HMAC-SHA256 of the link, hex',
+    schema: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+    required: true,
+    example: ex.DOWNLOAD_SIGNATURE_EXAMPLE,
+  },
+];
+
+/** The charge named in a signed slip file link. */
+const SLIP_LINK_RECEIVABLE: ApiParameter = {
+  name: 'receivable_id',
+  description: 'The charge, as in the link',
+  schema: Type.String(),
+  required: true,
+  example: ex.Ids.receivableSlip,
+};
+
 const callbackQuery = CallbackListQuerySchema.properties;
 
 /* Operations -------------------------------------------------------------------------------------- */
@@ -413,31 +440,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       'It needs no bearer token: the signature in the query is the credential, and it expires 90 days after the due date. Use the link exactly as received.',
     security: 'none',
     idempotency: 'none',
-    pathParameters: [
-      {
-        name: 'receivable_id',
-        description: 'The charge, as in the link',
-        schema: Type.String(),
-        required: true,
-        example: ex.Ids.receivableSlip,
-      },
-    ],
-    queryParameters: [
-      {
-        name: 'expires',
-        description: 'Expiry of the link, Unix seconds',
-        schema: Type.String({ pattern: '^\\d{1,12}$' }),
-        required: true,
-        example: ex.DOWNLOAD_EXPIRES_EXAMPLE,
-      },
-      {
-        name: 'signature',
-        description: 'HMAC-SHA256 of the link, hex',
-        schema: Type.String({ pattern: '^[0-9a-f]{64}$' }),
-        required: true,
-        example: ex.DOWNLOAD_SIGNATURE_EXAMPLE,
-      },
-    ],
+    pathParameters: [SLIP_LINK_RECEIVABLE],
+    queryParameters: SIGNED_LINK_QUERY,
     success: {
       status: 200,
       description: 'The slip PDF, as the bank issued it.',
@@ -464,31 +468,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       'It needs no bearer token: the signature in the query is the credential, and it expires 90 days after the due date. Use the link exactly as received.',
     security: 'none',
     idempotency: 'none',
-    pathParameters: [
-      {
-        name: 'receivable_id',
-        description: 'The charge, as in the link',
-        schema: Type.String(),
-        required: true,
-        example: ex.Ids.receivableSlip,
-      },
-    ],
-    queryParameters: [
-      {
-        name: 'expires',
-        description: 'Expiry of the link, Unix seconds',
-        schema: Type.String({ pattern: '^\\d{1,12}$' }),
-        required: true,
-        example: ex.DOWNLOAD_EXPIRES_EXAMPLE,
-      },
-      {
-        name: 'signature',
-        description: 'HMAC-SHA256 of the link, hex',
-        schema: Type.String({ pattern: '^[0-9a-f]{64}$' }),
-        required: true,
-        example: ex.DOWNLOAD_SIGNATURE_EXAMPLE,
-      },
-    ],
+    pathParameters: [SLIP_LINK_RECEIVABLE],
+    queryParameters: SIGNED_LINK_QUERY,
     success: {
       status: 200,
       description: "The QR code of the charge's PIX copy-and-paste, as a PNG image.",
@@ -555,22 +536,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
         example: ex.Ids.booklet,
       },
     ],
-    queryParameters: [
-      {
-        name: 'expires',
-        description: 'Expiry of the link, Unix seconds',
-        schema: Type.String({ pattern: '^\\d{1,12}$' }),
-        required: true,
-        example: ex.DOWNLOAD_EXPIRES_EXAMPLE,
-      },
-      {
-        name: 'signature',
-        description: 'HMAC-SHA256 of the link, hex',
-        schema: Type.String({ pattern: '^[0-9a-f]{64}$' }),
-        required: true,
-        example: ex.DOWNLOAD_SIGNATURE_EXAMPLE,
-      },
-    ],
+    queryParameters: SIGNED_LINK_QUERY,
     success: {
       status: 200,
       description: 'The booklet PDF.',
