@@ -1,4 +1,4 @@
-import { envEnum, envInt, envString, type ConfigError } from './env';
+import { envEnum, envInt, envOptional, envString, type ConfigError } from './env';
 
 export type RunMode = 'development' | 'production';
 
@@ -11,6 +11,15 @@ export interface CommonConfig {
   nodeEnv: RunMode;
   databaseUrl: string;
   natsUrl: string;
+  /** NATS_USER / NATS_PASSWORD: this service's own user on an authenticated bus (unset: no auth, development). */
+  natsUser?: string;
+  natsPassword?: string;
+  /** NATS_CREDS: a creds file (JWT and nkey seed), instead of user and password. */
+  natsCreds?: string;
+  /** NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE, NATS_TLS_KEY_FILE: TLS to NATS (a CA to trust; a client certificate). */
+  natsTlsCaFile?: string;
+  natsTlsCertFile?: string;
+  natsTlsKeyFile?: string;
   /** Prefix of every NATS subject and stream of this deployment (lets test runs share a server). */
   busPrefix: string;
   /** How long a request over the bus waits for its reply. */
@@ -25,6 +34,12 @@ export function loadCommonConfig(env: Record<string, string | undefined> = proce
     nodeEnv: envEnum('NODE_ENV', ['development', 'production'] as const, 'development', filterTestMode(env)),
     databaseUrl: envString('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/receivables', env),
     natsUrl: envString('NATS_URL', 'nats://127.0.0.1:4222', env),
+    natsUser: envOptional('NATS_USER', env),
+    natsPassword: envOptional('NATS_PASSWORD', env),
+    natsCreds: envOptional('NATS_CREDS', env),
+    natsTlsCaFile: envOptional('NATS_TLS_CA_FILE', env),
+    natsTlsCertFile: envOptional('NATS_TLS_CERT_FILE', env),
+    natsTlsKeyFile: envOptional('NATS_TLS_KEY_FILE', env),
     busPrefix: envString('BUS_PREFIX', 'pay', env),
     busTimeoutMs: envInt('BUS_TIMEOUT_MS', 10_000, env, 1),
     logLevel: envString('LOG_LEVEL', 'info', env),
