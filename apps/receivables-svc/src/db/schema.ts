@@ -69,6 +69,23 @@ export interface ProviderEventsTable {
   received_at: Generated<Date>;
 }
 
+/** A payment the provider reported for a charge it had cancelled or rejected: kept for a refund decision. */
+export interface PaymentsNeedingRefundTable {
+  /** The provider event that reported it (also in provider_events). */
+  event_id: string;
+  receivable_id: string;
+  tenant_id: string;
+  provider_account_id: string | null;
+  provider_charge_id: string;
+  /** The charge's state when the payment arrived; it stays so. */
+  charge_state: 'cancelled' | 'rejected';
+  paid_at: Date;
+  amount_paid_cents: number;
+  fee_cents: number;
+  payment_type: 'boleto' | 'pix' | 'manual';
+  recorded_at: Generated<Date>;
+}
+
 /** Provider account versions as the gateway handed them over with create commands (immutable). */
 export interface ProviderAccountsTable {
   id: string;
@@ -88,6 +105,7 @@ export interface ReceivablesDatabase extends OutboxDatabase {
   state_history: StateHistoryTable;
   provider_events: ProviderEventsTable;
   provider_accounts: ProviderAccountsTable;
+  payments_needing_refund: PaymentsNeedingRefundTable;
 }
 
 export type ReceivableRow = Selectable<ReceivablesTable>;
