@@ -53,6 +53,10 @@ export interface TestTenant {
 export interface SystemOptions {
   /** Extra environment for every app (e.g. JWT_TTL_SECONDS, RATE_LIMIT_PER_SECOND). */
   env?: Record<string, string>;
+  /** Extra environment for one app, over `env` (e.g. each service's own NATS_USER and NATS_PASSWORD). */
+  appEnv?: Partial<
+    Record<'gateway' | 'clients-svc' | 'receivables-svc' | 'booklet-svc' | 'callback-svc', Record<string, string>>
+  >;
   /** Leave clients-svc out (to see the gateway answer 503). */
   withoutClients?: boolean;
   /** Start callback-svc in this process too. */
@@ -131,30 +135,41 @@ async function startSystemTracked(
   if (sandbox) started.push(sandbox);
   if (sandbox) env.PROVIDER_BASE_URL = sandbox.url;
   const logger = (name: string) => createLogger(name, env.LOG_LEVEL);
+  const envOf = (app: keyof NonNullable<SystemOptions['appEnv']>) => ({ ...env, ...options.appEnv?.[app] });
   const clients = options.withoutClients
     ? undefined
-    : await steps.run('clients-svc', () => startClientsService(loadClientsConfig(env), logger('clients-svc')));
+    : await steps.run('clients-svc', () =>
+        startClientsService(loadClientsConfig(envOf('clients-svc')), logger('clients-svc')),
+      );
   if (clients) started.push(clients);
-  const gateway = await steps.run('gateway', () => startGateway(loadGatewayConfig(env), logger('gateway')));
+  const gateway = await steps.run('gateway', () =>
+    startGateway(loadGatewayConfig(envOf('gateway')), logger('gateway')),
+  );
   started.push(gateway);
   // Download links must point at this gateway's ephemeral port.
   const booklets = options.withBooklets
     ? await steps.run('booklet-svc', () =>
-        startBookletService(loadBookletConfig({ ...env, PUBLIC_BASE_URL: gateway.url }), logger('booklet-svc')),
+        startBookletService(
+          loadBookletConfig({ ...envOf('booklet-svc'), PUBLIC_BASE_URL: gateway.url }),
+          logger('booklet-svc'),
+        ),
       )
     : undefined;
   if (booklets) started.push(booklets);
   const callbacks =
     options.withCallbacks || options.withReceivables
       ? await steps.run('callback-svc', () =>
-          startCallbackService(loadCallbackConfig(env), options.callbackLogger ?? logger('callback-svc')),
+          startCallbackService(
+            loadCallbackConfig(envOf('callback-svc')),
+            options.callbackLogger ?? logger('callback-svc'),
+          ),
         )
       : undefined;
   if (callbacks) started.push(callbacks);
   const receivables = options.withReceivables
     ? await steps.run('receivables-svc', () =>
         startReceivablesService(
-          loadReceivablesConfig({ ...env, PUBLIC_BASE_URL: gateway.url }),
+          loadReceivablesConfig({ ...envOf('receivables-svc'), PUBLIC_BASE_URL: gateway.url }),
           logger('receivables-svc'),
         ),
       )
