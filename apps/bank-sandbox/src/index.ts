@@ -2,9 +2,10 @@ export { startBankSandbox, type RunningBankSandbox } from './server';
 export { loadBankSandboxConfig, type BankSandboxConfig } from './config';
 export {
   signSandboxWebhook,
-  verifySandboxWebhook,
-  SIGNATURE_HEADER,
-  EVENT_ID_HEADER,
+  webhookSigner,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
 } from './domain/webhook-signature';
 export type { ChargePaidEvent } from './domain/webhook-event';
 export type { ChargeResponse } from './http/wire';

@@ -8,7 +8,8 @@ import {
   parseBrCode,
   typeableLineProblems,
 } from '@payments/test-support/slip-checks';
-import { signSandboxWebhook, type ChargeResponse } from '../src';
+import { Webhook } from 'standardwebhooks';
+import { type ChargeResponse } from '../src';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { BankSandboxDatabase } from '../src/db/schema';
 import { parseFreeField } from '../src/domain/free-field';
@@ -311,10 +312,21 @@ describe('sandbox behaviour', () => {
 
 describe('payment and webhook', () => {
   function verify(delivery: { headers: Record<string, string | string[] | undefined>; body: string }) {
-    // Recomputed here with node:crypto alone, as a receiver would.
-    const expected = `sha256=${createHmac('sha256', 'sandbox-webhook-secret').update(delivery.body).digest('hex')}`;
-    expect(delivery.headers['x-sandbox-signature']).toBe(expected);
-    expect(signSandboxWebhook('sandbox-webhook-secret', delivery.body)).toBe(expected);
+    // Standard Webhooks, recomputed with node:crypto alone and checked by the reference verifier, as a receiver would.
+    const { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature } = delivery.headers;
+    expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(30);
+    const expected = createHmac('sha256', 'sandbox-webhook-secret')
+      .update(`${String(id)}.${String(timestamp)}.${delivery.body}`)
+      .digest('base64');
+    expect(signature).toBe(`v1,${expected}`);
+    const headers = {
+      'webhook-id': String(id),
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': String(signature),
+    };
+    const receiver = new Webhook(Buffer.from('sandbox-webhook-secret'), { format: 'raw' });
+    expect(receiver.verify(delivery.body, headers)).toMatchObject({ event: 'charge.paid' });
+    expect(delivery.headers['x-sandbox-signature']).toBeUndefined();
   }
 
   it('pays a slip: settled charge at once, then a signed charge.paid webhook', async () => {
@@ -341,7 +353,7 @@ describe('payment and webhook', () => {
     });
     verify(delivery);
     expect(delivery.headers['content-type']).toBe('application/json');
-    expect(delivery.headers['x-sandbox-event-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(delivery.headers['webhook-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.parse(delivery.body)).toEqual({
       event: 'charge.paid',
       charge_id: charge.charge_id,
@@ -373,7 +385,7 @@ describe('payment and webhook', () => {
     expect(manual.body).toMatchObject({ status: 'paid', amount_paid_cents: 12_345, fee_cents: 0, method: 'manual' });
   });
 
-  it('retries the webhook while the receiver fails, with the same event id and body', async () => {
+  it('retries the webhook while the receiver fails, with the same event id and body, each attempt signed', async () => {
     const charge = await created();
     h.receiver.scripts.set(charge.our_number, [500, 503]);
     expect(
@@ -384,7 +396,7 @@ describe('payment and webhook', () => {
       expect(found.map((d) => d.answeredWith)).toEqual([500, 503, 200]);
       return found;
     });
-    expect(new Set(deliveries.map((d) => d.headers['x-sandbox-event-id'])).size).toBe(1);
+    expect(new Set(deliveries.map((d) => d.headers['webhook-id'])).size).toBe(1);
     expect(new Set(deliveries.map((d) => d.body)).size).toBe(1);
     deliveries.forEach(verify);
     const view = await call('GET', `/sandbox/charges/${charge.our_number}`, { key: null });
@@ -441,7 +453,7 @@ describe('payment and webhook', () => {
     await h.restart();
     h.receiver.fallback = 200;
     await eventually(() => expect(h.receiver.deliveriesFor(charge.our_number).at(-1)?.answeredWith).toBe(200));
-    const ids = new Set(h.receiver.deliveriesFor(charge.our_number).map((d) => d.headers['x-sandbox-event-id']));
+    const ids = new Set(h.receiver.deliveriesFor(charge.our_number).map((d) => d.headers['webhook-id']));
     expect(ids.size).toBe(1);
   });
 });

@@ -46,7 +46,7 @@ export interface ChargesTable {
 export type NotificationStatus = 'pending' | 'delivered' | 'failed';
 
 export interface NotificationsTable {
-  /** Sent as X-Sandbox-Event-Id, the same on every attempt. */
+  /** Sent as webhook-id, the same on every attempt. */
   event_id: string;
   charge_id: string;
   event_type: string;

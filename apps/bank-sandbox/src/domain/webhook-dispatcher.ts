@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
 import type { BankSandboxDatabase, NotificationRow } from '../db/schema';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER, signSandboxWebhook } from './webhook-signature';
+import type { Webhook } from 'standardwebhooks';
+import { signSandboxWebhook, webhookSigner } from './webhook-signature';
 
 /** Where payment webhooks go and how they are retried: BANK_SANDBOX_WEBHOOK_<FIELD> for each field. */
 export interface WebhookSettings {
@@ -54,6 +55,8 @@ export interface WebhookDispatcherConfig {
   readonly poster: WebhookPoster;
   /** Runs each attempt in the trace of the payment it reports (http/otel-webhook-tracing.ts). */
   readonly tracing: WebhookTracing;
+  /** The time an attempt is signed at (tests move it); the system clock by default. */
+  readonly now?: () => Date;
 }
 
 /** Up to this many notifications are claimed per pass. */
@@ -67,7 +70,8 @@ export function retryDelayMs(retryMs: number[], failures: number): number {
 /**
  * Delivers the payment webhooks kept in table `notifications`: the table is the queue, so pending
  * notifications survive a restart and are resumed. Each pass claims the due ones (a lease keeps a
- * slow attempt from being started twice), POSTs them signed, and records success or the next attempt.
+ * slow attempt from being started twice), POSTs them signed (Standard Webhooks, the same webhook-id on
+ * every attempt, each signed with its own timestamp), and records success or the next attempt.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
@@ -80,6 +84,8 @@ export class WebhookDispatcher {
   private readonly logger: Logger;
   private readonly poster: WebhookPoster;
   private readonly tracing: WebhookTracing;
+  private readonly signer: Webhook;
+  private readonly now: () => Date;
 
   constructor(config: WebhookDispatcherConfig) {
     this.db = config.db;
@@ -87,6 +93,8 @@ export class WebhookDispatcher {
     this.logger = config.logger;
     this.poster = config.poster;
     this.tracing = config.tracing;
+    this.signer = webhookSigner(config.webhook.secret);
+    this.now = config.now ?? (() => new Date());
   }
 
   start(): void {
@@ -204,10 +212,12 @@ export class WebhookDispatcher {
     );
   }
 
+  /** Signed now, not when the payment was recorded: a retry hours later must not look stale to the receiver. */
   private post(notification: NotificationRow): Promise<WebhookAttempt> {
-    return this.poster.post(this.webhook.url, notification.body, {
-      [SIGNATURE_HEADER]: signSandboxWebhook(this.webhook.secret, notification.body),
-      [EVENT_ID_HEADER]: notification.event_id,
-    });
+    return this.poster.post(
+      this.webhook.url,
+      notification.body,
+      signSandboxWebhook(this.signer, notification.event_id, notification.body, this.now()),
+    );
   }
 }

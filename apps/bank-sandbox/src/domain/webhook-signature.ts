@@ -1,21 +1,37 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 /**
- * The sandbox's webhook signature, sent as `X-Sandbox-Signature: sha256=<hex>`: HMAC-SHA256 of the raw
- * body keyed with the shared secret. Like most banks' webhooks it signs the body only; receivers drop
- * replays by X-Sandbox-Event-Id (and a charge is paid once anyway).
+ * The sandbox's payment webhook is signed like our own callbacks, with Standard Webhooks: headers
+ * `webhook-id` (the notification's event id, the same on every attempt), `webhook-timestamp` (Unix
+ * seconds of this attempt) and `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`.
+ * The receiver refuses a stale timestamp, so every attempt is signed afresh. Signing and verifying are
+ * the standardwebhooks package's, not code of ours.
  */
-export const SIGNATURE_HEADER = 'x-sandbox-signature';
-export const EVENT_ID_HEADER = 'x-sandbox-event-id';
+export const WEBHOOK_ID_HEADER = 'webhook-id';
+export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
+export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
 
-export function signSandboxWebhook(secret: string, rawBody: string | Buffer): string {
-  return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
+const SECRET_PREFIX = 'whsec_';
+
+/**
+ * The key of BANK_SANDBOX_WEBHOOK_SECRET: a Standard Webhooks secret (`whsec_<base64>`) is decoded as
+ * the standard says; any other text (such as the development default) is keyed with its UTF-8 bytes,
+ * as receivables-svc does with PROVIDER_WEBHOOK_SECRET.
+ */
+export function webhookSigner(secret: string): Webhook {
+  return secret.startsWith(SECRET_PREFIX) ? new Webhook(secret) : new Webhook(Buffer.from(secret), { format: 'raw' });
 }
 
-/** Constant-time check of a received signature header against the raw body. */
-export function verifySandboxWebhook(secret: string, rawBody: string | Buffer, header: string | undefined): boolean {
-  if (!header) return false;
-  const expected = Buffer.from(signSandboxWebhook(secret, rawBody));
-  const given = Buffer.from(header.trim().toLowerCase());
-  return given.length === expected.length && timingSafeEqual(given, expected);
+/** The Standard Webhooks headers of one attempt at `at`. */
+export function signSandboxWebhook(
+  signer: Webhook,
+  eventId: string,
+  body: string,
+  at: Date,
+): Record<typeof WEBHOOK_ID_HEADER | typeof WEBHOOK_TIMESTAMP_HEADER | typeof WEBHOOK_SIGNATURE_HEADER, string> {
+  return {
+    [WEBHOOK_ID_HEADER]: eventId,
+    [WEBHOOK_TIMESTAMP_HEADER]: String(Math.floor(at.getTime() / 1000)),
+    [WEBHOOK_SIGNATURE_HEADER]: signer.sign(eventId, at, body),
+  };
 }
