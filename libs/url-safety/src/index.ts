@@ -1,2 +1,11 @@
-export { assertPublicAddress, classifyAddress, checkCallbackUrl, UnsafeUrlError, type UrlPolicy } from './url-safety';
+export {
+  assertPublicAddress,
+  callbackUrlRefusal,
+  checkCallbackUrl,
+  classifyAddress,
+  isPublicAddress,
+  literalHostRefusal,
+  UnsafeUrlError,
+  type UrlPolicy,
+} from './url-safety';
 export { createGuardedLookup } from './guarded-lookup';
