@@ -11,7 +11,7 @@ import {
   type RegisteredCallback,
   type RegistrationJob,
 } from '@payments/contracts';
-import { createMetricsRegistry } from '@payments/metrics';
+import { createMetricsRegistry, MetricNames } from '@payments/metrics';
 import { checkLink } from '@payments/signed-links';
 import { decodeQrPng } from '@payments/test-support/slip-checks';
 import type { ReceivableRow } from '../src/db/schema';
@@ -57,6 +57,7 @@ let f: StateFixture;
 const sandbox = new TestProvider();
 const inter = new TestProvider('inter_');
 let webhooks: { port: number; stop(): Promise<void> };
+const metrics = createMetricsRegistry('receivables-test');
 
 beforeAll(async () => {
   f = await startStateFixture();
@@ -70,7 +71,7 @@ beforeAll(async () => {
     logger: f.logger,
     onEnqueued: () => undefined,
     readiness: [],
-    metrics: createMetricsRegistry('receivables-test'),
+    metrics,
   });
 });
 afterAll(async () => {
@@ -108,7 +109,12 @@ async function setCharge(r: ReceivableRow, chargeId: string, ourNumber: string):
   return rowById(f, r.id);
 }
 
-async function postSandboxWebhook(body: Record<string, unknown>, eventId = randomUUID()) {
+/** A sandbox payment notice, signed as the sandbox signs it (Standard Webhooks), unless told otherwise. */
+async function postSandboxWebhook(
+  body: Record<string, unknown>,
+  eventId = randomUUID(),
+  opts: { ageSeconds?: number; key?: string; headers?: Record<string, string> } = {},
+) {
   const raw = JSON.stringify({
     event: 'charge.paid',
     our_number: '00000000001',
@@ -118,16 +124,28 @@ async function postSandboxWebhook(body: Record<string, unknown>, eventId = rando
     method: 'boleto',
     ...body,
   });
+  const timestamp = String(Math.floor(Date.now() / 1000) - (opts.ageSeconds ?? 0));
+  const signature = createHmac('sha256', opts.key ?? SECRET)
+    .update(`${eventId}.${timestamp}.${raw}`)
+    .digest('base64');
   const response = await fetch(`http://127.0.0.1:${webhooks.port}/provider/webhooks/bank-sandbox`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      'x-sandbox-signature': `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
-      'x-sandbox-event-id': eventId,
+      'webhook-id': eventId,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': `v1,${signature}`,
+      ...opts.headers,
     },
     body: raw,
   });
   return { status: response.status, body: (await response.json().catch(() => null)) as { result?: string } | null };
+}
+
+/** receivables_payments_needing_refund_total as this server's registry counts it. */
+async function paymentsNeedingRefund(): Promise<number> {
+  const metric = metrics.getSingleMetric(MetricNames.paymentsNeedingRefund);
+  return (await metric!.get()).values.reduce((sum, v) => sum + v.value, 0);
 }
 
 async function expectServiceError(promise: Promise<unknown>, code: string): Promise<void> {
@@ -461,6 +479,83 @@ describe('sandbox webhook, matched within the account', () => {
   });
 });
 
+describe('sandbox webhook: signed, fresh, applied once', () => {
+  /** What a notice could have changed: the charge, provider events, callbacks and refunds. */
+  async function footprint(r: ReceivableRow, eventId: string) {
+    const events = await f.db
+      .selectFrom('provider_events')
+      .select('event_id')
+      .where('event_id', '=', `bank-sandbox:${eventId}`)
+      .execute();
+    const refunds = await f.db
+      .selectFrom('payments_needing_refund')
+      .select('event_id')
+      .where('receivable_id', '=', r.id)
+      .execute();
+    const row = await rowById(f, r.id);
+    return { row: { ...row, updated_at: null }, events, refunds, callbacks: await callbacksFor(f, r) };
+  }
+
+  it('answers 401 to a forged, stale, future or unsigned notice, and changes nothing', async () => {
+    const account = accountVersion(randomUUID());
+    const r = await registeredUnder(account);
+    const eventId = randomUUID();
+    const before = await footprint(r, eventId);
+    const notice = { charge_id: r.provider_charge_id, account_reference: account.account_id };
+    const refused = [
+      await postSandboxWebhook(notice, eventId, { key: 'not-the-secret' }),
+      await postSandboxWebhook(notice, eventId, { ageSeconds: 6 * 60 }),
+      await postSandboxWebhook(notice, eventId, { ageSeconds: -6 * 60 }),
+      await postSandboxWebhook(notice, eventId, { headers: { 'webhook-signature': '' } }),
+      // The old scheme (body-only HMAC, X-Sandbox-*) is no longer accepted.
+      await postSandboxWebhook(notice, eventId, {
+        headers: { 'webhook-signature': '', 'x-sandbox-signature': 'sha256=' + '0'.repeat(64) },
+      }),
+    ];
+    expect(refused.map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
+    expect(refused[1].body).toEqual({ error: 'webhook-timestamp is more than 5 minutes old' });
+    expect(await footprint(r, eventId)).toEqual(before);
+    expect(before.row.state).toBe('pending');
+  });
+
+  it('answers 200 to a webhook-id already applied, and changes nothing, even with another signed body', async () => {
+    const account = accountVersion(randomUUID());
+    const r = await registeredUnder(account);
+    const eventId = randomUUID();
+    const notice = { charge_id: r.provider_charge_id, account_reference: account.account_id };
+    expect(await postSandboxWebhook(notice, eventId)).toEqual({ status: 200, body: { result: 'approved' } });
+    const applied = await footprint(r, eventId);
+    expect(applied.row).toMatchObject({ state: 'approved', amount_paid_cents: 15075 });
+    expect(await postSandboxWebhook(notice, eventId, { ageSeconds: 60 })).toEqual({
+      status: 200,
+      body: { result: 'duplicate' },
+    });
+    expect(await postSandboxWebhook({ ...notice, amount_paid_cents: 1, method: 'pix' }, eventId)).toEqual({
+      status: 200,
+      body: { result: 'duplicate' },
+    });
+    expect(await footprint(r, eventId)).toEqual(applied);
+  });
+
+  it('keeps a payment for a charge the provider had cancelled: 200 needs_refund, still cancelled, counted once', async () => {
+    const account = accountVersion(randomUUID());
+    const r = await registeredUnder(account);
+    await requestCancellation(f.db, r.tenant_id, r.account_receivable_id);
+    const cancellation: CancellationJob = { tenant_id: r.tenant_id, receivable_id: r.id, reason: 'requested' };
+    expect(await processCancellation(workerDeps(f, sandbox), cancellation, 1)).toBe('done');
+    const counted = await paymentsNeedingRefund();
+    const eventId = randomUUID();
+    const notice = { charge_id: r.provider_charge_id, account_reference: account.account_id, method: 'pix' };
+    expect(await postSandboxWebhook(notice, eventId)).toEqual({ status: 200, body: { result: 'needs_refund' } });
+    expect(await postSandboxWebhook(notice, eventId)).toEqual({ status: 200, body: { result: 'duplicate' } });
+    expect(await paymentsNeedingRefund()).toBe(counted + 1);
+    const after = await footprint(r, eventId);
+    expect(after.row).toMatchObject({ state: 'cancelled', payment_date: null, amount_paid_cents: null });
+    expect(after.refunds).toEqual([{ event_id: `bank-sandbox:${eventId}` }]);
+    expect(after.callbacks.map((c) => c.event_type)).toEqual(['receivable.registered', 'receivable.cancelled']);
+  });
+});
+
 describe('Inter notices, confirmed by consulting the bank', () => {
   const confirmDeps = () => ({ db: f.db, timeZone: TZ, logger: f.logger });
 
@@ -593,6 +688,55 @@ describe('Inter notices, confirmed by consulting the bank', () => {
     expect((await postInterWebhook(account.account_id, [{ chargeId: 'x', situation: 'PAGO_TALVEZ' }])).status).toBe(
       400,
     );
+  });
+
+  it('on the webhook: the bank decides; a charge we cancelled that it reports paid is kept for a refund, not approved', async () => {
+    const account = accountVersion(randomUUID(), 'inter');
+    const r = await registeredUnder(account, inter);
+    const chargeId = r.provider_charge_id!;
+    await requestCancellation(f.db, r.tenant_id, r.account_receivable_id);
+    const cancellation: CancellationJob = { tenant_id: r.tenant_id, receivable_id: r.id, reason: 'requested' };
+    expect(await processCancellation(workerDeps(f, inter), cancellation, 1)).toBe('done');
+    const counted = await paymentsNeedingRefund();
+
+    // The bank says cancelled too: nothing to do.
+    inter.states.set(chargeId, { kind: 'cancelled' });
+    expect(await postInterWebhook(account.account_id, [{ chargeId, situation: 'RECEBIDO' }])).toEqual({
+      status: 200,
+      body: { results: [{ charge_id: chargeId, result: 'not_paid' }] },
+    });
+    // The bank says paid: the money is kept for a refund; the charge stays cancelled, no paid callback.
+    const paidAt = new Date('2026-11-24T13:14:15.000Z');
+    inter.states.set(chargeId, {
+      kind: 'paid',
+      payment: { paidAt, amountPaidCents: 15075, feeCents: 250, method: 'boleto' },
+    });
+    for (const result of ['needs_refund', 'duplicate'])
+      expect(await postInterWebhook(account.account_id, [{ chargeId, situation: 'RECEBIDO' }])).toEqual({
+        status: 200,
+        body: { results: [{ charge_id: chargeId, result }] },
+      });
+    expect(await paymentsNeedingRefund()).toBe(counted + 1);
+    expect(await rowById(f, r.id)).toMatchObject({ state: 'cancelled', payment_date: null });
+    const refunds = await f.db
+      .selectFrom('payments_needing_refund')
+      .selectAll()
+      .where('receivable_id', '=', r.id)
+      .execute();
+    expect(refunds).toEqual([
+      expect.objectContaining({
+        event_id: `inter:${account.account_id}:${chargeId}:paid`,
+        provider_account_id: account.account_id,
+        charge_state: 'cancelled',
+        paid_at: paidAt,
+        amount_paid_cents: 15075,
+        fee_cents: 250,
+      }),
+    ]);
+    expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual([
+      'receivable.registered',
+      'receivable.cancelled',
+    ]);
   });
 
   it('answers 404 on the webhook of an account that is unknown or not an inter account', async () => {

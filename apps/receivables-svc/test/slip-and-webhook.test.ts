@@ -1,6 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { slipInstructions } from '../src/domain/registration';
-import { InvalidWebhookError, verifySandboxWebhook } from '../src/provider/bank-sandbox-webhook';
+import { Webhook } from 'standardwebhooks';
+import {
+  InvalidWebhookError,
+  sandboxWebhookVerifier,
+  verifySandboxWebhook,
+} from '../src/provider/bank-sandbox-webhook';
 
 describe('slip instructions', () => {
   it('writes discount, fine and interest the way a Brazilian slip prints them', () => {
@@ -22,8 +27,9 @@ describe('slip instructions', () => {
   });
 });
 
-describe('bank sandbox webhook', () => {
+describe('bank sandbox webhook (Standard Webhooks)', () => {
   const secret = 'sandbox-webhook-secret';
+  const verifier = sandboxWebhookVerifier(secret);
   const body = JSON.stringify({
     event: 'charge.paid',
     charge_id: 'c1',
@@ -33,10 +39,18 @@ describe('bank sandbox webhook', () => {
     fee_cents: 199,
     method: 'boleto',
   });
-  const sign = (raw: string, key = secret) => `sha256=${createHmac('sha256', key).update(raw).digest('hex')}`;
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  /** Signed here with node:crypto alone, as the scheme says: HMAC-SHA256 of "id.timestamp.body". */
+  const signed = (raw: string, id: string, opts: { at?: number; key?: string | Buffer } = {}) => {
+    const timestamp = String(opts.at ?? nowSeconds());
+    const mac = createHmac('sha256', opts.key ?? secret)
+      .update(`${id}.${timestamp}.${raw}`)
+      .digest('base64');
+    return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${mac}` };
+  };
 
   it('accepts a correctly signed payment and reads it in cents; a legacy charge has no account reference', () => {
-    expect(verifySandboxWebhook(secret, body, sign(body), 'e1')).toEqual({
+    expect(verifySandboxWebhook(verifier, body, signed(body, 'e1'))).toEqual({
       payment: {
         eventId: 'bank-sandbox:e1',
         chargeId: 'c1',
@@ -49,31 +63,77 @@ describe('bank sandbox webhook', () => {
     });
   });
 
+  it('decodes a whsec_ secret as the standard says (what the reference library signs verifies)', () => {
+    const standard = 'whsec_' + Buffer.alloc(24, 5).toString('base64');
+    const at = new Date();
+    const headers = {
+      'webhook-id': 'e5',
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(standard).sign('e5', at, body),
+    };
+    expect(verifySandboxWebhook(sandboxWebhookVerifier(standard), body, headers)?.payment.eventId).toBe(
+      'bank-sandbox:e5',
+    );
+    expect(signed(body, 'e5', { key: Buffer.alloc(24, 5) })['webhook-signature'].split(',')[1]).toBe(
+      headers['webhook-signature'].split(',')[1],
+    );
+    expect(() => verifySandboxWebhook(verifier, body, headers)).toThrow('bad signature');
+  });
+
+  it('accepts one of several signatures (a rotation), as Standard Webhooks allows', () => {
+    const good = signed(body, 'e6');
+    const other = signed(body, 'e6', { key: 'other' })['webhook-signature'];
+    expect(
+      verifySandboxWebhook(verifier, body, { ...good, 'webhook-signature': `${other} ${good['webhook-signature']}` }),
+    ).not.toBeNull();
+  });
+
   it('reads the account the charge was registered under, and refuses one that is not a string', () => {
     const withAccount = JSON.stringify({
       ...JSON.parse(body),
       account_reference: 'a5d7c7e2-0000-4000-8000-000000000001',
     });
-    expect(verifySandboxWebhook(secret, withAccount, sign(withAccount), 'e3')?.accountReference).toBe(
+    expect(verifySandboxWebhook(verifier, withAccount, signed(withAccount, 'e3'))?.accountReference).toBe(
       'a5d7c7e2-0000-4000-8000-000000000001',
     );
     const bad = JSON.stringify({ ...JSON.parse(body), account_reference: 42 });
-    expect(() => verifySandboxWebhook(secret, bad, sign(bad), 'e4')).toThrow(/incomplete/);
+    expect(() => verifySandboxWebhook(verifier, bad, signed(bad, 'e4'))).toThrow(/incomplete/);
   });
 
-  it('refuses a wrong secret, a tampered body, a missing signature and an incomplete payment', () => {
-    expect(() => verifySandboxWebhook(secret, body, sign(body, 'other'), 'e1')).toThrow(InvalidWebhookError);
-    expect(() => verifySandboxWebhook(secret, body.replace('15075', '1'), sign(body), 'e1')).toThrow(
-      InvalidWebhookError,
+  it('refuses a wrong secret, a tampered body or id, missing headers and an incomplete payment', () => {
+    const headers = signed(body, 'e1');
+    const refused = (raw: string, h: Record<string, string | string[] | undefined>) => () =>
+      verifySandboxWebhook(verifier, raw, h);
+    expect(refused(body, signed(body, 'e1', { key: 'other' }))).toThrow(new InvalidWebhookError('bad signature'));
+    expect(refused(body.replace('15075', '1'), headers)).toThrow('bad signature');
+    expect(refused(body, { ...headers, 'webhook-id': 'e2' })).toThrow('bad signature');
+    expect(refused(body, { ...headers, 'webhook-signature': 'v2,' + headers['webhook-signature'].slice(3) })).toThrow(
+      'bad signature',
     );
-    expect(() => verifySandboxWebhook(secret, body, undefined, 'e1')).toThrow(InvalidWebhookError);
+    for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const)
+      expect(refused(body, { ...headers, [name]: undefined })).toThrow(/missing/);
+    expect(refused(body, { ...headers, 'webhook-id': ['e1', 'e1'] })).toThrow(/missing/);
+    expect(refused('not json', signed('not json', 'e1'))).toThrow(/not JSON/);
     const partial = JSON.stringify({ event: 'charge.paid', charge_id: 'c1' });
-    expect(() => verifySandboxWebhook(secret, partial, sign(partial), 'e1')).toThrow(/incomplete/);
-    expect(() => verifySandboxWebhook(secret, body, sign(body), undefined)).toThrow(/incomplete/);
+    expect(refused(partial, signed(partial, 'e1'))).toThrow(/incomplete/);
+  });
+
+  it('refuses a timestamp more than 5 minutes old or ahead, or not a number; 5 minutes old still passes', () => {
+    const at = (offsetSeconds: number) => signed(body, 'e7', { at: nowSeconds() + offsetSeconds });
+    expect(() => verifySandboxWebhook(verifier, body, at(-6 * 60))).toThrow(/more than 5 minutes old/);
+    expect(() => verifySandboxWebhook(verifier, body, at(6 * 60))).toThrow(/more than 5 minutes ahead/);
+    expect(verifySandboxWebhook(verifier, body, at(-5 * 60 + 2))).not.toBeNull();
+    expect(verifySandboxWebhook(verifier, body, at(5 * 60 - 2))).not.toBeNull();
+    const stamped = (timestamp: string) => ({ ...signed(body, 'e7'), 'webhook-timestamp': timestamp });
+    const mac = (timestamp: string) => createHmac('sha256', secret).update(`e7.${timestamp}.${body}`).digest('base64');
+    for (const odd of [`${nowSeconds()}abc`, '1.8e9', ''])
+      expect(() =>
+        verifySandboxWebhook(verifier, body, { ...stamped(odd), 'webhook-signature': `v1,${mac(odd)}` }),
+      ).toThrow(InvalidWebhookError);
   });
 
   it('ignores other events', () => {
     const other = JSON.stringify({ event: 'charge.viewed', charge_id: 'c1' });
-    expect(verifySandboxWebhook(secret, other, sign(other), 'e2')).toBeNull();
+    expect(verifySandboxWebhook(verifier, other, signed(other, 'e2'))).toBeNull();
   });
 });

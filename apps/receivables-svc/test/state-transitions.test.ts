@@ -624,23 +624,86 @@ describe('payment', () => {
     expect(stored).toEqual([]);
   });
 
-  it('records a payment that arrives for a cancelled receivable (today: approved, with a paid callback and a logged warning)', async () => {
-    // The bank sandbox refuses to pay a cancelled charge, but a real bank may settle one anyway; the
-    // money was received, so the receivable becomes approved rather than the payment being dropped.
+  async function refundRows(r: ReceivableRow) {
+    return f.db.selectFrom('payments_needing_refund').selectAll().where('receivable_id', '=', r.id).execute();
+  }
+
+  it('keeps a payment for a charge the provider had cancelled for a refund: still cancelled, no paid callback, the operator warned without payer data', async () => {
+    // The bank sandbox refuses to pay a cancelled charge, but a real bank may settle one anyway. The ERP
+    // was told the charge is void, so it stays cancelled; the money is recorded for a refund decision.
     const provider = new TestProvider();
     const r = await registered(provider);
     await requestCancellation(f.db, r.tenant_id, r.account_receivable_id);
     await processCancellation(deps(provider), cancellationJob(r), 1);
-    expect(await recordPayment(f.db, payment(r), scopeOf(r), TZ, f.logger)).toBe('approved');
-    expect((await rowById(f, r.id)).state).toBe('approved');
-    expect((await history(f, r.id)).map((h) => `${h.from_state}->${h.to_state}`)).toEqual([
-      'pending->cancelled',
-      'cancelled->approved',
-    ]);
+    const cancelled = await rowById(f, r.id);
+    const paid = payment(r, { method: 'pix', feeCents: 149, amountPaidCents: 15075 });
+    const warn = jest.spyOn(f.logger, 'warn');
+    try {
+      expect(await recordPayment(f.db, paid, scopeOf(r), TZ, f.logger)).toBe('needs_refund');
+      expect(warn).toHaveBeenCalledTimes(1);
+      const [fields, message] = warn.mock.calls[0] as unknown as [Record<string, unknown>, string];
+      expect(message).toMatch(/cancelled charge.*refund/);
+      expect(fields).toMatchObject({
+        receivableId: r.id,
+        tenantId: r.tenant_id,
+        chargeState: 'cancelled',
+        providerChargeId: r.provider_charge_id,
+        eventId: paid.eventId,
+        amountPaidCents: 15075,
+      });
+      const logged = JSON.stringify([fields, message]);
+      expect(logged).not.toContain('Maria');
+      expect(logged).not.toMatch(/529\.?982\.?247-?25|52998224725/);
+    } finally {
+      warn.mockRestore();
+    }
+    const after = await rowById(f, r.id);
+    expect({ ...after, updated_at: null }).toEqual({ ...cancelled, updated_at: null });
+    expect((await history(f, r.id)).map((h) => `${h.from_state}->${h.to_state}`)).toEqual(['pending->cancelled']);
     expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual([
       'receivable.registered',
       'receivable.cancelled',
-      'receivable.paid',
+    ]);
+    expect(await refundRows(r)).toEqual([
+      {
+        event_id: paid.eventId,
+        receivable_id: r.id,
+        tenant_id: r.tenant_id,
+        provider_account_id: r.provider_account_id,
+        provider_charge_id: r.provider_charge_id,
+        charge_state: 'cancelled',
+        paid_at: paid.paidAt,
+        amount_paid_cents: 15075,
+        fee_cents: 149,
+        payment_type: 'pix',
+        recorded_at: expect.any(Date),
+      },
+    ]);
+    // The provider's retry of the same event changes nothing; a second payment is a second refund.
+    expect(await recordPayment(f.db, paid, scopeOf(r), TZ, f.logger)).toBe('duplicate');
+    expect(await refundRows(r)).toHaveLength(1);
+    expect(await recordPayment(f.db, payment(r), scopeOf(r), TZ, f.logger)).toBe('needs_refund');
+    expect(await refundRows(r)).toHaveLength(2);
+    expect((await rowById(f, r.id)).state).toBe('cancelled');
+  });
+
+  it('keeps a payment for a charge the provider had rejected for a refund: still rejected, no paid callback', async () => {
+    const rejecting = new TestProvider();
+    rejecting.plan = () => 'reject';
+    const r = await registered(rejecting);
+    expect(r.state).toBe('rejected');
+    // A bank that issued the charge and then refused it: its id is known, so its payment can be matched.
+    await f.db
+      .updateTable('receivables')
+      .set({ provider_charge_id: `chg_${r.id}` })
+      .where('id', '=', r.id)
+      .execute();
+    const rejected = await rowById(f, r.id);
+    expect(await recordPayment(f.db, payment(rejected), scopeOf(r), TZ, f.logger)).toBe('needs_refund');
+    expect(await rowById(f, r.id)).toMatchObject({ state: 'rejected', payment_date: null, amount_paid_cents: null });
+    expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual(['receivable.registration_failed']);
+    expect(await refundRows(r)).toEqual([
+      expect.objectContaining({ charge_state: 'rejected', amount_paid_cents: r.amount_cents, payment_type: 'boleto' }),
     ]);
   });
 });

@@ -13,7 +13,7 @@ export const MetricNames = {
   chargesByState: 'receivables_charges_by_state',
   /** Histogram: from a receivable's creation to its registration with the provider. */
   registrationLatency: 'receivables_registration_latency_seconds',
-  /** Counter {state}: payments the provider reported for charges it had cancelled or rejected (an operator decides on a refund). */
+  /** Counter: payments the provider reported for charges it had cancelled or rejected (an operator decides on a refund). */
   paymentsNeedingRefund: 'receivables_payments_needing_refund_total',
   /** Counter {outcome}: callback delivery attempts; outcome delivered | failed (will be retried) | dead (last attempt failed). */
   callbackAttempts: 'callback_attempts_total',

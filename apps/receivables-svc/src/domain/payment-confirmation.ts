@@ -17,8 +17,10 @@ export type ConfirmationResult = PaymentRecord | 'not_paid' | 'unknown_charge';
  * A notice that a charge of this account may have changed, from a bank whose notices are not proof
  * (Inter): nothing changes on its word. The bank is consulted, and only a charge it reports paid is
  * recorded, with the amounts and date the bank gives. A paid charge counts once: the event id is the
- * charge's payment, however often it is notified. ProviderUnavailableError (the bank cannot be asked)
- * propagates, so the notice is retried.
+ * charge's payment, however often it is notified. The consulted state decides, whatever ours is: a
+ * charge we hold as cancelled or rejected that the bank reports paid is kept for a refund decision
+ * ('needs_refund', the charge keeps its state); one the bank reports open or cancelled changes nothing.
+ * ProviderUnavailableError (the bank cannot be asked) propagates, so the notice is retried.
  */
 export async function confirmPayment(
   deps: ConfirmationDeps,

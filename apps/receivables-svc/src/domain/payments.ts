@@ -1,14 +1,18 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Logger } from '@payments/logger';
 import { ServiceError, type ReceivableState } from '@payments/contracts';
 import { enqueue } from '@payments/outbox';
-import type { ReceivablesDatabase } from '../db/schema';
+import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import { callbackMessages, paidCallback } from './callback-messages';
 import { formatLocalDateTime } from './local-datetime';
 import type { ProviderPayment } from './ports';
 import { recordTransition } from './state-history';
 
-export type PaymentRecord = 'approved' | 'duplicate' | 'already_paid';
+/**
+ * What a provider's payment came to: the charge approved; the event already applied; the charge
+ * already paid; or money taken for a charge the provider had cancelled or rejected, kept for a refund.
+ */
+export type PaymentRecord = 'approved' | 'duplicate' | 'already_paid' | 'needs_refund';
 
 /**
  * Which charges a provider notice may name: those registered under the bank account of one provider
@@ -39,6 +43,9 @@ function inScope<Q extends ChargeQuery>(query: Q, scope: ChargeScope): Q {
  * paid, fee and payment type, and the paid callback is queued. Each provider event counts once.
  * A cancellation still queued stays queued: its job then answers the ERP's cancel with an error
  * callback (paid before it could be cancelled), so every accepted cancel gets its one result.
+ * A charge the provider had already cancelled, or had rejected, is not revived by a payment: the ERP
+ * was told it is void. The money is kept in payments_needing_refund, the charge keeps its state, no
+ * callback is sent, and an operator is warned to decide on a refund ('needs_refund').
  * An unknown charge is an error, so the provider retries (our registration may not be committed yet).
  */
 export async function recordPayment(
@@ -48,14 +55,14 @@ export async function recordPayment(
   timeZone: string,
   logger: Logger,
 ): Promise<PaymentRecord> {
-  return db.transaction().execute(async (trx) => {
+  const outcome = await db.transaction().execute(async (trx): Promise<PaymentOutcome> => {
     const fresh = await trx
       .insertInto('provider_events')
       .values({ event_id: payment.eventId, provider_account_id: scope === 'legacy' ? null : scope.accountId })
       .onConflict((oc) => oc.column('event_id').doNothing())
       .returning('event_id')
       .executeTakeFirst();
-    if (!fresh) return 'duplicate';
+    if (!fresh) return { result: 'duplicate' };
     const row = await inScope(
       trx.selectFrom('receivables').selectAll().where('provider_charge_id', '=', payment.chargeId),
       scope,
@@ -63,12 +70,11 @@ export async function recordPayment(
       .forUpdate()
       .executeTakeFirst();
     if (!row) throw new ServiceError('not_found', `no receivable for provider charge ${payment.chargeId}`);
-    if (row.state === 'approved') return 'already_paid';
-    if (row.state !== 'pending')
-      logger.warn(
-        { receivableId: row.id, state: row.state },
-        'payment received for a receivable that was not pending; recording it',
-      );
+    if (row.state === 'approved') return { result: 'already_paid' };
+    if (row.state === 'cancelled' || row.state === 'rejected') {
+      await keepForRefund(trx, row, row.state, payment);
+      return { result: 'needs_refund', row, chargeState: row.state };
+    }
     const after = await trx
       .updateTable('receivables')
       .set({
@@ -84,8 +90,54 @@ export async function recordPayment(
       .executeTakeFirstOrThrow();
     await recordTransition(trx, [after], row.state, 'approved', `paid by ${payment.method}`);
     await enqueue(trx, callbackMessages([paidCallback(after, formatLocalDateTime(payment.paidAt, timeZone))]));
-    return 'approved';
+    return { result: 'approved' };
   });
+  if (outcome.result === 'needs_refund') {
+    // Ids and amounts only: an operator finds the payer through the receivable, never in the log.
+    logger.warn(
+      {
+        receivableId: outcome.row.id,
+        tenantId: outcome.row.tenant_id,
+        providerAccountId: outcome.row.provider_account_id,
+        providerChargeId: payment.chargeId,
+        chargeState: outcome.chargeState,
+        eventId: payment.eventId,
+        paidAt: payment.paidAt.toISOString(),
+        amountPaidCents: payment.amountPaidCents,
+        method: payment.method,
+      },
+      `payment received for a ${outcome.chargeState} charge: kept for a refund decision, the charge stays ${outcome.chargeState}`,
+    );
+  }
+  return outcome.result;
+}
+
+type PaymentOutcome =
+  | { result: Exclude<PaymentRecord, 'needs_refund'> }
+  | { result: 'needs_refund'; row: ReceivableRow; chargeState: 'cancelled' | 'rejected' };
+
+/** The payment's facts beside the charge they were meant for, for the operator who decides on a refund. */
+async function keepForRefund(
+  trx: Transaction<ReceivablesDatabase>,
+  row: ReceivableRow,
+  chargeState: 'cancelled' | 'rejected',
+  payment: ProviderPayment,
+): Promise<void> {
+  await trx
+    .insertInto('payments_needing_refund')
+    .values({
+      event_id: payment.eventId,
+      receivable_id: row.id,
+      tenant_id: row.tenant_id,
+      provider_account_id: row.provider_account_id,
+      provider_charge_id: payment.chargeId,
+      charge_state: chargeState,
+      paid_at: payment.paidAt,
+      amount_paid_cents: payment.amountPaidCents,
+      fee_cents: payment.feeCents,
+      payment_type: payment.method,
+    })
+    .execute();
 }
 
 /** A charge of this scope, by the provider's id: enough to decide whether a notice needs the bank asked. */

@@ -1,7 +1,12 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { ProviderPayment } from '../domain/ports';
 
-/** The bank sandbox's payment notification, checked: HMAC-SHA256 of the raw body with the shared secret. */
+/**
+ * The bank sandbox's payment notification, checked the way the ERP checks our callbacks: Standard
+ * Webhooks (webhook-id, webhook-timestamp, webhook-signature `v1,<base64 HMAC-SHA256 of
+ * "id.timestamp.body">`), verified by the standardwebhooks package, which also refuses a timestamp
+ * more than 5 minutes old or ahead. A replayed webhook-id is the caller's to drop (provider_events).
+ */
 export class InvalidWebhookError extends Error {
   override readonly name = 'InvalidWebhookError';
 }
@@ -24,15 +29,46 @@ export interface SandboxPaymentNotice {
   accountReference: string | null;
 }
 
+/** The Standard Webhooks headers as received (a header sent twice arrives as a list: not a valid notice). */
+export interface WebhookHeaders {
+  'webhook-id'?: string | string[];
+  'webhook-timestamp'?: string | string[];
+  'webhook-signature'?: string | string[];
+}
+
+const SECRET_PREFIX = 'whsec_';
+
+/**
+ * The verifier of PROVIDER_WEBHOOK_SECRET: a Standard Webhooks secret (`whsec_<base64>`) is decoded as
+ * the standard says; any other text (such as the development default) is keyed with its UTF-8 bytes,
+ * as the bank sandbox does with BANK_SANDBOX_WEBHOOK_SECRET.
+ */
+export function sandboxWebhookVerifier(secret: string): Webhook {
+  return secret.startsWith(SECRET_PREFIX) ? new Webhook(secret) : new Webhook(Buffer.from(secret), { format: 'raw' });
+}
+
 export function verifySandboxWebhook(
-  secret: string,
+  verifier: Webhook,
   rawBody: string,
-  signatureHeader: string | undefined,
-  eventIdHeader: string | undefined,
+  headers: WebhookHeaders,
 ): SandboxPaymentNotice | null {
-  const given = /^sha256=([0-9a-f]{64})$/i.exec(signatureHeader ?? '')?.[1];
-  const expected = createHmac('sha256', secret).update(rawBody).digest();
-  if (!given || !timingSafeEqual(Buffer.from(given, 'hex'), expected)) throw new InvalidWebhookError('bad signature');
+  const id = single(headers['webhook-id']);
+  const timestamp = single(headers['webhook-timestamp']);
+  const signature = single(headers['webhook-signature']);
+  if (!id || !timestamp || !signature)
+    throw new InvalidWebhookError('missing webhook-id, webhook-timestamp or webhook-signature');
+  // The verifier reads the timestamp with parseInt, which takes "17e8" or "1795435200abc": we do not.
+  if (!/^\d{1,12}$/.test(timestamp)) throw new InvalidWebhookError('webhook-timestamp is not a number');
+  try {
+    verifier.verify(
+      rawBody,
+      { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature },
+      { jsonParse: false },
+    );
+  } catch (err) {
+    if (err instanceof WebhookVerificationError) throw new InvalidWebhookError(reasonOf(err));
+    throw err;
+  }
   let body: SandboxNotification;
   try {
     body = JSON.parse(rawBody) as SandboxNotification;
@@ -42,7 +78,6 @@ export function verifySandboxWebhook(
   if (body.event !== 'charge.paid') return null; // other events are not used (yet)
   const paidAt = new Date(body.paid_at);
   if (
-    !eventIdHeader ||
     !body.charge_id ||
     Number.isNaN(paidAt.getTime()) ||
     !Number.isInteger(body.amount_paid_cents) ||
@@ -54,7 +89,7 @@ export function verifySandboxWebhook(
   }
   return {
     payment: {
-      eventId: `bank-sandbox:${eventIdHeader}`,
+      eventId: `bank-sandbox:${id}`,
       chargeId: body.charge_id,
       paidAt,
       amountPaidCents: body.amount_paid_cents,
@@ -63,4 +98,15 @@ export function verifySandboxWebhook(
     },
     accountReference: body.account_reference ?? null,
   };
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/** The verifier's reasons, in our words: whether the signature or the clock refused it. */
+function reasonOf(err: WebhookVerificationError): string {
+  if (/too old/i.test(err.message)) return 'webhook-timestamp is more than 5 minutes old';
+  if (/too new/i.test(err.message)) return 'webhook-timestamp is more than 5 minutes ahead';
+  return 'bad signature';
 }

@@ -11,24 +11,33 @@ import type { ReceivablesDatabase } from '../db/schema';
 import { confirmPayment, type ConfirmationResult } from '../domain/payment-confirmation';
 import { recordPayment, type ChargeScope } from '../domain/payments';
 import { ProviderUnavailableError, type PaymentProviders, type ProviderAccounts } from '../domain/ports';
-import { InvalidWebhookError, verifySandboxWebhook } from '../provider/bank-sandbox-webhook';
+import {
+  InvalidWebhookError,
+  sandboxWebhookVerifier,
+  verifySandboxWebhook,
+  type WebhookHeaders,
+} from '../provider/bank-sandbox-webhook';
 import { parseInterWebhook } from '../provider/inter';
 import { INTER_WEBHOOK_PATH } from '../provider/providers';
+import { paymentMetrics } from './metrics';
 
 const MAX_WEBHOOK_BYTES = 256 * 1024;
 
 /**
  * receivables-svc's own HTTP port: provider webhooks (payment notifications), and the ops routes
  * /healthz, /readyz, /metrics. Not behind the gateway: the sandbox signs its webhooks with the shared
- * secret; Inter's notices (mutual TLS, ended before this port) change nothing until the bank, asked
- * with the account's own credentials, confirms them.
+ * secret (Standard Webhooks: a bad signature or a timestamp over 5 minutes off is 401, a webhook-id
+ * already applied 200 with nothing changed); Inter's notices (mutual TLS, ended before this port)
+ * change nothing until the bank, asked with the account's own credentials, confirms them. A payment
+ * for a charge the provider had cancelled or rejected is answered 200 (the provider stops retrying),
+ * kept for a refund and counted in receivables_payments_needing_refund_total.
  */
 export async function startProviderWebhookServer(deps: {
   db: Kysely<ReceivablesDatabase>;
   providers: PaymentProviders;
   accounts: ProviderAccounts;
   port: number;
-  /** PROVIDER_WEBHOOK_SECRET: the provider signs its webhooks with it. */
+  /** PROVIDER_WEBHOOK_SECRET: the sandbox signs its webhooks with it (Standard Webhooks). */
   providerWebhookSecret: string;
   timeZone: string;
   logger: Logger;
@@ -38,17 +47,19 @@ export async function startProviderWebhookServer(deps: {
 }): Promise<{ port: number; stop(): Promise<void> }> {
   const app = new Koa();
   app.use(httpMetrics(deps.metrics));
+  const payments = paymentMetrics(deps.metrics);
+  const counted = (result: ConfirmationResult): ConfirmationResult => {
+    if (result === 'approved') deps.onEnqueued();
+    if (result === 'needs_refund') payments.needsRefund();
+    return result;
+  };
+  const verifier = sandboxWebhookVerifier(deps.providerWebhookSecret);
   const router = new Router();
   router.post('/provider/webhooks/bank-sandbox', async (ctx) => {
     const raw = await readRaw(ctx.req, MAX_WEBHOOK_BYTES);
     let notice;
     try {
-      notice = verifySandboxWebhook(
-        deps.providerWebhookSecret,
-        raw,
-        ctx.get('x-sandbox-signature') || undefined,
-        ctx.get('x-sandbox-event-id') || undefined,
-      );
+      notice = verifySandboxWebhook(verifier, raw, ctx.headers as WebhookHeaders);
     } catch (err) {
       if (!(err instanceof InvalidWebhookError)) throw err;
       deps.logger.warn({ reason: err.message }, 'provider webhook refused');
@@ -62,8 +73,7 @@ export async function startProviderWebhookServer(deps: {
     }
     try {
       const scope = await sandboxScope(deps.accounts, notice.accountReference);
-      const result = await recordPayment(deps.db, notice.payment, scope, deps.timeZone, deps.logger);
-      if (result === 'approved') deps.onEnqueued();
+      const result = counted(await recordPayment(deps.db, notice.payment, scope, deps.timeZone, deps.logger));
       ctx.status = 200;
       ctx.body = { result };
     } catch (err) {
@@ -96,8 +106,7 @@ export async function startProviderWebhookServer(deps: {
     try {
       // One at a time: a notice is a bank call; a batch of them stays small.
       for (const notice of notices) {
-        const result = await confirmPayment(deps, deps.providers.inter, account, notice.chargeId);
-        if (result === 'approved') deps.onEnqueued();
+        const result = counted(await confirmPayment(deps, deps.providers.inter, account, notice.chargeId));
         results.push({ charge_id: notice.chargeId, result });
       }
     } catch (err) {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { ReceivableStates } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
-import { Histogram, MetricNames, outboxWaitingGauge, scrapedGauge, type Registry } from '@payments/metrics';
+import { Counter, Histogram, MetricNames, outboxWaitingGauge, scrapedGauge, type Registry } from '@payments/metrics';
 import { outboxBacklog } from '@payments/outbox';
 import type { ReceivablesDatabase } from '../db/schema';
 import type { RegistrationObserver } from '../domain/registration';
@@ -40,6 +40,25 @@ export function receivablesMetrics(
         latency.observe(Math.max(0, (registeredAt.getTime() - createdAt.getTime()) / 1000)),
     },
   };
+}
+
+/** What the provider webhook routes count: payments kept for an operator's refund decision. */
+export interface PaymentMetrics {
+  needsRefund(): void;
+}
+
+/**
+ * receivables_payments_needing_refund_total: payments the provider reported for charges it had
+ * cancelled or rejected (rows of payments_needing_refund). Shown at 0 from the start, so an alert on
+ * its increase needs no first event.
+ */
+export function paymentMetrics(registry: Registry): PaymentMetrics {
+  const needingRefund = new Counter({
+    name: MetricNames.paymentsNeedingRefund,
+    help: 'Payments received for charges the provider had cancelled or rejected: an operator decides on a refund',
+    registers: [registry],
+  });
+  return { needsRefund: () => needingRefund.inc() };
 }
 
 /** One grouped count; every state shows, at 0 when no charge is in it. */
