@@ -1,12 +1,16 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
- * Secrets at rest (a provider account's credentials): AES-256-GCM with a 32-byte key from the
- * environment (CREDENTIALS_ENCRYPTION_KEY, base64). A sealed value is `v1.<iv>.<tag>.<ciphertext>`
- * (base64url), so a key or format change can be told apart later. The account id is bound in as
- * associated data: a sealed value copied onto another account does not open.
+ * Secrets at rest (a provider account's credentials, a tenant's webhook signing secret): AES-256-GCM
+ * with a 32-byte key from the environment (CREDENTIALS_ENCRYPTION_KEY, base64). A sealed value is
+ * `v2.<kid>.<iv>.<tag>.<ciphertext>` (base64url): the kid names the key that sealed it, so the key can
+ * be rotated (the old one kept in CREDENTIALS_PREVIOUS_KEYS until every row is sealed again). Values
+ * sealed before key ids, `v1.<iv>.<tag>.<ciphertext>`, still open with any key of the keyring. What
+ * a value is sealed for (an account id, a tenant) is bound in as associated data: a sealed value
+ * copied onto another row does not open.
  */
-const VERSION = 'v1';
+const VERSION = 'v2';
+const LEGACY_VERSION = 'v1';
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 
@@ -17,38 +21,125 @@ export class CredentialSealError extends Error {
 /** Development default only (32 bytes, public): production must set CREDENTIALS_ENCRYPTION_KEY. */
 export const DEV_CREDENTIALS_ENCRYPTION_KEY = Buffer.from('development-credentials-key-0001').toString('base64');
 
-/** Parses CREDENTIALS_ENCRYPTION_KEY: 32 bytes in base64, or a CredentialSealError saying what is wrong. */
-export function parseEncryptionKey(base64: string): Buffer {
+/** One key and its id (derived from the key, so no operator can mislabel it). */
+export interface SealKey {
+  readonly kid: string;
+  readonly key: Buffer;
+}
+
+/** The key that seals (CREDENTIALS_ENCRYPTION_KEY) and older ones that still open (CREDENTIALS_PREVIOUS_KEYS). */
+export interface Keyring {
+  readonly current: SealKey;
+  readonly previous: readonly SealKey[];
+}
+
+/**
+ * A key's id: 8 base64url characters of a SHA-256 over a fixed label and the key. It names the key
+ * in sealed values and listings without saying anything usable about it.
+ */
+export function keyId(key: Buffer): string {
+  return createHash('sha256').update('credential-seal kid\0').update(key).digest('base64url').slice(0, 8);
+}
+
+/** A keyring of `current` (seals and opens) and `previous` (open only). */
+export function keyring(current: Buffer, previous: readonly Buffer[] = []): Keyring {
+  const toKey = (key: Buffer): SealKey => ({ kid: keyId(key), key });
+  const currentKey = toKey(current);
+  return { current: currentKey, previous: previous.map(toKey).filter((k) => k.kid !== currentKey.kid) };
+}
+
+function ringOf(keys: Buffer | Keyring): Keyring {
+  return Buffer.isBuffer(keys) ? keyring(keys) : keys;
+}
+
+/** Parses one key: 32 bytes in base64, or a CredentialSealError naming `variable`. */
+export function parseEncryptionKey(base64: string, variable = 'CREDENTIALS_ENCRYPTION_KEY'): Buffer {
   const key = Buffer.from(base64, 'base64');
   if (key.length !== KEY_BYTES || key.toString('base64').replace(/=+$/, '') !== base64.trim().replace(/=+$/, ''))
-    throw new CredentialSealError(`CREDENTIALS_ENCRYPTION_KEY must be ${KEY_BYTES} bytes in base64`);
+    throw new CredentialSealError(`${variable} must be ${KEY_BYTES} bytes in base64`);
   return key;
 }
 
-export function seal(key: Buffer, plaintext: string, boundTo: string): string {
+/**
+ * The keyring from CREDENTIALS_ENCRYPTION_KEY and CREDENTIALS_PREVIOUS_KEYS (comma-separated, each
+ * 32 bytes in base64). A malformed key is a CredentialSealError naming the variable, never the value.
+ */
+export function parseKeyring(current: string, previous: string | undefined): Keyring {
+  const older = (previous ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '')
+    .map((k) => parseEncryptionKey(k, 'each key of CREDENTIALS_PREVIOUS_KEYS'));
+  return keyring(parseEncryptionKey(current), older);
+}
+
+/** Seals `plaintext` with the keyring's current key (or the one key given), bound to `boundTo`. */
+export function seal(keys: Buffer | Keyring, plaintext: string, boundTo: string): string {
+  const { kid, key } = ringOf(keys).current;
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(boundTo));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [VERSION, iv, cipher.getAuthTag(), ciphertext]
-    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
-    .join('.');
+  return [VERSION, kid, ...[iv, cipher.getAuthTag(), ciphertext].map((p) => p.toString('base64url'))].join('.');
 }
 
-/** Opens a sealed value; a wrong key, a tampered value or another account's value is a CredentialSealError. */
-export function open(key: Buffer, sealed: string, boundTo: string): string {
-  const [version, iv, tag, ciphertext] = sealed.split('.');
-  if (version !== VERSION || !iv || !tag || ciphertext === undefined)
-    throw new CredentialSealError('not a sealed credential (expected v1.<iv>.<tag>.<ciphertext>)');
+interface Parsed {
+  /** undefined for a v1 value, sealed before key ids. */
+  kid: string | undefined;
+  iv: string;
+  tag: string;
+  ciphertext: string;
+}
+
+function parse(sealed: string): Parsed {
+  const parts = sealed.split('.');
+  if (parts[0] === VERSION && parts.length === 5 && parts.slice(1, 4).every((p) => p !== ''))
+    return { kid: parts[1], iv: parts[2]!, tag: parts[3]!, ciphertext: parts[4]! };
+  if (parts[0] === LEGACY_VERSION && parts.length === 4 && parts[1] && parts[2])
+    return { kid: undefined, iv: parts[1], tag: parts[2], ciphertext: parts[3]! };
+  throw new CredentialSealError('not a sealed credential (expected v2.<kid>.<iv>.<tag>.<ciphertext>)');
+}
+
+/** The id of the key that sealed a value, or undefined for a v1 value (sealed before key ids). */
+export function sealedKeyId(sealed: string): string | undefined {
+  return parse(sealed).kid;
+}
+
+/** Whether a sealed value should be sealed again with the current key (an older or unnamed key sealed it). */
+export function needsResealing(keys: Buffer | Keyring, sealed: string): boolean {
+  return parse(sealed).kid !== ringOf(keys).current.kid;
+}
+
+/**
+ * Opens a sealed value with the key its kid names (a v1 value: with each key in turn). A key that is
+ * not in the keyring, a wrong key, a tampered value or another row's value is a CredentialSealError.
+ */
+export function open(keys: Buffer | Keyring, sealed: string, boundTo: string): string {
+  const ring = ringOf(keys);
+  const parsed = parse(sealed);
+  const all = [ring.current, ...ring.previous];
+  const candidates = parsed.kid === undefined ? all : all.filter((k) => k.kid === parsed.kid);
+  if (candidates.length === 0)
+    throw new CredentialSealError(
+      `sealed with key ${parsed.kid}, which is neither CREDENTIALS_ENCRYPTION_KEY nor one of CREDENTIALS_PREVIOUS_KEYS`,
+    );
+  for (const { key } of candidates) {
+    const plaintext = tryOpen(key, parsed, boundTo);
+    if (plaintext !== undefined) return plaintext;
+  }
+  // The cause says nothing useful and must not echo any part of the secret.
+  throw new CredentialSealError(
+    'sealed credential does not open with CREDENTIALS_ENCRYPTION_KEY (wrong key or tampered)',
+  );
+}
+
+function tryOpen(key: Buffer, { iv, tag, ciphertext }: Parsed, boundTo: string): string | undefined {
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
     decipher.setAAD(Buffer.from(boundTo));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
   } catch {
-    // The cause says nothing useful and must not echo any part of the secret.
-    throw new CredentialSealError(
-      'sealed credential does not open with CREDENTIALS_ENCRYPTION_KEY (wrong key or tampered)',
-    );
+    return undefined;
   }
 }
