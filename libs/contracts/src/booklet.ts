@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { UrlPolicy } from '@payments/url-safety';
 import { Uuid } from './common';
-import { CallbackUrl } from './receivables';
+import { callbackUrlErrors, CallbackUrl } from './receivables';
+import { compileValidator, type ValidationResult } from './validation';
 import type { Beneficiary } from './provider-accounts';
 
 /** POST /api/v1/bank-slip-booklet/{uuid} (spec 4.11): the uuid is the payment_slip_id. */
@@ -9,6 +11,19 @@ export const BookletRequestSchema = Type.Object(
   { $id: 'BookletRequest' },
 );
 export type BookletRequest = Static<typeof BookletRequestSchema>;
+
+const validateBookletSchema = compileValidator(BookletRequestSchema);
+
+/** The schema, then (when it passes) where the callback may go: `public-only` in production. */
+export function validateBookletRequest(
+  input: unknown,
+  callbackUrls: UrlPolicy = 'public-only',
+): ValidationResult<BookletRequest> {
+  const schema = validateBookletSchema(input);
+  if (!schema.ok) return schema;
+  const errors = callbackUrlErrors(schema.value.url_callback, '/url_callback', callbackUrls);
+  return errors.length === 0 ? schema : { ok: false, errors };
+}
 
 /** 202 reply: a synchronous "preparing" answer, not a callback. */
 export const BookletResponseSchema = Type.Object(
