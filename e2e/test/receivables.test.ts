@@ -5,6 +5,8 @@ import { CallbackReceiver, waitFor } from '../support/receiver';
 import { clientPayload, receivablePayload } from '../support/fixtures';
 import { barcodeProblems, brCodeProblems, decodeQrPng, typeableLineProblems } from '@payments/test-support/slip-checks';
 import { queryRows } from '../support/db-probe';
+import { findSeries, scrape } from '../support/prometheus';
+import { MetricNames } from '@payments/metrics';
 import type { ApiResponse } from '../support/api-client';
 import {
   asRegistered,
@@ -456,62 +458,171 @@ it('pages search results by emission date with X-Next-Cursor, inclusive of both 
 });
 
 describe('provider webhook endpoint (receivables-svc)', () => {
+  // The sandbox's scheme (Standard Webhooks, PROVIDER_WEBHOOK_SECRET's development default as raw key),
+  // crafted here with the reference library as a forger or a replaying attacker would.
+  const SANDBOX_SECRET = 'sandbox-webhook-secret';
   const url = () => `http://127.0.0.1:${system.receivables!.port}/provider/webhooks/bank-sandbox`;
-  const send = async (body: string, signature: string | undefined, eventId = randomUUID()) =>
-    fetch(url(), {
+  const signer = (secret = SANDBOX_SECRET) => new Webhook(Buffer.from(secret), { format: 'raw' });
+  const signed = (body: string, eventId: string, opts: { at?: Date; secret?: string } = {}) => {
+    const at = opts.at ?? new Date();
+    return {
+      'webhook-id': eventId,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signer(opts.secret).sign(eventId, at, body),
+    };
+  };
+  const send = async (body: string, headers: Record<string, string>) => {
+    const res = await fetch(url(), {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(signature ? { 'x-sandbox-signature': signature } : {}),
-        'x-sandbox-event-id': eventId,
-      },
+      headers: { 'content-type': 'application/json', ...headers },
       body,
     });
-  const sign = (raw: string) => `sha256=${createHmac('sha256', 'sandbox-webhook-secret').update(raw).digest('hex')}`;
+    return { status: res.status, json: (await res.json().catch(() => null)) as unknown };
+  };
 
-  it('refuses unsigned or wrongly signed notifications (401) and answers 404 for an unknown charge, changing nothing', async () => {
-    const body = JSON.stringify({
-      event: 'charge.paid',
-      charge_id: randomUUID(),
-      our_number: '1',
-      paid_at: new Date().toISOString(),
-      amount_paid_cents: 100,
-      fee_cents: 1,
-      method: 'pix',
-    });
-    expect((await send(body, undefined)).status).toBe(401);
-    expect((await send(body, 'sha256=' + '0'.repeat(64))).status).toBe(401);
-    expect((await send('not json', sign('not json'))).status).toBe(401);
-    expect((await send(body, sign(body))).status).toBe(404);
-  });
-
-  it('counts a notification delivered twice once', async () => {
-    const item = receivablePayload(clientId, receiver.url, { payment_method: 3, value: 50 });
+  /** A registered charge of the test tenant, with what a sandbox notice names it by. */
+  async function registeredCharge(value = 50) {
+    const item = receivablePayload(clientId, receiver.url, { payment_method: 3, value });
     await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
     await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
-    const rows = await queryRows<{ provider_charge_id: string; provider_account_id: string }>(
+    const [row] = await queryRows<{ id: string; provider_charge_id: string; provider_account_id: string }>(
       system.databaseUrl,
-      'select provider_charge_id, provider_account_id from receivables.receivables where account_receivable_id = $1',
+      'select id, provider_charge_id, provider_account_id from receivables.receivables where account_receivable_id = $1',
       [item.account_receivable_id],
     );
-    const body = JSON.stringify({
+    return { item, row };
+  }
+  const paidNotice = (row: { provider_charge_id: string; provider_account_id: string }, cents = 5000) =>
+    JSON.stringify({
       event: 'charge.paid',
-      charge_id: rows[0].provider_charge_id,
-      account_reference: rows[0].provider_account_id,
+      charge_id: row.provider_charge_id,
+      account_reference: row.provider_account_id,
       our_number: '1',
       paid_at: '2026-11-23T15:00:00.000Z',
-      amount_paid_cents: 5000,
+      amount_paid_cents: cents,
       fee_cents: 50,
       method: 'pix',
     });
+  /** Waits until no callback has arrived for 500 ms (earlier tests' callbacks may still come), and counts them. */
+  async function settledCallbackCount(): Promise<number> {
+    let count = -1;
+    await waitFor(
+      async () => {
+        const before = receiver.received.length;
+        await new Promise((r) => setTimeout(r, 500));
+        const settled = receiver.received.length === before && before === count;
+        count = receiver.received.length;
+        return settled;
+      },
+      20_000,
+      'callbacks to settle',
+    );
+    return count;
+  }
+  const refundsCounted = async () =>
+    findSeries(await scrape(`http://127.0.0.1:${system.receivables!.port}`), MetricNames.paymentsNeedingRefund).reduce(
+      (sum, s) => sum + s.value,
+      0,
+    );
+
+  it('refuses forged, stale, future and unsigned notices (401), changing nothing and calling nobody back', async () => {
+    const { item, row } = await registeredCharge();
+    const body = paidNotice(row);
     const eventId = randomUUID();
-    const first = await send(body, sign(body), eventId);
-    const second = await send(body, sign(body), eventId);
-    expect([first.status, second.status]).toEqual([200, 200]);
-    expect(await second.json()).toEqual({ result: 'duplicate' });
+    const callbacksBefore = await settledCallbackCount();
+    const sixMinutes = 6 * 60_000;
+    const good = signed(body, eventId);
+    const answers = [
+      await send(body, signed(body, eventId, { secret: 'forged-secret' })),
+      await send(body, signed(body, eventId, { at: new Date(Date.now() - sixMinutes) })),
+      await send(body, signed(body, eventId, { at: new Date(Date.now() + sixMinutes) })),
+      await send(body.replace('5000', '1'), good),
+      await send(body, { 'webhook-id': eventId, 'webhook-timestamp': good['webhook-timestamp'] }),
+      // The old scheme (HMAC of the body alone, X-Sandbox-* headers) is no longer accepted.
+      await send(body, {
+        'x-sandbox-event-id': eventId,
+        'x-sandbox-signature': `sha256=${createHmac('sha256', SANDBOX_SECRET).update(body).digest('hex')}`,
+      }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 401]);
+    expect(answers[1].json).toEqual({ error: 'webhook-timestamp is more than 5 minutes old' });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.received).toHaveLength(callbacksBefore);
+    expect((await consult(tenant, item.account_receivable_id)).json).toMatchObject({ status_payment: 'Pendente' });
+    const events = await queryRows(
+      system.databaseUrl,
+      'select 1 from receivables.provider_events where event_id = $1',
+      [`bank-sandbox:${eventId}`],
+    );
+    expect(events).toEqual([]);
+    // Unknown charge, correctly signed: 404 so the provider retries (our registration may not be committed).
+    const unknown = paidNotice({ provider_charge_id: randomUUID(), provider_account_id: row.provider_account_id });
+    expect((await send(unknown, signed(unknown, randomUUID()))).status).toBe(404);
+  });
+
+  it('applies a webhook-id once: a replay answers 200 and changes nothing, with no second callback', async () => {
+    const { item, row } = await registeredCharge();
+    const body = paidNotice(row);
+    const eventId = randomUUID();
+    const headers = signed(body, eventId);
+    expect(await send(body, headers)).toEqual({ status: 200, json: { result: 'approved' } });
     await waitFor(() => callbacksFor(item.account_receivable_id).some(isPaid), 15_000, 'paid callback');
-    await new Promise((r) => setTimeout(r, 800));
+    const callbacksBefore = await settledCallbackCount();
+    const paid = (await consult(tenant, item.account_receivable_id)).json;
+    expect(paid).toMatchObject({
+      status_payment: 'Aprovada',
+      amount_paid: 50,
+      payment_date: '2026-11-23T12:00:00.000',
+    });
+
+    const other = paidNotice(row, 1);
+    const replays = [await send(body, headers), await send(other, signed(other, eventId))];
+    expect(replays).toEqual([
+      { status: 200, json: { result: 'duplicate' } },
+      { status: 200, json: { result: 'duplicate' } },
+    ]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.received).toHaveLength(callbacksBefore);
     expect(callbacksFor(item.account_receivable_id).filter(isPaid)).toHaveLength(1);
-    expect(callbacksFor(item.account_receivable_id).find(isPaid)?.payment_date).toBe('2026-11-23T12:00:00.000');
+    expect((await consult(tenant, item.account_receivable_id)).json).toEqual(paid);
+  });
+
+  it('keeps a payment for a cancelled charge for a refund: still cancelled, no paid callback, counted and recorded', async () => {
+    const { item, row } = await registeredCharge(75);
+    const cancel = await tenant.api.postIdempotent(
+      `/api/v1/accounts-receivable/${item.account_receivable_id}/cancel`,
+      undefined,
+    );
+    expect(cancel.status).toBe(202);
+    await waitFor(() => callbacksFor(item.account_receivable_id).some(isCancelled), 15_000, 'cancellation callback');
+    const counted = await refundsCounted();
+    const cancelled = (await consult(tenant, item.account_receivable_id)).json;
+    expect(cancelled).toMatchObject({ status_payment: 'Cancelada' });
+    const body = paidNotice(row, 7500);
+    const eventId = randomUUID();
+    expect(await send(body, signed(body, eventId))).toEqual({ status: 200, json: { result: 'needs_refund' } });
+    // The provider retries (say, its answer was lost): the same id, answered 200, still one refund.
+    expect(await send(body, signed(body, eventId))).toEqual({ status: 200, json: { result: 'duplicate' } });
+
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(callbacksFor(item.account_receivable_id).filter(isPaid)).toEqual([]);
+    expect((await consult(tenant, item.account_receivable_id)).json).toEqual(cancelled);
+    expect(await refundsCounted()).toBe(counted + 1);
+    const refunds = await queryRows(
+      system.databaseUrl,
+      `select event_id, charge_state, amount_paid_cents, fee_cents, payment_type, provider_charge_id
+         from receivables.payments_needing_refund where receivable_id = $1`,
+      [row.id],
+    );
+    expect(refunds).toEqual([
+      {
+        event_id: `bank-sandbox:${eventId}`,
+        charge_state: 'cancelled',
+        amount_paid_cents: 7500,
+        fee_cents: 50,
+        payment_type: 'pix',
+        provider_charge_id: row.provider_charge_id,
+      },
+    ]);
   });
 });
