@@ -1,5 +1,19 @@
-import { envInt, envOptional, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
-import { downloadLinkSecret } from '@payments/signed-links';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import {
+  busCredentialChecks,
+  ConfigError,
+  envInt,
+  envOptional,
+  envString,
+  loadCommonConfig,
+  requireProductionSecrets,
+  type CommonConfig,
+} from '@payments/config';
+import { DEV_CREDENTIALS_ENCRYPTION_KEY, CredentialSealError, parseEncryptionKey } from '@payments/credential-seal';
+import { DEV_DOWNLOAD_LINK_SECRET, downloadLinkSecret } from '@payments/signed-links';
+
+type Env = Record<string, string | undefined>;
 
 /**
  * The gateway's settings. Each field is named after its variable (PORT is port, JWT_TTL_SECONDS is
@@ -13,8 +27,16 @@ export interface GatewayConfig extends CommonConfig {
     issuer: string;
     audience: string;
     ttlSeconds: number;
-    /** PKCS#8 PEM of an Ed25519 key. Required in production; generated and kept in Postgres in development. */
+    /**
+     * PKCS#8 PEM of an Ed25519 key (JWT_PRIVATE_KEY, or the file JWT_PRIVATE_KEY_FILE names). Required
+     * in production, where it is never written to the database; generated and kept in Postgres in development.
+     */
     privateKey?: string;
+    /**
+     * SPKI PEMs of the keys that signed tokens before the current one (JWT_PREVIOUS_PUBLIC_KEYS, or the
+     * file JWT_PREVIOUS_PUBLIC_KEYS_FILE names): their tokens stay valid during a key rotation.
+     */
+    previousPublicKeys: string[];
   };
   /** Per-tenant token bucket: sustained requests per second and bucket size. 0 turns it off. */
   rateLimit: { perSecond: number; burst: number };
@@ -22,10 +44,34 @@ export interface GatewayConfig extends CommonConfig {
   idempotency: { ttlHours: number; lockTimeoutMs: number };
   /** Checks the signed booklet download links booklet-svc hands out (same secret there). */
   downloadLinkSecret: string;
+  /** CREDENTIALS_ENCRYPTION_KEY (32 bytes): seals what the gateway keeps encrypted at rest. */
+  credentialsEncryptionKey: Buffer;
 }
 
-export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   const common = loadCommonConfig(env);
+  const privateKey = pemSetting('JWT_PRIVATE_KEY', env);
+  const credentialsKey = envOptional('CREDENTIALS_ENCRYPTION_KEY', env);
+  requireProductionSecrets(common.nodeEnv, [
+    {
+      variable: 'JWT_PRIVATE_KEY',
+      value: privateKey,
+      hint: 'PKCS#8 PEM of an Ed25519 key, or JWT_PRIVATE_KEY_FILE naming one: openssl genpkey -algorithm ed25519',
+    },
+    {
+      variable: 'DOWNLOAD_LINK_SECRET',
+      value: envOptional('DOWNLOAD_LINK_SECRET', env),
+      developmentDefaults: [DEV_DOWNLOAD_LINK_SECRET],
+      hint: 'the same as booklet-svc and receivables-svc',
+    },
+    {
+      variable: 'CREDENTIALS_ENCRYPTION_KEY',
+      value: credentialsKey,
+      developmentDefaults: [DEV_CREDENTIALS_ENCRYPTION_KEY],
+      hint: 'openssl rand -base64 32, the same as receivables-svc',
+    },
+    ...busCredentialChecks(common),
+  ]);
   const port = envInt('PORT', 3000, env);
   return {
     ...common,
@@ -35,7 +81,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       issuer: envString('JWT_ISSUER', 'payments-gateway', env),
       audience: envString('JWT_AUDIENCE', 'payments-api', env),
       ttlSeconds: envInt('JWT_TTL_SECONDS', 3600, env, 1),
-      privateKey: envOptional('JWT_PRIVATE_KEY', env),
+      privateKey: privateKey === undefined ? undefined : checkedPrivateKey(privateKey),
+      previousPublicKeys: previousPublicKeys(env),
     },
     rateLimit: { perSecond: envInt('RATE_LIMIT_PER_SECOND', 100, env), burst: envInt('RATE_LIMIT_BURST', 200, env) },
     bodyLimitBytes: envInt('BODY_LIMIT_BYTES', 1024 * 1024, env, 1),
@@ -45,5 +92,65 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       lockTimeoutMs: envInt('IDEMPOTENCY_LOCK_TIMEOUT_MS', 2 * common.busTimeoutMs + 5_000, env, 1),
     },
     downloadLinkSecret: downloadLinkSecret(env, common.nodeEnv),
+    credentialsEncryptionKey: encryptionKey(credentialsKey ?? DEV_CREDENTIALS_ENCRYPTION_KEY),
   };
+}
+
+/**
+ * A PEM setting: the variable itself, or the file its `_FILE` twin names (a mounted secret). Both
+ * set is ambiguous and refused.
+ */
+function pemSetting(name: string, env: Env): string | undefined {
+  const inline = envOptional(name, env);
+  const path = envOptional(`${name}_FILE`, env);
+  if (inline !== undefined && path !== undefined) throw new ConfigError(`set ${name} or ${name}_FILE, not both`);
+  if (path === undefined) return inline;
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${name}_FILE: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+// Read here so a bad key stops the start naming its variable, not at the first token.
+function checkedPrivateKey(pem: string): string {
+  let type: string | undefined;
+  try {
+    type = createPrivateKey(pem).asymmetricKeyType;
+  } catch {
+    throw new ConfigError('JWT_PRIVATE_KEY is not a PEM private key (PKCS#8 of an Ed25519 key)');
+  }
+  if (type !== 'ed25519') throw new ConfigError(`JWT_PRIVATE_KEY must be an Ed25519 key, got ${type ?? 'another kind'}`);
+  return pem;
+}
+
+const PUBLIC_KEY_PEM = /-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/g;
+
+/** Every `BEGIN PUBLIC KEY` block of JWT_PREVIOUS_PUBLIC_KEYS(_FILE), each an Ed25519 key. */
+function previousPublicKeys(env: Env): string[] {
+  const text = pemSetting('JWT_PREVIOUS_PUBLIC_KEYS', env);
+  if (text === undefined) return [];
+  const pems = text.match(PUBLIC_KEY_PEM) ?? [];
+  if (pems.length === 0)
+    throw new ConfigError('JWT_PREVIOUS_PUBLIC_KEYS holds no -----BEGIN PUBLIC KEY----- block (SPKI PEM)');
+  pems.forEach((pem, i) => {
+    let type: string | undefined;
+    try {
+      type = createPublicKey(pem).asymmetricKeyType;
+    } catch {
+      throw new ConfigError(`JWT_PREVIOUS_PUBLIC_KEYS: key ${i + 1} is not a valid public key`);
+    }
+    if (type !== 'ed25519')
+      throw new ConfigError(`JWT_PREVIOUS_PUBLIC_KEYS: key ${i + 1} must be an Ed25519 key, got ${type ?? 'another kind'}`);
+  });
+  return pems;
+}
+
+function encryptionKey(base64: string): Buffer {
+  try {
+    return parseEncryptionKey(base64);
+  } catch (err) {
+    if (err instanceof CredentialSealError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
