@@ -46,6 +46,8 @@ export interface GatewayConfig extends CommonConfig {
   downloadLinkSecret: string;
   /** CREDENTIALS_ENCRYPTION_KEY (32 bytes): seals what the gateway keeps encrypted at rest. */
   credentialsEncryptionKey: Buffer;
+  /** CREDENTIALS_PREVIOUS_KEYS: older keys that still open rows sealed before a key rotation. */
+  credentialsPreviousKeys: Buffer[];
 }
 
 export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
@@ -93,6 +95,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     },
     downloadLinkSecret: downloadLinkSecret(env, common.nodeEnv),
     credentialsEncryptionKey: encryptionKey(credentialsKey ?? DEV_CREDENTIALS_ENCRYPTION_KEY),
+    credentialsPreviousKeys: previousEncryptionKeys(env),
   };
 }
 
@@ -120,7 +123,8 @@ function checkedPrivateKey(pem: string): string {
   } catch {
     throw new ConfigError('JWT_PRIVATE_KEY is not a PEM private key (PKCS#8 of an Ed25519 key)');
   }
-  if (type !== 'ed25519') throw new ConfigError(`JWT_PRIVATE_KEY must be an Ed25519 key, got ${type ?? 'another kind'}`);
+  if (type !== 'ed25519')
+    throw new ConfigError(`JWT_PRIVATE_KEY must be an Ed25519 key, got ${type ?? 'another kind'}`);
   return pem;
 }
 
@@ -141,14 +145,25 @@ function previousPublicKeys(env: Env): string[] {
       throw new ConfigError(`JWT_PREVIOUS_PUBLIC_KEYS: key ${i + 1} is not a valid public key`);
     }
     if (type !== 'ed25519')
-      throw new ConfigError(`JWT_PREVIOUS_PUBLIC_KEYS: key ${i + 1} must be an Ed25519 key, got ${type ?? 'another kind'}`);
+      throw new ConfigError(
+        `JWT_PREVIOUS_PUBLIC_KEYS: key ${i + 1} must be an Ed25519 key, got ${type ?? 'another kind'}`,
+      );
   });
   return pems;
 }
 
-function encryptionKey(base64: string): Buffer {
+/** CREDENTIALS_PREVIOUS_KEYS, comma-separated (the development key may be one: rows sealed with it open). */
+function previousEncryptionKeys(env: Env): Buffer[] {
+  return (envOptional('CREDENTIALS_PREVIOUS_KEYS', env) ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '')
+    .map((k) => encryptionKey(k, 'each key of CREDENTIALS_PREVIOUS_KEYS'));
+}
+
+function encryptionKey(base64: string, variable?: string): Buffer {
   try {
-    return parseEncryptionKey(base64);
+    return parseEncryptionKey(base64, variable);
   } catch (err) {
     if (err instanceof CredentialSealError) throw new ConfigError(err.message);
     throw err;
