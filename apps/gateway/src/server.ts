@@ -82,8 +82,8 @@ export async function startGateway(
   };
   for (const endpoint of [
     ...clientEndpoints(bus),
-    ...receivableEndpoints(bus, db),
-    ...bookletEndpoints(bus),
+    ...receivableEndpoints(bus, db, config.nodeEnv),
+    ...bookletEndpoints(bus, config.nodeEnv),
     ...callbackEndpoints(bus),
   ])
     mountEndpoint(router, pipeline, endpoint);

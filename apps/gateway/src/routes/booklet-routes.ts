@@ -2,9 +2,9 @@ import type Router from '@koa/router';
 import type { Bus } from '@payments/bus';
 import {
   BOOKLET_DOWNLOAD_PATH,
-  BookletRequestSchema,
-  compileValidator,
+  callbackUrlPolicy,
   Subjects,
+  validateBookletRequest,
   type BookletRequest,
 } from '@payments/contracts';
 import type { GatewayState } from '../http/context';
@@ -13,17 +13,19 @@ import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
 import { requireSignedLink } from '../http/signed-link';
 
-const validateRequest = compileValidator(BookletRequestSchema);
-
-/** POST /api/v1/bank-slip-booklet/{payment_slip_id}: queue a booklet (spec 4.11). */
-export function bookletEndpoints(bus: Bus): Endpoint<unknown>[] {
+/**
+ * POST /api/v1/bank-slip-booklet/{payment_slip_id}: queue a booklet (spec 4.11). In production a
+ * url_callback naming a non-public address or localhost is refused (422) before the bus is asked.
+ */
+export function bookletEndpoints(bus: Bus, runMode: 'development' | 'production'): Endpoint<unknown>[] {
+  const callbackUrls = callbackUrlPolicy(runMode);
   const request: Endpoint<{ paymentSlipId: string; body: BookletRequest }> = {
     method: 'post',
     path: '/api/v1/bank-slip-booklet/:uuid',
     idempotency: 'required',
     parse(ctx) {
       const paymentSlipId = uuidParam(ctx, 'uuid');
-      const result = validateRequest(requestBody(ctx));
+      const result = validateBookletRequest(requestBody(ctx), callbackUrls);
       if (!result.ok) throw validationError(result.errors);
       return { paymentSlipId, body: result.value };
     },

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
 import {
+  callbackUrlPolicy,
   SEARCH_DEFAULT_LIMIT,
   ServiceError,
   Subjects,
@@ -17,8 +18,16 @@ import { validationError } from '../http/problem';
 import type { GatewayContext } from '../http/context';
 import { currentProviderAccount } from '../tenancy/provider-accounts';
 
-/** Receivables: create (batch), cancel, search, consult (spec 4.7-4.10). */
-export function receivableEndpoints(bus: Bus, db: Kysely<GatewayDatabase>): Endpoint<unknown>[] {
+/**
+ * Receivables: create (batch), cancel, search, consult (spec 4.7-4.10). In production a url_callback
+ * naming a non-public address or localhost is refused (422) before anything is asked of the bus.
+ */
+export function receivableEndpoints(
+  bus: Bus,
+  db: Kysely<GatewayDatabase>,
+  runMode: 'development' | 'production',
+): Endpoint<unknown>[] {
+  const callbackUrls = callbackUrlPolicy(runMode);
   const create: Endpoint<{ receivables: ReceivableCreateItem[]; account: ProviderAccountVersion }> = {
     method: 'post',
     path: '/api/v1/accounts-receivable',
@@ -26,7 +35,7 @@ export function receivableEndpoints(bus: Bus, db: Kysely<GatewayDatabase>): Endp
     async parse(ctx) {
       const body = requestBody(ctx);
       assertBatchSize(body);
-      const result = validateReceivablesBatch(body);
+      const result = validateReceivablesBatch(body, callbackUrls);
       if (!result.ok) throw validationError(result.errors);
       return { receivables: result.value, account: await providerAccountOf(db, ctx) };
     },

@@ -333,7 +333,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       payload_too_large: 'the body is larger than 1 MiB, or the batch has more than 1,000 items',
       ...IDEMPOTENCY_REQUIRED,
       validation_failed:
-        'a field is invalid or a client_id is not registered; `errors` names every one (e.g. /2/client_id)',
+        'a field is invalid, a client_id is not registered, or (production) a url_callback host is a non-public address or localhost; `errors` names every one (e.g. /2/client_id)',
       no_provider_account:
         'the tenant has no provider account yet (production only): an operator sets one with `npm run admin -- tenant account`; nothing is stored',
       ...unavailable('receivables'),
@@ -512,7 +512,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       ...JSON_BODY,
       ...IDEMPOTENCY_REQUIRED,
       not_found: 'no receivable with this payment_slip_id for the tenant',
-      validation_failed: 'uuid is not a UUID, or url_callback is not an http(s) URL',
+      validation_failed:
+        'uuid is not a UUID, or url_callback is not an http(s) URL or (production) its host is a non-public address or localhost',
       ...unavailable('booklets'),
     },
   },
