@@ -1,11 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './system';
 
 const BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+
+/** A server config of the test's (e.g. deploy/nats rendered for its prefix) and the environment it reads. */
+export interface PrivateNatsOptions {
+  /** The config file's text; flags (JetStream, store, address, port) still come from the command line. */
+  config?: string;
+  /** Environment of the server process (the config's $VARIABLE references). */
+  env?: Record<string, string>;
+}
 
 /**
  * A NATS server with JetStream of a test's own, on a free loopback port, with its store in a
@@ -19,6 +27,7 @@ export class PrivateNats {
   private constructor(
     private readonly dir: string,
     readonly port: number,
+    private readonly options: PrivateNatsOptions,
   ) {}
 
   get url(): string {
@@ -29,10 +38,11 @@ export class PrivateNats {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  static async create(): Promise<PrivateNats> {
+  static async create(options: PrivateNatsOptions = {}): Promise<PrivateNats> {
     const dir = await mkdtemp(join(tmpdir(), 'private-nats-'));
-    const nats = new PrivateNats(dir, await freePort());
+    const nats = new PrivateNats(dir, await freePort(), options);
     try {
+      if (options.config !== undefined) await writeFile(join(dir, 'nats-server.conf'), options.config);
       await nats.start();
       return nats;
     } catch (err) {
@@ -45,8 +55,11 @@ export class PrivateNats {
   async start(timeoutMs = 30_000): Promise<void> {
     if (this.running) return;
     const from = this.output.length; // a restart's own log, not the previous run's
-    const child = spawn(BIN, ['-js', '-sd', join(this.dir, 'store'), '-a', '127.0.0.1', '-p', String(this.port)], {
+    const config = this.options.config === undefined ? [] : ['-c', join(this.dir, 'nats-server.conf')];
+    const flags = ['-js', '-sd', join(this.dir, 'store'), '-a', '127.0.0.1', '-p', String(this.port)];
+    const child = spawn(BIN, [...config, ...flags], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...this.options.env },
     });
     this.child = child;
     const collect = (chunk: Buffer) => (this.output += chunk.toString());

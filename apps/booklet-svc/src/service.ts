@@ -42,6 +42,8 @@ export async function startBookletService(
     url: config.natsUrl,
     prefix: config.busPrefix,
     name: 'booklet-svc',
+    // Its own NATS user and reply inboxes (_INBOX_booklet-svc): see deploy/nats.
+    credentials: config,
     logger,
     timeoutMs: config.busTimeoutMs,
   });

@@ -37,7 +37,15 @@ export async function startCallbackService(
     poolSize: 20,
   });
   await migrateToLatest(db, SCHEMA, migrations);
-  const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'callback-svc', logger });
+  const bus = await connectBus({
+    url: config.natsUrl,
+    prefix: config.busPrefix,
+    name: 'callback-svc',
+    // Its own NATS user and reply inboxes (_INBOX_callback-svc): see deploy/nats.
+    credentials: config,
+    logger,
+    timeoutMs: config.busTimeoutMs,
+  });
   // The one stream this service reads, ensured here, once per start.
   await bus.streams.ensure(Streams.callbackRequests);
   const store = new EventStore(db);

@@ -27,7 +27,15 @@ export async function startClientsService(
     applicationName: 'clients-svc',
   });
   await migrateToLatest(db, SCHEMA, migrations);
-  const bus = await connectBus({ url: config.natsUrl, prefix: config.busPrefix, name: 'clients-svc', logger });
+  const bus = await connectBus({
+    url: config.natsUrl,
+    prefix: config.busPrefix,
+    name: 'clients-svc',
+    // Its own NATS user and reply inboxes (_INBOX_clients-svc): see deploy/nats.
+    credentials: config,
+    logger,
+    timeoutMs: config.busTimeoutMs,
+  });
   registerHandlers(bus, { db });
   const metrics = createMetricsRegistry('clients-svc');
   const ops = await startOpsServer({

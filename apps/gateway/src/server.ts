@@ -59,6 +59,8 @@ export async function startGateway(
     url: config.natsUrl,
     prefix: config.busPrefix,
     name: 'gateway',
+    // Its own NATS user and reply inboxes (_INBOX_gateway): see deploy/nats.
+    credentials: config,
     logger,
     timeoutMs: config.busTimeoutMs,
   });

@@ -44,6 +44,8 @@ export async function startReceivablesService(
     url: config.natsUrl,
     prefix: config.busPrefix,
     name: 'receivables-svc',
+    // Its own NATS user and reply inboxes (_INBOX_receivables-svc): see deploy/nats.
+    credentials: config,
     logger,
     timeoutMs: config.busTimeoutMs,
   });

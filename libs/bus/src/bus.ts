@@ -1,6 +1,7 @@
 import type { NatsConnection, Subscription } from 'nats';
 import type { BusRegistry, BusRegistryShape, ReplyOf, RequestOf, RequestSubject } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
+import type { NatsCredentials } from './auth';
 import { openConnection } from './connection';
 import { payloadCodec } from './payloads';
 import { requester, type RequestOptions } from './requester';
@@ -14,8 +15,13 @@ export interface BusOptions {
   url: string;
   /** Prefix of every subject of this deployment (BUS_PREFIX). */
   prefix: string;
-  /** Connection name, shown by the NATS server's monitoring. */
+  /**
+   * The service's name: the connection's name in the server's monitoring, and its reply inboxes
+   * (`_INBOX_<name>`, which the server config lets only this service's user read).
+   */
   name: string;
+  /** The service's login and TLS (its config's NATS_* fields); none: an unauthenticated, plain NATS. */
+  credentials?: NatsCredentials;
   logger: Logger;
   /** Default wait for a reply (BUS_TIMEOUT_MS); 10 s when not given. */
   timeoutMs?: number;

@@ -1,4 +1,6 @@
 import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
+import { authOptions, type NatsCredentials } from './auth';
+import { inboxPrefixOf } from './inbox';
 import { explainNatsConnectError, requireJetStream } from './unavailable';
 
 /** What connectBus needs to open a connection. */
@@ -7,6 +9,9 @@ export interface ConnectionSettings {
   url: string;
   /** Connection name, shown by the NATS server's monitoring. */
   name: string;
+  credentials?: NatsCredentials;
+  /** Subject prefix of this connection's reply inboxes; default inboxPrefixOf(name). */
+  inboxPrefix?: string;
 }
 
 /** The options of every bus connection: reconnect for ever, every half second, after a lost server. */
@@ -14,6 +19,7 @@ export function connectionOptions(settings: ConnectionSettings): ConnectionOptio
   return {
     servers: settings.url,
     name: settings.name,
+    inboxPrefix: settings.inboxPrefix ?? inboxPrefixOf(settings.name),
     maxReconnectAttempts: -1,
     // No stack capture per request: measurable on hot paths (JetStream publishes, pulls).
     noAsyncTraces: true,
@@ -26,9 +32,11 @@ export function connectionOptions(settings: ConnectionSettings): ConnectionOptio
  * start-up is a BusUnavailableError: one line naming NATS_URL and the fix, rather than a NatsError stack.
  */
 export async function openConnection(settings: ConnectionSettings): Promise<NatsConnection> {
-  const connection = await connect(connectionOptions(settings)).catch((err: unknown) => {
-    throw explainNatsConnectError(err, settings.url);
-  });
+  const connection = await authOptions(settings.credentials)
+    .then((auth) => connect({ ...connectionOptions(settings), ...auth }))
+    .catch((err: unknown) => {
+      throw explainNatsConnectError(err, settings.url);
+    });
   await requireJetStream(connection, settings.url).catch(async (err: unknown) => {
     await connection.close().catch(() => undefined);
     throw err;

@@ -10,5 +10,7 @@ export {
   type Subscription,
 } from './bus';
 export { ClaimCheck } from './claim-check';
+export { CredsFileError, type NatsCredentials } from './auth';
+export { inboxPrefixOf } from './inbox';
 export { DurableStreams, type BatchHandler, type Consumption, type MessageHandler } from './streams';
-export { BusUnavailableError, checkBus, displayNatsUrl, type BusProblem } from './unavailable';
+export { BusUnavailableError, checkBus, type CheckBusOptions, displayNatsUrl, type BusProblem } from './unavailable';

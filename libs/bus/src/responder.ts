@@ -88,6 +88,13 @@ async function answer<Req, Res>(
   handler: RequestHandler<Req, Res>,
   span: Span,
 ): Promise<void> {
+  if (msg.reply && !isInbox(msg.reply)) {
+    // A reply subject naming a request or stream subject would make this service publish there on
+    // the asker's behalf (allow_responses lets it): serve only requests whose replies go to an inbox.
+    wiring.log.warn({ subject: relative }, 'request with a reply subject that is not an inbox: refused');
+    span.setAttribute('error.type', 'reply_not_inbox');
+    return;
+  }
   let reply: BusReply<Res>;
   try {
     const request = (await wiring.payloads.decode(msg)) as Req;
@@ -102,6 +109,11 @@ async function answer<Req, Res>(
   } catch (err) {
     wiring.log.error({ err, subject: relative }, 'could not send reply');
   }
+}
+
+/** Reply inboxes: nats.js's `_INBOX.` or a service's own `_INBOX_<name>.` (inboxPrefixOf). */
+function isInbox(subject: string): boolean {
+  return subject.startsWith('_INBOX.') || subject.startsWith('_INBOX_');
 }
 
 /** A ServiceError travels back with its code; anything else is an internal error, logged here, its details kept. */

@@ -1,10 +1,13 @@
 import { connect, type NatsConnection } from 'nats';
+import { authOptions, CredsFileError, type NatsCredentials } from './auth';
+import { inboxPrefixOf } from './inbox';
 
 /**
  * Why a service cannot use NATS, said in one line that names the URL and what to do: NATS out of
- * reach, a refused login, or a server without JetStream (every service needs it).
+ * reach, a refused login (or a creds file that cannot be read), a failed TLS handshake, or a server
+ * without JetStream (every service needs it).
  */
-export type BusProblem = 'unreachable' | 'login_refused' | 'no_jetstream';
+export type BusProblem = 'unreachable' | 'login_refused' | 'tls_failed' | 'no_jetstream';
 
 export class BusUnavailableError extends Error {
   override readonly name = 'BusUnavailableError';
@@ -40,6 +43,8 @@ export function displayNatsUrl(url: string): string {
 /** Translates an error of nats' connect() into a BusUnavailableError; anything else comes back unchanged. */
 export function explainNatsConnectError(err: unknown, url: string): unknown {
   const shown = displayNatsUrl(url);
+  if (err instanceof CredsFileError)
+    return new BusUnavailableError('login_refused', `${err.message}: fix NATS_CREDS`, shown, { cause: err });
   const e = err as { code?: string; hostname?: string; message?: string };
   const unreachable = (why: string) =>
     new BusUnavailableError(
@@ -65,11 +70,25 @@ export function explainNatsConnectError(err: unknown, url: string): unknown {
     case 'AUTHENTICATION_EXPIRED':
       return new BusUnavailableError(
         'login_refused',
-        `NATS at ${shown} refused the login (${e.code}): fix the credentials in NATS_URL`,
+        `NATS at ${shown} refused the login (${e.code}): fix NATS_USER and NATS_PASSWORD, or NATS_CREDS`,
         shown,
         { cause: err },
       );
   }
+  if (e?.code === 'SERVER_OPT_NA' && e.message === 'tls')
+    return new BusUnavailableError(
+      'tls_failed',
+      `NATS at ${shown} does not offer TLS: give it a tls block, or unset NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE`,
+      shown,
+      { cause: err },
+    );
+  if (typeof e?.code === 'string' && /CERT|TLS|SSL/.test(e.code))
+    return new BusUnavailableError(
+      'tls_failed',
+      `TLS to NATS at ${shown} failed (${e.code}): check NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE`,
+      shown,
+      { cause: err },
+    );
   return err;
 }
 
@@ -91,14 +110,31 @@ export async function requireJetStream(connection: NatsConnection, url: string):
   }
 }
 
+/** Whose login a preflight check uses: a service's credentials and name (its reply inboxes). */
+export interface CheckBusOptions {
+  timeoutMs?: number;
+  credentials?: NatsCredentials;
+  /** The service whose user logs in: its inboxes must be the ones the server lets that user read. */
+  name?: string;
+}
+
 /**
- * Connects, checks JetStream and disconnects: `npm start` asks this before it starts any app, so a
- * missing NATS is one clear line rather than six failed starts.
+ * Connects (with the given login and TLS, if any), checks JetStream and disconnects: `npm start` asks
+ * this before it starts any app, so a missing NATS is one clear line rather than six failed starts.
  */
-export async function checkBus(url: string, timeoutMs = 5_000): Promise<void> {
+export async function checkBus(url: string, opts: CheckBusOptions = {}): Promise<void> {
+  const name = opts.name ?? 'preflight';
   let connection: NatsConnection;
   try {
-    connection = await connect({ servers: url, name: 'preflight', timeout: timeoutMs, maxReconnectAttempts: 0 });
+    const auth = await authOptions(opts.credentials);
+    connection = await connect({
+      servers: url,
+      name,
+      inboxPrefix: inboxPrefixOf(name),
+      timeout: opts.timeoutMs ?? 5_000,
+      maxReconnectAttempts: 0,
+      ...auth,
+    });
   } catch (err) {
     throw explainNatsConnectError(err, url);
   }
