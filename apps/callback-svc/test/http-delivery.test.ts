@@ -33,7 +33,20 @@ it('production policy refuses at connect time a name that resolves to loopback',
   const outcome = await delivery.post(`http://erp.example.test:${port}/hook`, '{}', {});
   await delivery.close();
   expect(outcome).toMatchObject({ ok: false, refused: true, statusCode: null });
-  expect(outcome.error).toMatch(/loopback/);
+  expect(outcome.error).toBe('the host does not resolve to a public address, which callbacks require in production');
+  expect(hits).toBe(before);
+});
+
+it('production policy refuses a literal non-public address before connecting, naming its range', async () => {
+  const delivery = createHttpDelivery({ timeoutMs: 1000, policy: 'public-only' });
+  const before = hits;
+  const loopback = await delivery.post(`http://[::127.0.0.1]:${port}/hook`, '{}', {});
+  const siteLocal = await delivery.post(`http://[fec0::1]:${port}/hook`, '{}', {});
+  await delivery.close();
+  expect(loopback).toMatchObject({ ok: false, refused: true, statusCode: null, durationMs: 0 });
+  expect(loopback.error).toMatch(/must not point to a loopback address/);
+  expect(siteLocal).toMatchObject({ ok: false, refused: true, statusCode: null });
+  expect(siteLocal.error).toMatch(/must not point to a deprecatedSiteLocal address/);
   expect(hits).toBe(before);
 });
 
