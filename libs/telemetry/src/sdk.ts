@@ -5,10 +5,19 @@ import { KoaInstrumentation, KoaLayerType } from '@opentelemetry/instrumentation
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
-import { AlwaysOffSampler, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  AlwaysOffSampler,
+  BatchSpanProcessor,
+  NoopSpanProcessor,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { RedactingSpanProcessor } from './redaction';
 
 export interface TelemetryOptions {
-  /** Replaces the environment's choice of span processors (tests: an in-memory exporter). */
+  /**
+   * Replaces the environment's choice of span processors (tests: an in-memory exporter). The
+   * redacting processor still runs first.
+   */
   spanProcessors?: SpanProcessor[];
   /** Auto-instrument http, koa, pg and undici (default true). */
   instrument?: boolean;
@@ -49,11 +58,12 @@ export function startTelemetry(serviceName: string, options: TelemetryOptions = 
 
 function sdkConfiguration(serviceName: string, options: TelemetryOptions): Partial<NodeSDKConfiguration> {
   const recording = Boolean(options.spanProcessors) || exportEndpointConfigured();
+  // Signed-link query strings and payer documents are taken out before any processor exports a span.
   const spans: Partial<NodeSDKConfiguration> = options.spanProcessors
-    ? { spanProcessors: options.spanProcessors }
+    ? { spanProcessors: [new RedactingSpanProcessor(), ...options.spanProcessors] }
     : recording
       ? // Batched per OTEL_BSP_* (schedule delay, queue size); the exporter reads its endpoint and headers itself.
-        { traceExporter: new OTLPTraceExporter() }
+        { spanProcessors: [new RedactingSpanProcessor(), new BatchSpanProcessor(new OTLPTraceExporter())] }
       : // NodeSDK installs no tracer provider without a processor, and then no trace ids would exist.
         { spanProcessors: [new NoopSpanProcessor()], sampler: new AlwaysOffSampler() };
   return {
@@ -96,10 +106,14 @@ function instrumentations(recording: boolean): NonNullable<NodeSDKConfiguration[
     // Router spans only: one span per Koa middleware would bury the interesting ones.
     koa: () => new KoaInstrumentation({ ignoreLayersType: [KoaLayerType.MIDDLEWARE] }),
     // Queries of background pollers (outbox relay, delivery queue) are not traced unless work is.
-    pg: () => new PgInstrumentation({ requireParentSpan: true }),
+    // Statements only, never their parameter values (payer names, documents): kysely sends every value
+    // as a parameter, and enhancedDatabaseReporting (which would record them) stays off.
+    pg: () => new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
     undici: () => new UndiciInstrumentation({ requireParentforSpans: true }),
   };
   return Object.entries(all)
     .filter(([name]) => !disabled.has(name))
     .map(([, create]) => create());
 }
+
+export { RedactingSpanProcessor, redactValue, QUERY_REDACTED } from './redaction';
