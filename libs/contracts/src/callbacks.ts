@@ -214,5 +214,20 @@ export interface SigningSecretCommand {
   tenant_id: string;
 }
 export interface SigningSecretReply {
+  /** The current secret: every callback is signed with it. */
   signing_secret: string;
+  /** The secret before the last rotation while its overlap lasts (callbacks carry both signatures), else null. */
+  previous_signing_secret: string | null;
+  /** ISO 8601 end of that overlap, or null. */
+  previous_valid_until: string | null;
+  /**
+   * How long callback-svc may sign with this reply, counted from when it sent the request: at most
+   * SIGNING_SECRET_MAX_AGE_MS, less when the overlap ends sooner. A rotation waits that long before
+   * the admin CLI reports it done, so the next callback after it is signed with the new secret on
+   * every instance.
+   */
+  max_age_ms: number;
 }
+
+/** The longest a callback-svc instance signs with a secret it was told (see SigningSecretReply.max_age_ms). */
+export const SIGNING_SECRET_MAX_AGE_MS = 1_000;

@@ -1,15 +1,19 @@
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { loadCommonConfig, type RunMode } from '@payments/config';
-import type { ProviderAccountView } from '@payments/contracts';
+import { SIGNING_SECRET_MAX_AGE_MS, type ProviderAccountView } from '@payments/contracts';
 import type { GatewayDatabase } from '../db/schema';
+import { listAdminAudit, resolveOperator, type AuditedBy, type AuditEntry } from '../tenancy/admin-audit';
+import { reencryptSecrets } from '../tenancy/reencrypt';
+import { MAX_OVERLAP_HOURS, rotateSigningSecret } from '../tenancy/signing-secrets';
 import {
-  loadCredentialsKey,
+  loadCredentialsKeyring,
   setProviderAccount,
   showProviderAccount,
   type ProviderAccountInput,
 } from '../tenancy/provider-accounts';
 import { openAdminDatabase } from './admin-database';
+import { INTEGRATION_TOKEN_PREFIX } from '../tenancy/credentials';
 import { swallowedByNpm } from './npm-flags';
 import { readSecretFiles, refuseSecretsOnCommandLine, UsageError } from './secret-files';
 import {
@@ -35,15 +39,28 @@ const USAGE = `Operator commands (npm run admin -- <command>):
       [--base-url <url>]
                                          sets it, for charges accepted from now on; secrets come only
                                          from files (- reads one of them from stdin)
+  tenant rotate-secret --tenant <tenant_id> [--overlap-hours 24] [--json]
+                                         a new signing secret, printed ONCE; until previous_valid_until
+                                         callbacks carry the old signature too (hours may be fractional,
+                                         0 ends the old secret at once)
   token create --tenant <tenant_id> [--json]   issue another integration token
   token list --tenant <tenant_id> [--json]
-  token revoke <token_id | integration token>  JWTs issued from it stop working at once
+  token revoke <token_id>                JWTs issued from it stop working at once
+  token revoke -                         the same, reading the token (or its id) from stdin
+  secrets reencrypt [--json]             seal again with CREDENTIALS_ENCRYPTION_KEY every secret sealed with
+                                         an older key (after a key rotation)
+  audit [--tenant <tenant_id>] [--limit <n>] [--json]   who changed what, and when (oldest first)
+Every change is audited under --operator <name> or ADMIN_OPERATOR (required in production).
 Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/receivables);
-  CREDENTIALS_ENCRYPTION_KEY (32 bytes, base64) seals inter credentials: required in production`;
+  CREDENTIALS_ENCRYPTION_KEY (32 bytes, base64) seals signing secrets and inter credentials: required in
+  production; CREDENTIALS_PREVIOUS_KEYS: older keys, comma-separated, that still open what they sealed`;
 
 interface Options {
   name?: string;
   tenant?: string;
+  operator?: string;
+  'overlap-hours'?: string;
+  limit?: string;
   json: boolean;
   help?: boolean;
   provider?: string;
@@ -83,6 +100,8 @@ interface Command {
   options: Options;
   /** The positional argument after the action, if any. */
   target: string | undefined;
+  /** Who runs a command that changes something (the audit); asked for only by those commands. */
+  operator: () => AuditedBy;
   /** Prints the human text, or the data as one JSON line with --json. */
   print: (human: string, data: unknown) => void;
 }
@@ -91,10 +110,15 @@ interface Command {
 const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
   [
     'tenant create',
-    async ({ db, mode, options, print }) => {
+    async ({ db, mode, options, operator, print }) => {
       if (!options.name)
         throw new AdminError('tenant create needs --name: npm run admin -- tenant create --name <name> [--json]');
-      const t = await createTenant(db, options.name, { mode });
+      const by = operator();
+      const t = await createTenant(db, options.name, {
+        mode,
+        keyring: loadCredentialsKeyring(process.env, mode),
+        by,
+      });
       // In production the tenant cannot charge yet: say what comes next.
       const next =
         mode === 'production'
@@ -125,15 +149,15 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
   ],
   [
     'tenant disable',
-    async ({ db, target, print }) => {
+    async ({ db, target, operator, print }) => {
       if (!target) throw new AdminError('tenant disable needs a tenant id');
-      await disableTenant(db, target);
+      await disableTenant(db, target, operator());
       print(`tenant ${target} disabled`, { tenant_id: target, status: 'disabled' });
     },
   ],
   [
     'tenant account',
-    async ({ db, mode, options, print }) => {
+    async ({ db, mode, options, operator, print }) => {
       if (!options.tenant)
         throw new AdminError(
           'tenant account needs --tenant: npm run admin -- tenant account --tenant <tenant_id> [--provider sandbox|inter ...] [--json]',
@@ -142,21 +166,46 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
       const view = setting
         ? await setProviderAccount(
             db,
-            options.provider === 'inter' ? loadCredentialsKey(process.env, mode) : undefined,
+            options.provider === 'inter' ? loadCredentialsKeyring(process.env, mode) : undefined,
             accountInput(options.tenant, options),
+            operator(),
           )
         : await showProviderAccount(db, options.tenant);
       print(describeAccount(view), view);
     },
   ],
   [
+    'tenant rotate-secret',
+    async ({ db, mode, options, operator, print }) => {
+      if (!options.tenant)
+        throw new AdminError(
+          'tenant rotate-secret needs --tenant: npm run admin -- tenant rotate-secret --tenant <tenant_id> [--overlap-hours 24] [--json]',
+        );
+      const by = operator();
+      const r = await rotateSigningSecret(
+        db,
+        loadCredentialsKeyring(process.env, mode),
+        options.tenant,
+        overlapHours(options['overlap-hours']),
+        by,
+      );
+      // callback-svc reuses what it was told for at most this long: once it has passed, the next
+      // callback from any instance is signed with the new secret, so the command ends only then.
+      await new Promise((resolve) => setTimeout(resolve, SIGNING_SECRET_MAX_AGE_MS + 100));
+      print(
+        `tenant_id:             ${r.tenant_id}\nsigning_secret:        ${r.signing_secret}\nprevious_valid_until:  ${r.previous_valid_until}\nStore the secret now: it is not shown again. Until previous_valid_until every callback carries both signatures.`,
+        r,
+      );
+    },
+  ],
+  [
     'token create',
-    async ({ db, options, print }) => {
+    async ({ db, options, operator, print }) => {
       if (!options.tenant)
         throw new AdminError(
           'token create needs --tenant: npm run admin -- token create --tenant <tenant_id> [--json]',
         );
-      const t = await issueToken(db, options.tenant);
+      const t = await issueToken(db, options.tenant, operator());
       print(
         `token_id:           ${t.token_id}\nintegration_token:  ${t.integration_token}\nStore it now: it is not shown again.`,
         t,
@@ -178,13 +227,65 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
   ],
   [
     'token revoke',
-    async ({ db, target, print }) => {
-      if (!target) throw new AdminError('token revoke needs a token id or the token');
-      const r = await revokeToken(db, target);
+    async ({ db, target, operator, print }) => {
+      if (!target) throw new AdminError('token revoke needs a token id (or -, and the token on stdin)');
+      const r = await revokeToken(db, revokeTarget(target), operator());
       print(`token ${r.token_id} of tenant ${r.tenant_id} revoked`, { ...r, revoked: true });
     },
   ],
+  [
+    'secrets reencrypt',
+    async ({ db, mode, operator, print }) => {
+      const r = await reencryptSecrets(db, loadCredentialsKeyring(process.env, mode), operator());
+      print(
+        `sealed again with key ${r.key_id}: ${r.signing_secrets} signing secrets, ${r.provider_credentials} provider credentials (${r.already_current} had it already)`,
+        r,
+      );
+    },
+  ],
+  [
+    'audit',
+    async ({ db, options, print }) => {
+      const rows = await listAdminAudit(db, { tenantId: options.tenant, limit: auditLimit(options.limit) });
+      print(rows.map(describeAuditEntry).join('\n') || '(no audited actions)', rows);
+    },
+  ],
 ]);
+
+/** --overlap-hours: a non-negative decimal number of hours, 24 when not given. */
+function overlapHours(value: string | undefined): number {
+  if (value === undefined) return 24;
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || Number(value) > MAX_OVERLAP_HOURS)
+    throw new UsageError(`--overlap-hours must be a number of hours from 0 to ${MAX_OVERLAP_HOURS} (e.g. 24, 0.5, 0)`);
+  return Number(value);
+}
+
+function auditLimit(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,5}$/.test(value)) throw new UsageError('--limit must be a whole number from 1 to 999999');
+  return Number(value);
+}
+
+/** `token revoke`: a token id, or `-` to read the token (or id) from stdin; the token itself never on the command line. */
+function revokeTarget(target: string): string {
+  if (target === '-') {
+    const read = readSecretFiles({ token: '-' }).token?.trim();
+    if (!read) throw new UsageError('token revoke -: stdin held no token');
+    return read;
+  }
+  if (target.startsWith(INTEGRATION_TOKEN_PREFIX))
+    throw new UsageError(
+      'an integration token is never taken on the command line (shell history, ps): pass its token_id, or - and the token on stdin',
+    );
+  return target;
+}
+
+function describeAuditEntry(e: AuditEntry): string {
+  const details = Object.entries(e.details)
+    .map(([k, v]) => `${k}=${v === null ? '-' : String(v)}`)
+    .join(' ');
+  return `${e.at}  ${e.operator}  ${e.action}  ${e.tenant_id ?? '-'}  ${details}`;
+}
 
 /** The flags as `tenant account` takes them, the secrets read from their files (or stdin). */
 function accountInput(tenantId: string, options: Options): ProviderAccountInput {
@@ -249,6 +350,9 @@ async function main(argv: string[]): Promise<number> {
       options: {
         name: { type: 'string' },
         tenant: { type: 'string' },
+        operator: { type: 'string' },
+        'overlap-hours': { type: 'string' },
+        limit: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(ACCOUNT_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
@@ -275,12 +379,23 @@ async function main(argv: string[]): Promise<number> {
   const db = await openAdminDatabase(config.databaseUrl);
   const print = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data) : human);
   try {
-    const run = COMMANDS.get(`${resource} ${action}`);
+    // `audit` has no action word: its target-less form is the command.
+    const key = resource === 'audit' && action === undefined ? 'audit' : `${resource} ${action}`;
+    const run = COMMANDS.get(key);
     if (!run) {
       console.error(`unknown command: ${resource} ${action ?? ''}\n\n${USAGE}`);
       return 2;
     }
-    await run({ db, mode: config.nodeEnv, options: values as Options, target, print });
+    const options = values as Options;
+    const mode = config.nodeEnv;
+    await run({
+      db,
+      mode,
+      options,
+      target,
+      print,
+      operator: () => resolveOperator(options.operator, process.env, mode),
+    });
     return 0;
   } catch (err) {
     if (err instanceof AdminError) {

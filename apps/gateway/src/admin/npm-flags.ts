@@ -10,6 +10,9 @@
 const FLAGS = {
   name: true,
   tenant: true,
+  operator: true,
+  'overlap-hours': true,
+  limit: true,
   json: false,
   provider: true,
   'beneficiary-name': true,

@@ -1,8 +1,56 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import type { Keyring } from '@payments/credential-seal';
+import { sealSigningSecret } from '../tenancy/signing-secrets';
 
 export const SCHEMA = 'gateway';
 
-export const migrations: Record<string, Migration> = {
+/**
+ * The gateway's migrations. Sealing the signing secrets stored in clear (0004) needs the keyring of the
+ * gateway's configuration; without one, that migration refuses a database that has any to seal (a
+ * fresh database, as tests make, has none).
+ */
+export function gatewayMigrations(keyring?: Keyring): Record<string, Migration> {
+  return {
+    ...baseMigrations,
+    '0004_sealed_signing_secrets': {
+      // Tenants' signing secrets move from clear text to sealed values, and may have a previous one.
+      async up(db: Kysely<unknown>) {
+        await sql`alter table tenants
+          add column sealed_signing_secret text,
+          add column sealed_previous_signing_secret text,
+          add column previous_valid_until timestamptz,
+          add column signing_secret_rotated_at timestamptz`.execute(db);
+        const clear = await sql<{ id: string; signing_secret: string }>`select id, signing_secret from tenants`.execute(
+          db,
+        );
+        if (clear.rows.length > 0 && !keyring)
+          throw new Error(
+            `${clear.rows.length} tenant signing secrets are stored in clear and no CREDENTIALS_ENCRYPTION_KEY was given to seal them`,
+          );
+        for (const row of clear.rows)
+          await sql`update tenants set sealed_signing_secret = ${sealSigningSecret(keyring!, row.id, row.signing_secret)}
+            where id = ${row.id}`.execute(db);
+        await sql`alter table tenants drop column signing_secret`.execute(db);
+        await sql`alter table tenants alter column sealed_signing_secret set not null`.execute(db);
+      },
+    },
+    '0005_admin_audit': {
+      async up(db: Kysely<unknown>) {
+        await sql`create table admin_audit (
+          id bigint generated always as identity primary key,
+          at timestamptz not null default now(),
+          operator text not null,
+          action text not null,
+          tenant_id uuid,
+          details jsonb not null default '{}'::jsonb
+        )`.execute(db);
+        await sql`create index admin_audit_tenant_idx on admin_audit (tenant_id, id)`.execute(db);
+      },
+    },
+  };
+}
+
+const baseMigrations: Record<string, Migration> = {
   '0001_tenants_and_tokens': {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -95,3 +143,6 @@ export const migrations: Record<string, Migration> = {
     },
   },
 };
+
+/** Without a keyring: enough for a fresh database (tests), and for the names of the migrations. */
+export const migrations: Record<string, Migration> = gatewayMigrations();

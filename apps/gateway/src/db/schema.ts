@@ -1,13 +1,18 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Beneficiary, ProviderKind } from '@payments/contracts';
+import type { AdminAction, AuditDetails } from '../tenancy/admin-audit';
 
 /** Tables of schema `gateway`. */
 export interface TenantsTable {
   id: string;
   name: string;
   status: 'active' | 'disabled';
-  /** Standard Webhooks secret (whsec_...) that signs this tenant's callbacks. */
-  signing_secret: string;
+  /** The Standard Webhooks secret (whsec_...) that signs this tenant's callbacks, sealed (libs/credential-seal). */
+  sealed_signing_secret: string;
+  /** The secret before the last rotation, sealed; it signs too until previous_valid_until. */
+  sealed_previous_signing_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_valid_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  signing_secret_rotated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: ColumnType<Date, never, never>;
   disabled_at: Date | null;
 }
@@ -62,10 +67,22 @@ export interface ProviderAccountsTable {
   superseded_at: ColumnType<Date | null, never, Date>;
 }
 
+/** One operator action (apps/gateway/src/tenancy/admin-audit.ts); never a secret in it. */
+export interface AdminAuditTable {
+  /** bigint identity: pg returns it as a string. */
+  id: ColumnType<string, never, never>;
+  at: ColumnType<Date, never, never>;
+  operator: string;
+  action: AdminAction;
+  tenant_id: string | null;
+  details: ColumnType<AuditDetails, string, never>;
+}
+
 export interface GatewayDatabase {
   tenants: TenantsTable;
   integration_tokens: IntegrationTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   jwt_keys: JwtKeysTable;
   provider_accounts: ProviderAccountsTable;
+  admin_audit: AdminAuditTable;
 }

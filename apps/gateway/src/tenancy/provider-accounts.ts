@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { envOptional, type RunMode } from '@payments/config';
+import type { RunMode } from '@payments/config';
 import {
   ProviderKinds,
   type Beneficiary,
@@ -9,15 +9,11 @@ import {
   type ProviderAccountView,
   type ProviderKind,
 } from '@payments/contracts';
-import {
-  CredentialSealError,
-  DEV_CREDENTIALS_ENCRYPTION_KEY,
-  parseEncryptionKey,
-  seal,
-} from '@payments/credential-seal';
+import { CredentialSealError, keyringFromEnv, seal, type Keyring } from '@payments/credential-seal';
 import { isValidTaxId } from '@payments/tax-id';
 import type { GatewayDatabase, ProviderAccountsTable } from '../db/schema';
 import { AdminError } from './admin-error';
+import { CALLED_FROM_CODE, recordAdminAction, type AuditedBy } from './admin-audit';
 
 /**
  * Each tenant's provider account (DESIGN 7): which provider registers its charges, with which
@@ -143,8 +139,9 @@ export async function showProviderAccount(db: Kysely<GatewayDatabase>, tenantId:
  */
 export async function setProviderAccount(
   db: Kysely<GatewayDatabase>,
-  credentialsKey: Buffer | undefined,
+  credentialsKey: Buffer | Keyring | undefined,
   input: ProviderAccountInput,
+  by: AuditedBy = CALLED_FROM_CODE,
 ): Promise<ProviderAccountView> {
   const account = checkInput(input);
   if (account.credentials && !credentialsKey)
@@ -173,6 +170,15 @@ export async function setProviderAccount(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    // Settings only: the credentials are recorded as set or none, like the CLI shows them.
+    await recordAdminAction(trx, by, 'tenant.account', input.tenantId, {
+      account_id: row.id,
+      provider: row.provider,
+      beneficiary_name: account.beneficiary.name,
+      beneficiary_tax_id: account.beneficiary.tax_id,
+      base_url: row.base_url,
+      credentials: row.sealed_credentials === null ? 'none' : 'set',
+    });
     return toView(row);
   });
 }
@@ -182,15 +188,13 @@ export async function setProviderAccount(
  * to the public DEV_CREDENTIALS_ENCRYPTION_KEY; production refuses a missing key and that default.
  */
 export function loadCredentialsKey(env: Record<string, string | undefined>, mode: RunMode): Buffer {
-  const given = envOptional('CREDENTIALS_ENCRYPTION_KEY', env);
-  if (given === undefined && mode === 'production')
-    throw new AdminError(
-      'CREDENTIALS_ENCRYPTION_KEY is required in production to store inter credentials (32 random bytes, base64: openssl rand -base64 32); use the same value as receivables-svc',
-    );
-  if (given === DEV_CREDENTIALS_ENCRYPTION_KEY && mode === 'production')
-    throw new AdminError('CREDENTIALS_ENCRYPTION_KEY is the public development default: set a key of your own');
+  return loadCredentialsKeyring(env, mode).current.key;
+}
+
+/** The keyring of CREDENTIALS_ENCRYPTION_KEY and CREDENTIALS_PREVIOUS_KEYS; what is wrong with them is an AdminError. */
+export function loadCredentialsKeyring(env: Record<string, string | undefined>, mode: RunMode): Keyring {
   try {
-    return parseEncryptionKey(given ?? DEV_CREDENTIALS_ENCRYPTION_KEY);
+    return keyringFromEnv(env, mode);
   } catch (err) {
     if (err instanceof CredentialSealError) throw new AdminError(err.message);
     throw err;

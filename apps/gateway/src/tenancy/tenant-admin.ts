@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { loadCommonConfig, type RunMode } from '@payments/config';
+import type { Keyring } from '@payments/credential-seal';
 import type { GatewayDatabase } from '../db/schema';
 import { AdminError } from './admin-error';
+import { CALLED_FROM_CODE, recordAdminAction, type AuditedBy } from './admin-audit';
 import { generateIntegrationToken, generateSigningSecret, hashIntegrationToken, tokenHint } from './credentials';
-import { insertDevelopmentAccount } from './provider-accounts';
+import { insertDevelopmentAccount, loadCredentialsKeyring } from './provider-accounts';
+import { sealSigningSecret } from './signing-secrets';
 
 export { AdminError };
 
@@ -29,6 +32,10 @@ export interface CreateTenantOptions {
    * production: none until an operator sets one. Default: NODE_ENV's mode.
    */
   mode?: RunMode;
+  /** Seals the signing secret. Default: CREDENTIALS_ENCRYPTION_KEY (and CREDENTIALS_PREVIOUS_KEYS) of this process. */
+  keyring?: Keyring;
+  /** Who creates it, for the audit. */
+  by?: AuditedBy;
 }
 
 export async function createTenant(
@@ -38,16 +45,30 @@ export async function createTenant(
 ): Promise<NewTenant> {
   const trimmed = name.trim();
   if (trimmed === '') throw new AdminError('a tenant needs a name');
-  const mode = options.mode ?? loadCommonConfig().nodeEnv;
+  const processMode = loadCommonConfig().nodeEnv;
+  const mode = options.mode ?? processMode;
+  // This process's key, as its gateway reads it (what the tenant gets is `mode`, which a test may choose).
+  const keyring = options.keyring ?? loadCredentialsKeyring(process.env, processMode);
   const tenantId = randomUUID();
   const signingSecret = generateSigningSecret();
   return db.transaction().execute(async (trx) => {
     await trx
       .insertInto('tenants')
-      .values({ id: tenantId, name: trimmed, status: 'active', signing_secret: signingSecret, disabled_at: null })
+      .values({
+        id: tenantId,
+        name: trimmed,
+        status: 'active',
+        sealed_signing_secret: sealSigningSecret(keyring, tenantId, signingSecret),
+        disabled_at: null,
+      })
       .execute();
     if (mode === 'development') await insertDevelopmentAccount(trx, tenantId, trimmed);
     const token = await insertToken(trx, tenantId);
+    await recordAdminAction(trx, options.by ?? CALLED_FROM_CODE, 'tenant.create', tenantId, {
+      name: trimmed,
+      token_id: token.token_id,
+      provider_account: mode === 'development' ? 'sandbox' : 'none',
+    });
     return {
       tenant_id: tenantId,
       name: trimmed,
@@ -58,12 +79,28 @@ export async function createTenant(
   });
 }
 
-export async function issueToken(db: Kysely<GatewayDatabase>, tenantId: string): Promise<IssuedToken> {
-  const tenant = await db.selectFrom('tenants').select(['id', 'status']).where('id', '=', tenantId).executeTakeFirst();
-  if (!tenant) throw new AdminError(`no tenant ${tenantId}`);
-  if (tenant.status !== 'active') throw new AdminError(`tenant ${tenantId} is disabled`);
-  return insertToken(db, tenantId);
+export async function issueToken(
+  db: Kysely<GatewayDatabase>,
+  tenantId: string,
+  by: AuditedBy = CALLED_FROM_CODE,
+): Promise<IssuedToken> {
+  if (!UUID.test(tenantId)) throw new AdminError('--tenant must be a tenant id (a UUID)');
+  return db.transaction().execute(async (trx) => {
+    const tenant = await trx
+      .selectFrom('tenants')
+      .select(['id', 'status'])
+      .where('id', '=', tenantId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!tenant) throw new AdminError(`no tenant ${tenantId}`);
+    if (tenant.status !== 'active') throw new AdminError(`tenant ${tenantId} is disabled`);
+    const token = await insertToken(trx, tenantId);
+    await recordAdminAction(trx, by, 'token.create', tenantId, { token_id: token.token_id });
+    return token;
+  });
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function insertToken(db: Kysely<GatewayDatabase>, tenantId: string): Promise<IssuedToken> {
   const token = generateIntegrationToken();
@@ -86,28 +123,41 @@ async function insertToken(db: Kysely<GatewayDatabase>, tenantId: string): Promi
 export async function revokeToken(
   db: Kysely<GatewayDatabase>,
   tokenIdOrToken: string,
+  by: AuditedBy = CALLED_FROM_CODE,
 ): Promise<{ token_id: string; tenant_id: string }> {
-  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tokenIdOrToken);
-  const row = await db
-    .updateTable('integration_tokens')
-    .set({ revoked_at: new Date() })
-    .where(isUuid ? 'id' : 'token_hash', '=', isUuid ? tokenIdOrToken : hashIntegrationToken(tokenIdOrToken))
-    .where('revoked_at', 'is', null)
-    .returning(['id', 'tenant_id'])
-    .executeTakeFirst();
-  if (!row) throw new AdminError('no active token matches');
-  return { token_id: row.id, tenant_id: row.tenant_id };
+  const isUuid = UUID.test(tokenIdOrToken);
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('integration_tokens')
+      .set({ revoked_at: new Date() })
+      .where(isUuid ? 'id' : 'token_hash', '=', isUuid ? tokenIdOrToken : hashIntegrationToken(tokenIdOrToken))
+      .where('revoked_at', 'is', null)
+      .returning(['id', 'tenant_id'])
+      .executeTakeFirst();
+    if (!row) throw new AdminError('no active token matches');
+    // The token's id only: the audit never holds the token itself.
+    await recordAdminAction(trx, by, 'token.revoke', row.tenant_id, { token_id: row.id });
+    return { token_id: row.id, tenant_id: row.tenant_id };
+  });
 }
 
 /** Disables a tenant: its tokens and JWTs are refused from now on; its data stays. */
-export async function disableTenant(db: Kysely<GatewayDatabase>, tenantId: string): Promise<void> {
-  const result = await db
-    .updateTable('tenants')
-    .set({ status: 'disabled', disabled_at: new Date() })
-    .where('id', '=', tenantId)
-    .where('status', '=', 'active')
-    .executeTakeFirst();
-  if (result.numUpdatedRows === 0n) throw new AdminError(`no active tenant ${tenantId}`);
+export async function disableTenant(
+  db: Kysely<GatewayDatabase>,
+  tenantId: string,
+  by: AuditedBy = CALLED_FROM_CODE,
+): Promise<void> {
+  if (!UUID.test(tenantId)) throw new AdminError(`no active tenant ${tenantId}`);
+  await db.transaction().execute(async (trx) => {
+    const result = await trx
+      .updateTable('tenants')
+      .set({ status: 'disabled', disabled_at: new Date() })
+      .where('id', '=', tenantId)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) throw new AdminError(`no active tenant ${tenantId}`);
+    await recordAdminAction(trx, by, 'tenant.disable', tenantId);
+  });
 }
 
 export async function listTenants(db: Kysely<GatewayDatabase>) {

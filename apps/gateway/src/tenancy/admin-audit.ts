@@ -1,0 +1,114 @@
+import { userInfo } from 'node:os';
+import type { Kysely } from 'kysely';
+import type { RunMode } from '@payments/config';
+import type { GatewayDatabase } from '../db/schema';
+import { AdminError } from './admin-error';
+
+/**
+ * The audit of operator actions (DESIGN 7): who, when and what, one row per change, written in the
+ * change's own transaction so neither exists without the other. Rows name ids and settings, never a
+ * secret or a token.
+ */
+
+/** Who acts: the operator the admin CLI names (--operator or ADMIN_OPERATOR). */
+export interface AuditedBy {
+  operator: string;
+}
+
+/** The operator recorded when code (a test, a bench) calls an action directly instead of the CLI. */
+export const CALLED_FROM_CODE: AuditedBy = { operator: '(code)' };
+
+export const AdminActions = [
+  'tenant.create',
+  'tenant.disable',
+  'tenant.account',
+  'tenant.rotate-secret',
+  'token.create',
+  'token.revoke',
+  'secrets.reencrypt',
+] as const;
+export type AdminAction = (typeof AdminActions)[number];
+
+/** What an action changed: ids, names and settings only. */
+export type AuditDetails = Record<string, string | number | boolean | null>;
+
+export async function recordAdminAction(
+  db: Kysely<GatewayDatabase>,
+  by: AuditedBy,
+  action: AdminAction,
+  tenantId: string | null,
+  details: AuditDetails = {},
+): Promise<void> {
+  await db
+    .insertInto('admin_audit')
+    .values({ operator: by.operator, action, tenant_id: tenantId, details: JSON.stringify(details) })
+    .execute();
+}
+
+export interface AuditEntry {
+  id: number;
+  /** ISO 8601. */
+  at: string;
+  operator: string;
+  action: AdminAction;
+  tenant_id: string | null;
+  details: AuditDetails;
+}
+
+/** The audit, oldest first, of one tenant or of all; at most `limit` rows, the newest ones. */
+export async function listAdminAudit(
+  db: Kysely<GatewayDatabase>,
+  filter: { tenantId?: string; limit?: number } = {},
+): Promise<AuditEntry[]> {
+  let query = db.selectFrom('admin_audit').selectAll();
+  if (filter.tenantId !== undefined) {
+    if (!UUID.test(filter.tenantId)) throw new AdminError('--tenant must be a tenant id (a UUID)');
+    query = query.where('tenant_id', '=', filter.tenantId);
+  }
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(filter.limit ?? 1_000)
+    .execute();
+  return rows.reverse().map((r) => ({
+    id: Number(r.id),
+    at: r.at.toISOString(),
+    operator: r.operator,
+    action: r.action,
+    tenant_id: r.tenant_id,
+    details: r.details,
+  }));
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_OPERATOR = 100;
+
+/**
+ * The operator of a CLI command: --operator, else ADMIN_OPERATOR; production requires one, development
+ * falls back to the OS user (or `development`).
+ */
+export function resolveOperator(
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+  mode: RunMode,
+  osUser: () => string = () => userInfo().username,
+): AuditedBy {
+  const given = flag ?? env.ADMIN_OPERATOR;
+  if (given === undefined || given.trim() === '') {
+    if (mode === 'production')
+      throw new AdminError(
+        'who runs this is recorded in the audit: set ADMIN_OPERATOR=<your name> or pass --operator <your name> (required in production)',
+      );
+    let user: string;
+    try {
+      user = osUser();
+    } catch {
+      user = '';
+    }
+    return { operator: user.trim() || 'development' };
+  }
+  const operator = given.trim();
+  // eslint-disable-next-line no-control-regex
+  if (operator.length > MAX_OPERATOR || /[\u0000-\u001f\u007f]/.test(operator))
+    throw new AdminError(`the operator name must be at most ${MAX_OPERATOR} printable characters`);
+  return { operator };
+}
