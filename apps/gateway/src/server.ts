@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { connectBus } from '@payments/bus';
+import { keyring } from '@payments/credential-seal';
 import { ServiceError } from '@payments/contracts';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
 import { migrationsCheck, mountHealthRoutes, natsCheck, postgresCheck } from '@payments/health';
@@ -11,7 +12,7 @@ import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH } from
 import { requireAccessToken } from './auth/require-access-token';
 import { loadSigningKeys } from './auth/signing-keys';
 import type { GatewayConfig } from './config';
-import { migrations, SCHEMA } from './db/migrations';
+import { gatewayMigrations, SCHEMA } from './db/migrations';
 import type { GatewayDatabase } from './db/schema';
 import type { GatewayContext, GatewayState } from './http/context';
 import { mountEndpoint } from './http/endpoint';
@@ -48,6 +49,9 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   await ensureDatabase(config.databaseUrl);
   const db = createDatabase<GatewayDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'gateway' });
+  // Seals tenants' signing secrets at rest; the previous keys still open what they sealed.
+  const credentialsKeyring = keyring(config.credentialsEncryptionKey, config.credentialsPreviousKeys);
+  const migrations = gatewayMigrations(credentialsKeyring);
   await migrateToLatest(db, SCHEMA, migrations);
   const keys = await loadSigningKeys(db, config.nodeEnv, config.jwt.privateKey);
   // Tenants created before provider accounts existed get the sandbox one, so they can still charge.
@@ -92,7 +96,7 @@ export async function startGateway(
   mountBookletDownload(router, bus, config.downloadLinkSecret);
   mountSlipPdfDownload(router, bus, config.downloadLinkSecret);
   mountSlipQrCodeDownload(router, bus, config.downloadLinkSecret);
-  serveTenantQueries(bus, { db });
+  serveTenantQueries(bus, { db, keyring: credentialsKeyring });
   mountApiDocs(router);
   mountHealthRoutes(router, {
     checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
