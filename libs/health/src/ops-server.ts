@@ -28,7 +28,8 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
   const app = new Koa();
   for (const m of options.middleware ?? []) app.use(m);
   const router = new Router();
-  mountHealthRoutes(router, options);
+  // Only the orchestrator and Prometheus reach an ops port: /readyz may say why a check fails.
+  mountHealthRoutes(router, { ...options, showErrors: options.showErrors ?? true });
   for (const [path, handler] of Object.entries(options.routes ?? {})) router.get(path, handler);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { DEFAULT_CHECK_TIMEOUT_MS, evaluateReadiness, type ReadinessCheck } from './checks';
+import { DEFAULT_CHECK_TIMEOUT_MS, evaluateReadiness, type CheckStatus, type ReadinessCheck } from './checks';
 
 export const HEALTHZ_PATH = '/healthz';
 export const READYZ_PATH = '/readyz';
@@ -9,6 +9,12 @@ export interface HealthOptions {
   checks: readonly ReadinessCheck[];
   /** Per-check timeout of /readyz. */
   timeoutMs?: number;
+  /**
+   * Whether /readyz shows why a check fails (its error message). Off by default: a port the public
+   * reaches (the gateway's API, the provider webhooks) names failing checks only, since a raw error
+   * can show hosts, users or database names. Ops servers, reached by the orchestrator alone, turn it on.
+   */
+  showErrors?: boolean;
 }
 
 /** Liveness: the process answers HTTP. Deliberately checks nothing else, so a Postgres outage never gets the process restarted. */
@@ -17,7 +23,10 @@ export function livenessHandler(ctx: Context): void {
   ctx.body = { status: 'ok' };
 }
 
-/** Readiness: 200 when every dependency answers, else 503 naming each failing check. */
+/**
+ * Readiness: 200 when every dependency answers, else 503 naming each failing check (with its error
+ * message only when options.showErrors).
+ */
 export function readinessHandler(options: HealthOptions): (ctx: Context) => Promise<void> {
   return async (ctx) => {
     const report = await evaluateReadiness(options.checks, options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
@@ -25,10 +34,14 @@ export function readinessHandler(options: HealthOptions): (ctx: Context) => Prom
     ctx.status = report.ready ? 200 : 503;
     ctx.body = {
       status: report.ready ? 'ok' : 'unavailable',
-      checks: report.checks,
+      checks: options.showErrors ? report.checks : withoutErrors(report.checks),
       ...(report.ready ? {} : { failing: report.failing }),
     };
   };
+}
+
+function withoutErrors(checks: Record<string, CheckStatus>): Record<string, CheckStatus> {
+  return Object.fromEntries(Object.entries(checks).map(([name, { status }]) => [name, { status }]));
 }
 
 /** Mounts GET /healthz and GET /readyz on an app's existing router. */

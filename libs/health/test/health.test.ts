@@ -1,9 +1,14 @@
 import { createDatabase, createTestDatabase } from '@payments/db';
 import { sql, type Kysely } from 'kysely';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import Router from '@koa/router';
 import { connect } from 'nats';
 import {
   evaluateReadiness,
   migrationsCheck,
+  mountHealthRoutes,
   natsCheck,
   postgresCheck,
   startOpsServer,
@@ -72,6 +77,38 @@ describe('ops server', () => {
   it('serves the routes the app adds, and 404 elsewhere', async () => {
     expect(await (await fetch(`${server.url}/extra`)).text()).toBe('extra');
     expect((await fetch(`${server.url}/nothing`)).status).toBe(404);
+  });
+});
+
+describe('readiness on a public port (mountHealthRoutes without showErrors)', () => {
+  const postgres = switchable('postgres');
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    const app = new Koa();
+    const router = new Router();
+    mountHealthRoutes(router, { checks: [postgres, switchable('nats')] });
+    app.use(router.routes());
+    server = createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('names the failing checks without their raw error messages', async () => {
+    postgres.failWith = 'password authentication failed for user "payments" at db.internal:5432';
+    const res = await fetch(`${url}/readyz`);
+    const text = await res.text();
+    expect(res.status).toBe(503);
+    expect(JSON.parse(text)).toEqual({
+      status: 'unavailable',
+      failing: ['postgres'],
+      checks: { postgres: { status: 'failing' }, nats: { status: 'ok' } },
+    });
+    expect(text).not.toContain('db.internal');
+    postgres.failWith = undefined;
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
   });
 });
 
