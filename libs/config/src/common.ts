@@ -1,13 +1,15 @@
-import { envEnum, envInt, envOptional, envString, type ConfigError } from './env';
-
-export type RunMode = 'development' | 'production';
+import { envInt, envOptional, envString, type ConfigError } from './env';
+import { runMode, type RunMode } from './run-mode';
 
 /**
  * Settings every service shares: where Postgres and NATS are, and how it runs. Each field is the
  * variable of the same name (NODE_ENV is nodeEnv); docs/configuration.md lists them all.
  */
 export interface CommonConfig {
-  /** NODE_ENV: production requires real secrets and calls only public callback URLs. */
+  /**
+   * NODE_ENV: production unless `development` or `test` (see runMode). Production requires real secrets
+   * and calls only public callback URLs.
+   */
   nodeEnv: RunMode;
   databaseUrl: string;
   natsUrl: string;
@@ -31,7 +33,7 @@ export interface CommonConfig {
 
 export function loadCommonConfig(env: Record<string, string | undefined> = process.env): CommonConfig {
   return {
-    nodeEnv: envEnum('NODE_ENV', ['development', 'production'] as const, 'development', filterTestMode(env)),
+    nodeEnv: runMode(env),
     databaseUrl: envString('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/receivables', env),
     natsUrl: envString('NATS_URL', 'nats://127.0.0.1:4222', env),
     natsUser: envOptional('NATS_USER', env),
@@ -45,11 +47,6 @@ export function loadCommonConfig(env: Record<string, string | undefined> = proce
     logLevel: envString('LOG_LEVEL', 'info', env),
     shutdownGraceMs: envInt('SHUTDOWN_GRACE_MS', 15_000, env, 0),
   };
-}
-
-// jest sets NODE_ENV=test; for us that is development mode.
-function filterTestMode(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  return env.NODE_ENV === 'test' ? { ...env, NODE_ENV: undefined } : env;
 }
 
 export type { ConfigError };

@@ -1,2 +1,4 @@
 export * from './env';
 export * from './common';
+export * from './run-mode';
+export * from './production-secrets';
