@@ -61,7 +61,7 @@ function engineWith(status: number, posts: Array<SpanContext | undefined>, attem
   return new DeliveryEngine({
     store: recordingStore(),
     http,
-    secrets: { secretFor: async () => 'whsec_dGVzdA==' },
+    secrets: { secretsFor: async () => ['whsec_dGVzdA=='] },
     retry: { scheduleMs: [1000], jitterPercent: 0 },
     limits: {
       concurrency: 4,

@@ -30,3 +30,18 @@ it('signs bodies with non-ASCII text as UTF-8, as the reference library does', (
     new Webhook(secret).sign('evt_3', at, body),
   );
 });
+
+it('during a rotation signs with each secret, new first, and a receiver holding either verifies it', () => {
+  const newer = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
+  const body = JSON.stringify({ type: 'paid', value: 1 });
+  const at = new Date();
+  const headers = signedHeaders([newer, secret], 'evt_4', body, at);
+  const signatures = headers['webhook-signature'].split(' ');
+  expect(signatures).toEqual([
+    signedHeaders(newer, 'evt_4', body, at)['webhook-signature'],
+    signedHeaders(secret, 'evt_4', body, at)['webhook-signature'],
+  ]);
+  expect(new Webhook(newer).verify(body, headers)).toEqual({ type: 'paid', value: 1 });
+  expect(new Webhook(secret).verify(body, headers)).toEqual({ type: 'paid', value: 1 });
+  expect(() => new Webhook('whsec_' + Buffer.alloc(32, 1).toString('base64')).verify(body, headers)).toThrow();
+});

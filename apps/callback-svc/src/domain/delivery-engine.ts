@@ -8,9 +8,13 @@ import type { HttpDelivery } from './http-delivery';
 import { nextRetryDelay, type RetryPolicy } from './retry-policy';
 import { signedHeaders } from './signature';
 
-/** Where a tenant's signing secret comes from (the gateway owns tenants). */
+/** Where a tenant's signing secrets come from (the gateway owns tenants). */
 export interface SigningSecrets {
-  secretFor(tenantId: string): Promise<string>;
+  /**
+   * The secrets that sign the tenant's callbacks now: the current one, then the previous one while a
+   * rotation's overlap lasts. Asked at each attempt, so a rotation applies from the next callback.
+   */
+  secretsFor(tenantId: string): Promise<readonly string[]>;
 }
 
 /** How much one worker delivers at once and holds claimed, and how long its claims last (the CALLBACK_* settings). */
@@ -321,9 +325,9 @@ export class DeliveryEngine {
     end: (how: AttemptEnd) => void,
     answered: (ok?: boolean) => void,
   ): Promise<void> {
-    let secret: string;
+    let secrets: readonly string[];
     try {
-      secret = await this.secrets.secretFor(event.tenantId);
+      secrets = await this.secrets.secretsFor(event.tenantId);
     } catch (err) {
       // Not the receiver's fault: no attempt is logged; try again shortly.
       this.logger.warn(
@@ -338,7 +342,7 @@ export class DeliveryEngine {
     const outcome = await this.http.post(
       event.url,
       event.body,
-      signedHeaders(secret, event.eventId, event.body, attemptedAt),
+      signedHeaders(secrets, event.eventId, event.body, attemptedAt),
     );
     answered(outcome.ok || outcome.refused);
     if (outcome.refused)

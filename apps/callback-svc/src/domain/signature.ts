@@ -20,9 +20,21 @@ function keyOf(secret: string): Buffer {
   return key;
 }
 
-/** Standard Webhooks headers for one attempt: the signature covers "id.timestamp.body". */
-export function signedHeaders(secret: string, eventId: string, body: string, at: Date): Record<string, string> {
+/**
+ * Standard Webhooks headers for one attempt: each signature covers "id.timestamp.body". Several secrets
+ * (the new and the old one during a rotation's overlap) give one space-separated signature each, the
+ * first secret's first; a receiver holding any of them verifies the callback.
+ */
+export function signedHeaders(
+  secrets: string | readonly string[],
+  eventId: string,
+  body: string,
+  at: Date,
+): Record<string, string> {
   const timestamp = String(Math.floor(at.getTime() / 1000));
-  const signature = createHmac('sha256', keyOf(secret)).update(`${eventId}.${timestamp}.${body}`).digest('base64');
-  return { 'webhook-id': eventId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+  const signed = `${eventId}.${timestamp}.${body}`;
+  const signatures = (typeof secrets === 'string' ? [secrets] : secrets).map(
+    (secret) => `v1,${createHmac('sha256', keyOf(secret)).update(signed).digest('base64')}`,
+  );
+  return { 'webhook-id': eventId, 'webhook-timestamp': timestamp, 'webhook-signature': signatures.join(' ') };
 }
