@@ -39,7 +39,18 @@ export interface GatewayConfig extends CommonConfig {
     previousPublicKeys: string[];
   };
   /** Per-tenant token bucket: sustained requests per second and bucket size. 0 turns it off. */
-  rateLimit: { perSecond: number; burst: number };
+  rateLimit: {
+    perSecond: number;
+    burst: number;
+    /** Calls of /authenticate and /refresh-token per client address per minute. 0 turns it off. */
+    authPerMinute: number;
+    /** Calls of /authenticate and /refresh-token per credential (counted by its hash) per minute. 0: off. */
+    authTokenPerMinute: number;
+    /** Signed downloads (booklets, slip PDFs and QR codes) per client address per minute. 0: off. */
+    downloadsPerMinute: number;
+  };
+  /** Reverse proxies in front of the gateway that append X-Forwarded-For; 0 = the TCP peer is the client. */
+  trustedProxyHops: number;
   bodyLimitBytes: number;
   idempotency: { ttlHours: number; lockTimeoutMs: number };
   /** Checks the signed booklet download links booklet-svc hands out (same secret there). */
@@ -86,7 +97,14 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       privateKey: privateKey === undefined ? undefined : checkedPrivateKey(privateKey),
       previousPublicKeys: previousPublicKeys(env),
     },
-    rateLimit: { perSecond: envInt('RATE_LIMIT_PER_SECOND', 100, env), burst: envInt('RATE_LIMIT_BURST', 200, env) },
+    rateLimit: {
+      perSecond: envInt('RATE_LIMIT_PER_SECOND', 100, env),
+      burst: envInt('RATE_LIMIT_BURST', 200, env),
+      authPerMinute: envInt('RATE_LIMIT_AUTH_PER_MINUTE', 120, env),
+      authTokenPerMinute: envInt('RATE_LIMIT_AUTH_TOKEN_PER_MINUTE', 30, env),
+      downloadsPerMinute: envInt('RATE_LIMIT_DOWNLOADS_PER_MINUTE', 600, env),
+    },
+    trustedProxyHops: envInt('TRUSTED_PROXY_HOPS', 0, env),
     bodyLimitBytes: envInt('BODY_LIMIT_BYTES', 1024 * 1024, env, 1),
     idempotency: {
       ttlHours: envInt('IDEMPOTENCY_TTL_HOURS', 24, env, 1),
