@@ -6,6 +6,7 @@ import {
   envOptional,
   envString,
   loadCommonConfig,
+  requireProductionSecrets,
   type CommonConfig,
 } from '@payments/config';
 import { MAX_MERCHANT_CITY, MAX_MERCHANT_NAME, toMerchantText } from './domain/br-code';
@@ -19,7 +20,10 @@ import { loadInterSandboxConfig, type InterSandboxConfig } from './inter/config'
  * The bank sandbox's settings: BANK_SANDBOX_<NAME> is field <name> (BANK_SANDBOX_WEBHOOK_RETRY_MS is
  * webhook.retryMs, BANK_SANDBOX_PIX_KEY account.pix.key); docs/configuration.md lists them all.
  */
-export interface BankSandboxConfig extends Pick<CommonConfig, 'databaseUrl' | 'logLevel' | 'shutdownGraceMs'> {
+export interface BankSandboxConfig extends Pick<
+  CommonConfig,
+  'nodeEnv' | 'databaseUrl' | 'logLevel' | 'shutdownGraceMs'
+> {
   /** 0 = any free port (tests). */
   port: number;
   /** Base of the pdf and QR-code links in charges; undefined = http://localhost:<listening port>. */
@@ -38,8 +42,27 @@ export interface BankSandboxConfig extends Pick<CommonConfig, 'databaseUrl' | 'l
 
 export const DEFAULT_WEBHOOK_RETRY_MS = [500, 2_000, 5_000, 15_000, 60_000];
 
+/** Public development credentials (receivables-svc's PROVIDER_API_KEY and PROVIDER_WEBHOOK_SECRET defaults). */
+export const DEV_API_KEY = 'sandbox-api-key';
+export const DEV_WEBHOOK_SECRET = 'sandbox-webhook-secret';
+
 export function loadBankSandboxConfig(env: Record<string, string | undefined> = process.env): BankSandboxConfig {
   const common = loadCommonConfig(env);
+  // A sandbox run as production (a staging system) must not keep the secrets everyone knows.
+  requireProductionSecrets(common.nodeEnv, [
+    {
+      variable: 'BANK_SANDBOX_API_KEY',
+      value: envOptional('BANK_SANDBOX_API_KEY', env),
+      developmentDefaults: [DEV_API_KEY],
+      hint: "receivables-svc's PROVIDER_API_KEY",
+    },
+    {
+      variable: 'BANK_SANDBOX_WEBHOOK_SECRET',
+      value: envOptional('BANK_SANDBOX_WEBHOOK_SECRET', env),
+      developmentDefaults: [DEV_WEBHOOK_SECRET],
+      hint: "receivables-svc's PROVIDER_WEBHOOK_SECRET, e.g. whsec_ and openssl rand -base64 32",
+    },
+  ]);
   const digits = (name: string, fallback: string, size: number) => {
     const value = envString(name, fallback, env);
     if (!new RegExp(`^\\d{${size}}$`).test(value))
@@ -60,12 +83,13 @@ export function loadBankSandboxConfig(env: Record<string, string | undefined> = 
   const retryMs = envIntList('BANK_SANDBOX_WEBHOOK_RETRY_MS', DEFAULT_WEBHOOK_RETRY_MS, env);
   if (retryMs.length === 0) throw new ConfigError('BANK_SANDBOX_WEBHOOK_RETRY_MS must list at least one delay');
   return {
+    nodeEnv: common.nodeEnv,
     databaseUrl: common.databaseUrl,
     logLevel: common.logLevel,
     shutdownGraceMs: common.shutdownGraceMs,
     port: envInt('BANK_SANDBOX_PORT', 3100, env),
     publicUrl: envOptional('BANK_SANDBOX_PUBLIC_URL', env)?.replace(/\/+$/, ''),
-    apiKey: envString('BANK_SANDBOX_API_KEY', 'sandbox-api-key', env),
+    apiKey: envString('BANK_SANDBOX_API_KEY', DEV_API_KEY, env),
     slowMs: envInt('BANK_SANDBOX_SLOW_MS', 3_000, env),
     mode: envEnum('BANK_SANDBOX_MODE', BEHAVIOUR_MODES, 'normal', env),
     account: {
@@ -91,7 +115,7 @@ export function loadBankSandboxConfig(env: Record<string, string | undefined> = 
     },
     webhook: {
       url: envString('BANK_SANDBOX_WEBHOOK_URL', 'http://127.0.0.1:3200/provider/webhooks/bank-sandbox', env),
-      secret: envString('BANK_SANDBOX_WEBHOOK_SECRET', 'sandbox-webhook-secret', env),
+      secret: envString('BANK_SANDBOX_WEBHOOK_SECRET', DEV_WEBHOOK_SECRET, env),
       retryMs,
       // With the default schedule, about a day of retries once a minute before giving up.
       maxAttempts: envInt('BANK_SANDBOX_WEBHOOK_MAX_ATTEMPTS', 1_440, env, 1),

@@ -1,5 +1,13 @@
-import { envInt, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
-import { downloadLinkSecret } from '@payments/signed-links';
+import {
+  busCredentialChecks,
+  envInt,
+  envOptional,
+  envString,
+  loadCommonConfig,
+  requireProductionSecrets,
+  type CommonConfig,
+} from '@payments/config';
+import { DEV_DOWNLOAD_LINK_SECRET, downloadLinkSecret } from '@payments/signed-links';
 
 /**
  * booklet-svc's settings. Each field is named after its variable (BOOKLET_PORT is port, BOOKLET_MAX_WAIT_MS
@@ -18,6 +26,15 @@ export interface BookletConfig extends CommonConfig {
 
 export function loadBookletConfig(env: Record<string, string | undefined> = process.env): BookletConfig {
   const common = loadCommonConfig(env);
+  requireProductionSecrets(common.nodeEnv, [
+    {
+      variable: 'DOWNLOAD_LINK_SECRET',
+      value: envOptional('DOWNLOAD_LINK_SECRET', env),
+      developmentDefaults: [DEV_DOWNLOAD_LINK_SECRET],
+      hint: 'the same as the gateway',
+    },
+    ...busCredentialChecks(common),
+  ]);
   return {
     ...common,
     port: envInt('BOOKLET_PORT', 3500, env),

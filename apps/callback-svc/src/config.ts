@@ -1,4 +1,11 @@
-import { envInt, envIntList, loadCommonConfig, type CommonConfig } from '@payments/config';
+import {
+  busCredentialChecks,
+  envInt,
+  envIntList,
+  loadCommonConfig,
+  requireProductionSecrets,
+  type CommonConfig,
+} from '@payments/config';
 import { DEFAULT_SCHEDULE_MS } from './domain/retry-policy';
 
 /** callback-svc's settings: each field is the variable of the same name (docs/configuration.md). */
@@ -18,6 +25,7 @@ export interface CallbackConfig extends CommonConfig {
 
 export function loadCallbackConfig(env: Record<string, string | undefined> = process.env): CallbackConfig {
   const common = loadCommonConfig(env);
+  requireProductionSecrets(common.nodeEnv, busCredentialChecks(common));
   const timeoutMs = envInt('CALLBACK_TIMEOUT_MS', 10_000, env, 1);
   return {
     ...common,

@@ -1,4 +1,10 @@
-import { envInt, loadCommonConfig, type CommonConfig } from '@payments/config';
+import {
+  busCredentialChecks,
+  envInt,
+  loadCommonConfig,
+  requireProductionSecrets,
+  type CommonConfig,
+} from '@payments/config';
 
 export interface ClientsConfig extends CommonConfig {
   /** Ops HTTP port (/healthz, /readyz, /metrics); 0 = any free port (tests). */
@@ -6,5 +12,7 @@ export interface ClientsConfig extends CommonConfig {
 }
 
 export function loadClientsConfig(env: Record<string, string | undefined> = process.env): ClientsConfig {
-  return { ...loadCommonConfig(env), port: envInt('CLIENTS_PORT', 3300, env) };
+  const common = loadCommonConfig(env);
+  requireProductionSecrets(common.nodeEnv, busCredentialChecks(common));
+  return { ...common, port: envInt('CLIENTS_PORT', 3300, env) };
 }

@@ -1,7 +1,20 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, envInt, envOptional, envString, loadCommonConfig, type CommonConfig } from '@payments/config';
+import {
+  busCredentialChecks,
+  ConfigError,
+  envInt,
+  envOptional,
+  envString,
+  loadCommonConfig,
+  requireProductionSecrets,
+  type CommonConfig,
+} from '@payments/config';
 import { CredentialSealError, DEV_CREDENTIALS_ENCRYPTION_KEY, parseEncryptionKey } from '@payments/credential-seal';
-import { downloadLinkSecret } from '@payments/signed-links';
+import { DEV_DOWNLOAD_LINK_SECRET, downloadLinkSecret } from '@payments/signed-links';
+
+/** The bank sandbox's public development credentials (its BANK_SANDBOX_API_KEY and _WEBHOOK_SECRET defaults). */
+export const DEV_PROVIDER_API_KEY = 'sandbox-api-key';
+export const DEV_PROVIDER_WEBHOOK_SECRET = 'sandbox-webhook-secret';
 
 /**
  * receivables-svc's settings. Each field is named after its variable (REGISTRATION_CONCURRENCY is
@@ -35,6 +48,33 @@ export interface ReceivablesConfig extends CommonConfig {
 
 export function loadReceivablesConfig(env: Record<string, string | undefined> = process.env): ReceivablesConfig {
   const common = loadCommonConfig(env);
+  requireProductionSecrets(common.nodeEnv, [
+    {
+      variable: 'PROVIDER_API_KEY',
+      value: envOptional('PROVIDER_API_KEY', env),
+      developmentDefaults: [DEV_PROVIDER_API_KEY],
+      hint: "the provider's API key",
+    },
+    {
+      variable: 'PROVIDER_WEBHOOK_SECRET',
+      value: envOptional('PROVIDER_WEBHOOK_SECRET', env),
+      developmentDefaults: [DEV_PROVIDER_WEBHOOK_SECRET],
+      hint: 'the key the provider signs its webhooks with',
+    },
+    {
+      variable: 'CREDENTIALS_ENCRYPTION_KEY',
+      value: envOptional('CREDENTIALS_ENCRYPTION_KEY', env),
+      developmentDefaults: [DEV_CREDENTIALS_ENCRYPTION_KEY],
+      hint: 'openssl rand -base64 32, the same as the gateway',
+    },
+    {
+      variable: 'DOWNLOAD_LINK_SECRET',
+      value: envOptional('DOWNLOAD_LINK_SECRET', env),
+      developmentDefaults: [DEV_DOWNLOAD_LINK_SECRET],
+      hint: 'the same as the gateway',
+    },
+    ...busCredentialChecks(common),
+  ]);
   const port = envInt('RECEIVABLES_PORT', 3200, env);
   return {
     ...common,
@@ -42,16 +82,16 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
     publicUrl: envString('RECEIVABLES_PUBLIC_URL', `http://127.0.0.1:${port}`, env).replace(/\/+$/, ''),
     provider: {
       baseUrl: envString('PROVIDER_BASE_URL', 'http://127.0.0.1:3100', env),
-      apiKey: envString('PROVIDER_API_KEY', 'sandbox-api-key', env),
+      apiKey: envString('PROVIDER_API_KEY', DEV_PROVIDER_API_KEY, env),
       timeoutMs: envInt('PROVIDER_TIMEOUT_MS', 15_000, env, 1),
       retries: envInt('PROVIDER_RETRIES', 2, env),
-      webhookSecret: envString('PROVIDER_WEBHOOK_SECRET', 'sandbox-webhook-secret', env),
+      webhookSecret: envString('PROVIDER_WEBHOOK_SECRET', DEV_PROVIDER_WEBHOOK_SECRET, env),
     },
     inter: {
       baseUrl: envString('INTER_BASE_URL', 'https://cdpj.partners.bancointer.com.br', env),
       trustedCaPem: pemFile('INTER_TRUSTED_CA_FILE', env),
     },
-    credentialsEncryptionKey: credentialsKey(env, common.nodeEnv),
+    credentialsEncryptionKey: credentialsKey(env),
     publicBaseUrl: envString('PUBLIC_BASE_URL', `http://localhost:${envInt('PORT', 3000, env)}`, env),
     downloadLinkSecret: downloadLinkSecret(env, common.nodeEnv),
     registrationConcurrency: envInt('REGISTRATION_CONCURRENCY', 4, env, 1),
@@ -63,15 +103,10 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
   };
 }
 
-/** Development falls back to the public default key; production requires a key of its own. */
-function credentialsKey(env: Record<string, string | undefined>, mode: CommonConfig['nodeEnv']): Buffer {
-  const given = envOptional('CREDENTIALS_ENCRYPTION_KEY', env);
-  if (mode === 'production' && (given === undefined || given === DEV_CREDENTIALS_ENCRYPTION_KEY))
-    throw new ConfigError(
-      'CREDENTIALS_ENCRYPTION_KEY is required in production (32 random bytes, base64: openssl rand -base64 32), the same as the gateway’s; the development default is refused',
-    );
+/** Development falls back to the public default key (production refused it above). */
+function credentialsKey(env: Record<string, string | undefined>): Buffer {
   try {
-    return parseEncryptionKey(given ?? DEV_CREDENTIALS_ENCRYPTION_KEY);
+    return parseEncryptionKey(envOptional('CREDENTIALS_ENCRYPTION_KEY', env) ?? DEV_CREDENTIALS_ENCRYPTION_KEY);
   } catch (err) {
     if (err instanceof CredentialSealError) throw new ConfigError(err.message);
     throw err;

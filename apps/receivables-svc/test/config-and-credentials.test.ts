@@ -11,6 +11,10 @@ describe('receivables-svc config', () => {
     NODE_ENV: 'production',
     DOWNLOAD_LINK_SECRET: 'a-production-link-secret',
     CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    PROVIDER_API_KEY: 'a-production-api-key',
+    PROVIDER_WEBHOOK_SECRET: 'whsec_cHJvZHVjdGlvbi13ZWJob29rLXNlY3JldA==',
+    NATS_USER: 'receivables-svc',
+    NATS_PASSWORD: 'a-production-bus-password',
   };
 
   it('defaults for development: the public credentials key, webhooks on its own port, links to the gateway', () => {
@@ -35,6 +39,24 @@ describe('receivables-svc config', () => {
     expect(() => loadReceivablesConfig({ ...production, DOWNLOAD_LINK_SECRET: undefined })).toThrow(
       /DOWNLOAD_LINK_SECRET/,
     );
+  });
+
+  it('names every missing or development secret in one refusal', () => {
+    const load = () =>
+      loadReceivablesConfig({
+        NODE_ENV: 'production',
+        PROVIDER_API_KEY: 'sandbox-api-key',
+        PROVIDER_WEBHOOK_SECRET: 'sandbox-webhook-secret',
+      });
+    expect(load).toThrow(ConfigError);
+    for (const variable of [
+      'PROVIDER_API_KEY is the public development default',
+      'PROVIDER_WEBHOOK_SECRET is the public development default',
+      'CREDENTIALS_ENCRYPTION_KEY is missing',
+      'DOWNLOAD_LINK_SECRET is missing',
+      'NATS_USER/NATS_PASSWORD or NATS_CREDS is missing',
+    ])
+      expect(load).toThrow(variable);
   });
 });
 
