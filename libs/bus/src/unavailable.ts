@@ -82,7 +82,8 @@ export function explainNatsConnectError(err: unknown, url: string): unknown {
       shown,
       { cause: err },
     );
-  if (typeof e?.code === 'string' && /CERT|TLS|SSL/.test(e.code))
+  // Node's certificate checks (UNABLE_TO_VERIFY_LEAF_SIGNATURE, CERT_HAS_EXPIRED, ERR_TLS_CERT_ALTNAME_INVALID...).
+  if (typeof e?.code === 'string' && /CERT|TLS|SSL|VERIFY/.test(e.code))
     return new BusUnavailableError(
       'tls_failed',
       `TLS to NATS at ${shown} failed (${e.code}): check NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE`,
