@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import type { SigningKeys } from './signing-keys';
+import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
+import { verificationKey, type SigningKeys } from './signing-keys';
 
 /** Access tokens: EdDSA JWTs with iss, aud, sub (tenant id), iat, exp, jti and token_id. */
 export interface AccessTokenSettings {
@@ -48,7 +48,10 @@ export async function verifyAccessToken(
   token: string,
 ): Promise<AccessTokenClaims> {
   try {
-    const { payload } = await jwtVerify(token, keys.publicKey, {
+    // The kid picks the key: the current one, or a previous one still trusted during a key rotation.
+    const key = verificationKey(keys, decodeProtectedHeader(token).kid);
+    if (!key) throw new joseErrors.JWSSignatureVerificationFailed('no key of ours has this kid');
+    const { payload } = await jwtVerify(token, key, {
       issuer: settings.issuer,
       audience: settings.audience,
       algorithms: ['EdDSA'],
