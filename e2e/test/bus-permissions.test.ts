@@ -182,7 +182,7 @@ it('only callback-svc may ask for a signing secret, and only it reads the reply'
 it('only receivables-svc may ask for provider credentials', async () => {
   const watched = watch(subject(Subjects.tenants.providerCredentials));
   await admin.flush();
-  for (const user of ['booklet-svc', 'callback-svc', 'clients-svc'] as const) {
+  for (const user of ['gateway', 'booklet-svc', 'callback-svc', 'clients-svc'] as const) {
     const probe = await probeAs(user);
     await expect(
       probe.request(subject(Subjects.tenants.providerCredentials), json.encode({ tenant_id: tenant.tenantId }), {
