@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
-import { loadCommonConfig, type RunMode } from '@payments/config';
+import { developmentUnlessSet, loadCommonConfig, type RunMode } from '@payments/config';
 import { SIGNING_SECRET_MAX_AGE_MS, type ProviderAccountView } from '@payments/contracts';
 import type { GatewayDatabase } from '../db/schema';
 import { listAdminAudit, resolveOperator, type AuditedBy, type AuditEntry } from '../tenancy/admin-audit';
@@ -375,7 +375,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  const config = loadCommonConfig();
+  // An operator's tool: development unless NODE_ENV is set (production tenants get no sandbox account).
+  const config = loadCommonConfig(developmentUnlessSet());
   const db = await openAdminDatabase(config.databaseUrl);
   const print = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data) : human);
   try {
