@@ -19,7 +19,7 @@ import { mountEndpoint } from './http/endpoint';
 import { accessLog } from './http/access-log';
 import { errorHandler } from './http/error-handler';
 import { jsonBody } from './http/json-body';
-import { tenantRateLimit } from './http/rate-limit';
+import { downloadRateLimit, tenantRateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { IdempotencyStore } from './idempotency/idempotency-store';
 import { mountAuthRoutes } from './routes/auth-routes';
@@ -80,7 +80,7 @@ export async function startGateway(
 
   const router = new Router<GatewayState>();
   const authGuard = requireAccessToken(db, keys, config.jwt);
-  mountAuthRoutes(router, { db, keys, settings: config.jwt, requireAccessToken: authGuard });
+  mountAuthRoutes(router, { db, keys, settings: config.jwt, requireAccessToken: authGuard, limits: config });
   const pipeline = {
     guards: [authGuard, tenantRateLimit(config.rateLimit.perSecond, config.rateLimit.burst)],
     bodyParser: jsonBody(config.bodyLimitBytes),
@@ -93,9 +93,10 @@ export async function startGateway(
     ...callbackEndpoints(bus),
   ])
     mountEndpoint(router, pipeline, endpoint);
-  mountBookletDownload(router, bus, config.downloadLinkSecret);
-  mountSlipPdfDownload(router, bus, config.downloadLinkSecret);
-  mountSlipQrCodeDownload(router, bus, config.downloadLinkSecret);
+  const downloadLimit = downloadRateLimit(config);
+  mountBookletDownload(router, bus, config.downloadLinkSecret, downloadLimit);
+  mountSlipPdfDownload(router, bus, config.downloadLinkSecret, downloadLimit);
+  mountSlipQrCodeDownload(router, bus, config.downloadLinkSecret, downloadLimit);
   serveTenantQueries(bus, { db, keyring: credentialsKeyring });
   mountApiDocs(router);
   mountHealthRoutes(router, {

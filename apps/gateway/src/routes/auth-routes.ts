@@ -7,6 +7,7 @@ import type { SigningKeys } from '../auth/signing-keys';
 import type { GatewayDatabase } from '../db/schema';
 import { bearerCredential } from '../http/bearer';
 import type { GatewayContext, GatewayState } from '../http/context';
+import { authRateLimit, type ClientLimitSettings } from '../http/rate-limit';
 import { writeResponse } from '../http/error-handler';
 
 /** What an access token sent to /authenticate is told (the reverse of the usual mix-up). */
@@ -20,12 +21,22 @@ function looksLikeJwt(credential: string): boolean {
 
 type Guard = (ctx: GatewayContext, next: () => Promise<unknown>) => Promise<unknown>;
 
-/** POST /authenticate (integration token -> JWT) and POST /refresh-token (JWT -> new JWT). */
+/**
+ * POST /authenticate (integration token -> JWT) and POST /refresh-token (JWT -> new JWT), both
+ * limited per client address and per credential before anything is looked up (429 over it).
+ */
 export function mountAuthRoutes(
   router: Router<GatewayState>,
-  deps: { db: Kysely<GatewayDatabase>; keys: SigningKeys; settings: AccessTokenSettings; requireAccessToken: Guard },
+  deps: {
+    db: Kysely<GatewayDatabase>;
+    keys: SigningKeys;
+    settings: AccessTokenSettings;
+    requireAccessToken: Guard;
+    limits: ClientLimitSettings;
+  },
 ): void {
-  router.post('/api/v1/authenticate', async (ctx) => {
+  const limit = authRateLimit(deps.limits);
+  router.post('/api/v1/authenticate', limit, async (ctx) => {
     const credential = bearerCredential(ctx.get('authorization'));
     if (!credential) throw new ServiceError('unauthorized', 'send Authorization: Bearer <integration token>');
     const active = await findActiveIntegrationToken(deps.db, credential);
@@ -39,7 +50,7 @@ export function mountAuthRoutes(
     writeResponse(ctx, { status: 200, body, headers: { 'cache-control': 'no-store' } });
   });
 
-  router.post('/api/v1/refresh-token', deps.requireAccessToken, async (ctx) => {
+  router.post('/api/v1/refresh-token', limit, deps.requireAccessToken, async (ctx) => {
     const { token, expiresIn } = await issueAccessToken(
       deps.keys,
       deps.settings,

@@ -7,11 +7,14 @@ import {
   validateBookletRequest,
   type BookletRequest,
 } from '@payments/contracts';
-import type { GatewayState } from '../http/context';
+import type { GatewayContext, GatewayState } from '../http/context';
 import { uuidParam, type Endpoint } from '../http/endpoint';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
 import { requireSignedLink } from '../http/signed-link';
+
+/** The download rate limit (http/rate-limit downloadRateLimit), one for every kind of signed file. */
+export type DownloadGuard = (ctx: GatewayContext, next: () => Promise<unknown>) => Promise<unknown>;
 
 /**
  * POST /api/v1/bank-slip-booklet/{payment_slip_id}: queue a booklet (spec 4.11). In production a
@@ -43,10 +46,16 @@ export function bookletEndpoints(bus: Bus, runMode: 'development' | 'production'
 
 /**
  * GET {BOOKLET_DOWNLOAD_PATH}/{booklet_id}?expires&signature: the booklet PDF, for whoever holds a link
- * booklet-svc signed (no bearer token). Altered link: 403; expired: 410.
+ * booklet-svc signed (no bearer token). Altered link: 403; expired: 410; over `limit` (per client
+ * address): 429.
  */
-export function mountBookletDownload(router: Router<GatewayState>, bus: Bus, downloadLinkSecret: string): void {
-  router.get(`${BOOKLET_DOWNLOAD_PATH}/:booklet_id`, async (ctx) => {
+export function mountBookletDownload(
+  router: Router<GatewayState>,
+  bus: Bus,
+  downloadLinkSecret: string,
+  limit: DownloadGuard,
+): void {
+  router.get(`${BOOKLET_DOWNLOAD_PATH}/:booklet_id`, limit, async (ctx) => {
     const bookletId = ctx.params.booklet_id ?? '';
     requireSignedLink(ctx, downloadLinkSecret, bookletId, 'request the booklet again');
     const reply = await bus.request(

@@ -3,6 +3,7 @@ import type { Bus } from '@payments/bus';
 import { SLIP_PDF_PATH, SLIP_QRCODE_PATH, Subjects } from '@payments/contracts';
 import type { GatewayState } from '../http/context';
 import { requireSignedLink } from '../http/signed-link';
+import type { DownloadGuard } from './booklet-routes';
 
 /** A bank answers a slip PDF within seconds; receivables-svc may have to fetch an OAuth token first. */
 const SLIP_PDF_TIMEOUT_MS = 30_000;
@@ -22,10 +23,16 @@ interface SlipFile {
 /**
  * GET {path}/{receivable_id}?expires&signature: a slip file of a charge whose bank serves it only behind
  * its own authentication, or not at all (Inter). No bearer token: the signed link is the credential.
- * Altered link: 403; expired: 410.
+ * Altered link: 403; expired: 410; over the download limit (per client address): 429.
  */
-function mountSlipFile(router: Router<GatewayState>, bus: Bus, downloadLinkSecret: string, file: SlipFile): void {
-  router.get(`${file.path}/:receivable_id`, async (ctx) => {
+function mountSlipFile(
+  router: Router<GatewayState>,
+  bus: Bus,
+  downloadLinkSecret: string,
+  limit: DownloadGuard,
+  file: SlipFile,
+): void {
+  router.get(`${file.path}/:receivable_id`, limit, async (ctx) => {
     const receivableId = ctx.params.receivable_id ?? '';
     requireSignedLink(ctx, downloadLinkSecret, receivableId, WHEN_EXPIRED);
     const base64 = await file.fetch(bus, receivableId, file.timeoutMs);
@@ -38,8 +45,13 @@ function mountSlipFile(router: Router<GatewayState>, bus: Bus, downloadLinkSecre
 }
 
 /** The slip PDF (Inter's), which receivables-svc fetches with the tenant's account. */
-export function mountSlipPdfDownload(router: Router<GatewayState>, bus: Bus, downloadLinkSecret: string): void {
-  mountSlipFile(router, bus, downloadLinkSecret, {
+export function mountSlipPdfDownload(
+  router: Router<GatewayState>,
+  bus: Bus,
+  downloadLinkSecret: string,
+  limit: DownloadGuard,
+): void {
+  mountSlipFile(router, bus, downloadLinkSecret, limit, {
     path: SLIP_PDF_PATH,
     timeoutMs: SLIP_PDF_TIMEOUT_MS,
     fetch: async (b, id, timeoutMs) =>
@@ -51,8 +63,13 @@ export function mountSlipPdfDownload(router: Router<GatewayState>, bus: Bus, dow
 }
 
 /** The PNG QR code of a charge's PIX copy-and-paste, for banks that serve no QR image; receivables-svc draws it. */
-export function mountSlipQrCodeDownload(router: Router<GatewayState>, bus: Bus, downloadLinkSecret: string): void {
-  mountSlipFile(router, bus, downloadLinkSecret, {
+export function mountSlipQrCodeDownload(
+  router: Router<GatewayState>,
+  bus: Bus,
+  downloadLinkSecret: string,
+  limit: DownloadGuard,
+): void {
+  mountSlipFile(router, bus, downloadLinkSecret, limit, {
     path: SLIP_QRCODE_PATH,
     timeoutMs: SLIP_QRCODE_TIMEOUT_MS,
     fetch: async (b, id, timeoutMs) =>
