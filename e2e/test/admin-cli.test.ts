@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { createTestDatabase } from '@payments/db';
+import { runAdmin } from '../support/admin-cli';
 import { databaseExists, freePort } from '../support/launcher';
 import { startSystem, type TestSystem } from '../support/system';
 
@@ -100,8 +101,121 @@ it('explains its mistakes with a non-zero exit code', async () => {
   expect(noName.stderr).toMatch(/--name/);
   const unknown = await admin(system.databaseUrl, 'frobnicate', 'now');
   expect(unknown.code).toBe(2);
-  const revokeNothing = await admin(system.databaseUrl, 'token', 'revoke', 'itk_nope');
+  const revokeNothing = await admin(system.databaseUrl, 'token', 'revoke', '00000000-0000-4000-8000-000000000000');
   expect(revokeNothing.code).toBe(1);
+  // A token itself on the command line (ps, shell history) is refused without echoing it.
+  const inline = await admin(system.databaseUrl, 'token', 'revoke', 'itk_nope');
+  expect(inline.code).toBe(2);
+  expect(inline.stderr).toMatch(/never taken on the command line/);
+  expect(inline.stderr).not.toContain('itk_nope');
+});
+
+describe('the audit of operator actions', () => {
+  /** `npm run admin -- <args>` as the operator `operator` (ADMIN_OPERATOR), with `stdin` piped in. */
+  async function as(operator: string, args: string[], stdin?: string) {
+    const out = await runAdmin(system.databaseUrl, args, { env: { ADMIN_OPERATOR: operator }, stdin });
+    if (out.code !== 0) throw new Error(`${args.join(' ')} exited ${out.code}: ${out.stderr}`);
+    return out.stdout;
+  }
+
+  it('records who created, issued, revoked, set and rotated, in order, with no secret in the rows or the database', async () => {
+    const tenant = JSON.parse(await as('alice', ['tenant', 'create', '--name', 'Audited Corp', '--json'])) as {
+      tenant_id: string;
+      integration_token: string;
+      signing_secret: string;
+      token_id: string;
+    };
+    const token = JSON.parse(await as('bob', ['token', 'create', '--tenant', tenant.tenant_id, '--json'])) as {
+      token_id: string;
+      integration_token: string;
+    };
+    // The token itself, from stdin.
+    await as('bob', ['token', 'revoke', '-'], `${token.integration_token}\n`);
+    const account = JSON.parse(
+      await as('carol', [
+        ...['tenant', 'account', '--tenant', tenant.tenant_id, '--provider', 'sandbox'],
+        ...['--beneficiary-name', 'Audited Ltda', '--beneficiary-tax-id', '11.222.333/0001-81', '--json'],
+      ]),
+    ) as { account_id: string };
+    const rotated = JSON.parse(
+      await as('alice', ['tenant', 'rotate-secret', '--tenant', tenant.tenant_id, '--overlap-hours', '2', '--json']),
+    ) as { signing_secret: string; previous_valid_until: string };
+    // --operator wins over ADMIN_OPERATOR.
+    await as('nobody', ['tenant', 'disable', tenant.tenant_id, '--operator', 'dave']);
+
+    const listed = await runAdmin(system.databaseUrl, ['audit', '--tenant', tenant.tenant_id, '--json']);
+    expect(listed.code).toBe(0);
+    const rows = JSON.parse(listed.stdout) as Array<{
+      id: number;
+      at: string;
+      operator: string;
+      action: string;
+      tenant_id: string;
+      details: Record<string, unknown>;
+    }>;
+    expect(rows.map((r) => [r.operator, r.action])).toEqual([
+      ['alice', 'tenant.create'],
+      ['bob', 'token.create'],
+      ['bob', 'token.revoke'],
+      ['carol', 'tenant.account'],
+      ['alice', 'tenant.rotate-secret'],
+      ['dave', 'tenant.disable'],
+    ]);
+    expect(rows.every((r) => r.tenant_id === tenant.tenant_id)).toBe(true);
+    const at = rows.map((r) => Date.parse(r.at));
+    expect(at.every((t, i) => !Number.isNaN(t) && (i === 0 || t >= at[i - 1]))).toBe(true);
+    expect(rows[0].details).toMatchObject({ name: 'Audited Corp', token_id: tenant.token_id });
+    expect(rows[1].details).toEqual({ token_id: token.token_id });
+    expect(rows[2].details).toEqual({ token_id: token.token_id });
+    expect(rows[3].details).toMatchObject({ account_id: account.account_id, provider: 'sandbox', credentials: 'none' });
+    expect(rows[4].details).toEqual({ overlap_hours: 2, previous_valid_until: rotated.previous_valid_until });
+    for (const secret of [
+      tenant.signing_secret,
+      rotated.signing_secret,
+      tenant.integration_token,
+      token.integration_token,
+    ])
+      expect(listed.stdout).not.toContain(secret);
+    // The human listing says the same.
+    const human = await runAdmin(system.databaseUrl, ['audit', '--tenant', tenant.tenant_id]);
+    expect(human.stdout.trim().split('\n')).toHaveLength(6);
+    expect(human.stdout).toContain('alice  tenant.rotate-secret');
+
+    // No signing secret is readable anywhere in the gateway's schema.
+    const c = new pg.Client({ connectionString: system.databaseUrl });
+    await c.connect();
+    try {
+      const columns = await c.query<{ table_name: string; column_name: string }>(
+        `select table_name, column_name from information_schema.columns
+         where table_schema = 'gateway' and data_type in ('text', 'jsonb', 'character varying')`,
+      );
+      expect(columns.rows.length).toBeGreaterThan(5);
+      const found: string[] = [];
+      for (const { table_name, column_name } of columns.rows) {
+        const hits = await c.query(
+          `select 1 from gateway."${table_name}" where "${column_name}"::text like '%whsec_%'`,
+        );
+        if (hits.rowCount) found.push(`${table_name}.${column_name}`);
+      }
+      expect(found).toEqual([]);
+    } finally {
+      await c.end();
+    }
+  }, 60_000);
+
+  it('in production, a change without an operator is refused and changes nothing', async () => {
+    const before = (JSON.parse((await admin(system.databaseUrl, 'tenant', 'list', '--json')).stdout) as unknown[])
+      .length;
+    const out = await runAdmin(system.databaseUrl, ['tenant', 'create', '--name', 'Nobody Corp', '--json'], {
+      env: { NODE_ENV: 'production', ADMIN_OPERATOR: '' },
+    });
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/^error: who runs this is recorded in the audit: set ADMIN_OPERATOR/);
+    expect(out.stdout).toBe('');
+    const after = (JSON.parse((await admin(system.databaseUrl, 'tenant', 'list', '--json')).stdout) as unknown[])
+      .length;
+    expect(after).toBe(before);
+  });
 });
 
 describe("a database that is not the running system's is refused in one line, and nothing is created", () => {
