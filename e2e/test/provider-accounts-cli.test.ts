@@ -151,7 +151,7 @@ it('sets an inter account with secrets from files: credentials "set", no secret 
 
   const [current] = (await versions(tenantId)).filter((v) => v.superseded_at === null);
   expect(current).toMatchObject({ id: view.account_id, provider: 'inter' });
-  expect(current.sealed_credentials).toMatch(/^v1\./);
+  expect(current.sealed_credentials).toMatch(/^v2\.[A-Za-z0-9_-]{8}\./);
   expect(current.sealed_credentials).not.toContain(secret);
   expect(current.sealed_credentials).not.toContain('BEGIN');
 
@@ -311,19 +311,23 @@ it('in production, inter credentials need CREDENTIALS_ENCRYPTION_KEY; a sandbox 
     ...['--client-id', 'x', '--client-secret-file', files.secret, '--cert-file', files.cert, '--key-file', files.key],
     '--json',
   ];
-  const missing = await admin(inter, { env: { NODE_ENV: 'production' } });
+  const missing = await admin(inter, { env: { NODE_ENV: 'production', ADMIN_OPERATOR: 'ops' } });
   expect(missing.stderr).toMatch(/^error: CREDENTIALS_ENCRYPTION_KEY is required in production/);
   expect(missing.code).toBe(1);
   expect(await versions(tenantId)).toEqual(before);
 
   const own = await admin(inter, {
-    env: { NODE_ENV: 'production', CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+    env: {
+      NODE_ENV: 'production',
+      ADMIN_OPERATOR: 'ops',
+      CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    },
   });
   expect(own.code).toBe(0);
   expectNoSecret(own);
   // A sandbox account needs no key at all.
   const sandbox = await admin(['tenant', 'account', '--tenant', tenantId, '--provider', 'sandbox', ...beneficiary], {
-    env: { NODE_ENV: 'production' },
+    env: { NODE_ENV: 'production', ADMIN_OPERATOR: 'ops' },
   });
   expect(sandbox.code).toBe(0);
 });
