@@ -15,7 +15,7 @@ import { createTestDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
 import type { BareSenderJob } from './callbacks-bare-sender';
-import { CountingReceiver, fmt, percentile, randomPrefix } from './support';
+import { CountingReceiver, developmentUnlessSet, fmt, percentile, randomPrefix } from './support';
 
 const THROUGHPUT_EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const RATE_PER_SECOND = 1000;
@@ -83,6 +83,7 @@ async function bareLoopRate(receiver: CountingReceiver, events: number, body: st
 }
 
 async function main(): Promise<void> {
+  developmentUnlessSet();
   const logger = createLogger('bench', 'warn');
   const database = await createTestDatabase();
   const prefix = randomPrefix();

@@ -13,7 +13,15 @@ import pg from 'pg';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, openAdminDatabase } from '@payments/gateway';
 import { INTAKE_COLUMNS } from '@payments/receivables-svc';
-import { CountingReceiver, cpuSeconds, cpuSecondsOf, fmt, percentile, randomPrefix } from './support';
+import {
+  CountingReceiver,
+  developmentUnlessSet,
+  cpuSeconds,
+  cpuSecondsOf,
+  fmt,
+  percentile,
+  randomPrefix,
+} from './support';
 
 const TOTAL = Number(process.env.BENCH_CHARGES ?? 20_000);
 const BATCH = 1_000;
@@ -153,6 +161,7 @@ async function bareInsertRate(
 }
 
 async function main(): Promise<void> {
+  developmentUnlessSet();
   const database = await createTestDatabase();
   const prefix = randomPrefix();
   const gatewayPort = await freePort();

@@ -105,3 +105,11 @@ export function cpuSecondsOf(pattern: RegExp): number {
   }
   return total;
 }
+
+/**
+ * Apps run in production unless NODE_ENV says otherwise; a bench, like npm start, runs them in
+ * development when NODE_ENV is unset (the apps it starts, in-process or as children, inherit it).
+ */
+export function developmentUnlessSet(): void {
+  if (!process.env.NODE_ENV) process.env.NODE_ENV = 'development';
+}

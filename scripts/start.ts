@@ -1,11 +1,13 @@
 /**
  * `npm start`: runs every app of the system on this machine, each in its own process (as in
- * production), with the development defaults.
+ * production), in development mode unless NODE_ENV says otherwise (`NODE_ENV=production npm start` is
+ * a production start, which needs every app's secrets).
  *
  * Before it starts anything it checks what a fresh machine gets wrong, and says so in one line each,
- * exiting 1: a port already taken (naming who holds it, e.g. another npm start), Postgres or NATS out
- * of reach (naming the URL), NATS without JetStream, a bad setting. It also creates the database on
- * the first start.
+ * exiting 1: a bad setting or, in production, a missing or development secret (every app's own
+ * configuration is loaded here, so each app's refusal shows, not only the first app's), a port
+ * already taken (naming who holds it, e.g. another npm start), Postgres or NATS out of reach (naming
+ * the URL), NATS without JetStream. It also creates the database on the first start.
  *
  * Stopping: Ctrl-C, or SIGTERM/SIGHUP to npm's pid or to this script's, stops every app gracefully
  * and exits 0 once they are all gone (a second Ctrl-C kills them at once). package.json runs this
@@ -19,9 +21,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkBus } from '@payments/bus';
-import type { CommonConfig } from '@payments/config';
+import { developmentUnlessSet, type CommonConfig } from '@payments/config';
 import { ensureDatabase } from '@payments/db';
 import { describeStartupFailure, STOP_WITH_PARENT_ENV, watchParent } from '@payments/lifecycle';
+import { appConfigProblems } from './start/app-configs';
 import { findPortConflicts } from './start/ports';
 import { loadStartSettings } from './start/settings';
 
@@ -39,11 +42,19 @@ async function main(): Promise<void> {
   let config: CommonConfig;
   let ports: Array<{ app: string; variable: string; port: number }>;
   let peerUrls: Record<string, string>;
+  // The apps' environment: this one, in development unless NODE_ENV is set.
+  const env = developmentUnlessSet(process.env);
   try {
-    ({ common: config, ports, peerUrls } = loadStartSettings());
+    ({ common: config, ports, peerUrls } = loadStartSettings(env));
   } catch (err) {
     fail([describeStartupFailure(err)?.message ?? String(err)]);
   }
+  const appEnv = { ...env, ...peerUrls };
+  const refusals = appConfigProblems(
+    ports.map((p) => p.app),
+    appEnv,
+  );
+  if (refusals.length > 0) fail(refusals);
 
   const problems = await preflight(config, ports);
   if (problems.length > 0) fail(problems);
@@ -82,7 +93,7 @@ async function main(): Promise<void> {
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, ...peerUrls, [STOP_WITH_PARENT_ENV]: String(process.pid) },
+      env: { ...appEnv, [STOP_WITH_PARENT_ENV]: String(process.pid) },
     });
     children.set(app, child);
     child.on('exit', (code, signal) => {

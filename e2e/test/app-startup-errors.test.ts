@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
+import { DEV_CREDENTIALS_ENCRYPTION_KEY } from '@payments/credential-seal';
 import { app, deleteStreams, dropDatabase, freePort } from '../support/launcher';
 
 /**
@@ -96,3 +97,90 @@ it('gateway, a bad setting', async () => {
   expectFatal(line, 'gateway', 'config', 'PORT must be an integer >= 0, got "abc"');
   expect(code).toBe(1);
 }, 90_000);
+
+describe('NODE_ENV=production with the development secrets', () => {
+  const dev = {
+    DOWNLOAD_LINK_SECRET: 'development-download-link-secret',
+    CREDENTIALS_ENCRYPTION_KEY: DEV_CREDENTIALS_ENCRYPTION_KEY,
+    PROVIDER_API_KEY: 'sandbox-api-key',
+    PROVIDER_WEBHOOK_SECRET: 'sandbox-webhook-secret',
+    BANK_SANDBOX_API_KEY: 'sandbox-api-key',
+    BANK_SANDBOX_WEBHOOK_SECRET: 'sandbox-webhook-secret',
+  };
+  const DEFAULT = 'is the public development default';
+  const NO_BUS_USER = 'NATS_USER/NATS_PASSWORD or NATS_CREDS is missing';
+  // What each app must name, all in its one refusal.
+  const expected: Array<[string, string, string[]]> = [
+    [
+      'gateway',
+      'PORT',
+      [
+        'JWT_PRIVATE_KEY is missing',
+        `DOWNLOAD_LINK_SECRET ${DEFAULT}`,
+        `CREDENTIALS_ENCRYPTION_KEY ${DEFAULT}`,
+        NO_BUS_USER,
+      ],
+    ],
+    [
+      'receivables-svc',
+      'RECEIVABLES_PORT',
+      [
+        `PROVIDER_API_KEY ${DEFAULT}`,
+        `PROVIDER_WEBHOOK_SECRET ${DEFAULT}`,
+        `CREDENTIALS_ENCRYPTION_KEY ${DEFAULT}`,
+        `DOWNLOAD_LINK_SECRET ${DEFAULT}`,
+        NO_BUS_USER,
+      ],
+    ],
+    ['booklet-svc', 'BOOKLET_PORT', [`DOWNLOAD_LINK_SECRET ${DEFAULT}`, NO_BUS_USER]],
+    ['clients-svc', 'CLIENTS_PORT', [NO_BUS_USER]],
+    ['callback-svc', 'CALLBACK_PORT', [NO_BUS_USER]],
+    [
+      'bank-sandbox',
+      'BANK_SANDBOX_PORT',
+      [`BANK_SANDBOX_API_KEY ${DEFAULT}`, `BANK_SANDBOX_WEBHOOK_SECRET ${DEFAULT}`],
+    ],
+  ];
+
+  it('every app exits 1 with one fatal line naming each offending variable', async () => {
+    // Started together: each is refused before it connects to anything.
+    const runs = await Promise.all(
+      expected.map(async ([name, portVariable]) => ({
+        name,
+        ...(await failedStart(name, { ...dev, NODE_ENV: 'production', [portVariable]: '0' })),
+      })),
+    );
+    for (const { name, code, line } of runs) {
+      const problems = expected.find(([app]) => app === name)![2];
+      expect({ name, code, level: line.level, problem: line.problem }).toEqual({
+        name,
+        code: 1,
+        level: 60,
+        problem: 'config',
+      });
+      expect(line).not.toHaveProperty('err');
+      const msg = String(line.msg);
+      expect(msg).toMatch(/^production refuses to start with missing or development secrets: /);
+      expect({ name, missing: problems.filter((p) => !msg.includes(p)) }).toEqual({ name, missing: [] });
+      // The refusal names secrets, never their values.
+      expect(msg).not.toContain(DEV_CREDENTIALS_ENCRYPTION_KEY);
+    }
+  }, 120_000);
+
+  it('with secrets of its own (and its bus user), an app gets past the check', async () => {
+    const port = await freePort();
+    // Past the secrets, the gateway fails where a started one would: NATS out of reach.
+    const { code, line } = await failedStart('gateway', {
+      NODE_ENV: 'production',
+      PORT: '0',
+      NATS_URL: `nats://127.0.0.1:${port}`,
+      JWT_PRIVATE_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      DOWNLOAD_LINK_SECRET: randomBytes(32).toString('hex'),
+      CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      NATS_USER: 'gateway',
+      NATS_PASSWORD: randomBytes(16).toString('hex'),
+    });
+    expect(line).toMatchObject({ level: 60, service: 'gateway', problem: 'unreachable' });
+    expect(code).toBe(1);
+  }, 90_000);
+});

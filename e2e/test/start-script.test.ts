@@ -222,6 +222,39 @@ describe('npm start refuses to start, in one line, what would fail', () => {
     }
   }, 60_000);
 
+  it("NODE_ENV=production without secrets: every app's missing secrets, one line per app", async () => {
+    const out = await refused({ NODE_ENV: 'production' });
+    const lines = out.stderr.split('\n').filter((l) => l !== '');
+    const bus = 'NATS_USER/NATS_PASSWORD or NATS_CREDS is missing';
+    // Every app, not only the first to stop: each one's own refusal, naming each variable.
+    const expected: Record<string, string[]> = {
+      'clients-svc': [bus],
+      'receivables-svc': [
+        'PROVIDER_API_KEY is missing',
+        'PROVIDER_WEBHOOK_SECRET is missing',
+        'CREDENTIALS_ENCRYPTION_KEY is missing',
+        'DOWNLOAD_LINK_SECRET is missing',
+        bus,
+      ],
+      'booklet-svc': ['DOWNLOAD_LINK_SECRET is missing', bus],
+      'callback-svc': [bus],
+      'bank-sandbox': ['BANK_SANDBOX_API_KEY is missing', 'BANK_SANDBOX_WEBHOOK_SECRET is missing'],
+      gateway: [
+        'JWT_PRIVATE_KEY is missing',
+        'DOWNLOAD_LINK_SECRET is missing',
+        'CREDENTIALS_ENCRYPTION_KEY is missing',
+        bus,
+      ],
+    };
+    expect(lines.map((l) => /^\[start\] ([a-z-]+): /.exec(l)?.[1])).toEqual(Object.keys(expected));
+    for (const [app, problems] of Object.entries(expected)) {
+      const line = lines.find((l) => l.startsWith(`[start] ${app}: production refuses to start`)) ?? '';
+      expect({ app, missing: problems.filter((p) => !line.includes(p)) }).toEqual({ app, missing: [] });
+    }
+    expect(out.stdout).toBe('');
+    expect(out.code).toBe(1);
+  }, 60_000);
+
   it('a bad setting: names the variable', async () => {
     const out = await refused({ BOOKLET_PORT: 'abc' });
     expect(out.stderr).toBe('[start] BOOKLET_PORT must be an integer >= 0, got "abc"\n');
