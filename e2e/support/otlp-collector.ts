@@ -42,6 +42,8 @@ interface ExportRequest {
  */
 export class OtlpCollector {
   readonly spans: CollectedSpan[] = [];
+  /** Every export request as received (OTLP/JSON text): events, status messages and resources included. */
+  readonly bodies: string[] = [];
   private server!: Server;
   endpoint = '';
 
@@ -53,6 +55,7 @@ export class OtlpCollector {
             res.writeHead(404).end();
             return;
           }
+          this.bodies.push(body.toString('utf8'));
           this.spans.push(...flatten(JSON.parse(body.toString('utf8')) as ExportRequest));
           res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         },
