@@ -143,3 +143,22 @@ function tryOpen(key: Buffer, { iv, tag, ciphertext }: Parsed, boundTo: string):
     return undefined;
   }
 }
+
+/**
+ * The keyring an app reads from its environment: CREDENTIALS_ENCRYPTION_KEY seals, and with
+ * CREDENTIALS_PREVIOUS_KEYS opens. Development falls back to the public DEV_CREDENTIALS_ENCRYPTION_KEY;
+ * production refuses a missing key and that default (a previous key may be it, so rows sealed in a
+ * development-mode deployment can be sealed again with a real key).
+ */
+export function keyringFromEnv(env: Record<string, string | undefined>, mode: 'development' | 'production'): Keyring {
+  const given = env.CREDENTIALS_ENCRYPTION_KEY || undefined;
+  if (mode === 'production' && given === undefined)
+    throw new CredentialSealError(
+      'CREDENTIALS_ENCRYPTION_KEY is required in production (32 random bytes, base64: openssl rand -base64 32), the same in the gateway and receivables-svc',
+    );
+  if (mode === 'production' && given === DEV_CREDENTIALS_ENCRYPTION_KEY)
+    throw new CredentialSealError(
+      'CREDENTIALS_ENCRYPTION_KEY is the public development default: set a key of your own',
+    );
+  return parseKeyring(given ?? DEV_CREDENTIALS_ENCRYPTION_KEY, env.CREDENTIALS_PREVIOUS_KEYS);
+}

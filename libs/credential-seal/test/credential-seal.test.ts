@@ -3,6 +3,7 @@ import {
   CredentialSealError,
   DEV_CREDENTIALS_ENCRYPTION_KEY,
   keyId,
+  keyringFromEnv,
   keyring,
   needsResealing,
   open,
@@ -88,5 +89,24 @@ describe('credential-seal', () => {
     expect(ring.previous.map((k) => k.kid)).toEqual([keyId(b)]);
     expect(parseKeyring(a.toString('base64'), undefined).previous).toEqual([]);
     expect(() => parseKeyring(a.toString('base64'), 'c2hvcnQ=')).toThrow(/CREDENTIALS_PREVIOUS_KEYS must be 32 bytes/);
+  });
+});
+
+describe('keyringFromEnv', () => {
+  it('development falls back to the public key; production needs a key of its own', () => {
+    const dev = parseEncryptionKey(DEV_CREDENTIALS_ENCRYPTION_KEY);
+    expect(keyringFromEnv({}, 'development').current.kid).toBe(keyId(dev));
+    expect(() => keyringFromEnv({}, 'production')).toThrow(/CREDENTIALS_ENCRYPTION_KEY is required in production/);
+    expect(() => keyringFromEnv({ CREDENTIALS_ENCRYPTION_KEY: DEV_CREDENTIALS_ENCRYPTION_KEY }, 'production')).toThrow(
+      /public development default/,
+    );
+    const own = randomBytes(32);
+    // The development key may be a previous one: rows sealed with it can be sealed again.
+    const ring = keyringFromEnv(
+      { CREDENTIALS_ENCRYPTION_KEY: own.toString('base64'), CREDENTIALS_PREVIOUS_KEYS: DEV_CREDENTIALS_ENCRYPTION_KEY },
+      'production',
+    );
+    expect(ring.current.kid).toBe(keyId(own));
+    expect(ring.previous.map((k) => k.kid)).toEqual([keyId(dev)]);
   });
 });
