@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { redactValue } from '@payments/telemetry';
 
 /**
  * Fields of a Postgres error (pg's DatabaseError) that carry row data or SQL: `detail` is e.g.
@@ -17,7 +18,8 @@ type Serialized = Record<string, unknown>;
 /**
  * pino's error serializer (message, stack, type, own fields, causes), less the fields of a Postgres
  * error that hold row data, at every depth (causes, AggregateError's errors); the quoted value in a
- * data exception's message is masked too.
+ * data exception's message is masked, and messages lose URL query strings and punctuated CPF/CNPJ
+ * (redactValue, as spans do).
  */
 export function serializeError(value: unknown): unknown {
   if (!(value instanceof Error) && (typeof value !== 'object' || value === null)) return value;
@@ -35,10 +37,13 @@ function scrub(value: unknown, seen: WeakSet<object>): unknown {
     if (ROW_DATA_FIELDS.has(key)) continue;
     result[key] = scrub(field, seen);
   }
-  const code = result.code;
-  if (typeof code === 'string' && QUOTES_VALUE.test(code)) {
-    for (const key of ['message', 'stack'] as const)
-      if (typeof result[key] === 'string') result[key] = (result[key] as string).replace(QUOTED, '"[value]"');
+  const quotesValue = typeof result.code === 'string' && QUOTES_VALUE.test(result.code);
+  for (const key of ['message', 'stack'] as const) {
+    const text = result[key];
+    if (typeof text !== 'string') continue;
+    // An HTTP client's error names the URL it called, query (a signed link, an ERP's key) included.
+    const redacted = redactValue(text);
+    result[key] = quotesValue ? redacted.replace(QUOTED, '"[value]"') : redacted;
   }
   return result;
 }

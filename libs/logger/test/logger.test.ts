@@ -111,6 +111,13 @@ it('redacts secret fields at the top of a line and one object down', () => {
   });
 });
 
+it('cuts URL query strings out of error messages and stacks', () => {
+  const err = new Error('Request failed with status code 500: POST https://erp.example/hook?key=erp-secret');
+  const serialized = serializeError(err) as { message: string; stack: string };
+  expect(serialized.message).toBe('Request failed with status code 500: POST https://erp.example/hook?[redacted]');
+  expect(serialized.stack).not.toContain('erp-secret');
+});
+
 it('leaves plain values under err alone', () => {
   expect(serializeError('a string')).toBe('a string');
   expect(serializeError(undefined)).toBeUndefined();

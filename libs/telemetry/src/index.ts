@@ -11,3 +11,5 @@ export {
 } from './propagation';
 export { activeTraceIds, detached, inStoredContext, recordFailure } from './spans';
 export { MessagingAttributes } from './semconv';
+// Types only from the SDK: light enough for the logger.
+export { redactValue } from './redaction';
