@@ -6,6 +6,7 @@ import type { ApiResponse } from '../support/api-client';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { CallbackPublisher } from '../support/publish';
+import { productionEnv } from '../support/production-env';
 
 // A shortened schedule: 3 retries after 150, 150, 150 ms; attempts time out after 400 ms.
 const FAST = {
@@ -289,15 +290,7 @@ describe('production mode (SSRF guard)', () => {
     });
     prod = await startSystem({
       withCallbacks: true,
-      env: {
-        ...FAST,
-        NODE_ENV: 'production',
-        DOWNLOAD_LINK_SECRET: 'test-link-secret',
-        JWT_PRIVATE_KEY: (await import('node:crypto'))
-          .generateKeyPairSync('ed25519')
-          .privateKey.export({ type: 'pkcs8', format: 'pem' })
-          .toString(),
-      },
+      env: { ...FAST, ...productionEnv() },
       callbackLogger: pino({ level: 'info' }, sink),
     });
   });

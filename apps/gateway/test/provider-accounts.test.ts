@@ -85,6 +85,11 @@ const productionEnv = () => ({
   NODE_ENV: 'production',
   JWT_PRIVATE_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   DOWNLOAD_LINK_SECRET: randomBytes(32).toString('hex'),
+  // Production refuses to start without these too (tenants here are sealed with the development key).
+  CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  CREDENTIALS_PREVIOUS_KEYS: DEV_CREDENTIALS_ENCRYPTION_KEY,
+  NATS_USER: 'gateway',
+  NATS_PASSWORD: randomBytes(16).toString('hex'),
 });
 
 /** A valid batch (the gateway checks its shape only; client ids are receivables-svc's business). */
