@@ -146,7 +146,8 @@ async function preflight(
     findPortConflicts(ports.filter((p) => p.port !== 0)),
     // Creates the database on the first start, once, before six apps race to.
     ensureDatabase(config.databaseUrl).then(() => undefined, explain),
-    checkBus(config.natsUrl).then(() => undefined, explain),
+    // With the apps' credentials (and their user's inbox), so an authenticated NATS is checked as they will see it.
+    checkBus(config.natsUrl, { credentials: config, name: config.natsUser }).then(() => undefined, explain),
   ]);
   return [...portProblems, ...[database, bus].filter((p): p is string => p !== undefined)];
 }

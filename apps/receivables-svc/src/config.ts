@@ -9,7 +9,12 @@ import {
   requireProductionSecrets,
   type CommonConfig,
 } from '@payments/config';
-import { CredentialSealError, DEV_CREDENTIALS_ENCRYPTION_KEY, parseEncryptionKey } from '@payments/credential-seal';
+import {
+  CredentialSealError,
+  DEV_CREDENTIALS_ENCRYPTION_KEY,
+  parseKeyring,
+  type Keyring,
+} from '@payments/credential-seal';
 import { DEV_DOWNLOAD_LINK_SECRET, downloadLinkSecret } from '@payments/signed-links';
 
 /** The bank sandbox's public development credentials (its BANK_SANDBOX_API_KEY and _WEBHOOK_SECRET defaults). */
@@ -32,8 +37,11 @@ export interface ReceivablesConfig extends CommonConfig {
    * public ones, read from INTER_TRUSTED_CA_FILE (the bank sandbox's test CA; unset against Inter).
    */
   inter: { baseUrl: string; trustedCaPem?: string };
-  /** CREDENTIALS_ENCRYPTION_KEY (32 bytes): opens the accounts' sealed credentials. */
-  credentialsEncryptionKey: Buffer;
+  /**
+   * CREDENTIALS_ENCRYPTION_KEY (32 bytes) with CREDENTIALS_PREVIOUS_KEYS: opens the accounts' sealed
+   * credentials, also those sealed before a key rotation.
+   */
+  credentialsEncryptionKey: Keyring;
   /** PUBLIC_BASE_URL: the gateway's public address, base of the signed slip PDF links. */
   publicBaseUrl: string;
   /** DOWNLOAD_LINK_SECRET: signs the slip PDF links (the gateway checks them). */
@@ -104,9 +112,12 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
 }
 
 /** Development falls back to the public default key (production refused it above). */
-function credentialsKey(env: Record<string, string | undefined>): Buffer {
+function credentialsKey(env: Record<string, string | undefined>): Keyring {
   try {
-    return parseEncryptionKey(envOptional('CREDENTIALS_ENCRYPTION_KEY', env) ?? DEV_CREDENTIALS_ENCRYPTION_KEY);
+    return parseKeyring(
+      envOptional('CREDENTIALS_ENCRYPTION_KEY', env) ?? DEV_CREDENTIALS_ENCRYPTION_KEY,
+      envOptional('CREDENTIALS_PREVIOUS_KEYS', env),
+    );
   } catch (err) {
     if (err instanceof CredentialSealError) throw new ConfigError(err.message);
     throw err;

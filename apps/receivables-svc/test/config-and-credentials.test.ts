@@ -19,7 +19,8 @@ describe('receivables-svc config', () => {
 
   it('defaults for development: the public credentials key, webhooks on its own port, links to the gateway', () => {
     const config = loadReceivablesConfig({ RECEIVABLES_PORT: '3210', PORT: '8080' });
-    expect(config.credentialsEncryptionKey).toEqual(Buffer.from(DEV_CREDENTIALS_ENCRYPTION_KEY, 'base64'));
+    expect(config.credentialsEncryptionKey.current.key).toEqual(Buffer.from(DEV_CREDENTIALS_ENCRYPTION_KEY, 'base64'));
+    expect(config.credentialsEncryptionKey.previous).toEqual([]);
     expect(config.publicUrl).toBe('http://127.0.0.1:3210');
     expect(interWebhookUrl(config.publicUrl, 'acc')).toBe('http://127.0.0.1:3210/provider/webhooks/inter/acc');
     expect(config.publicBaseUrl).toBe('http://localhost:8080');
@@ -128,5 +129,20 @@ describe('credential opener', () => {
     expect(await fresh.credentialsFor(own)).toEqual({ versionId: ownId, credentials });
     answer = () => Promise.reject(new Error('gateway out of reach'));
     expect(await fresh.credentialsFor(own)).toEqual({ versionId: ownId, credentials });
+  });
+
+  it('opens credentials sealed with a previous key after CREDENTIALS_ENCRYPTION_KEY was rotated', () => {
+    const [oldKey, newKey] = [randomBytes(32), randomBytes(32)];
+    const id = randomUUID();
+    const sealedBefore = seal(oldKey, JSON.stringify(credentials), id);
+    const rotated = loadReceivablesConfig({
+      CREDENTIALS_ENCRYPTION_KEY: newKey.toString('base64'),
+      CREDENTIALS_PREVIOUS_KEYS: oldKey.toString('base64'),
+    }).credentialsEncryptionKey;
+    expect(interCredentialOpener(rotated)(account(sealedBefore, id))).toEqual(credentials);
+    const withoutOld = loadReceivablesConfig({ CREDENTIALS_ENCRYPTION_KEY: newKey.toString('base64') });
+    expect(() => interCredentialOpener(withoutOld.credentialsEncryptionKey)(account(sealedBefore, id))).toThrow(
+      CredentialsUnavailableError,
+    );
   });
 });

@@ -36,6 +36,16 @@ export function requireProductionSecrets(mode: RunMode, checks: readonly SecretC
     );
 }
 
+/** The passwords docker-compose falls back to for each service's NATS user (public: in the repo). */
+export const DEVELOPMENT_NATS_PASSWORDS = [
+  'gateway',
+  'clients-svc',
+  'receivables-svc',
+  'booklet-svc',
+  'callback-svc',
+  'admin',
+].map((user) => `development-nats-${user}`);
+
 /**
  * The bus credentials of a service that connects to NATS: NATS_USER with NATS_PASSWORD, or NATS_CREDS
  * (deploy/nats gives each service its own user).
@@ -49,7 +59,12 @@ export function busCredentialChecks(config: {
   if (config.natsUser || config.natsPassword)
     return [
       { variable: 'NATS_USER', value: config.natsUser, hint: "this service's own NATS user, see deploy/nats" },
-      { variable: 'NATS_PASSWORD', value: config.natsPassword, hint: 'the password of NATS_USER' },
+      {
+        variable: 'NATS_PASSWORD',
+        value: config.natsPassword,
+        developmentDefaults: DEVELOPMENT_NATS_PASSWORDS,
+        hint: 'the password of NATS_USER',
+      },
     ];
   return [
     {

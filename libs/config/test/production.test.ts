@@ -82,6 +82,10 @@ describe('production secrets', () => {
       "NATS_USER is missing (this service's own NATS user, see deploy/nats)",
     ]);
     expect(problems({ natsUser: 'gateway', natsPassword: 'p' })).toEqual([]);
+    // docker-compose's fallback passwords are public: refused like any development default.
+    expect(problems({ natsUser: 'gateway', natsPassword: 'development-nats-gateway' })).toEqual([
+      'NATS_PASSWORD is the public development default',
+    ]);
     expect(problems({ natsCreds: '/run/secrets/gateway.creds' })).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { CredentialSealError, open } from '@payments/credential-seal';
+import { CredentialSealError, open, type Keyring } from '@payments/credential-seal';
 import type { InterCredentials } from '@payments/contracts';
 import type { ProviderAccount } from '../domain/ports';
 
@@ -37,7 +37,7 @@ export class InterCredentialSource {
   private readonly cache = new Map<string, { at: number; sealed: SealedCredentials }>();
 
   constructor(
-    private readonly key: Buffer,
+    private readonly key: Buffer | Keyring,
     private readonly newest: NewestCredentials,
     private readonly ttlMs = 5_000,
   ) {}
@@ -69,11 +69,11 @@ export class InterCredentialSource {
  * account version id (a sealed value copied onto another account does not open). The result is held
  * only by the caller that needs it; nothing here logs.
  */
-export function interCredentialOpener(key: Buffer): (account: ProviderAccount) => InterCredentials {
+export function interCredentialOpener(key: Buffer | Keyring): (account: ProviderAccount) => InterCredentials {
   return (account) => openInterCredentials(key, { versionId: account.id, sealed: account.sealedCredentials });
 }
 
-function openInterCredentials(key: Buffer, { versionId, sealed }: SealedCredentials): InterCredentials {
+function openInterCredentials(key: Buffer | Keyring, { versionId, sealed }: SealedCredentials): InterCredentials {
   if (sealed === null) throw new CredentialsUnavailableError(`provider account ${versionId} has no credentials`);
   let plaintext: string;
   try {

@@ -108,6 +108,16 @@ const GUARDED: Partial<Record<ErrorCode, string>> = {
   rate_limited: "over the tenant's rate limit; retry after Retry-After seconds",
 };
 
+/** The auth endpoints, limited by client address and by credential before any lookup. */
+const AUTH_RATE_LIMITED: Partial<Record<ErrorCode, string>> = {
+  rate_limited: 'too many authentications from this address or with this credential; retry after Retry-After seconds',
+};
+
+/** Signed downloads, limited by client address before the link is checked. */
+const DOWNLOAD_RATE_LIMITED: Partial<Record<ErrorCode, string>> = {
+  rate_limited: 'too many downloads from this address; retry after Retry-After seconds',
+};
+
 /** Endpoints that read a JSON body. */
 const JSON_BODY: Partial<Record<ErrorCode, string>> = {
   malformed_json: 'the body is not valid JSON',
@@ -207,6 +217,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     },
     errors: {
       unauthorized: 'no Authorization header, or the integration token is unknown or revoked',
+      ...AUTH_RATE_LIMITED,
       ...DATABASE_UNAVAILABLE,
     },
   },
@@ -227,7 +238,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       examples: { token: ex.example('A renewed access token', ex.refreshTokenResponse) },
       headers: ['Cache-Control'],
     },
-    errors: { unauthorized: GUARDED.unauthorized, ...DATABASE_UNAVAILABLE },
+    errors: { unauthorized: GUARDED.unauthorized, ...AUTH_RATE_LIMITED, ...DATABASE_UNAVAILABLE },
   },
   {
     method: 'post',
@@ -451,6 +462,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     },
     errors: {
       forbidden: 'the link was altered or is incomplete',
+      ...DOWNLOAD_RATE_LIMITED,
       not_found: 'the charge no longer exists or has no PDF at its bank',
       gone: 'the link has expired (90 days after the due date)',
       ...unavailable('receivables'),
@@ -479,6 +491,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     },
     errors: {
       forbidden: 'the link was altered or is incomplete',
+      ...DOWNLOAD_RATE_LIMITED,
       not_found: 'the charge no longer exists or is not registered with its bank',
       gone: 'the link has expired (90 days after the due date)',
       ...unavailable('receivables'),
@@ -547,6 +560,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     },
     errors: {
       forbidden: 'the link was altered or is incomplete',
+      ...DOWNLOAD_RATE_LIMITED,
       not_found: 'the booklet no longer exists',
       gone: 'the link has expired: request the booklet again',
       ...unavailable('booklets'),
