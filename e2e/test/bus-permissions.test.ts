@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { connect, JSONCodec, type NatsConnection, type Subscription } from 'nats';
 import { Webhook } from 'standardwebhooks';
 import { inboxPrefixOf } from '@payments/bus';
-import { Streams, Subjects, type SigningSecretReply } from '@payments/contracts';
+import { Streams, Subjects, type DeadLetterView, type SigningSecretReply } from '@payments/contracts';
+import { runAdmin } from '../support/admin-cli';
 import { clientPayload, receivablePayload } from '../support/fixtures';
 import { ROOT } from '../support/launcher';
 import { PrivateNats } from '../support/private-nats';
@@ -24,13 +25,14 @@ const SERVICES = ['gateway', 'clients-svc', 'receivables-svc', 'booklet-svc', 'c
 type Service = (typeof SERVICES)[number];
 // nats-server parses a $VARIABLE's value as a config value: a password starts with a letter (or is quoted).
 const secret = () => `p${randomBytes(12).toString('hex')}`;
-const password: Record<Service | 'admin', string> = {
+const password: Record<Service | 'admin' | 'admin-cli', string> = {
   gateway: secret(),
   'clients-svc': secret(),
   'receivables-svc': secret(),
   'booklet-svc': secret(),
   'callback-svc': secret(),
   admin: secret(),
+  'admin-cli': secret(),
 };
 /** The server's environment: the $NATS_..._PASSWORD references of the config. */
 const serverEnv = {
@@ -40,6 +42,7 @@ const serverEnv = {
   NATS_BOOKLET_SVC_PASSWORD: password['booklet-svc'],
   NATS_CALLBACK_SVC_PASSWORD: password['callback-svc'],
   NATS_ADMIN_PASSWORD: password.admin,
+  NATS_ADMIN_CLI_PASSWORD: password['admin-cli'],
 };
 
 const prefix = `t${randomBytes(5).toString('hex')}`;
@@ -286,6 +289,70 @@ it('the whole system works with each service as its own user: clients, charges, 
   expect(pdf.headers.get('content-type')).toContain('application/pdf');
 
   // The apps' own connections (named after their service) never hit a permission the config lacks.
+  const refusedApps = nats.output.split('\n').filter((line) => /Violation/.test(line) && !line.includes('probe-'));
+  expect(refusedApps).toEqual([]);
+}, 90_000);
+
+it("a poison job is dead-lettered under the services' own users; the admin CLI, as admin-cli, lists and re-drives it and may do nothing else", async () => {
+  // receivables-svc's user may publish registrations (its outbox does): a malformed one, as a bug would.
+  const receivables = await probeAs('receivables-svc');
+  await receivables
+    .jetstream()
+    .publish(subject(Streams.receivableRegistrations.subject), new TextEncoder().encode('{"not json'), {
+      msgID: 'poison-under-auth',
+    });
+  const cli = (...args: string[]) =>
+    runAdmin(system.databaseUrl, args, {
+      env: { NATS_URL: nats.url, BUS_PREFIX: prefix, NATS_USER: 'admin-cli', NATS_PASSWORD: password['admin-cli'] },
+    });
+  let dead: DeadLetterView | undefined;
+  await waitFor(
+    async () => {
+      const run = await cli('jobs', 'dead', '--json');
+      if (run.code !== 0) throw new Error(`jobs dead exited ${run.code}: ${run.stderr}`);
+      dead = (JSON.parse(run.stdout) as DeadLetterView[]).find((d) => d.msg_id === 'poison-under-auth');
+      return dead !== undefined;
+    },
+    20_000,
+    'the poison listed',
+  );
+  expect(dead).toMatchObject({ stream: `${prefix}_${Streams.receivableRegistrations.name}`, failures: 1 });
+  const redrive = await cli('jobs', 'redrive', String(dead!.id), '--json');
+  expect(redrive.stderr).toBe('');
+  expect(redrive.code).toBe(0);
+  // Still poison: dead-lettered again, under its re-drive id.
+  await waitFor(
+    async () =>
+      (JSON.parse((await cli('jobs', 'dead', '--json')).stdout) as DeadLetterView[]).some(
+        (d) => d.msg_id === `poison-under-auth:redrive:${dead!.id}`,
+      ),
+    20_000,
+    'the re-driven poison dead-lettered again',
+  );
+
+  // admin-cli's user reads no job stream and asks no service.
+  const c = await connect({
+    servers: nats.url,
+    user: 'admin-cli',
+    pass: password['admin-cli'],
+    name: 'probe-admin-cli',
+    inboxPrefix: inboxPrefixOf('admin-cli'),
+  });
+  probes.push(c);
+  const refused = refusals('admin-cli');
+  const registrations = `${prefix}_${Streams.receivableRegistrations.name}`;
+  await expect(
+    c.request(`$JS.API.STREAM.MSG.GET.${registrations}`, json.encode({ seq: 1 }), { timeout: 1_000 }),
+  ).rejects.toThrow();
+  await expect(
+    c.request(subject(Subjects.tenants.signingSecret), json.encode({ tenant_id: tenant.tenantId }), { timeout: 1_000 }),
+  ).rejects.toThrow();
+  await waitFor(() => refused().length >= 2, 5_000, 'two refusals');
+  expect(refused()).toEqual([
+    `Publish $JS.API.STREAM.MSG.GET.${registrations}`,
+    `Publish ${subject(Subjects.tenants.signingSecret)}`,
+  ]);
+  // The apps' own connections never hit a permission the config lacks, dead letters included.
   const refusedApps = nats.output.split('\n').filter((line) => /Violation/.test(line) && !line.includes('probe-'));
   expect(refusedApps).toEqual([]);
 }, 90_000);

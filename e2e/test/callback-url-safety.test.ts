@@ -168,6 +168,8 @@ describe('callback URL safety at intake, production gateway', () => {
         tenant_id: tenant.tenantId,
         payment_slip_id: paymentSlipId,
         url_callback: 'https://[2001:4860:4860::8888]/booklets',
+        // The booklet's identity derives from it: a retried request builds the same booklet.
+        idempotency_key: expect.any(String),
       },
     ]);
   });

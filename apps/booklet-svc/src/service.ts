@@ -8,9 +8,11 @@ import {
   httpMetrics,
   metricsHandler,
   METRICS_PATH,
+  jobStreamMetrics,
+  outboxLimitGauges,
   outboxWaitingGauge,
 } from '@payments/metrics';
-import { OutboxRelay, outboxBacklog } from '@payments/outbox';
+import { OutboxRelay, outboxBacklog, outboxBacklogSummary } from '@payments/outbox';
 import { signLink } from '@payments/signed-links';
 import type { BookletConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
@@ -44,13 +46,15 @@ export async function startBookletService(
     name: 'booklet-svc',
     // Its own NATS user and reply inboxes (_INBOX_booklet-svc): see deploy/nats.
     credentials: config,
+    // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
+    streamSettings: config,
     logger,
     timeoutMs: config.busTimeoutMs,
   });
   // Every stream this service writes (through its outbox) or reads, ensured here, once per start.
   const outboxStreams = [Streams.bookletBuilds, Streams.callbackRequests];
   await bus.streams.ensure(...outboxStreams);
-  const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger });
+  const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger, maxRows: config.outboxMaxRows });
   const onEnqueued = () => relay.wake();
   const source = new BusInstallmentSource(bus);
   const store = new PostgresPdfStore(db);
@@ -79,6 +83,13 @@ export async function startBookletService(
     backlog: () => outboxBacklog(db),
     onError: (err) => logger.warn({ err }, 'could not count the outbox for /metrics'),
   });
+  jobStreamMetrics(metrics, {
+    source: bus.streams,
+    streams: outboxStreams,
+    consumed: [Streams.bookletBuilds.name],
+    logger,
+  });
+  outboxLimitGauges(metrics, { maxRows: config.outboxMaxRows, summary: () => outboxBacklogSummary(db), logger });
   const ops = await startOpsServer({
     port: config.port,
     checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],

@@ -200,3 +200,42 @@ it('refuses (404) a payment_slip_id whose installments are all cancelled or reje
     ),
   ).rejects.toMatchObject({ name: 'ServiceError', code: 'not_found' });
 });
+
+describe('a retried booklet request (same Idempotency-Key)', () => {
+  const source = () => new FixedSource({ installments: [installment('2027-08-10')], payee: beneficiary });
+  const buildJobs = async (bookletId: string) =>
+    db.selectFrom('outbox').select('msg_id').where('msg_id', '=', `booklet_${bookletId}`).execute();
+
+  it('names the booklet the first attempt stored, and queues no second build', async () => {
+    const tenantId = randomUUID();
+    const paymentSlipId = randomUUID();
+    const first = await requestBooklet(db, source(), tenantId, paymentSlipId, 'https://erp.example.com/hook', 'key-1');
+    // The retry spells the slip id in upper case: ERP ids match whatever their case.
+    const retry = await requestBooklet(
+      db,
+      source(),
+      tenantId,
+      paymentSlipId.toUpperCase(),
+      'https://erp.example.com/hook',
+      'key-1',
+    );
+    expect(retry.bookletId).toBe(first.bookletId);
+    const rows = await db.selectFrom('booklets').select('id').where('payment_slip_id', '=', paymentSlipId).execute();
+    expect(rows).toHaveLength(1);
+    expect(await buildJobs(first.bookletId)).toHaveLength(1);
+  });
+
+  it('gives another key, tenant or slip another booklet', async () => {
+    const tenantId = randomUUID();
+    const paymentSlipId = randomUUID();
+    const hook = 'https://erp.example.com/hook';
+    const ids = new Set([
+      (await requestBooklet(db, source(), tenantId, paymentSlipId, hook, 'key-1')).bookletId,
+      (await requestBooklet(db, source(), tenantId, paymentSlipId, hook, 'key-2')).bookletId,
+      (await requestBooklet(db, source(), randomUUID(), paymentSlipId, hook, 'key-1')).bookletId,
+      (await requestBooklet(db, source(), tenantId, randomUUID(), hook, 'key-1')).bookletId,
+    ]);
+    expect(ids.size).toBe(4);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});

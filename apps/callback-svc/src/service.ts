@@ -3,7 +3,7 @@ import { Streams } from '@payments/contracts';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
-import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
+import { createMetricsRegistry, httpMetrics, jobStreamMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
 import type { CallbackConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
 import type { CallbacksDatabase } from './db/schema';
@@ -43,6 +43,8 @@ export async function startCallbackService(
     name: 'callback-svc',
     // Its own NATS user and reply inboxes (_INBOX_callback-svc): see deploy/nats.
     credentials: config,
+    // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
+    streamSettings: config,
     logger,
     timeoutMs: config.busTimeoutMs,
   });
@@ -50,6 +52,12 @@ export async function startCallbackService(
   await bus.streams.ensure(Streams.callbackRequests);
   const store = new EventStore(db);
   const metrics = createMetricsRegistry('callback-svc');
+  jobStreamMetrics(metrics, {
+    source: bus.streams,
+    streams: [Streams.callbackRequests],
+    consumed: [Streams.callbackRequests.name],
+    logger,
+  });
   // The engine is made below; the gauge reads it only at scrape time.
   const observed = callbackMetrics({ registry: metrics, store, logger, heldCount: () => engine.heldCount });
   const http = createHttpDelivery({

@@ -52,6 +52,11 @@ export interface GatewayConfig extends CommonConfig {
   /** Reverse proxies in front of the gateway that append X-Forwarded-For; 0 = the TCP peer is the client. */
   trustedProxyHops: number;
   bodyLimitBytes: number;
+  /**
+   * REQUEST_TIMEOUT_MS: how long a request's body may take to arrive. A client trickling its upload is
+   * answered 408 and cut off, instead of holding a connection and its memory (DESIGN 7).
+   */
+  requestTimeoutMs: number;
   idempotency: { ttlHours: number; lockTimeoutMs: number };
   /** Checks the signed booklet download links booklet-svc hands out (same secret there). */
   downloadLinkSecret: string;
@@ -106,6 +111,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     },
     trustedProxyHops: envInt('TRUSTED_PROXY_HOPS', 0, env),
     bodyLimitBytes: envInt('BODY_LIMIT_BYTES', 1024 * 1024, env, 1),
+    requestTimeoutMs: envInt('REQUEST_TIMEOUT_MS', 30_000, env, 1),
     idempotency: {
       ttlHours: envInt('IDEMPOTENCY_TTL_HOURS', 24, env, 1),
       // A key locked longer than this belongs to a request that died with its gateway: it may be taken over.

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -83,7 +83,7 @@ export async function startGateway(
   mountAuthRoutes(router, { db, keys, settings: config.jwt, requireAccessToken: authGuard, limits: config });
   const pipeline = {
     guards: [authGuard, tenantRateLimit(config.rateLimit.perSecond, config.rateLimit.burst)],
-    bodyParser: jsonBody(config.bodyLimitBytes),
+    bodyParser: jsonBody(config),
     idempotency,
   };
   for (const endpoint of [
@@ -110,8 +110,7 @@ export async function startGateway(
   });
   app.use(router.allowedMethods({ throw: false }));
 
-  const server: Server = createServer(app.callback());
-  server.requestTimeout = 60_000;
+  const server = httpServer(app.callback(), config.requestTimeoutMs);
   const port = await listen(server, config.port).catch(async (err: unknown) => {
     await bus.close();
     await db.destroy();
@@ -137,6 +136,21 @@ export async function startGateway(
       await db.destroy();
     },
   };
+}
+
+/**
+ * Node's own request timeout backs up the JSON body deadline (http/json-body, a problem+json 408) for
+ * headers trickled in and bodies no route reads: Node answers those a bare 408 and closes. It fires a
+ * little after the body deadline, so a JSON endpoint always answers its problem first; Node checks
+ * every second (its default is every 30 s, which would let a slow client overstay by that much).
+ */
+const NODE_TIMEOUT_GRACE_MS = 2_000;
+
+function httpServer(handler: RequestListener, requestTimeoutMs: number): Server {
+  const server = createServer({ connectionsCheckingInterval: 1_000 }, handler);
+  server.requestTimeout = requestTimeoutMs + NODE_TIMEOUT_GRACE_MS;
+  server.headersTimeout = requestTimeoutMs;
+  return server;
 }
 
 /** Listens on `port` (0 = any) and resolves with the port taken; a port in use (EADDRINUSE) rejects, and main names PORT. */

@@ -3,8 +3,8 @@ import { Streams } from '@payments/contracts';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
-import { createMetricsRegistry } from '@payments/metrics';
-import { OutboxRelay } from '@payments/outbox';
+import { createMetricsRegistry, jobStreamMetrics, outboxLimitGauges } from '@payments/metrics';
+import { OutboxRelay, outboxBacklogSummary } from '@payments/outbox';
 import type { ReceivablesConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
 import type { ReceivablesDatabase } from './db/schema';
@@ -46,6 +46,8 @@ export async function startReceivablesService(
     name: 'receivables-svc',
     // Its own NATS user and reply inboxes (_INBOX_receivables-svc): see deploy/nats.
     credentials: config,
+    // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
+    streamSettings: config,
     logger,
     timeoutMs: config.busTimeoutMs,
   });
@@ -53,9 +55,16 @@ export async function startReceivablesService(
   const outboxStreams = [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests];
   await bus.streams.ensure(...outboxStreams);
 
-  const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger });
+  const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger, maxRows: config.outboxMaxRows });
   const metrics = createMetricsRegistry('receivables-svc');
   const observed = receivablesMetrics(metrics, { db, logger, outboxStreams: outboxStreams.map((s) => s.name) });
+  jobStreamMetrics(metrics, {
+    source: bus.streams,
+    streams: outboxStreams,
+    consumed: [Streams.receivableRegistrations.name, Streams.receivableCancellations.name],
+    logger,
+  });
+  outboxLimitGauges(metrics, { maxRows: config.outboxMaxRows, summary: () => outboxBacklogSummary(db), logger });
   const onEnqueued = () => relay.wake();
   const providers = createPaymentProviders(config, busNewestCredentials(bus));
   const accounts = new PostgresProviderAccounts(db);

@@ -6,7 +6,7 @@ import { openConnection } from './connection';
 import { payloadCodec } from './payloads';
 import { requester, type RequestOptions } from './requester';
 import { responder, type RequestHandler, type ServeOptions } from './responder';
-import { DurableStreams, type Consumption } from './streams';
+import { DurableStreams, type Consumption, type StreamSettings } from './streams';
 
 export type { RequestHandler, RequestOptions, ServeOptions, Subscription };
 
@@ -27,6 +27,8 @@ export interface BusOptions {
   timeoutMs?: number;
   /** Payloads larger than this go by claim check; default: the server's max_payload minus 64 KiB. */
   claimCheckThreshold?: number;
+  /** JOB_MAX_FAILURES and STREAM_MAX_BYTES (a service passes its config as it is); unset: the library's defaults. */
+  streamSettings?: StreamSettings;
 }
 
 /**
@@ -90,6 +92,6 @@ export async function connectBus<R extends BusRegistryShape = BusRegistry>(opts:
     if (!connection.isClosed()) await connection.drain().catch(() => undefined);
   }
 
-  const streams = new DurableStreams<R['streams']>(connection, opts.prefix, log);
+  const streams = new DurableStreams<R['streams']>(connection, opts.prefix, log, opts.streamSettings);
   return { connection, prefix: opts.prefix, subject, streams, request, serve: served.serve, close };
 }

@@ -12,5 +12,15 @@ export {
 export { ClaimCheck } from './claim-check';
 export { CredsFileError, type NatsCredentials } from './auth';
 export { inboxPrefixOf } from './inbox';
-export { DurableStreams, type BatchHandler, type Consumption, type MessageHandler } from './streams';
+export {
+  DurableStreams,
+  type BatchHandler,
+  type Consumption,
+  type MessageHandler,
+  type StreamSettings,
+} from './streams';
+export { DeadLetterBox, DeadLetterNotFoundError } from './dead-letters';
+export { DEFAULT_JOB_MAX_FAILURES, MAX_FAILURE_BACKOFF_MS } from './job-failures';
+export { DEFAULT_STREAM_MAX_BYTES, publishErrorText, type StreamFill } from './stream-limits';
 export { BusUnavailableError, checkBus, type CheckBusOptions, displayNatsUrl, type BusProblem } from './unavailable';
+export { NoReplyError } from './requester';

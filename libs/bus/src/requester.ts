@@ -62,13 +62,24 @@ async function sendRequest<Req, Res>(
   return unwrapReply((await wiring.payloads.decode(reply)) as BusReply<Res>);
 }
 
+/**
+ * A request that got no reply in time: a 503 like any unavailable service, but the service may have
+ * received it and may still carry it out. Whoever must not run the same work twice beside it (the
+ * gateway's idempotency keys) tells it apart from a request that never reached a service.
+ */
+export class NoReplyError extends ServiceError {
+  readonly outcomeUnknown = true;
+  constructor(service: string) {
+    super('service_unavailable', `the ${service} service did not answer in time`);
+  }
+}
+
 /** No service listening, or none answering in time, is a 503 naming the service; other errors pass as they are. */
 function unavailable(err: unknown, service: string): unknown {
   const code = (err as NatsError).code;
   if (code === NatsErrorCode.NoResponders)
     return new ServiceError('service_unavailable', `the ${service} service is not running`);
-  if (code === NatsErrorCode.Timeout)
-    return new ServiceError('service_unavailable', `the ${service} service did not answer in time`);
+  if (code === NatsErrorCode.Timeout) return new NoReplyError(service);
   return err;
 }
 

@@ -1,7 +1,7 @@
 import {
   AckPolicy,
   DeliverPolicy,
-  JSONCodec,
+  DiscardPolicy,
   nanos,
   RetentionPolicy,
   StorageType,
@@ -21,13 +21,25 @@ import type {
 } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { extractFromHeaders, MessagingAttributes, recordFailure } from '@payments/telemetry';
+import { DeadLetterBox } from './dead-letters';
+import { DEFAULT_JOB_MAX_FAILURES, JobFailures } from './job-failures';
+import { DEFAULT_STREAM_MAX_BYTES, streamFill, type StreamFill } from './stream-limits';
 import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
 
-const codec = JSONCodec<unknown>();
+/** A service's stream settings (its config's fields of the same names); the defaults are DEFAULT_*. */
+export interface StreamSettings {
+  /** JOB_MAX_FAILURES: handler failures after which a job message is dead-lettered. */
+  jobMaxFailures?: number;
+  /** First retry delay after a failure, doubled per failure up to 5 min. Default 1 s (tests shorten it). */
+  jobFailureBackoffMs?: number;
+  /** STREAM_MAX_BYTES: every stream's max_bytes; a full stream refuses publishes (discard new). */
+  streamMaxBytes?: number;
+}
 
 /**
  * Handles a batch; may return one outcome per item (same order) to retry some of them. Returning
- * nothing acks them all; throwing retries them all after a second. `contexts` holds, per item, the
+ * nothing acks them all; throwing retries them all after a second, uncounted: a batch's failure is its
+ * store's, not one message's (a message's own fault, poison, is dead-lettered before the handler). `contexts` holds, per item, the
  * context of its own CONSUMER span (a child of its producer's): what to keep with the item when its
  * work goes on later, so that work stays in the trace that produced it.
  */
@@ -36,7 +48,11 @@ export type BatchHandler<T> = (
   info: { deliveryCounts: number[]; contexts: Context[] },
 ) => Promise<void | JobOutcome[]>;
 
-/** deliveryCount is 1 on the first delivery. */
+/**
+ * deliveryCount is 1 on the first delivery. Returning `{ retryInMs }` (e.g. the provider is down) retries
+ * the message without counting a failure; throwing counts one, and after JOB_MAX_FAILURES of them the
+ * message is dead-lettered (see JobFailures).
+ */
 export type MessageHandler<T> = (item: T, info: { deliveryCount: number }) => Promise<JobOutcome>;
 
 export interface Consumption {
@@ -53,12 +69,41 @@ export interface Consumption {
 export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegistry> {
   // One client for every publish: nc.jetstream() builds a new one (options, API objects) per call.
   private js: JetStreamClient | undefined;
+  private readonly maxBytes: number;
+  /** Poison and repeatedly failing job messages go here; the admin CLI lists and re-drives them. */
+  readonly deadLetters: DeadLetterBox;
+  private readonly failures: JobFailures;
+  private readonly deadLetterListeners: Array<(stream: string) => void> = [];
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly prefix: string,
     private readonly logger: Logger,
-  ) {}
+    settings: StreamSettings = {},
+  ) {
+    this.maxBytes = settings.streamMaxBytes ?? DEFAULT_STREAM_MAX_BYTES;
+    this.deadLetters = new DeadLetterBox(nc, () => this.jetstream(), prefix, this.maxBytes);
+    this.failures = new JobFailures(
+      () => this.jetstream(),
+      this.deadLetters,
+      {
+        maxFailures: settings.jobMaxFailures ?? DEFAULT_JOB_MAX_FAILURES,
+        failureBackoffMs: settings.jobFailureBackoffMs ?? 1_000,
+      },
+      logger,
+      (spec) => this.deadLetterListeners.forEach((listener) => listener(spec.name)),
+    );
+  }
+
+  /** Told the stream's name (StreamSpec.name) of each message dead-lettered here (a metric counts them). */
+  onDeadLetter(listener: (stream: string) => void): void {
+    this.deadLetterListeners.push(listener);
+  }
+
+  /** How full each stream is, the dead-letter stream included (for a gauge; streams not created yet are left out). */
+  fill(specs: readonly Pick<StreamSpec, 'name'>[]): Promise<StreamFill[]> {
+    return streamFill(this.nc, this.prefix, [...specs.map((s) => s.name), 'dead_letters']);
+  }
 
   streamName(spec: StreamSpec): string {
     return `${this.prefix}_${spec.name}`;
@@ -85,6 +130,9 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
       duplicate_window: nanos(spec.duplicateWindowMs),
+      // A full stream refuses a publish (discard new): the outbox keeps the row and retries, nothing is lost.
+      max_bytes: this.maxBytes,
+      discard: DiscardPolicy.New,
     };
     try {
       await jsm.streams.info(config.name);
@@ -185,7 +233,9 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
 
   /**
    * Handles messages one by one, up to `concurrency` at once, each acked or retried on its own
-   * outcome. A handler that throws has its message retried after a second.
+   * outcome. A handler that throws has its failure counted and the message retried after a backoff,
+   * until JOB_MAX_FAILURES, when it is dead-lettered; a message that is not JSON or not its stream's
+   * messageSchema (poison) is dead-lettered at once, without reaching the handler.
    */
   async consumeEach<S extends RegisteredStream<M>>(
     spec: S,
@@ -198,18 +248,27 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     const stream = this.streamName(spec);
 
     const handle = async (m: JsMsg) => {
+      // A failed message's retry copy arrived before its backoff ended: waiting is not a failure.
+      const wait = JobFailures.waitMs(m);
+      if (wait > 0) return m.nak(wait);
       const { span, context: spanContext } = this.startConsumerSpan(spec, m);
       let outcome: JobOutcome;
       try {
+        const decoded = await this.failures.decode<StreamMessage<S, M>>(spec, stream, m);
+        if (!decoded) {
+          span.setAttribute('messaging.nats.dead_lettered', true);
+          return span.end();
+        }
         outcome = await context.with(spanContext, () =>
-          handler(codec.decode(m.data) as StreamMessage<S, M>, { deliveryCount: m.info.redeliveryCount }),
+          handler(decoded.value, { deliveryCount: m.info.redeliveryCount }),
         );
       } catch (err) {
         failSpan(span, err);
         context.with(spanContext, () =>
-          this.logger.error({ err, stream, seq: m.seq }, 'message handler failed; will retry'),
+          this.logger.error({ err, stream, seq: m.seq }, 'message handler failed; its failure is counted'),
         );
-        outcome = { retryInMs: 1_000 };
+        await this.failures.failed(spec, stream, m, err);
+        return span.end();
       }
       if (outcome === 'done') m.ack();
       else {
@@ -238,6 +297,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
 
   private async openConsumer(spec: StreamSpec, ackWaitMs: number, maxMessages: number): Promise<ConsumerMessages> {
     const stream = this.streamName(spec);
+    // Where this consumer's poison and failing messages go: created before the first one comes.
+    await this.deadLetters.ensure();
     const jsm = await this.nc.jetstreamManager();
     await jsm.consumers.add(stream, {
       durable_name: spec.consumer,
@@ -272,17 +333,18 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
         const spans: Array<{ span: Span; context: Context }> = [];
         for (const m of batch) {
           const consumed = this.startConsumerSpan(spec, m);
-          try {
-            items.push(codec.decode(m.data) as StreamMessage<S, M>);
+          // Poison (not JSON, or not the stream's messageSchema) is dead-lettered alone; the batch goes on.
+          const decoded = await this.failures.decode<StreamMessage<S, M>>(spec, stream, m);
+          if (decoded) {
+            items.push(decoded.value);
             good.push(m);
             spans.push(consumed);
-          } catch (err) {
-            failSpan(consumed.span, err);
+          } else {
+            consumed.span.setAttribute('messaging.nats.dead_lettered', true);
             consumed.span.end();
-            this.logger.error({ err, stream, seq: m.seq }, 'undecodable message dropped');
-            m.term();
           }
         }
+        if (good.length === 0) continue;
         const links: Link[] = spans.map((s) => ({ context: s.span.spanContext() }));
         const batchSpan = tracer.startSpan(
           `process ${spec.name} batch`,
@@ -327,12 +389,18 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
       }
     };
 
+    // A message pushed after flush() saw `pending` empty but before its end cleared `flushing` would
+    // wait for the next message: a flush that ends with messages pending starts the next one.
+    const kick = (): void => {
+      flushing ??= flush().finally(() => {
+        flushing = undefined;
+        if (pending.length > 0) kick();
+      });
+    };
     const loop = (async () => {
       for await (const m of messages) {
         pending.push(m);
-        flushing ??= flush().finally(() => {
-          flushing = undefined;
-        });
+        kick();
       }
     })();
 

@@ -29,11 +29,24 @@ export interface CommonConfig {
   logLevel: string;
   /** How long SIGTERM waits for in-flight work before the process exits anyway. */
   shutdownGraceMs: number;
+  /** JOB_MAX_FAILURES: a job message whose handler failed (threw) this often is dead-lettered. */
+  jobMaxFailures: number;
+  /** STREAM_MAX_BYTES: max_bytes of every JetStream stream; a full stream refuses publishes and the outbox waits. */
+  streamMaxBytes: number;
+  /** OUTBOX_MAX_ROWS: the outbox backlog to stay under (a gauge and, above 80%, a warning; nothing is refused). */
+  outboxMaxRows: number;
 }
 
+/**
+ * STREAM_MAX_BYTES unless set: 1 GiB in production; 64 MiB in development, where one NATS serves many
+ * test prefixes and JetStream reserves every stream's max_bytes on disk (75% of the free disk in all).
+ */
+export const STREAM_MAX_BYTES_DEFAULT = { production: 1024 ** 3, development: 64 * 1024 ** 2 } as const;
+
 export function loadCommonConfig(env: Record<string, string | undefined> = process.env): CommonConfig {
+  const nodeEnv = runMode(env);
   return {
-    nodeEnv: runMode(env),
+    nodeEnv,
     databaseUrl: envString('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/receivables', env),
     natsUrl: envString('NATS_URL', 'nats://127.0.0.1:4222', env),
     natsUser: envOptional('NATS_USER', env),
@@ -46,6 +59,9 @@ export function loadCommonConfig(env: Record<string, string | undefined> = proce
     busTimeoutMs: envInt('BUS_TIMEOUT_MS', 10_000, env, 1),
     logLevel: envString('LOG_LEVEL', 'info', env),
     shutdownGraceMs: envInt('SHUTDOWN_GRACE_MS', 15_000, env, 0),
+    jobMaxFailures: envInt('JOB_MAX_FAILURES', 10, env, 1),
+    streamMaxBytes: envInt('STREAM_MAX_BYTES', STREAM_MAX_BYTES_DEFAULT[nodeEnv], env, 1024),
+    outboxMaxRows: envInt('OUTBOX_MAX_ROWS', 100_000, env, 1),
   };
 }
 

@@ -37,6 +37,12 @@ export interface BookletRequestCommand {
   tenant_id: string;
   payment_slip_id: string;
   url_callback: string;
+  /**
+   * The request's Idempotency-Key: with the tenant and the payment slip id it names the booklet, so a
+   * retried request (after a timeout, a 5xx or a gateway crash) finds the booklet the first one made.
+   * Absent from an older gateway: the booklet then gets a random id.
+   */
+  idempotency_key?: string;
 }
 
 /**

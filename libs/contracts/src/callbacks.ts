@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Uuid } from './common';
+import { OpaqueToken, Uuid } from './common';
 import { messageIds } from './message-ids';
 
 /**
@@ -180,7 +180,7 @@ export const CallbackListQuerySchema = Type.Object(
   {
     status: Type.Optional(Type.Union(CallbackStatuses.map((s) => Type.Literal(s)))),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
-    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+    cursor: Type.Optional(OpaqueToken(512, 'X-Next-Cursor of the previous page')),
   },
   { $id: 'CallbackListQuery' },
 );

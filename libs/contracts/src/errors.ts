@@ -10,6 +10,7 @@ export const ErrorCatalog = {
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not Found' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
+  request_timeout: { status: 408, title: 'Request Timeout' },
   conflict: { status: 409, title: 'Conflict' },
   idempotency_request_in_progress: { status: 409, title: 'A request with this Idempotency-Key is in progress' },
   gone: { status: 410, title: 'Gone' },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoDate, Uuid } from './common';
+import { IsoDate, OpaqueToken, Uuid } from './common';
 import type { FieldError } from './errors';
 import { PaymentTypeLabelValues, ReceivableStates, StatePaymentLabels } from './receivables';
 import { compileValidator, type ValidationResult } from './validation';
@@ -18,7 +18,7 @@ export const SearchRequestSchema = Type.Object(
     start_date: IsoDate('First emission date, inclusive'),
     end_date: IsoDate('Last emission date, inclusive'),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT })),
-    cursor: Type.Optional(Type.String({ maxLength: 512, description: 'X-Next-Cursor of the previous page' })),
+    cursor: Type.Optional(OpaqueToken(512, 'X-Next-Cursor of the previous page')),
   },
   { $id: 'SearchRequest' },
 );

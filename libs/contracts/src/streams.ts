@@ -1,3 +1,6 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Uuid } from './common';
+
 /**
  * JetStream streams (durable work and events). Names and subjects are relative to the bus prefix,
  * like the request-reply subjects: the stream of prefix `pay` is `pay_callbacks` on `pay.callbacks.requested`.
@@ -11,7 +14,35 @@ export interface StreamSpec {
   consumer: string;
   /** De-duplication window for Nats-Msg-Id, ms. */
   duplicateWindowMs: number;
+  /**
+   * The schema of a job message: a message that does not match it (or is not JSON) is poison, dead-
+   * lettered at once without reaching the handler. None: any JSON reaches the handler.
+   */
+  messageSchema?: TSchema;
 }
+
+/** Job on Streams.receivableRegistrations: register these receivables (one intake's chunk) with the provider. */
+export const RegistrationJobSchema = Type.Object(
+  { tenant_id: Uuid(), receivable_ids: Type.Array(Uuid(), { minItems: 1, maxItems: 1_000 }) },
+  { $id: 'RegistrationJob' },
+);
+export type RegistrationJob = Static<typeof RegistrationJobSchema>;
+
+/** Job on Streams.receivableCancellations: cancel at the provider (on request, or a charge registered after its receivable was cancelled). */
+export const CancellationJobSchema = Type.Object(
+  {
+    tenant_id: Uuid(),
+    receivable_id: Uuid(),
+    /** `requested`: the ERP asked, a callback follows; `cleanup`: no callback. */
+    reason: Type.Union([Type.Literal('requested'), Type.Literal('cleanup')]),
+  },
+  { $id: 'CancellationJob' },
+);
+export type CancellationJob = Static<typeof CancellationJobSchema>;
+
+/** Job on Streams.bookletBuilds: build this booklet request's PDF. */
+export const BookletJobSchema = Type.Object({ tenant_id: Uuid(), booklet_id: Uuid() }, { $id: 'BookletJob' });
+export type BookletJob = Static<typeof BookletJobSchema>;
 
 export const Streams = {
   callbackRequests: {
@@ -25,18 +56,21 @@ export const Streams = {
     subject: 'receivables.registration',
     consumer: 'registration-worker',
     duplicateWindowMs: 10 * 60_000,
+    messageSchema: RegistrationJobSchema,
   },
   bookletBuilds: {
     name: 'booklets',
     subject: 'booklets.build',
     consumer: 'booklet-worker',
     duplicateWindowMs: 10 * 60_000,
+    messageSchema: BookletJobSchema,
   },
   receivableCancellations: {
     name: 'cancellations',
     subject: 'receivables.cancellation',
     consumer: 'cancellation-worker',
     duplicateWindowMs: 10 * 60_000,
+    messageSchema: CancellationJobSchema,
   },
 } as const satisfies Record<string, StreamSpec>;
 
@@ -45,23 +79,3 @@ export const Streams = {
  * after a delay (the message is redelivered then). Every consumer of a stream answers with one.
  */
 export type JobOutcome = 'done' | { retryInMs: number };
-
-/** Job on Streams.receivableRegistrations: register these receivables (one intake's chunk) with the provider. */
-export interface RegistrationJob {
-  tenant_id: string;
-  receivable_ids: string[];
-}
-
-/** Job on Streams.receivableCancellations: cancel at the provider (on request, or a charge registered after its receivable was cancelled). */
-export interface CancellationJob {
-  tenant_id: string;
-  receivable_id: string;
-  /** `requested`: the ERP asked, a callback follows; `cleanup`: no callback. */
-  reason: 'requested' | 'cleanup';
-}
-
-/** Job on Streams.bookletBuilds: build this booklet request's PDF. */
-export interface BookletJob {
-  tenant_id: string;
-  booklet_id: string;
-}

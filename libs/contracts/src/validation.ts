@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { isValidTaxId } from '@payments/tax-id';
+import { DATE_RANGE_PATTERN, MAX_DATE, MIN_DATE, NOT_BLANK_TEXT_PATTERN } from './common';
 import type { FieldError } from './errors';
 
 /**
@@ -37,6 +38,9 @@ const FORMAT_MESSAGES: Record<string, string> = {
   date: 'must be a date YYYY-MM-DD',
 };
 
+/** With the `u` flag a lone surrogate is a code point of its own; a pair is one astral code point. */
+const UNPAIRED_SURROGATE = /[\ud800-\udfff]/u;
+
 function describe(error: ErrorObject): FieldError {
   const base = error.instancePath;
   switch (error.keyword) {
@@ -48,7 +52,13 @@ function describe(error: ErrorObject): FieldError {
         message: FORMAT_MESSAGES[error.params.format] ?? `must match format ${error.params.format}`,
       };
     case 'pattern':
-      if (error.params.pattern === '\\S') return { path: base, message: 'must not be blank' };
+      if (typeof error.data === 'string' && error.data.includes('\u0000'))
+        return { path: base, message: 'must not contain U+0000 (NUL)' };
+      if (typeof error.data === 'string' && UNPAIRED_SURROGATE.test(error.data))
+        return { path: base, message: 'must not contain an unpaired surrogate (\\ud800-\\udfff): not valid Unicode' };
+      if (error.params.pattern === NOT_BLANK_TEXT_PATTERN) return { path: base, message: 'must not be blank' };
+      if (error.params.pattern === DATE_RANGE_PATTERN)
+        return { path: base, message: `must be a date YYYY-MM-DD from ${MIN_DATE} to ${MAX_DATE}` };
       return {
         path: base,
         message: error.parentSchema?.description

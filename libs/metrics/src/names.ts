@@ -23,6 +23,18 @@ export const MetricNames = {
   callbackDeliveriesWaiting: 'callback_deliveries_waiting',
   /** Gauge: claimed callback events this worker holds in memory, waiting for a slot or in flight. */
   callbackDeliveriesHeld: 'callback_deliveries_held',
+  /** Counter {stream}: job messages dead-lettered (failed JOB_MAX_FAILURES times, or poison). */
+  jobsDeadLettered: 'jobs_dead_lettered_total',
+  /** Gauge {stream}: a JetStream stream's bytes over its max_bytes (STREAM_MAX_BYTES), 0..1. */
+  streamFillRatio: 'jetstream_stream_fill_ratio',
+  /** Gauge: outbox rows not yet published, all streams. */
+  outboxRows: 'outbox_rows',
+  /** Gauge: outbox rows whose last publish failed, waiting for their next attempt. */
+  outboxFailingRows: 'outbox_failing_rows',
+  /** Gauge: age of the oldest outbox row, seconds. */
+  outboxOldestAge: 'outbox_oldest_age_seconds',
+  /** Gauge: outbox rows over OUTBOX_MAX_ROWS. */
+  outboxFillRatio: 'outbox_fill_ratio',
 } as const;
 
 export type MetricName = (typeof MetricNames)[keyof typeof MetricNames];

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { OutboxDatabase } from './outbox-table';
 
 /** Outbox rows not yet published, per stream (for a queue-depth gauge; an empty outbox gives []). */
@@ -13,4 +13,31 @@ export async function outboxBacklog<DB extends OutboxDatabase>(
     .groupBy('stream')
     .execute();
   return rows.map((r) => ({ stream: r.stream, waiting: Number(r.waiting) }));
+}
+
+/** The whole outbox at a glance: what waits, how long the oldest row has waited, how many rows failed to publish. */
+export interface OutboxBacklogSummary {
+  rows: number;
+  /** Rows whose last publish failed (waiting for their next attempt). */
+  failing: number;
+  /** Age of the oldest row, seconds; 0 when the outbox is empty. */
+  oldestAgeSeconds: number;
+}
+
+/** One aggregate query over the outbox (for gauges and the near-limit warning). */
+export async function outboxBacklogSummary<DB extends OutboxDatabase>(db: Kysely<DB>): Promise<OutboxBacklogSummary> {
+  const outbox = db as unknown as Kysely<OutboxDatabase>;
+  const row = await outbox
+    .selectFrom('outbox')
+    .select((eb) => [
+      eb.fn.countAll<string>().as('rows'),
+      sql<string>`count(*) filter (where attempts > 0)`.as('failing'),
+      sql<string | null>`extract(epoch from now() - min(created_at))`.as('oldest'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    rows: Number(row.rows),
+    failing: Number(row.failing),
+    oldestAgeSeconds: row.oldest === null ? 0 : Math.max(0, Number(row.oldest)),
+  };
 }

@@ -1,4 +1,10 @@
-export { outboxMigration, outboxTraceContextMigration, type OutboxTable, type OutboxDatabase } from './outbox-table';
+export {
+  outboxMigration,
+  outboxTraceContextMigration,
+  outboxRetryMigration,
+  type OutboxTable,
+  type OutboxDatabase,
+} from './outbox-table';
 export { enqueue, type OutboxMessage } from './enqueue';
 export { OutboxRelay, type OutboxRelayConfig } from './relay';
-export { outboxBacklog } from './backlog';
+export { outboxBacklog, outboxBacklogSummary, type OutboxBacklogSummary } from './backlog';

@@ -19,6 +19,12 @@ export interface OutboxTable {
    */
   trace_context: ColumnType<TraceCarrier | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
+  /** Failed publishes of this row (outboxRetryMigration); 0 until one fails. */
+  attempts: Generated<number>;
+  /** Why its last publish failed (unknown stream, too large, stream full ...), for an operator. */
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Not published again before this (backoff after a failure); null: due now. */
+  next_attempt_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface OutboxDatabase {
@@ -48,5 +54,22 @@ export const outboxMigration: Migration = {
 export const outboxTraceContextMigration: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema.alterTable('outbox').addColumn('trace_context', 'json').execute();
+  },
+};
+
+/**
+ * Add to a service's migrations after outboxTraceContextMigration: per-row failure isolation. A row
+ * that cannot be published (a stream no longer declared, a message over NATS's max_payload, a full
+ * stream) counts its attempts, keeps its last error and waits for its next attempt, while the rows
+ * behind it are published.
+ */
+export const outboxRetryMigration: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .alterTable('outbox')
+      .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('last_error', 'text')
+      .addColumn('next_attempt_at', 'timestamptz')
+      .execute();
   },
 };

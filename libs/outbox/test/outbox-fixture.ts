@@ -4,7 +4,7 @@ import { connectBus, type Bus } from '@payments/bus';
 import type { BusRegistryShape, StreamSpec } from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { createLogger } from '@payments/logger';
-import { outboxMigration, outboxTraceContextMigration, type OutboxDatabase } from '../src';
+import { outboxMigration, outboxRetryMigration, outboxTraceContextMigration, type OutboxDatabase } from '../src';
 
 export interface OutboxFixture<R extends BusRegistryShape> {
   db: Kysely<OutboxDatabase>;
@@ -26,6 +26,7 @@ export async function startOutboxFixture<R extends BusRegistryShape>(
   await migrateToLatest(db, 'svc', {
     '0001_outbox': outboxMigration,
     '0002_outbox_trace_context': outboxTraceContextMigration,
+    '0003_outbox_retry': outboxRetryMigration,
   });
   const bus = await connectBus<R>({
     url: 'nats://127.0.0.1:4222',

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { outboxMigration, outboxTraceContextMigration } from '@payments/outbox';
+import { outboxMigration, outboxRetryMigration, outboxTraceContextMigration } from '@payments/outbox';
 
 export const SCHEMA = 'booklets';
 
@@ -34,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   },
   '0002_outbox': outboxMigration,
   '0003_outbox_trace_context': outboxTraceContextMigration,
+  '0004_outbox_retry': outboxRetryMigration,
 };

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { messageIds, ServiceError, Streams } from '@payments/contracts';
 import { enqueue } from '@payments/outbox';
 import type { BookletsDatabase } from '../db/schema';
+import { bookletIdFor } from './booklet-identity';
 import { awaitsRegistration, bookletInstallments } from './booklet-contents';
 import type { InstallmentSource } from './ports';
 
@@ -15,8 +15,9 @@ export interface AcceptedBooklet {
 
 /**
  * Queues a booklet for a payment slip id: 404 when the tenant has no pending or paid installment with
- * that id.
- * The request and its build job are written in one transaction.
+ * that id. The request and its build job are written in one transaction. The booklet's id comes from
+ * the request's Idempotency-Key (see bookletIdFor): a retry of a request whose booklet is stored
+ * already finds it, and queues nothing more (one booklet, one callback).
  */
 export async function requestBooklet(
   db: Kysely<BookletsDatabase>,
@@ -24,13 +25,14 @@ export async function requestBooklet(
   tenantId: string,
   paymentSlipId: string,
   urlCallback: string,
+  idempotencyKey?: string,
 ): Promise<AcceptedBooklet> {
   const installments = bookletInstallments((await source.installments(tenantId, paymentSlipId)).installments);
   if (installments.length === 0)
     throw new ServiceError('not_found', `no pending or paid receivable has payment_slip_id ${paymentSlipId}`);
-  const bookletId = randomUUID();
+  const bookletId = bookletIdFor(tenantId, paymentSlipId, idempotencyKey);
   await db.transaction().execute(async (trx) => {
-    await trx
+    const stored = await trx
       .insertInto('booklets')
       .values({
         id: bookletId,
@@ -43,7 +45,10 @@ export async function requestBooklet(
         error: null,
         finished_at: null,
       })
-      .execute();
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!stored) return; // the same request, retried: its booklet and build job exist already
     await enqueue(trx, [
       {
         stream: Streams.bookletBuilds,

@@ -19,7 +19,14 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
   const request = bus.serve(
     Subjects.booklets.request,
     async (cmd) => {
-      const accepted = await requestBooklet(deps.db, deps.source, cmd.tenant_id, cmd.payment_slip_id, cmd.url_callback);
+      const accepted = await requestBooklet(
+        deps.db,
+        deps.source,
+        cmd.tenant_id,
+        cmd.payment_slip_id,
+        cmd.url_callback,
+        cmd.idempotency_key,
+      );
       deps.onEnqueued();
       const waiting =
         accepted.waitingForRegistration > 0

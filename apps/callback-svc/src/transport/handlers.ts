@@ -1,5 +1,6 @@
 import type { RegisterHandlers } from '@payments/bus';
 import {
+  EVENT_ID_PATTERN,
   QueueGroups,
   ServiceError,
   Subjects,
@@ -92,11 +93,22 @@ function encodeCursor(v: EventView): string {
   return Buffer.from(JSON.stringify([v.createdAt.toISOString(), v.eventId])).toString('base64url');
 }
 
+const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
+
 function decodeCursor(cursor: string): { createdAt: Date; eventId: string } {
   try {
     const [createdAt, eventId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
     const date = new Date(createdAt);
-    if (Number.isNaN(date.getTime()) || typeof eventId !== 'string') throw new Error('bad cursor');
+    // A crafted cursor must fail here, not in Postgres (a 500): an event id can hold no U+0000.
+    const year = date.getUTCFullYear();
+    if (
+      Number.isNaN(date.getTime()) ||
+      year < 1 ||
+      year > 9999 ||
+      typeof eventId !== 'string' ||
+      !EVENT_ID.test(eventId)
+    )
+      throw new Error('bad cursor');
     return { createdAt: date, eventId };
   } catch {
     throw new ServiceError('validation_failed', 'the cursor is not one this API handed out', [

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
+import type { Bus } from '@payments/bus';
 import { developmentUnlessSet, loadCommonConfig, type RunMode } from '@payments/config';
 import { SIGNING_SECRET_MAX_AGE_MS, type ProviderAccountView } from '@payments/contracts';
 import type { GatewayDatabase } from '../db/schema';
@@ -13,6 +14,7 @@ import {
   type ProviderAccountInput,
 } from '../tenancy/provider-accounts';
 import { openAdminDatabase } from './admin-database';
+import { deadLetterId, describeDeadLetter, listDeadLetters, openAdminBus, redriveDeadLetter } from './jobs';
 import { INTEGRATION_TOKEN_PREFIX } from '../tenancy/credentials';
 import { swallowedByNpm } from './npm-flags';
 import { readSecretFiles, refuseSecretsOnCommandLine, UsageError } from './secret-files';
@@ -50,8 +52,12 @@ const USAGE = `Operator commands (npm run admin -- <command>):
   secrets reencrypt [--json]             seal again with CREDENTIALS_ENCRYPTION_KEY every secret sealed with
                                          an older key (after a key rotation)
   audit [--tenant <tenant_id>] [--limit <n>] [--json]   who changed what, and when (oldest first)
+  jobs dead [--limit <n>] [--json]       dead letters: jobs whose handler failed JOB_MAX_FAILURES times, or
+                                         poison (id, stream, message id, last error, failures, when)
+  jobs redrive <id>                      publish dead letter <id> again to its stream, and remove it
 Every change is audited under --operator <name> or ADMIN_OPERATOR (required in production).
 Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/receivables);
+  jobs: NATS_URL, BUS_PREFIX and the bus login (NATS_USER=admin-cli and NATS_PASSWORD, or NATS_CREDS);
   CREDENTIALS_ENCRYPTION_KEY (32 bytes, base64) seals signing secrets and inter credentials: required in
   production; CREDENTIALS_PREVIOUS_KEYS: older keys, comma-separated, that still open what they sealed`;
 
@@ -102,6 +108,8 @@ interface Command {
   target: string | undefined;
   /** Who runs a command that changes something (the audit); asked for only by those commands. */
   operator: () => AuditedBy;
+  /** The bus, connected on first use (only the jobs commands need it). */
+  bus: () => Promise<Bus>;
   /** Prints the human text, or the data as one JSON line with --json. */
   print: (human: string, data: unknown) => void;
 }
@@ -250,6 +258,24 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
       print(rows.map(describeAuditEntry).join('\n') || '(no audited actions)', rows);
     },
   ],
+  [
+    'jobs dead',
+    async ({ options, bus, print }) => {
+      const rows = await listDeadLetters(await bus(), auditLimit(options.limit));
+      print(rows.map(describeDeadLetter).join('\n') || '(no dead letters)', rows);
+    },
+  ],
+  [
+    'jobs redrive',
+    async ({ db, target, operator, bus, print }) => {
+      const id = deadLetterId(target);
+      const r = await redriveDeadLetter(db, await bus(), id, operator());
+      print(
+        `dead letter ${r.id} published again to ${r.stream} as ${r.msg_id}${r.duplicate ? ' (the stream had it already)' : ''}`,
+        r,
+      );
+    },
+  ],
 ]);
 
 /** --overlap-hours: a non-negative decimal number of hours, 24 when not given. */
@@ -379,6 +405,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadCommonConfig(developmentUnlessSet());
   const db = await openAdminDatabase(config.databaseUrl);
   const print = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data) : human);
+  let bus: Promise<Bus> | undefined;
   try {
     // `audit` has no action word: its target-less form is the command.
     const key = resource === 'audit' && action === undefined ? 'audit' : `${resource} ${action}`;
@@ -396,6 +423,7 @@ async function main(argv: string[]): Promise<number> {
       target,
       print,
       operator: () => resolveOperator(options.operator, process.env, mode),
+      bus: () => (bus ??= openAdminBus(config)),
     });
     return 0;
   } catch (err) {
@@ -409,6 +437,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   } finally {
+    if (bus) await (await bus.catch(() => undefined))?.close();
     await db.destroy();
   }
 }

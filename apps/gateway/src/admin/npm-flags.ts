@@ -32,7 +32,7 @@ const FLAGS = {
 const npmVariable = (flag: string) => `npm_config_${flag.replace(/-/g, '_')}`;
 
 /** How many bare words after `<resource> <action>` each command takes. */
-const TARGETS: Record<string, number> = { 'tenant disable': 1, 'token revoke': 1 };
+const TARGETS: Record<string, number> = { 'tenant disable': 1, 'token revoke': 1, 'jobs redrive': 1 };
 
 /**
  * When npm swallowed some of the CLI's flags: a one-line explanation with the command to type

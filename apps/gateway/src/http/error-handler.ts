@@ -1,6 +1,6 @@
 import type { Next } from 'koa';
 import type { Logger } from '@payments/logger';
-import { API_DOCS_PATH, OPENAPI_DOCUMENT_PATH, ServiceError } from '@payments/contracts';
+import { API_DOCS_PATH, ErrorCatalog, OPENAPI_DOCUMENT_PATH, ServiceError, type ErrorCode } from '@payments/contracts';
 import { isDatabaseUnavailable } from '@payments/db';
 import type { GatewayContext } from './context';
 import { problemResponse, type HttpResponse } from './problem';
@@ -42,18 +42,49 @@ export function errorHandler(logger: Logger) {
   };
 }
 
-function toServiceError(err: unknown): ServiceError {
+/** The catalog code of an HTTP status some library threw with (koa's ctx.throw, a body stream). */
+const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
+  400: 'malformed_json',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  409: 'conflict',
+  410: 'gone',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'validation_failed',
+  429: 'rate_limited',
+};
+
+/**
+ * What an error becomes on the wire. Anything a library threw with a 4xx status stays a 4xx (the
+ * client's fault, DESIGN 7: never a 5xx for bad input), with its message only when it is meant to be
+ * shown (`expose`, as koa and http-errors set it); only what is truly unexpected is a 500.
+ */
+export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   if (isDatabaseUnavailable(err))
     return new ServiceError('service_unavailable', 'the gateway cannot reach its database now; try again shortly');
-  // Errors thrown by koa-bodyparser / raw-body carry an HTTP status.
-  const status =
-    (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
-  const type = (err as { type?: string }).type;
-  if (status === 413 || type === 'entity.too.large')
-    return new ServiceError('payload_too_large', 'the request body is larger than 1 MiB');
-  if (status === 415) return new ServiceError('unsupported_media_type', 'send the body as application/json');
-  if (status === 400)
-    return new ServiceError('malformed_json', 'the request body is not valid JSON (an object or an array)');
+  const { status, statusCode, expose, message } = (err ?? {}) as {
+    status?: unknown;
+    statusCode?: unknown;
+    expose?: unknown;
+    message?: unknown;
+  };
+  const httpStatus = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : undefined;
+  if (httpStatus === 413) return new ServiceError('payload_too_large', 'the request body is larger than 1 MiB');
+  if (httpStatus === 415) return new ServiceError('unsupported_media_type', 'send the body as application/json');
+  if (httpStatus !== undefined && httpStatus >= 400 && httpStatus < 500) {
+    const code = CODE_OF_STATUS[httpStatus] ?? 'malformed_json';
+    const detail =
+      expose === true && typeof message === 'string' && message !== ''
+        ? message
+        : httpStatus === 400
+          ? 'the request is malformed'
+          : ErrorCatalog[code].title;
+    return new ServiceError(code, detail);
+  }
   return new ServiceError('internal_error', 'an unexpected error occurred');
 }

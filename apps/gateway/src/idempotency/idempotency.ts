@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import stableStringify from 'fast-json-stable-stringify';
+import { NoReplyError } from '@payments/bus';
 import { ServiceError } from '@payments/contracts';
 import type { HttpResponse } from '../http/problem';
 import type { IdempotencyStore, RequestIdentity } from './idempotency-store';
@@ -43,7 +44,10 @@ export function fingerprint(method: string, path: string, body: unknown): string
  * Runs `execute` at most once per (tenant, key): a completed request is replayed with
  * Idempotent-Replayed: true; the same key on a different request is 422; on a request still running, 409.
  * Responses below 500 are stored; a 5xx releases the key so that a retry runs again (handlers are
- * idempotent on the ERP's ids, so that retry cannot create anything twice).
+ * idempotent on the ERP's ids, so that retry cannot create anything twice). Except when a service got
+ * the request and did not answer in time (NoReplyError): it may still commit, so the key stays locked
+ * and a retry is told 409 until the lock times out (IDEMPOTENCY_LOCK_TIMEOUT_MS), as after a gateway
+ * crash; only then does a retry run it again.
  */
 export async function runIdempotently(
   store: IdempotencyStore,
@@ -53,7 +57,7 @@ export async function runIdempotently(
 ): Promise<HttpResponse> {
   const safeExecute = () =>
     execute().catch((err: unknown) => {
-      if (err instanceof ServiceError) return toResponse(err);
+      if (err instanceof ServiceError && !(err instanceof NoReplyError)) return toResponse(err);
       throw err;
     });
   if (!identity) return safeExecute();
@@ -81,7 +85,7 @@ export async function runIdempotently(
   try {
     response = await safeExecute();
   } catch (err) {
-    await store.release(identity).catch(() => undefined);
+    if (!(err instanceof NoReplyError)) await store.release(identity).catch(() => undefined);
     throw err;
   }
   if (response.status >= 500) {

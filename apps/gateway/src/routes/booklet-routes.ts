@@ -37,6 +37,8 @@ export function bookletEndpoints(bus: Bus, runMode: 'development' | 'production'
         tenant_id: ctx.state.tenantId!,
         payment_slip_id: paymentSlipId,
         url_callback: body.url_callback,
+        // The key was checked by the pipeline before handle() runs (the endpoint requires it).
+        idempotency_key: ctx.get('idempotency-key'),
       });
       return { status: 202, body: reply };
     },

@@ -26,6 +26,7 @@ export const AdminActions = [
   'token.create',
   'token.revoke',
   'secrets.reencrypt',
+  'jobs.redrive',
 ] as const;
 export type AdminAction = (typeof AdminActions)[number];
 

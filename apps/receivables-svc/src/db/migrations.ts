@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { outboxMigration, outboxTraceContextMigration } from '@payments/outbox';
+import { outboxMigration, outboxRetryMigration, outboxTraceContextMigration } from '@payments/outbox';
 
 export const SCHEMA = 'receivables';
 
@@ -149,4 +149,5 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_outbox_retry': outboxRetryMigration,
 };

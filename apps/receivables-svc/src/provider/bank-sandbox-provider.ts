@@ -24,6 +24,13 @@ export interface BankSandboxOptions {
 
 const BATCH_SIZE = 200;
 
+/**
+ * Answers that refuse the request itself: the same request gets the same answer, so the charges are
+ * rejected rather than retried (DESIGN 7). 401, 403, 408, 409, 429 and 5xx are retried (a login, a
+ * limit or the bank's state may change).
+ */
+const REFUSAL_STATUSES = new Set([400, 404, 422]);
+
 interface BatchResult {
   status: number;
   charge?: ChargeResponse;
@@ -124,19 +131,25 @@ export class BankSandboxProvider implements PaymentProvider {
         .post('v1/charges/batch', { json: { charges: requests.map((r) => toWire(r, account)) } })
         .json<{ results: BatchResult[] }>();
     } catch (err) {
+      const refusal = await refusalOf(err);
+      if (refusal) return requests.map(() => refusal);
       throw unavailable(err);
     }
     return requests.map((_, i) => {
       const r = response.results[i];
       if (r && (r.status === 200 || r.status === 201) && r.charge)
         return { kind: 'registered', charge: toCharge(r.charge) };
-      if (r && r.status >= 400 && r.status < 500)
+      if (r && REFUSAL_STATUSES.has(r.status))
         return {
           kind: 'rejected',
-          code: r.error?.code ?? `http_${r.status}`,
+          code: r.error?.code ?? `provider_http_${r.status}`,
           message: r.error?.message ?? 'the provider refused the charge',
         };
-      return { kind: 'unavailable', reason: r?.error?.message ?? 'no result for this charge' };
+      return {
+        kind: 'unavailable',
+        reason:
+          r?.error?.message ?? (r ? `the provider answered ${r.status} for this charge` : 'no result for this charge'),
+      };
     });
   }
 
@@ -222,6 +235,23 @@ function toCharge(c: ChargeResponse): ProviderCharge {
     pixCopyAndPaste: c.pix_copy_and_paste,
     qrcodeImageUrl: c.qrcode_image_url,
     pdfUrl: c.pdf_url,
+  };
+}
+
+/**
+ * A whole-request refusal (400, 404, 422) as the rejection of every charge in it, code
+ * `provider_http_<status>` and the bank's own message; undefined for any other failure.
+ */
+async function refusalOf(err: unknown): Promise<BatchRegistrationOutcome | undefined> {
+  if (!(err instanceof HTTPError) || !REFUSAL_STATUSES.has(err.response.status)) return undefined;
+  const status = err.response.status;
+  const body = (await err.response.json().catch(() => undefined)) as
+    { error?: { code?: unknown; message?: unknown } } | undefined;
+  const said = [body?.error?.code, body?.error?.message].filter((v) => typeof v === 'string').join(': ');
+  return {
+    kind: 'rejected',
+    code: `provider_http_${status}`,
+    message: `the provider refused the request (HTTP ${status})${said ? `: ${said.slice(0, 500)}` : ''}`,
   };
 }
 

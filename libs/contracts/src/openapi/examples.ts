@@ -410,6 +410,7 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
   forbidden: { detail: 'this download link is not valid (altered or incomplete)' },
   not_found: { detail: `no receivable ${Ids.receivableSlip} for this tenant` },
   method_not_allowed: { detail: 'DELETE is not allowed on /api/v1/clients' },
+  request_timeout: { detail: 'the request body did not arrive within 30000 ms; send the request again' },
   conflict: { detail: 'the receivable is already cancelled' },
   idempotency_request_in_progress: {
     detail: 'a request with this Idempotency-Key is still being processed; retry shortly',
@@ -426,7 +427,8 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
     detail: 'the request has invalid fields; see errors',
     errors: [
       { path: '/0/cnpj_cpf', message: 'must be a valid CPF or CNPJ (check digits)' },
-      { path: '/1/due_date', message: 'must be a date YYYY-MM-DD' },
+      { path: '/1/due_date', message: 'must be a date YYYY-MM-DD from 2000-01-01 to 2099-12-31' },
+      { path: '/2/items/0/description', message: 'must not contain U+0000 (NUL)' },
     ],
   },
   idempotency_key_reused: {

@@ -120,7 +120,8 @@ const DOWNLOAD_RATE_LIMITED: Partial<Record<ErrorCode, string>> = {
 
 /** Endpoints that read a JSON body. */
 const JSON_BODY: Partial<Record<ErrorCode, string>> = {
-  malformed_json: 'the body is not valid JSON',
+  malformed_json: 'the body is not valid JSON, or nests arrays and objects deeper than 32 levels',
+  request_timeout: 'the body did not arrive in time (REQUEST_TIMEOUT_MS, 30 s)',
   payload_too_large: 'the body is larger than 1 MiB',
   unsupported_media_type: 'the body is not application/json',
 };

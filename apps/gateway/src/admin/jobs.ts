@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely';
+import { connectBus, DeadLetterNotFoundError, type Bus } from '@payments/bus';
+import type { CommonConfig } from '@payments/config';
+import type { DeadLetterView, RedriveResult } from '@payments/contracts';
+import { createLogger } from '@payments/logger';
+import type { GatewayDatabase } from '../db/schema';
+import { recordAdminAction, type AuditedBy } from '../tenancy/admin-audit';
+import { AdminError } from '../tenancy/admin-error';
+
+/**
+ * The admin CLI's `jobs` commands: the dead letters of the bus (DESIGN 7), listed and re-driven.
+ * The CLI logs in to NATS as its config says (NATS_URL, BUS_PREFIX, NATS_USER/NATS_PASSWORD or
+ * NATS_CREDS; in production the `admin-cli` user of deploy/nats, which may do only this).
+ */
+export function openAdminBus(config: CommonConfig): Promise<Bus> {
+  return connectBus({
+    url: config.natsUrl,
+    prefix: config.busPrefix,
+    name: 'admin-cli',
+    credentials: config,
+    streamSettings: config,
+    logger: createLogger('admin-cli', 'silent'),
+    timeoutMs: config.busTimeoutMs,
+  });
+}
+
+/** The dead letters, oldest first, at most `limit`. */
+export function listDeadLetters(bus: Bus, limit?: number): Promise<DeadLetterView[]> {
+  return bus.streams.deadLetters.list(limit);
+}
+
+/** `jobs redrive <id>`: the id is a dead letter's sequence number, as `jobs dead` lists it. */
+export function deadLetterId(target: string | undefined): number {
+  if (target === undefined || !/^[1-9]\d{0,15}$/.test(target))
+    throw new AdminError('jobs redrive needs the id of a dead letter, as `npm run admin -- jobs dead` lists it');
+  return Number(target);
+}
+
+/**
+ * Publishes dead letter `id` again to its stream and removes it from the dead letters, audited: the
+ * audit row is written in a transaction committed only once the re-drive is done, so a failed
+ * re-drive leaves no audit and a done one is never unaudited (short of the commit itself failing).
+ */
+export async function redriveDeadLetter(
+  db: Kysely<GatewayDatabase>,
+  bus: Bus,
+  id: number,
+  by: AuditedBy,
+): Promise<RedriveResult> {
+  const { view } = await bus.streams.deadLetters.get(id).catch((err: unknown) => {
+    if (err instanceof DeadLetterNotFoundError) throw new AdminError(err.message);
+    throw err;
+  });
+  return db.transaction().execute(async (trx) => {
+    await recordAdminAction(trx, by, 'jobs.redrive', null, {
+      dead_letter_id: id,
+      stream: view.stream,
+      msg_id: view.msg_id,
+      failures: view.failures,
+    });
+    return bus.streams.deadLetters.redrive(id).catch((err: unknown) => {
+      if (err instanceof DeadLetterNotFoundError) throw new AdminError(err.message);
+      throw err;
+    });
+  });
+}
+
+/** One dead letter per line, for a person. */
+export function describeDeadLetter(d: DeadLetterView): string {
+  return `${d.id}  ${d.dead_lettered_at}  ${d.stream}  ${d.msg_id}  failures=${d.failures}  ${d.error}`;
+}

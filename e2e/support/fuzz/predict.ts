@@ -1,0 +1,178 @@
+import { gunzipSync, inflateSync } from 'node:zlib';
+import {
+  CallbackListQuerySchema,
+  ClientsCreateRequestSchema,
+  ClientUpdateRequestSchema,
+  compileValidator,
+  EVENT_ID_PATTERN,
+  validateBookletRequest,
+  validateReceivablesBatch,
+  validateSearchRequest,
+  type ValidationResult,
+} from '@payments/contracts';
+import type { FuzzCase } from './cases';
+
+/**
+ * Whether the gateway should refuse a request before any service acts on it: an independent
+ * reading of its rules (docs/api.md, Validation and Limits; DESIGN 7) with the contracts' own
+ * validators. The fuzz test sends every request this refuses as the tenant that never makes a valid
+ * request, so that tenant must end with no rows; the others go to the tenant with real data (where
+ * they may still be refused: an unknown id, a cancelled charge).
+ *
+ * Returns the reason for refusal, or undefined when the request passes the gateway's checks.
+ */
+export function gatewayRefusal(c: FuzzCase): string | undefined {
+  // Downloads take no credential (the signed link is one): whatever Authorization says is ignored.
+  const download = ['downloadBooklet', 'downloadSlipPdf', 'downloadSlipQrCode'].includes(c.operationId);
+  if (!download && c.auth !== 'tenant') return 'credential';
+  const [path, query = ''] = c.url.split('?', 2);
+  const body = parsedBody(c);
+  if (typeof body === 'string') return body;
+  const key = c.headers['idempotency-key'];
+  const policy = IDEMPOTENCY[c.operationId];
+  // Reads (policy none) ignore the header, whatever it holds.
+  if (policy !== undefined && policy !== 'none') {
+    if (key === undefined || key === '') {
+      if (policy === 'required') return 'idempotency-key missing';
+    } else if (!/^[\x21-\x7e]{1,255}$/.test(key)) return 'idempotency-key invalid';
+  }
+  return operationRefusal(c.operationId, decodePathParams(path), new URLSearchParams(query), body);
+}
+
+const IDEMPOTENCY: Record<string, 'required' | 'optional' | 'none'> = {
+  createClients: 'required',
+  updateClient: 'required',
+  createReceivables: 'required',
+  cancelReceivable: 'required',
+  requestBooklet: 'required',
+  searchReceivables: 'optional',
+  consultReceivable: 'optional',
+  retryCallback: 'optional',
+  listCallbacks: 'none',
+  getCallback: 'none',
+};
+
+/** The body as the gateway reads it, or why it refuses it (the mounted endpoints only read one). */
+function parsedBody(c: FuzzCase): unknown {
+  if (!(c.operationId in IDEMPOTENCY)) return {};
+  const raw =
+    c.body === undefined
+      ? undefined
+      : 'text' in c.body
+        ? Buffer.from(c.body.text)
+        : Buffer.from(c.body.base64, 'base64');
+  if (raw === undefined || raw.length === 0) return {};
+  const type = (c.headers['content-type'] ?? '').toLowerCase();
+  const [media, ...params] = type.split(';').map((s) => s.trim());
+  if (media !== 'application/json' && !/^application\/[^/]*\+json$/.test(media)) return 'content-type';
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice(8)
+    .replace(/"/g, '');
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') return 'charset';
+  let bytes: Buffer;
+  try {
+    const coding = (c.headers['content-encoding'] ?? '').toLowerCase();
+    if (coding === 'gzip') bytes = gunzipSync(raw);
+    else if (coding === 'deflate') bytes = inflateSync(raw);
+    else if (coding === '' || coding === 'identity') bytes = raw;
+    else return 'content-encoding';
+  } catch {
+    return 'bad gzip';
+  }
+  if (bytes.length > 1024 * 1024) return 'too large';
+  if (maxDepth(bytes) > 32) return 'too deep';
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return 'not UTF-8';
+  }
+  if (text.trim() === '') return {};
+  if (!/^[ \t\n\r]*[[{]/.test(text)) return 'not an object or array';
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return 'malformed JSON';
+  }
+}
+
+/** Deepest nesting of arrays and objects, strings skipped (an independent reading of the rule). */
+function maxDepth(bytes: Buffer): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i += 1) {
+    const b = bytes[i];
+    if (inString) {
+      if (b === 0x5c) i += 1;
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if (b === 0x5b || b === 0x7b) max = Math.max(max, ++depth);
+    else if (b === 0x5d || b === 0x7d) depth -= 1;
+  }
+  return max;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
+const validateClients = compileValidator(ClientsCreateRequestSchema);
+const validateUpdate = compileValidator(ClientUpdateRequestSchema);
+const validateCallbackQuery = compileValidator(CallbackListQuerySchema);
+
+/** Path segments after the fixed prefix, decoded as the router decodes them (undecodable: kept). */
+function decodePathParams(path: string): string[] {
+  return path.split('/').map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  });
+}
+
+const refusedBy = (result: ValidationResult<unknown>, what: string) =>
+  result.ok ? undefined : `${what}: ${result.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`;
+
+function operationRefusal(
+  operationId: string,
+  segments: string[],
+  query: URLSearchParams,
+  body: unknown,
+): string | undefined {
+  // /api/v1/<resource>/<param>/...: segments[4] is the first parameter.
+  const param = segments[4] ?? '';
+  const copy = () => structuredClone(body);
+  switch (operationId) {
+    case 'createClients':
+      return Array.isArray(body) && body.length > 1000 ? 'too many items' : refusedBy(validateClients(copy()), 'body');
+    case 'updateClient':
+      return UUID.test(param) ? refusedBy(validateUpdate(copy()), 'body') : 'path uuid';
+    case 'createReceivables':
+      return Array.isArray(body) && body.length > 1000
+        ? 'too many items'
+        : refusedBy(validateReceivablesBatch(copy(), 'allow-private'), 'body');
+    case 'searchReceivables':
+      return refusedBy(validateSearchRequest(copy()), 'body');
+    case 'cancelReceivable':
+    case 'consultReceivable':
+      return UUID.test(param) ? undefined : 'path uuid';
+    case 'requestBooklet':
+      return UUID.test(param) ? refusedBy(validateBookletRequest(copy(), 'allow-private'), 'body') : 'path uuid';
+    case 'getCallback':
+    case 'retryCallback':
+      return EVENT_ID.test(segments[4] ?? '') ? undefined : 'event id';
+    case 'listCallbacks': {
+      const raw: Record<string, unknown> = {};
+      for (const k of new Set(query.keys())) {
+        const all = query.getAll(k);
+        raw[k] = all.length > 1 ? all : all[0];
+      }
+      if (typeof raw.limit === 'string' && /^\d+$/.test(raw.limit)) raw.limit = Number(raw.limit);
+      return refusedBy(validateCallbackQuery(raw), 'query');
+    }
+    default:
+      // authenticate, refresh, downloads: judged by their credential or link, nothing to store.
+      return undefined;
+  }
+}

@@ -1,0 +1,192 @@
+import {
+  DiscardPolicy,
+  headers as natsHeaders,
+  nanos,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type MsgRequest,
+  type NatsConnection,
+  type StoredMsg,
+} from 'nats';
+import {
+  DeadLetterHeaders,
+  DeadLetterStream,
+  MAX_DEAD_LETTER_ERROR,
+  redriveMsgId,
+  type DeadLetterView,
+  type RedriveResult,
+} from '@payments/contracts';
+
+/** Why a message was given up on: its last error and how many failures were counted. */
+export interface DeathCause {
+  error: string;
+  failures: number;
+}
+
+/** The dead letter an operator asked for is not in the stream (re-driven already, or never there). */
+export class DeadLetterNotFoundError extends Error {
+  override readonly name = 'DeadLetterNotFoundError';
+
+  constructor(readonly id: number) {
+    super(`no dead letter ${id} (listed by: npm run admin -- jobs dead)`);
+  }
+}
+
+/** Error text fit for a header: one line, at most MAX_DEAD_LETTER_ERROR characters. */
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return flat.length > MAX_DEAD_LETTER_ERROR ? `${flat.slice(0, MAX_DEAD_LETTER_ERROR - 1)}…` : flat || '(no message)';
+}
+
+const isNotFound = (err: unknown) => /not found|no message/i.test((err as Error)?.message ?? '');
+
+/**
+ * The dead-letter stream of one bus prefix, `<prefix>_dead_letters`: the consumers put poison and
+ * repeatedly failing job messages here; the admin CLI lists and re-drives them. Limits retention (it
+ * is not a work queue: nothing consumes it) with discard new, so a full stream refuses a dead letter,
+ * and the message it would hold stays where it was (retried) rather than being lost.
+ */
+export class DeadLetterBox {
+  private ensured: Promise<void> | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: () => JetStreamClient,
+    private readonly prefix: string,
+    private readonly maxBytes: number,
+  ) {}
+
+  get streamName(): string {
+    return `${this.prefix}_${DeadLetterStream.name}`;
+  }
+
+  get subject(): string {
+    return `${this.prefix}.${DeadLetterStream.subject}`;
+  }
+
+  /** Creates the stream, or brings it to this configuration; once per process (every consumer calls it). */
+  ensure(): Promise<void> {
+    this.ensured ??= this.ensureOnce().catch((err: unknown) => {
+      this.ensured = undefined;
+      throw err;
+    });
+    return this.ensured;
+  }
+
+  private async ensureOnce(): Promise<void> {
+    const jsm = await this.nc.jetstreamManager();
+    const config = {
+      name: this.streamName,
+      subjects: [this.subject],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      discard: DiscardPolicy.New,
+      max_bytes: this.maxBytes,
+      duplicate_window: nanos(DeadLetterStream.duplicateWindowMs),
+    };
+    try {
+      await jsm.streams.info(config.name);
+      await jsm.streams.update(config.name, config);
+    } catch (err) {
+      if (!/stream not found/i.test((err as Error).message)) throw err;
+      await jsm.streams.add(config).catch((addErr: Error) => {
+        if (!/already in use|exists/i.test(addErr.message)) throw addErr;
+      });
+    }
+  }
+
+  /**
+   * Stores `m` (taken from `stream`) as a dead letter; resolves once the stream has it. Its id is the
+   * source message's place (`<stream>:<seq>`), so storing it again after a crash is dropped.
+   */
+  async put(m: JsMsg, stream: string, originalMsgId: string, cause: DeathCause): Promise<void> {
+    await this.ensure();
+    const h = natsHeaders();
+    h.set(DeadLetterHeaders.stream, stream);
+    h.set(DeadLetterHeaders.subject, m.subject);
+    h.set(DeadLetterHeaders.msgId, originalMsgId);
+    h.set(DeadLetterHeaders.error, oneLine(cause.error));
+    h.set(DeadLetterHeaders.failures, String(cause.failures));
+    h.set(DeadLetterHeaders.at, new Date().toISOString());
+    await this.js().publish(this.subject, m.data, {
+      msgID: `${stream}:${m.seq}`,
+      expect: { streamName: this.streamName },
+      headers: h,
+    });
+  }
+
+  /** The dead letters, oldest first, at most `limit`; none when the stream was never created. */
+  async list(limit = 1_000): Promise<DeadLetterView[]> {
+    const jsm = await this.nc.jetstreamManager();
+    const info = await jsm.streams.info(this.streamName).catch((err: unknown) => {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    });
+    if (!info || info.state.messages === 0) return [];
+    const views: DeadLetterView[] = [];
+    let seq = info.state.first_seq;
+    while (views.length < limit && seq <= info.state.last_seq) {
+      const stored = await this.next(jsm, seq);
+      if (!stored) break;
+      views.push(viewOf(stored));
+      seq = stored.seq + 1;
+    }
+    return views;
+  }
+
+  /** The first dead letter at or after `seq` (deleted ones leave gaps), if any. */
+  private next(jsm: JetStreamManager, seq: number): Promise<StoredMsg | undefined> {
+    // NextMsgRequest: nats.js 2.x's MsgRequest type lacks it; the server (2.9+) takes it.
+    const request = { seq, next_by_subj: this.subject } as unknown as MsgRequest;
+    return jsm.streams.getMessage(this.streamName, request).catch((err: unknown) => {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    });
+  }
+
+  /** One dead letter by id, or DeadLetterNotFoundError. */
+  async get(id: number): Promise<{ view: DeadLetterView; data: Uint8Array }> {
+    const jsm = await this.nc.jetstreamManager();
+    const stored = await jsm.streams.getMessage(this.streamName, { seq: id }).catch((err: unknown) => {
+      if (isNotFound(err)) throw new DeadLetterNotFoundError(id);
+      throw err;
+    });
+    return { view: viewOf(stored), data: stored.data };
+  }
+
+  /**
+   * Publishes dead letter `id` again to the stream it came from, as its producer did (same subject,
+   * same bytes), with a Nats-Msg-Id derived from the original and `id`, then removes it from the
+   * dead-letter stream. A crash in between leaves it listed; re-driving it again is then dropped as
+   * a duplicate within the stream's window. The failure count starts again from 0.
+   */
+  async redrive(id: number): Promise<RedriveResult> {
+    const { view, data } = await this.get(id);
+    const msgId = redriveMsgId(view.msg_id, id);
+    const ack = await this.js().publish(view.subject, data, { msgID: msgId, expect: { streamName: view.stream } });
+    const jsm = await this.nc.jetstreamManager();
+    await jsm.streams.deleteMessage(this.streamName, id, false).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+    return { id, stream: view.stream, msg_id: msgId, duplicate: ack.duplicate };
+  }
+}
+
+function viewOf(m: StoredMsg): DeadLetterView {
+  const h = m.header;
+  const failures = Number(h.get(DeadLetterHeaders.failures));
+  return {
+    id: m.seq,
+    stream: h.get(DeadLetterHeaders.stream),
+    subject: h.get(DeadLetterHeaders.subject),
+    msg_id: h.get(DeadLetterHeaders.msgId),
+    error: h.get(DeadLetterHeaders.error),
+    failures: Number.isFinite(failures) ? failures : 0,
+    dead_lettered_at: h.get(DeadLetterHeaders.at) || m.time.toISOString(),
+    bytes: m.data.length,
+  };
+}
