@@ -1,16 +1,26 @@
 import { lookup as dnsLookup } from 'node:dns';
+import { LRUCache } from 'lru-cache';
 import { Agent, type Dispatcher } from 'undici';
 import { checkCallbackUrl, createGuardedLookup, UnsafeUrlError, type UrlPolicy } from '@payments/url-safety';
 import type { AttemptOutcome, HttpDelivery } from '../domain/http-delivery';
 import { parseRetryAfter } from '../domain/retry-policy';
 
+/** How much of an answer is read: the attempt is complete once this much has arrived (DESIGN §7). */
 const EXCERPT_BYTES = 1024;
+/** Parsed callback URLs kept: a tenant's callbacks mostly share one, and 10,000 distinct ones stay bounded. */
+const MAX_TARGETS = 10_000;
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
- * POSTs callbacks with undici's request API: a hard timeout, no automatic retries (the schedule owns
- * retries), no redirects followed, success on any 2xx. Under the public-only policy, connections go
- * through a DNS lookup that refuses private addresses at connect time.
+ * POSTs callbacks with undici's request API: one deadline per attempt, no automatic retries (the
+ * schedule owns retries), no redirects followed, success on any 2xx. Under the public-only policy,
+ * connections go through a DNS lookup that refuses private addresses at connect time.
+ *
+ * The deadline (`timeoutMs`, DESIGN §7) runs from the start until the answer is complete or its first
+ * KiB has arrived; the rest of a longer answer is not read (the connection is dropped). undici's own
+ * timeouts restart with every chunk, so a receiver trickling a byte a second would hold a slot for
+ * ever: they stay only as a backstop. undici 7's Agent drops the pool of an origin once its last
+ * connection closes (6 kept one per origin ever called), so failing hosts leave nothing behind.
  *
  * Why undici.request and not ky (the stack's default HTTP client): measured here, ky over fetch tops
  * out near 800 POSTs/s on one core, fetch near 1,300/s, undici.request near 4,900/s; the callback
@@ -34,8 +44,8 @@ export function createHttpDelivery(opts: {
     bodyTimeout: opts.timeoutMs,
   });
   const userAgent = opts.userAgent ?? 'payments-callbacks/1';
-  // Checked and parsed once per URL (a tenant's callbacks mostly share one); the DNS check stays per connection.
-  const targets = new Map<string, { origin: string; path: string } | UnsafeUrlError>();
+  // Checked and parsed once per URL; the DNS check stays per connection.
+  const targets = new LRUCache<string, { origin: string; path: string } | UnsafeUrlError>({ max: MAX_TARGETS });
   const targetOf = (url: string) => {
     let target = targets.get(url);
     if (!target) {
@@ -45,7 +55,6 @@ export function createHttpDelivery(opts: {
       } catch (err) {
         target = err instanceof UnsafeUrlError ? err : new UnsafeUrlError((err as Error).message);
       }
-      if (targets.size >= 10_000) targets.clear();
       targets.set(url, target);
     }
     return target;
@@ -56,6 +65,8 @@ export function createHttpDelivery(opts: {
     const elapsed = () => Math.round(performance.now() - started);
     const target = targetOf(url);
     if (target instanceof UnsafeUrlError) return failure(null, target.message, 0, { refused: true });
+    const deadline = AbortSignal.timeout(opts.timeoutMs);
+    let status: number | null = null;
     try {
       const response = await agent.request({
         origin: target.origin,
@@ -63,9 +74,10 @@ export function createHttpDelivery(opts: {
         method: 'POST',
         body,
         headers: { 'content-type': 'application/json', 'user-agent': userAgent, ...headers },
+        signal: deadline,
       });
+      status = response.statusCode;
       const text = await readExcerpt(response.body);
-      const status = response.statusCode;
       const ok = status >= 200 && status < 300;
       const retryAfter = response.headers['retry-after'];
       return {
@@ -86,23 +98,34 @@ export function createHttpDelivery(opts: {
       );
       if (unsafe)
         return failure(null, (unsafe as Error).message.replace(/^UnsafeUrlError: /, ''), elapsed(), { refused: true });
-      if (causes.some((c) => TIMEOUT_CODES.has((c as { code?: string }).code ?? '')))
-        return failure(null, `no answer within ${opts.timeoutMs} ms`, elapsed());
-      return failure(null, describeNetworkError(causes), elapsed());
+      if (deadline.aborted || causes.some((c) => TIMEOUT_CODES.has((c as { code?: string }).code ?? '')))
+        return status === null
+          ? failure(null, `no answer within ${opts.timeoutMs} ms`, elapsed())
+          : // The status line came but not the answer: a trickling receiver is not a delivery.
+            failure(status, `HTTP ${status}, but the answer was not complete within ${opts.timeoutMs} ms`, elapsed());
+      return failure(status, describeNetworkError(causes), elapsed());
     }
   }
 
   return { post, close: () => agent.close() };
 }
 
-/** The first KiB of the answer; the rest is read and dropped so the connection can be reused. */
+/**
+ * The answer up to its first KiB. A longer answer is cut there: the body is destroyed, which closes
+ * the connection, so a huge answer costs one KiB and no waiting (a short one keeps the connection).
+ */
 async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string> {
-  let excerpt = '';
+  const chunks: Buffer[] = [];
+  let received = 0;
   for await (const chunk of body) {
-    if (excerpt.length < EXCERPT_BYTES)
-      excerpt += (chunk as Buffer).toString('utf8', 0, Math.min((chunk as Buffer).length, EXCERPT_BYTES));
+    chunks.push(chunk as Buffer);
+    received += (chunk as Buffer).length;
+    if (received >= EXCERPT_BYTES) {
+      body.destroy();
+      break;
+    }
   }
-  return excerpt.slice(0, EXCERPT_BYTES);
+  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
 }
 
 function failure(
