@@ -192,13 +192,14 @@ it('makes released claims due at once, and releases nothing but pending events',
     { host: 'a.test', agoMs: 2_000 },
     { host: 'b.test', agoMs: 1_000 },
   ]);
-  expect(ids(await store.claimDue(10, LONG_LEASE, NO_BUSY_HOSTS))).toEqual(sorted([first, second, third]));
+  const claimed = await store.claimDue(10, LONG_LEASE, NO_BUSY_HOSTS);
+  expect(ids(claimed)).toEqual(sorted([first, second, third]));
   await db
     .updateTable('events')
     .set({ status: 'delivered', delivered_at: new Date(), locked_until: null })
     .where('event_id', '=', third)
     .execute();
-  await store.release([first, second, third]);
+  await store.release(claimed);
   const rows = await db
     .selectFrom('events')
     .select(['event_id', 'status', 'locked_until'])

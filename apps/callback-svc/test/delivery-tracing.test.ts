@@ -31,10 +31,11 @@ function recordingStore(): EventStore {
           targetHost: 'erp.example',
           body: e.body,
           failuresInRun: 0,
+          leaseToken: 'lease',
           traceContext: e.traceContext ?? null,
         })),
     claimDue: async (): Promise<ClaimedEvent[]> => [],
-    recordAttempts: async (): Promise<void> => undefined,
+    recordAttempts: async () => ({ stale: [] }),
     postpone: async (): Promise<void> => undefined,
     release: async (): Promise<void> => undefined,
   };

@@ -19,6 +19,7 @@ const event = (host: string): ClaimedEvent => ({
   targetHost: host,
   body: '{}',
   failuresInRun: 0,
+  leaseToken: 'lease',
   traceContext: null,
 });
 const ids = (events: ClaimedEvent[]) => events.map((e) => e.eventId);
@@ -155,4 +156,35 @@ it('forgets a pace measured without a backlog: few answers then say nothing of t
   clock = 10_000;
   h.answered('quiet', true);
   expect(h.heldLimitFor('quiet')).toBe(1_000);
+});
+
+it('remembers an idle failing host for a while, then forgets it; never more than 10,000 of them', () => {
+  clock = 1; // lru-cache reads a start time of 0 as no TTL
+  const h = held();
+  const e = event('dead.test');
+  h.hold(e, 60_000);
+  h.takeStartable();
+  h.answered('dead.test', false);
+  h.finished('dead.test');
+  // Idle, but still held to its failing limit (2 x hostConcurrency = 4).
+  expect(h.claimRoom().left.get('dead.test')).toBe(4);
+  expect(h.failingHostCount).toBe(1);
+  clock += 9 * 60_000;
+  expect(h.claimRoom().left.get('dead.test')).toBe(4);
+  clock += 2 * 60_000;
+  expect(h.claimRoom().left.has('dead.test')).toBe(false);
+  expect(h.failingHostCount).toBe(0);
+
+  for (let i = 0; i < 12_000; i++) {
+    const host = `h${i}.test`;
+    h.hold(event(host), clock + 60_000);
+    h.takeStartable();
+    h.answered(host, false);
+    h.finished(host);
+  }
+  expect(h.failingHostCount).toBe(10_000);
+  expect(h.size).toBe(0);
+  // The oldest failures went first.
+  expect(h.claimRoom().left.has('h0.test')).toBe(false);
+  expect(h.claimRoom().left.get('h11999.test')).toBe(4);
 });

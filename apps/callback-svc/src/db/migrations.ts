@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely, type Migration, type RawBuilder } from 'kysely';
 
 export const SCHEMA = 'callbacks';
 
@@ -117,7 +117,28 @@ export const migrations: Record<string, Migration> = {
       await sql`create index events_host_due_idx on events (target_host, next_attempt_at) where status = 'pending'`.execute(
         db,
       );
-      await sql`
+      await claimDueEventsFunction(sql`next_attempt_at = now() + lease, locked_until = now() + lease`).execute(db);
+    },
+  },
+  '0005_lease_fencing': {
+    async up(db: Kysely<unknown>) {
+      // Fencing (DESIGN §7): each claim writes a new lease_token, and an attempt's outcome is written
+      // only while the row still carries the token of the claim that made it. A worker whose lease ran
+      // out (stalled, cut off from Postgres) and was claimed again cannot overwrite the later outcome.
+      await db.schema.alterTable('events').addColumn('lease_token', 'uuid').execute();
+      await claimDueEventsFunction(
+        sql`next_attempt_at = now() + lease, locked_until = now() + lease, lease_token = gen_random_uuid()`,
+      ).execute(db);
+    },
+  },
+};
+
+/**
+ * claim_due_events as 0004 wrote it (see there for how it claims); `setOnClaim` is what a claim writes
+ * on the rows it takes, which 0005 extends with a fencing token.
+ */
+function claimDueEventsFunction(setOnClaim: RawBuilder<unknown>) {
+  return sql`
         create or replace function claim_due_events(max_count int, lease interval, busy_hosts text[], busy_room int[], per_host int)
         returns setof events
         language sql
@@ -179,11 +200,9 @@ export const migrations: Record<string, Migration> = {
             union all
             select event_id from by_host where (select yes from by_host_needed)
           )
-          update events set next_attempt_at = now() + lease, locked_until = now() + lease
+          update events set ${setOnClaim}
           from claimed
           where events.event_id = claimed.event_id
           returning events.*
-        $$`.execute(db);
-    },
-  },
-};
+        $$`;
+}

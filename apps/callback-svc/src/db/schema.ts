@@ -20,6 +20,8 @@ export interface EventsTable {
   next_attempt_at: Date | null;
   /** Set while one worker delivers the event; other workers skip it until then. */
   locked_until: Date | null;
+  /** New at each claim (migration 0005): only the claim holding it writes the attempt's outcome. */
+  lease_token: string | null;
   created_at: ColumnType<Date, Date | undefined, never>;
   delivered_at: Date | null;
   dead_at: Date | null;

@@ -18,8 +18,15 @@ export interface AttemptRecorderConfig {
  * an attempt is written at once. If the process dies before a write, the event's claim expires and
  * it is attempted again (at least once, as promised).
  */
+/**
+ * What became of a recorded attempt: written with its event's next state; `stale` when the event's
+ * lease had passed to a later claim (or the event was settled), so its outcome was left out; `unwritten`
+ * when Postgres stayed away (the claim expires and the event is attempted again).
+ */
+export type RecordedAs = 'written' | 'stale' | 'unwritten';
+
 export class AttemptRecorder {
-  private buffer: Array<{ result: AttemptResult; done: () => void }> = [];
+  private buffer: Array<{ result: AttemptResult; done: (as: RecordedAs) => void }> = [];
   private writing: Promise<void> | undefined;
   private readonly store: EventStore;
   private readonly logger: Logger;
@@ -33,7 +40,7 @@ export class AttemptRecorder {
     this.maxBatch = config.maxBatch ?? 500;
   }
 
-  record(result: AttemptResult): Promise<void> {
+  record(result: AttemptResult): Promise<RecordedAs> {
     return new Promise((resolve) => {
       this.buffer.push({ result, done: resolve });
       // Detached: one write holds attempts of many traces; it must not join the first one's.
@@ -52,9 +59,10 @@ export class AttemptRecorder {
   private async drain(): Promise<void> {
     while (this.buffer.length > 0) {
       const batch = this.buffer.splice(0, this.maxBatch);
+      let stale: ReadonlySet<AttemptResult> | undefined;
       for (let attempt = 1; ; attempt++) {
         try {
-          await this.store.recordAttempts(batch.map((b) => b.result));
+          stale = new Set((await this.store.recordAttempts(batch.map((b) => b.result))).stale);
           break;
         } catch (err) {
           // Postgres briefly away: keep the results and try again; claims hold meanwhile.
@@ -63,7 +71,7 @@ export class AttemptRecorder {
           if (attempt >= 6) break;
         }
       }
-      for (const b of batch) b.done();
+      for (const b of batch) b.done(stale === undefined ? 'unwritten' : stale.has(b.result) ? 'stale' : 'written');
     }
   }
 }

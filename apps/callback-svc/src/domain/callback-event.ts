@@ -23,6 +23,8 @@ export interface ClaimedEvent {
   targetHost: string;
   body: string;
   failuresInRun: number;
+  /** The claim's fencing token: the outcome is written only while the row still carries it. */
+  leaseToken: string;
   /** Trace context stored with the event (null: none); each attempt is traced as its child. */
   traceContext: TraceContext | null;
 }

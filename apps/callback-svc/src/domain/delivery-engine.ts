@@ -40,6 +40,8 @@ export interface DeliveryLimits {
 
 /** Claims at most this many rows per query; a larger room is filled by several. */
 const MAX_CLAIM = 1_000;
+/** Hosts remembered as having a backlog in the queue (see noteHostBacklog). */
+const MAX_BACKLOG_HOSTS = 10_000;
 /**
  * Margin beyond the attempt timeout an event's lease must still have when it starts (for recording
  * the attempt, and clock skew): 5 s, or half of what the lease has beyond the timeout if less.
@@ -140,7 +142,7 @@ export class DeliveryEngine {
         const host = targetHostOf(e.url);
         const left = room.left.get(host) ?? room.perHost;
         if (room.total <= 0) this.backlogBeyondRoom = true;
-        else if (left <= 0) this.hostsWithBacklog.add(host);
+        else if (left <= 0) this.noteHostBacklog(host);
         else {
           claim.add(e.eventId);
           room.left.set(host, left - 1);
@@ -196,7 +198,7 @@ export class DeliveryEngine {
     const waiting = this.held.drainWaiting();
     if (waiting.length > 0) {
       await this.store
-        .release(waiting.map((e) => e.eventId))
+        .release(waiting)
         .catch((err: unknown) =>
           this.logger.warn({ err, count: waiting.length }, 'could not give claims back; they end with their lease'),
         );
@@ -246,8 +248,21 @@ export class DeliveryEngine {
     if (claimed.length >= limit) this.backlogBeyondRoom = true;
     const taken = new Map<string, number>();
     for (const e of claimed) taken.set(e.targetHost, (taken.get(e.targetHost) ?? 0) + 1);
-    for (const [host, n] of left) if (n <= 0) this.hostsWithBacklog.add(host);
-    for (const [host, n] of taken) if (n >= (left.get(host) ?? perHost)) this.hostsWithBacklog.add(host);
+    for (const [host, n] of left) if (n <= 0) this.noteHostBacklog(host);
+    for (const [host, n] of taken) if (n >= (left.get(host) ?? perHost)) this.noteHostBacklog(host);
+  }
+
+  /**
+   * Remembers that a host may have due events waiting in the queue. Bounded: past MAX_BACKLOG_HOSTS
+   * hosts (thousands of distinct receivers), the set gives way to one flag that claims again as soon
+   * as a quarter of the whole hold is free.
+   */
+  private noteHostBacklog(host: string): void {
+    if (this.hostsWithBacklog.size >= MAX_BACKLOG_HOSTS && !this.hostsWithBacklog.has(host)) {
+      this.hostsWithBacklog.clear();
+      this.backlogBeyondRoom = true;
+    }
+    this.hostsWithBacklog.add(host);
   }
 
   /** Starts the held events that have a slot now. */
@@ -259,7 +274,7 @@ export class DeliveryEngine {
         { count: expired.length },
         'held callbacks dropped near the end of their lease; they will be claimed again',
       );
-      for (const e of expired) this.hostsWithBacklog.add(e.targetHost);
+      for (const e of expired) this.noteHostBacklog(e.targetHost);
     }
     for (const event of start) this.dispatch(event);
   }
@@ -354,9 +369,18 @@ export class DeliveryEngine {
     const delay = outcome.ok || outcome.refused ? null : nextRetryDelay(this.retry, failures, outcome.retryAfterMs);
     const retryAt = delay === null ? null : new Date(attemptedAt.getTime() + delay);
     const result = { event, attemptedAt, outcome, retryAt };
-    await this.recorder.record(result);
+    const recorded = await this.recorder.record(result);
     const status = statusAfter(result);
     end({ status, httpStatus: outcome.statusCode, error: outcome.ok ? null : (outcome.error ?? 'not delivered') });
+    if (recorded !== 'written') {
+      // Stale: this worker's lease ran out and a later claim owns the event, whose outcome stands.
+      if (recorded === 'stale')
+        this.logger.warn(
+          { eventId: event.eventId, tenantId: event.tenantId, ok: outcome.ok },
+          'attempt outcome left out: the event was claimed again after this lease ran out',
+        );
+      return;
+    }
     if (status === 'dead')
       this.logger.warn(
         { eventId: event.eventId, tenantId: event.tenantId, error: outcome.error },

@@ -26,15 +26,16 @@ export class EventStore {
     // unnest: one statement text and eight parameters whatever the batch size (a VALUES list would
     // take ten parameters per row, and be built and parsed anew for every batch).
     const { rows: inserted } = await sql<EventRow>`
-      insert into events (event_id, tenant_id, event_type, url, target_host, body, status, next_attempt_at, locked_until, trace_context)
+      insert into events (event_id, tenant_id, event_type, url, target_host, body, status, next_attempt_at, locked_until, lease_token, trace_context)
       select e.event_id, e.tenant_id, e.event_type, e.url, e.target_host, e.body, 'pending',
-        case when e.claimed then ${lease} else now() end, case when e.claimed then ${lease} end, e.trace_context
+        case when e.claimed then ${lease} else now() end, case when e.claimed then ${lease} end,
+        case when e.claimed then gen_random_uuid() end, e.trace_context
       from unnest(${events.map((e) => e.eventId)}::text[], ${events.map((e) => e.tenantId)}::uuid[], ${events.map((e) => e.eventType)}::text[],
         ${events.map((e) => e.url)}::text[], ${events.map((e) => targetHostOf(e.url))}::text[], ${events.map((e) => e.body)}::text[],
         ${events.map((e) => claim.has(e.eventId))}::bool[], ${events.map((e) => (e.traceContext ? JSON.stringify(e.traceContext) : null))}::json[])
         as e(event_id, tenant_id, event_type, url, target_host, body, claimed, trace_context)
       on conflict (event_id) do nothing
-      returning event_id, tenant_id, url, target_host, body, failures_in_run, locked_until, trace_context`.execute(
+      returning event_id, tenant_id, url, target_host, body, failures_in_run, locked_until, lease_token, trace_context`.execute(
       this.db,
     );
     return inserted.filter((r) => r.locked_until !== null).map(toClaimed);
@@ -57,44 +58,63 @@ export class EventStore {
 
   /**
    * Logs attempts and moves each event on (delivered, retry at `retryAt`, or dead when retryAt is
-   * null), many at once: one transaction of two statements, whatever the batch size.
+   * null), many at once: one transaction of two statements, whatever the batch size. Fenced: an
+   * outcome is written only while its event is pending and still carries the lease token of the claim
+   * that made the attempt; the others (a later claim took the event, or it is already settled) are
+   * left out and returned, so a late attempt never overwrites a later outcome nor turns a delivery back.
    */
-  async recordAttempts(results: AttemptResult[]): Promise<void> {
-    if (results.length === 0) return;
+  async recordAttempts(results: AttemptResult[]): Promise<{ stale: AttemptResult[] }> {
+    if (results.length === 0) return { stale: [] };
     const events = results.map((r) => r.event);
     const statuses = results.map(statusAfter);
     // unnest: the same two statement texts whatever the batch size (no per-row SQL to build and parse).
-    await this.db.transaction().execute(async (trx) => {
-      await sql`
-        insert into attempts (event_id, tenant_id, attempted_at, status_code, error, duration_ms, response_excerpt)
-        select * from unnest(${events.map((e) => e.eventId)}::text[], ${events.map((e) => e.tenantId)}::uuid[], ${results.map((r) => r.attemptedAt)}::timestamptz[],
-          ${results.map((r) => r.outcome.statusCode)}::int[], ${results.map((r) => r.outcome.error)}::text[], ${results.map((r) => r.outcome.durationMs)}::int[],
-          ${results.map((r) => r.outcome.responseExcerpt)}::text[])`.execute(trx);
-      await sql`
+    return this.db.transaction().execute(async (trx) => {
+      const { rows: moved } = await sql<{ event_id: string; lease_token: string }>`
         update events set status = v.status, attempt_count = events.attempt_count + 1, failures_in_run = v.failures,
-          next_attempt_at = v.next_at, locked_until = null, delivered_at = v.delivered_at, dead_at = v.dead_at
-        from unnest(${events.map((e) => e.eventId)}::text[], ${statuses}::text[], ${results.map((r) => (r.outcome.ok ? r.event.failuresInRun : r.event.failuresInRun + 1))}::int[],
+          next_attempt_at = v.next_at, locked_until = null, lease_token = null, delivered_at = v.delivered_at, dead_at = v.dead_at
+        from unnest(${events.map((e) => e.eventId)}::text[], ${events.map((e) => e.leaseToken)}::uuid[], ${statuses}::text[],
+          ${results.map((r) => (r.outcome.ok ? r.event.failuresInRun : r.event.failuresInRun + 1))}::int[],
           ${results.map((r, i) => (statuses[i] === 'pending' ? r.retryAt : null))}::timestamptz[], ${results.map((r) => (r.outcome.ok ? r.attemptedAt : null))}::timestamptz[],
           ${results.map((r, i) => (statuses[i] === 'dead' ? r.attemptedAt : null))}::timestamptz[])
-          as v(event_id, status, failures, next_at, delivered_at, dead_at)
-        where events.event_id = v.event_id`.execute(trx);
+          as v(event_id, lease_token, status, failures, next_at, delivered_at, dead_at)
+        where events.event_id = v.event_id and events.lease_token = v.lease_token and events.status = 'pending'
+        returning events.event_id, v.lease_token`.execute(trx);
+      // By event and token: one batch may hold a stale and a current attempt of the same event.
+      const written = new Set(moved.map((r) => `${r.event_id} ${r.lease_token}`));
+      const isWritten = (r: AttemptResult) => written.has(`${r.event.eventId} ${r.event.leaseToken}`);
+      const current = results.filter(isWritten);
+      if (current.length > 0)
+        await sql`
+          insert into attempts (event_id, tenant_id, attempted_at, status_code, error, duration_ms, response_excerpt)
+          select * from unnest(${current.map((r) => r.event.eventId)}::text[], ${current.map((r) => r.event.tenantId)}::uuid[], ${current.map((r) => r.attemptedAt)}::timestamptz[],
+            ${current.map((r) => r.outcome.statusCode)}::int[], ${current.map((r) => r.outcome.error)}::text[], ${current.map((r) => r.outcome.durationMs)}::int[],
+            ${current.map((r) => r.outcome.responseExcerpt)}::text[])`.execute(trx);
+      return { stale: results.filter((r) => !isWritten(r)) };
     });
   }
 
-  /** Gives claims back unused (a worker stopping with events it had not started): due again at once. */
-  async release(eventIds: string[]): Promise<void> {
-    if (eventIds.length === 0) return;
-    await sql`update events set next_attempt_at = now(), locked_until = null where event_id = any(${eventIds}::text[]) and status = 'pending'`.execute(
+  /**
+   * Gives claims back unused (a worker stopping with events it had not started): due again at once.
+   * Fenced like an outcome: a claim that has passed to another worker is not touched.
+   */
+  async release(events: Array<Pick<ClaimedEvent, 'eventId' | 'leaseToken'>>): Promise<void> {
+    if (events.length === 0) return;
+    await sql`
+      update events set next_attempt_at = now(), locked_until = null, lease_token = null
+      from unnest(${events.map((e) => e.eventId)}::text[], ${events.map((e) => e.leaseToken)}::uuid[]) as v(event_id, lease_token)
+      where events.event_id = v.event_id and events.lease_token = v.lease_token and events.status = 'pending'`.execute(
       this.db,
     );
   }
 
-  /** Gives a claimed event back without an attempt (e.g. its signing secret could not be read). */
+  /** Gives a claimed event back without an attempt (e.g. its signing secret could not be read); fenced. */
   async postpone(event: ClaimedEvent, until: Date): Promise<void> {
     await this.db
       .updateTable('events')
-      .set({ next_attempt_at: until, locked_until: null })
+      .set({ next_attempt_at: until, locked_until: null, lease_token: null })
       .where('event_id', '=', event.eventId)
+      .where('lease_token', '=', event.leaseToken)
+      .where('status', '=', 'pending')
       .execute();
   }
 
@@ -117,6 +137,7 @@ export class EventStore {
         failures_in_run: 0,
         next_attempt_at: sql<Date>`now()`,
         locked_until: null,
+        lease_token: null,
         dead_at: null,
       })
       .where('tenant_id', '=', tenantId)
@@ -193,7 +214,10 @@ function leaseEnd(leaseMs: number) {
 }
 
 function toClaimed(
-  r: Pick<EventRow, 'event_id' | 'tenant_id' | 'url' | 'target_host' | 'body' | 'failures_in_run' | 'trace_context'>,
+  r: Pick<
+    EventRow,
+    'event_id' | 'tenant_id' | 'url' | 'target_host' | 'body' | 'failures_in_run' | 'lease_token' | 'trace_context'
+  >,
 ): ClaimedEvent {
   return {
     eventId: r.event_id,
@@ -202,6 +226,8 @@ function toClaimed(
     targetHost: r.target_host,
     body: r.body,
     failuresInRun: r.failures_in_run,
+    // Claimed rows always carry one (the claim wrote it).
+    leaseToken: r.lease_token ?? '',
     traceContext: r.trace_context,
   };
 }

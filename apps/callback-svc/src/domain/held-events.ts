@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ClaimedEvent } from './callback-event';
 
 export interface HoldLimits {
@@ -20,6 +21,13 @@ export interface HoldLimits {
 
 /** Answers are counted over windows this long to estimate each host's pace. */
 const PACE_WINDOW_MS = 5_000;
+/**
+ * A host whose last attempt failed keeps its smaller hold while idle, for this long since it last
+ * failed; at most this many such hosts are remembered (the least recently failed go first). So
+ * 10,000 dead receivers cost a bounded table, not one entry each for ever (DESIGN §7).
+ */
+const FAILING_HOST_TTL_MS = 10 * 60_000;
+const MAX_FAILING_HOSTS = 10_000;
 
 /** Room for more claims: in all, and for each host that already holds something (others have `perHost`). */
 export interface ClaimRoom {
@@ -31,7 +39,6 @@ export interface ClaimRoom {
 interface HostState {
   waiting: Array<{ event: ClaimedEvent; leaseEndsAt: number }>;
   inFlight: number;
-  failing: boolean;
   /** Answers per second over the last full window that had a backlog; null when not measured. */
   pace: number | null;
   windowStart: number;
@@ -47,7 +54,9 @@ interface HostState {
  * comes due again and is claimed anew, here or elsewhere).
  */
 export class HeldEvents {
+  /** Hosts with events waiting or in flight; an idle host is forgotten. */
   private readonly hosts = new Map<string, HostState>();
+  private readonly failing: LRUCache<string, true>;
   /** Started and not yet finished (recorded), in all hosts. */
   private running = 0;
   private waitingCount = 0;
@@ -55,7 +64,16 @@ export class HeldEvents {
   constructor(
     private readonly limits: HoldLimits,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    // ttlResolution 0: read the clock at each check (the default caches it for 1 ms with a timer).
+    this.failing = new LRUCache({ max: MAX_FAILING_HOSTS, ttl: FAILING_HOST_TTL_MS, ttlResolution: 0, perf: { now } });
+  }
+
+  /** Failing hosts remembered (idle or not): bounded by MAX_FAILING_HOSTS, each for FAILING_HOST_TTL_MS. */
+  get failingHostCount(): number {
+    this.failing.purgeStale();
+    return this.failing.size;
+  }
 
   /** Events held in all: waiting and running. */
   get size(): number {
@@ -66,6 +84,7 @@ export class HeldEvents {
   claimRoom(): ClaimRoom {
     const left = new Map<string, number>();
     for (const [host] of this.hosts) left.set(host, this.roomFor(host));
+    for (const host of this.failing.keys()) if (!left.has(host)) left.set(host, this.roomFor(host));
     return { total: this.totalRoom(), left, perHost: this.limits.maxHeldPerHost };
   }
 
@@ -127,7 +146,8 @@ export class HeldEvents {
     const state = this.hosts.get(host);
     if (!state) return;
     state.inFlight = Math.max(0, state.inFlight - 1);
-    if (ok !== undefined) state.failing = !ok;
+    if (ok === false) this.failing.set(host, true);
+    else if (ok) this.failing.delete(host);
     state.answersInWindow += 1;
     const elapsed = this.now() - state.windowStart;
     if (elapsed >= PACE_WINDOW_MS) {
@@ -169,7 +189,7 @@ export class HeldEvents {
   heldLimitFor(host: string): number {
     const state = this.hosts.get(host);
     const { maxHeldPerHost, hostConcurrency, maxWaitMs } = this.limits;
-    if (state?.failing) return Math.min(maxHeldPerHost, 2 * hostConcurrency);
+    if (this.failing.has(host)) return Math.min(maxHeldPerHost, 2 * hostConcurrency);
     if (!state || state.pace === null) return maxHeldPerHost;
     return Math.min(maxHeldPerHost, Math.max(4 * hostConcurrency, Math.floor((state.pace * maxWaitMs) / 1000)));
   }
@@ -177,14 +197,14 @@ export class HeldEvents {
   private host(host: string): HostState {
     let state = this.hosts.get(host);
     if (!state) {
-      state = { waiting: [], inFlight: 0, failing: false, pace: null, windowStart: this.now(), answersInWindow: 0 };
+      state = { waiting: [], inFlight: 0, pace: null, windowStart: this.now(), answersInWindow: 0 };
       this.hosts.set(host, state);
     }
     return state;
   }
 
   private forgetIfIdle(host: string, state: HostState): void {
-    // A failing host stays known, so that its smaller limit holds until it answers well again.
-    if (state.waiting.length === 0 && state.inFlight === 0 && !state.failing) this.hosts.delete(host);
+    // A failing host's smaller limit outlives this (see `failing`); its pace is measured anew.
+    if (state.waiting.length === 0 && state.inFlight === 0) this.hosts.delete(host);
   }
 }
