@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { ServiceError } from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { ClientsDatabase } from '../src/db/schema';
-import { registerClients, updateClient } from '../src/domain/client-registry';
+import { findClients, registerClients, updateClient } from '../src/domain/client-registry';
 import type { NewClient } from '../src/domain/client';
 
 let db: Kysely<ClientsDatabase>;
@@ -86,4 +86,56 @@ it('updates only within the tenant and bumps the version', async () => {
     .where('client_id', '=', c.clientId)
     .executeTakeFirstOrThrow();
   expect(row).toEqual({ version: 2, name: 'Ana Paula' });
+});
+
+describe('ERP ids are kept as sent (DESIGN 7)', () => {
+  it('returns the creation spelling; another spelling is the same client', async () => {
+    const tenant = randomUUID();
+    const sent = randomUUID()
+      .toUpperCase()
+      .replace(/^(.{4})/, (p) => p.toLowerCase());
+    const first = await registerClients(db, tenant, [newClient({ clientId: sent })]);
+    expect(first.created.map((c) => c.clientId)).toEqual([sent]);
+
+    const again = await registerClients(db, tenant, [newClient({ clientId: sent.toLowerCase() })]);
+    expect(again).toEqual({ created: [], alreadyRegistered: [sent] });
+    const updated = await updateClient(db, tenant, sent.toLowerCase(), { ...newClient(), name: 'Ana Maria' });
+    expect(updated).toMatchObject({ clientId: sent, name: 'Ana Maria' });
+    expect((await findClients(db, tenant, [sent.toLowerCase()])).map((c) => c.clientId)).toEqual([sent]);
+    const { count } = await db
+      .selectFrom('clients')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('tenant_id', '=', tenant)
+      .executeTakeFirstOrThrow();
+    expect(Number(count)).toBe(1);
+  });
+
+  it('a repeat within one batch in another case is already registered, spelled as the first', async () => {
+    const tenant = randomUUID();
+    const id = randomUUID();
+    const result = await registerClients(db, tenant, [
+      newClient({ clientId: id.toUpperCase() }),
+      newClient({ clientId: id }),
+    ]);
+    expect(result.created.map((c) => c.clientId)).toEqual([id.toUpperCase()]);
+    expect(result.alreadyRegistered).toEqual([id.toUpperCase()]);
+  });
+
+  it('the upgrade gives clients stored before it their stored spelling', async () => {
+    const test = await createTestDatabase();
+    const old = createDatabase<ClientsDatabase>({ url: test.url, schema: SCHEMA });
+    try {
+      await migrateToLatest(old, SCHEMA, { '0001_clients': migrations['0001_clients']! });
+      const tenant = randomUUID();
+      const id = randomUUID();
+      await sql`insert into clients (tenant_id, client_id, name, tax_id, tax_id_normalized)
+        values (${tenant}, ${id.toUpperCase()}, 'Ana', '52998224725', '52998224725')`.execute(old);
+      await migrateToLatest(old, SCHEMA, migrations);
+      const again = await registerClients(old, tenant, [newClient({ clientId: id.toUpperCase() })]);
+      expect(again).toEqual({ created: [], alreadyRegistered: [id] });
+    } finally {
+      await old.destroy();
+      await test.drop();
+    }
+  });
 });

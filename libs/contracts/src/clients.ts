@@ -126,6 +126,7 @@ export interface ClientsLookupCommand {
   client_ids: string[];
 }
 export interface PayerSnapshot {
+  /** As spelled when the client was created; compare in lower case. */
   client_id: string;
   name: string;
   cnpj_cpf: string;

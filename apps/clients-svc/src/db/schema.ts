@@ -3,7 +3,10 @@ import type { ColumnType, Generated, Selectable } from 'kysely';
 /** Tables of schema `clients`. */
 export interface ClientsTable {
   tenant_id: string;
+  /** The key: a uuid, so any spelling of the id matches. */
   client_id: string;
+  /** The id exactly as the ERP sent it when it created the client: what every answer shows. */
+  client_id_as_sent: string;
   name: string;
   /** As the ERP wrote it (punctuation kept). */
   tax_id: string;

@@ -7,37 +7,68 @@ import type { Client, ClientBatchResult, ClientDetails, NewClient } from './clie
 /**
  * Registers a batch of clients in one statement: each new client_id is inserted, an existing one is
  * left as it is (docs/api.md, Clients: "an already registered client is not changed"). Safe under concurrency:
- * ON CONFLICT DO NOTHING makes a racing duplicate land in alreadyRegistered.
+ * ON CONFLICT DO NOTHING makes a racing duplicate land in alreadyRegistered. Ids match in any letter
+ * case (the key is a uuid); every id comes back spelled as it was when its client was created.
  */
 export async function registerClients(
   db: Kysely<ClientsDatabase>,
   tenantId: string,
   clients: NewClient[],
 ): Promise<ClientBatchResult> {
-  const rows = clients.map((c) => ({ tenant_id: tenantId, client_id: c.clientId, ...toColumns(c) }));
+  const rows = clients.map((c) => ({
+    tenant_id: tenantId,
+    client_id: c.clientId,
+    client_id_as_sent: c.clientId,
+    ...toColumns(c),
+  }));
   const inserted = await db
     .insertInto('clients')
     .values(rows)
     .onConflict((oc) => oc.columns(['tenant_id', 'client_id']).doNothing())
     .returningAll()
     .execute();
-  const insertedById = new Map(inserted.map((row) => [row.client_id, row]));
+  const insertedByKey = new Map(inserted.map((row) => [row.client_id, row]));
+  const existing = await spellingsOf(
+    db,
+    tenantId,
+    clients.map((c) => idKey(c.clientId)).filter((key) => !insertedByKey.has(key)),
+  );
   const created: Client[] = [];
   const alreadyRegistered: string[] = [];
+  const reported = new Set<string>();
   for (const c of clients) {
-    const id = c.clientId.toLowerCase();
-    const row = insertedById.get(id);
-    if (row) {
-      created.push(toClient(row));
-      insertedById.delete(id); // a repeat of the same id later in the batch counts as already registered
-    } else {
-      alreadyRegistered.push(id);
-    }
+    const key = idKey(c.clientId);
+    const row = insertedByKey.get(key);
+    // A repeat of the same id later in the batch counts as already registered.
+    if (row && !reported.has(key)) created.push(toClient(row));
+    else alreadyRegistered.push(row?.client_id_as_sent ?? existing.get(key) ?? c.clientId);
+    reported.add(key);
   }
   return { created, alreadyRegistered };
 }
 
-/** Replaces a client's details (PUT semantics: omitted optional fields become empty). */
+/** The key an id is stored under (Postgres prints a uuid in lower case). */
+function idKey(clientId: string): string {
+  return clientId.toLowerCase();
+}
+
+/** How each of these registered ids was spelled at creation, by key. */
+async function spellingsOf(
+  db: Kysely<ClientsDatabase>,
+  tenantId: string,
+  keys: string[],
+): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('clients')
+    .select(['client_id', 'client_id_as_sent'])
+    .where('tenant_id', '=', tenantId)
+    .where('client_id', 'in', [...new Set(keys)])
+    .execute();
+  return new Map(rows.map((r) => [r.client_id, r.client_id_as_sent]));
+}
+
+/** Replaces a client's details (PUT semantics: omitted optional fields become empty); any spelling of the id matches. */
 export async function updateClient(
   db: Kysely<ClientsDatabase>,
   tenantId: string,
@@ -57,7 +88,7 @@ export async function updateClient(
 
 function toColumns(
   c: ClientDetails,
-): Omit<ClientsTable, 'tenant_id' | 'client_id' | 'created_at' | 'updated_at' | 'version'> {
+): Omit<ClientsTable, 'tenant_id' | 'client_id' | 'client_id_as_sent' | 'created_at' | 'updated_at' | 'version'> {
   return {
     name: c.name,
     tax_id: c.taxId,
@@ -78,7 +109,7 @@ function toColumns(
 function toClient(row: ClientRow): Client {
   return {
     tenantId: row.tenant_id,
-    clientId: row.client_id,
+    clientId: row.client_id_as_sent,
     name: row.name,
     taxId: row.tax_id,
     address: row.address,
@@ -94,7 +125,7 @@ function toClient(row: ClientRow): Client {
   };
 }
 
-/** The tenant's clients among `clientIds` (missing ones are simply absent). */
+/** The tenant's clients among `clientIds`, in any spelling (missing ones are simply absent). */
 export async function findClients(
   db: Kysely<ClientsDatabase>,
   tenantId: string,
@@ -105,7 +136,7 @@ export async function findClients(
     .selectFrom('clients')
     .selectAll()
     .where('tenant_id', '=', tenantId)
-    .where('client_id', 'in', [...new Set(clientIds.map((id) => id.toLowerCase()))])
+    .where('client_id', 'in', [...new Set(clientIds.map(idKey))])
     .execute();
   return rows.map(toClient);
 }

@@ -16,6 +16,7 @@ export interface ClientDetails {
 
 export interface Client extends ClientDetails {
   tenantId: string;
+  /** As the ERP spelled it when it created the client. */
   clientId: string;
 }
 
@@ -26,6 +27,6 @@ export interface NewClient extends ClientDetails {
 export interface ClientBatchResult {
   /** Clients inserted by this call, in request order. */
   created: Client[];
-  /** Client ids that already existed (or repeated earlier in the batch): left unchanged. */
+  /** Client ids that already existed (or repeated earlier in the batch), spelled as at creation: left unchanged. */
   alreadyRegistered: string[];
 }

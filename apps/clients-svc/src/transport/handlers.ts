@@ -46,9 +46,16 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, { db }) => 
 
 async function createClients(db: Kysely<ClientsDatabase>, cmd: ClientsCreateCommand): Promise<ClientsCreateResponse> {
   const result = await registerClients(db, cmd.tenant_id, cmd.clients.map(newClientFromWire));
-  const wantsData = new Map(cmd.clients.map((c) => [c.client_id.toLowerCase(), c.return_client_data === true]));
+  // By key (any spelling of an id is the same client); the first mention of an id is the one created.
+  const wantsData = new Map<string, boolean>();
+  for (const c of cmd.clients) {
+    const key = c.client_id.toLowerCase();
+    if (!wantsData.has(key)) wantsData.set(key, c.return_client_data === true);
+  }
   const created: CreatedClient[] = result.created.map((c) =>
-    wantsData.get(c.clientId) ? { client_id: c.clientId, data: toClientData(c) } : { client_id: c.clientId },
+    wantsData.get(c.clientId.toLowerCase())
+      ? { client_id: c.clientId, data: toClientData(c) }
+      : { client_id: c.clientId },
   );
   return {
     status: 'success',

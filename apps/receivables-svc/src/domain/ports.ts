@@ -19,7 +19,7 @@ export interface Payer {
 }
 
 export interface ClientDirectory {
-  /** The tenant's clients among these ids; absent ids are not registered. */
+  /** The tenant's clients among these ids, keyed by the id in lower case; absent ids are not registered. */
   find(tenantId: string, clientIds: string[]): Promise<Map<string, Payer>>;
 }
 

@@ -15,9 +15,10 @@ export class BusClientDirectory implements ClientDirectory {
       { tenant_id: tenantId, client_ids: [...new Set(clientIds)] },
       { service: 'clients' },
     );
+    // Keyed in lower case: clients-svc answers with each id spelled as at its creation.
     return new Map(
       reply.clients.map((c) => [
-        c.client_id,
+        c.client_id.toLowerCase(),
         {
           clientId: c.client_id,
           name: c.name,
