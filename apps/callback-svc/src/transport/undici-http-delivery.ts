@@ -44,6 +44,7 @@ export function createHttpDelivery(opts: {
     bodyTimeout: opts.timeoutMs,
   });
   const userAgent = opts.userAgent ?? 'payments-callbacks/1';
+  const closes = connectionCloses(agent);
   // Checked and parsed once per URL; the DNS check stays per connection.
   const targets = new LRUCache<string, { origin: string; path: string } | UnsafeUrlError>({ max: MAX_TARGETS });
   const targetOf = (url: string) => {
@@ -98,16 +99,54 @@ export function createHttpDelivery(opts: {
       );
       if (unsafe)
         return failure(null, (unsafe as Error).message.replace(/^UnsafeUrlError: /, ''), elapsed(), { refused: true });
-      if (deadline.aborted || causes.some((c) => TIMEOUT_CODES.has((c as { code?: string }).code ?? '')))
+      if (deadline.aborted || causes.some((c) => TIMEOUT_CODES.has((c as { code?: string }).code ?? ''))) {
+        // undici rejects an aborted request before its connection has closed: the attempt ends (and
+        // frees the host's slot) once it has, so the receiver never sees more open than the host limit.
+        if (deadline.aborted) await closes.next(target.origin);
         return status === null
           ? failure(null, `no answer within ${opts.timeoutMs} ms`, elapsed())
           : // The status line came but not the answer: a trickling receiver is not a delivery.
             failure(status, `HTTP ${status}, but the answer was not complete within ${opts.timeoutMs} ms`, elapsed());
+      }
       return failure(status, describeNetworkError(causes), elapsed());
     }
   }
 
   return { post, close: () => agent.close() };
+}
+
+/** The longest an aborted attempt waits for its connection to close. */
+const CLOSE_WAIT_MS = 1_000;
+
+/**
+ * Resolves `next(origin)` at the agent's next 'disconnect' of that origin (an aborted request's
+ * connection closing), or after CLOSE_WAIT_MS at most. Waiters of one origin are served in order.
+ */
+function connectionCloses(agent: Agent): { next(origin: string): Promise<void> } {
+  const waiting = new Map<string, Array<() => void>>();
+  agent.on('disconnect', (origin: URL | string) => {
+    const key = typeof origin === 'string' ? new URL(origin).origin : origin.origin;
+    const queue = waiting.get(key);
+    queue?.shift()?.();
+    if (queue?.length === 0) waiting.delete(key);
+  });
+  return {
+    next(origin) {
+      return new Promise((resolve) => {
+        const queue = waiting.get(origin) ?? [];
+        waiting.set(origin, queue);
+        const done = () => {
+          clearTimeout(timer);
+          const at = queue.indexOf(done);
+          if (at >= 0) queue.splice(at, 1);
+          if (queue.length === 0 && waiting.get(origin) === queue) waiting.delete(origin);
+          resolve();
+        };
+        const timer = setTimeout(done, CLOSE_WAIT_MS);
+        queue.push(done);
+      });
+    },
+  };
 }
 
 /**
