@@ -81,6 +81,11 @@ export interface InstallmentView {
 }
 export interface InstallmentsReply {
   installments: InstallmentView[];
+  /**
+   * The payment slip id exactly as the ERP sent it with the first charge that carried it, whatever
+   * spelling was asked (absent from an older receivables-svc, or when no charge carries it).
+   */
+  payment_slip_id?: string;
   /** The beneficiary of the installments' provider account (null: accepted before accounts existed). */
   payee: Beneficiary | null;
 }

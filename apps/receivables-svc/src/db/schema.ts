@@ -9,9 +9,14 @@ export type RegistrationStatus = 'queued' | 'registered' | 'rejected' | 'skipped
 export interface ReceivablesTable {
   id: string;
   tenant_id: string;
+  /** The ERP's ids as keys: uuids, so any spelling matches. */
   account_receivable_id: string;
   client_id: string;
   payment_slip_id: string;
+  /** The same ids exactly as the ERP sent them when it created the charge: what answers and callbacks show. */
+  account_receivable_id_as_sent: string;
+  client_id_as_sent: string;
+  payment_slip_id_as_sent: string;
   payment_method: number;
   url_callback: string;
   emission_date: ColumnType<string, string, string>;

@@ -24,7 +24,7 @@ export function callbackMessages(requests: CallbackRequest[]): OutboxMessage[] {
 }
 
 /**
- * The callbacks a receivable causes. Event ids are derived from the receivable (and the cancellation
+ * The callbacks a receivable causes; they name it as the ERP spelled it at creation. Event ids are derived from the receivable (and the cancellation
  * request number), so a callback requested twice is one event.
  */
 function callback(
@@ -48,7 +48,7 @@ export type RegisteredRow = Pick<
   | 'id'
   | 'tenant_id'
   | 'url_callback'
-  | 'account_receivable_id'
+  | 'account_receivable_id_as_sent'
   | 'typeable_line'
   | 'barcode'
   | 'our_number'
@@ -61,7 +61,7 @@ export function registeredCallback(row: RegisteredRow): CallbackRequest {
   const payload: RegisteredCallback = {
     success: true,
     type: 'registered',
-    accounts_receivable_id: row.account_receivable_id,
+    accounts_receivable_id: row.account_receivable_id_as_sent,
     payment_data: {
       typeable_line: row.typeable_line ?? '',
       barcode: row.barcode ?? '',
@@ -78,7 +78,7 @@ export function registrationFailedCallback(row: ReceivableRow, code: string, mes
   const payload: RegistrationFailedCallback = {
     success: false,
     type: 'registered',
-    accounts_receivable_id: row.account_receivable_id,
+    accounts_receivable_id: row.account_receivable_id_as_sent,
     error: { code, message },
   };
   return callback(row, 'registered', 'receivable.registration_failed', payload);
@@ -87,7 +87,7 @@ export function registrationFailedCallback(row: ReceivableRow, code: string, mes
 export function cancelledCallback(row: ReceivableRow): CallbackRequest {
   const payload: CancellationCallback = {
     status: 'success',
-    accounts_receivable_id: row.account_receivable_id,
+    accounts_receivable_id: row.account_receivable_id_as_sent,
     message: 'the receivable was cancelled',
   };
   return callback(row, `cancel${row.cancellation_requests}`, 'receivable.cancelled', payload);
@@ -96,7 +96,7 @@ export function cancelledCallback(row: ReceivableRow): CallbackRequest {
 export function cancellationFailedCallback(row: ReceivableRow, message: string): CallbackRequest {
   const payload: CancellationFailedCallback = {
     status: 'error',
-    accounts_receivable_id: row.account_receivable_id,
+    accounts_receivable_id: row.account_receivable_id_as_sent,
     message,
   };
   return callback(row, `cancel${row.cancellation_requests}`, 'receivable.cancellation_failed', payload);
@@ -106,7 +106,7 @@ export function paidCallback(row: ReceivableRow, paymentDate: string): CallbackR
   const payload: PaidCallback = {
     success: true,
     type: 'paid',
-    accounts_receivable_id: row.account_receivable_id,
+    accounts_receivable_id: row.account_receivable_id_as_sent,
     payment_date: paymentDate,
     amount_paid: fromCents(row.amount_paid_cents ?? 0),
     fee_amount: fromCents(row.fee_cents ?? 0),

@@ -8,7 +8,7 @@ import { slipInstructions } from './registration';
  * The installments of a booklet: every receivable of the tenant with that payment_slip_id that is
  * pending or paid, by due date (then id), leaving out cancelled and rejected ones (they are not to be
  * paid). The payee is the beneficiary of the first installment's provider account (null when it was
- * accepted before accounts existed: the sandbox's own payee).
+ * accepted before accounts existed: the sandbox's own payee), and the slip id as the ERP spelled it.
  */
 export async function listInstallments(
   db: Kysely<ReceivablesDatabase>,
@@ -52,5 +52,24 @@ export async function listInstallments(
       },
     };
   });
-  return { installments, payee: rows[0]?.beneficiary ?? null };
+  const spelling = await slipIdAsSent(db, tenantId, paymentSlipId);
+  return { installments, payee: rows[0]?.beneficiary ?? null, ...(spelling ? { payment_slip_id: spelling } : {}) };
+}
+
+/** How the ERP spelled the payment slip id on the first charge it sent with it (any state). */
+async function slipIdAsSent(
+  db: Kysely<ReceivablesDatabase>,
+  tenantId: string,
+  paymentSlipId: string,
+): Promise<string | undefined> {
+  const first = await db
+    .selectFrom('receivables')
+    .select('payment_slip_id_as_sent')
+    .where('tenant_id', '=', tenantId)
+    .where('payment_slip_id', '=', paymentSlipId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return first?.payment_slip_id_as_sent;
 }

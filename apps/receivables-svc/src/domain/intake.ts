@@ -22,7 +22,8 @@ export interface IntakeResult {
 /**
  * Records a batch of charges at once (state pending, their initial state: the history records the
  * transitions after it) with their registration jobs, in one transaction: when this returns, every charge is stored and its registration will happen. An
- * account_receivable_id the tenant already used is not created, registered or called back twice.
+ * account_receivable_id the tenant already used, in any letter case, is not created, registered or
+ * called back twice; the ERP's ids are kept as sent, for answers and callbacks.
  * Every client must be registered; otherwise nothing is stored. Every charge is registered later with
  * the tenant's provider account as it stands now (`account`, stored in the same transaction).
  */
@@ -120,11 +121,14 @@ export const INTAKE_COLUMNS = [
   ['state', 'text'],
   ['registration_status', 'text'],
   ['provider_account_id', 'uuid'],
+  ['account_receivable_id_as_sent', 'text'],
+  ['client_id_as_sent', 'text'],
+  ['payment_slip_id_as_sent', 'text'],
 ] as const;
 
 /**
- * One INSERT ... SELECT FROM unnest(arrays): 21 array parameters whatever the batch size, instead of
- * 21 per row (a 1,000-row VALUES list costs far more to build and to parse). Existing ids are skipped.
+ * One INSERT ... SELECT FROM unnest(arrays): one array parameter per column whatever the batch size,
+ * instead of one per column and row (a 1,000-row VALUES list costs far more to build and to parse). Existing ids are skipped.
  */
 async function insertRows(
   trx: Transaction<ReceivablesDatabase>,
@@ -164,6 +168,9 @@ function toRow(
     account_receivable_id: item.account_receivable_id.toLowerCase(),
     client_id: item.client_id.toLowerCase(),
     payment_slip_id: item.payment_slip_id.toLowerCase(),
+    account_receivable_id_as_sent: item.account_receivable_id,
+    client_id_as_sent: item.client_id,
+    payment_slip_id_as_sent: item.payment_slip_id,
     payment_method: item.payment_method === PaymentMethods.pix ? PaymentMethods.pix : PaymentMethods.hybridSlip,
     url_callback: item.url_callback,
     emission_date: item.emission_date,

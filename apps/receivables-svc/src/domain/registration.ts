@@ -230,7 +230,7 @@ async function recordResults(
         ${charges.map((c) => c.qrcodeImageUrl)}::text[], ${charges.map((c) => c.pdfUrl)}::text[])
         as v(id, charge_id, our_number, barcode, typeable_line, pix, qr, pdf)
       where r.id = v.id and r.registration_status = 'queued'
-      returning r.id, r.tenant_id, r.url_callback, r.account_receivable_id, r.typeable_line, r.barcode, r.our_number, r.pix_copy_and_paste,
+      returning r.id, r.tenant_id, r.url_callback, r.account_receivable_id_as_sent, r.typeable_line, r.barcode, r.our_number, r.pix_copy_and_paste,
         r.qrcode_image_url, r.pdf_url, r.state, r.created_at`.execute(trx);
     newlyRegistered.push(...updated.rows);
     for (const row of updated.rows) {

@@ -14,6 +14,7 @@ import { fromCents } from '@payments/br-format';
 type SummaryRow = Pick<
   ReceivableRow,
   | 'account_receivable_id'
+  | 'account_receivable_id_as_sent'
   | 'client_name'
   | 'state'
   | 'payment_type'
@@ -25,6 +26,7 @@ type SummaryRow = Pick<
 >;
 const SUMMARY_COLUMNS = [
   'account_receivable_id',
+  'account_receivable_id_as_sent',
   'client_name',
   'state',
   'payment_type',
@@ -82,6 +84,7 @@ export async function searchReceivables(
   };
 }
 
+/** One receivable by the ERP's id, in any spelling; it is answered as spelled at creation. */
 export async function consultReceivable(
   db: Kysely<ReceivablesDatabase>,
   tenantId: string,
@@ -102,7 +105,7 @@ export async function consultReceivable(
 function summary(r: SummaryRow, timeZone: string) {
   return {
     common: {
-      accounts_receivable_id: r.account_receivable_id,
+      accounts_receivable_id: r.account_receivable_id_as_sent,
       client_name: r.client_name,
       status_payment: StateLabels[r.state],
       payment_date: r.payment_date ? formatLocalDateTime(r.payment_date, timeZone) : null,
