@@ -110,6 +110,10 @@ function rowFor(tenantId: string, item: ReturnType<typeof itemFor>, payer: Recor
     payer.name,
     'pending',
     'queued',
+    null,
+    item.account_receivable_id,
+    item.client_id,
+    item.payment_slip_id,
   ];
 }
 
