@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   Streams,
   type Beneficiary,
@@ -237,5 +237,56 @@ describe('a retried booklet request (same Idempotency-Key)', () => {
     ]);
     expect(ids.size).toBe(4);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('the payment slip id as the ERP spelled it (DESIGN 7)', () => {
+  it('answers, calls back and prints the spelling of the charges, whatever spelling was asked', async () => {
+    const asSent = `aBcD${randomUUID().slice(4).toUpperCase()}`;
+    const source = new FixedSource({
+      installments: [installment('2027-09-10')],
+      payee: beneficiary,
+      payment_slip_id: asSent,
+    });
+    const tenantId = randomUUID();
+    const accepted = await requestBooklet(db, source, tenantId, asSent.toLowerCase(), 'https://erp.example.com/hook');
+    expect(accepted.paymentSlipId).toBe(asSent);
+    const deps: BuilderDeps = {
+      db,
+      source,
+      store: new PostgresPdfStore(db),
+      links: (id) => `https://api.example.com/downloads/${id}`,
+      logger: createLogger('booklet-builder-test', 'silent'),
+      maxWaitMs: 60_000,
+    };
+    expect(await buildBooklet(deps, { tenant_id: tenantId, booklet_id: accepted.bookletId })).toBe('done');
+    const callbacks = (
+      await db.selectFrom('outbox').select('payload').where('stream', '=', Streams.callbackRequests.name).execute()
+    )
+      .flatMap((row) => (row.payload as CallbackRequestBatch).requests)
+      .filter((r) => r.tenant_id === tenantId);
+    expect(callbacks.map((r) => (r.payload as BookletSentCallback).payment_slip_id)).toEqual([asSent]);
+    const pdf = await deps.store.get(accepted.bookletId);
+    expect((await readPdf(pdf!)).pages.join('\n')).toContain(asSent);
+  });
+
+  it('the upgrade gives booklets stored before it their stored spelling', async () => {
+    const database = await createTestDatabase();
+    const old = createDatabase<BookletsDatabase>({ url: database.url, schema: SCHEMA });
+    try {
+      const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0005'));
+      await migrateToLatest(old, SCHEMA, before);
+      const slip = randomUUID();
+      await sql`insert into booklets (id, tenant_id, payment_slip_id, url_callback, status)
+        values (${randomUUID()}, ${randomUUID()}, ${slip.toUpperCase()}, 'https://erp.example.com/hook', 'queued')`.execute(
+        old,
+      );
+      await migrateToLatest(old, SCHEMA, migrations);
+      const row = await old.selectFrom('booklets').select('payment_slip_id_as_sent').executeTakeFirstOrThrow();
+      expect(row.payment_slip_id_as_sent).toBe(slip);
+    } finally {
+      await old.destroy();
+      await database.drop();
+    }
   });
 });

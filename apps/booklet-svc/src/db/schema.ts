@@ -7,7 +7,10 @@ export type BookletStatus = 'queued' | 'ready' | 'failed';
 export interface BookletsTable {
   id: string;
   tenant_id: string;
+  /** The key (uuid): any spelling matches. */
   payment_slip_id: string;
+  /** As the ERP spelled it on the charges (receivables-svc tells): what answers and callbacks show. */
+  payment_slip_id_as_sent: string;
   url_callback: string;
   status: BookletStatus;
   installment_count: number | null;

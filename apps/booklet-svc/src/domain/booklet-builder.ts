@@ -67,7 +67,7 @@ export async function buildBooklet(deps: BuilderDeps, job: BookletJob): Promise<
   const payee = reply.payee
     ? payeeParty(reply.payee)
     : legacyPayeeParty(await deps.source.payeeName(booklet.tenant_id));
-  const doc: BookletDocument = bookletDocument(booklet.payment_slip_id, payee, installments);
+  const doc: BookletDocument = bookletDocument(booklet.payment_slip_id_as_sent, payee, installments);
   let pdf: Buffer;
   let pageCount: number;
   try {
@@ -142,7 +142,7 @@ function sentCallback(booklet: BookletRow, download: string, installments: numbe
   const payload: BookletSentCallback = {
     success: true,
     type: 'sent',
-    payment_slip_id: booklet.payment_slip_id,
+    payment_slip_id: booklet.payment_slip_id_as_sent,
     download,
     installments,
   };
@@ -153,7 +153,7 @@ function failedCallback(booklet: BookletRow, error: { code: string; message: str
   const payload: BookletFailedCallback = {
     success: false,
     type: 'sent',
-    payment_slip_id: booklet.payment_slip_id,
+    payment_slip_id: booklet.payment_slip_id_as_sent,
     error,
   };
   return callback(booklet, 'booklet.failed', payload);

@@ -8,6 +8,8 @@ import type { InstallmentSource } from './ports';
 
 export interface AcceptedBooklet {
   bookletId: string;
+  /** The payment slip id as the ERP spelled it on its charges (whatever spelling was asked). */
+  paymentSlipId: string;
   installmentCount: number;
   /** Payable installments the provider has not registered yet: the booklet waits for them. */
   waitingForRegistration: number;
@@ -27,7 +29,9 @@ export async function requestBooklet(
   urlCallback: string,
   idempotencyKey?: string,
 ): Promise<AcceptedBooklet> {
-  const installments = bookletInstallments((await source.installments(tenantId, paymentSlipId)).installments);
+  const reply = await source.installments(tenantId, paymentSlipId);
+  const installments = bookletInstallments(reply.installments);
+  const asSent = reply.payment_slip_id ?? paymentSlipId; // absent from an older receivables-svc
   if (installments.length === 0)
     throw new ServiceError('not_found', `no pending or paid receivable has payment_slip_id ${paymentSlipId}`);
   const bookletId = bookletIdFor(tenantId, paymentSlipId, idempotencyKey);
@@ -38,6 +42,7 @@ export async function requestBooklet(
         id: bookletId,
         tenant_id: tenantId,
         payment_slip_id: paymentSlipId,
+        payment_slip_id_as_sent: asSent,
         url_callback: urlCallback,
         status: 'queued',
         installment_count: null,
@@ -59,6 +64,7 @@ export async function requestBooklet(
   });
   return {
     bookletId,
+    paymentSlipId: asSent,
     installmentCount: installments.length,
     waitingForRegistration: installments.filter(awaitsRegistration).length,
   };

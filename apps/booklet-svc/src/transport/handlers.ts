@@ -36,7 +36,7 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
         success: true,
         type: 'preparing',
         message: `the booklet of ${accepted.installmentCount} installment(s) is being prepared; the download link follows by callback.${waiting}`,
-        payment_slip_id: cmd.payment_slip_id,
+        payment_slip_id: accepted.paymentSlipId,
       };
     },
     { queue },
@@ -47,12 +47,12 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
     async (cmd) => {
       const booklet = await deps.db
         .selectFrom('booklets')
-        .select(['payment_slip_id', 'status'])
+        .select(['payment_slip_id_as_sent', 'status'])
         .where('id', '=', cmd.booklet_id)
         .executeTakeFirst();
       const pdf = booklet?.status === 'ready' ? await deps.store.get(cmd.booklet_id) : undefined;
       if (!booklet || !pdf) throw new ServiceError('not_found', 'no such booklet');
-      return { payment_slip_id: booklet.payment_slip_id, pdf_base64: pdf.toString('base64') };
+      return { payment_slip_id: booklet.payment_slip_id_as_sent, pdf_base64: pdf.toString('base64') };
     },
     { queue },
   );
