@@ -13,6 +13,7 @@ export { ClaimCheck } from './claim-check';
 export { CredsFileError, type NatsCredentials } from './auth';
 export { inboxPrefixOf } from './inbox';
 export {
+  DEFAULT_FAIR_WINDOW,
   DurableStreams,
   type BatchHandler,
   type Consumption,

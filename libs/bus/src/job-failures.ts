@@ -67,21 +67,31 @@ export class JobFailures {
    * poison (then it has been dead-lettered, or is retried when that failed).
    */
   async decode<T>(spec: StreamSpec, stream: string, m: JsMsg): Promise<{ value: T } | undefined> {
+    const checked = this.check<T>(spec, m);
+    if (checked.ok) return { value: checked.value };
+    await this.bury(spec, stream, m, checked.problem, JobFailures.failuresOf(m) + 1);
+    return undefined;
+  }
+
+  /** As decode, without dead-lettering poison (undefined): a look at a message that is handled later. */
+  peek<T>(spec: StreamSpec, m: JsMsg): T | undefined {
+    const checked = this.check<T>(spec, m);
+    return checked.ok ? checked.value : undefined;
+  }
+
+  private check<T>(spec: StreamSpec, m: JsMsg): { ok: true; value: T } | { ok: false; problem: string } {
     let value: unknown;
     try {
       value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(m.data));
     } catch (err) {
-      await this.bury(spec, stream, m, `undecodable message: ${(err as Error).message}`, JobFailures.failuresOf(m) + 1);
-      return undefined;
+      return { ok: false, problem: `undecodable message: ${(err as Error).message}` };
     }
-    const validate = this.validator(spec);
-    const checked = validate?.(value);
+    const checked = this.validator(spec)?.(value);
     if (checked && !checked.ok) {
       const problems = checked.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ');
-      await this.bury(spec, stream, m, `invalid message: ${problems}`, JobFailures.failuresOf(m) + 1);
-      return undefined;
+      return { ok: false, problem: `invalid message: ${problems}` };
     }
-    return { value: (checked?.ok ? checked.value : value) as T };
+    return { ok: true, value: (checked?.ok ? checked.value : value) as T };
   }
 
   private validator(spec: StreamSpec): Validator<unknown> | undefined {

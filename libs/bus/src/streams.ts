@@ -22,9 +22,15 @@ import type {
 import type { Logger } from '@payments/logger';
 import { extractFromHeaders, MessagingAttributes, recordFailure } from '@payments/telemetry';
 import { DeadLetterBox } from './dead-letters';
+import { FairQueues } from './fair-queues';
 import { DEFAULT_JOB_MAX_FAILURES, JobFailures } from './job-failures';
 import { DEFAULT_STREAM_MAX_BYTES, streamFill, type StreamFill } from './stream-limits';
 import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
+
+/** consumeFairly's default window: messages held at once, queued per key. */
+export const DEFAULT_FAIR_WINDOW = 512;
+/** The key of a message that cannot be decoded: it is dead-lettered when its turn comes. */
+const POISON = Symbol('poison');
 
 /** A service's stream settings (its config's fields of the same names); the defaults are DEFAULT_*. */
 export interface StreamSettings {
@@ -245,43 +251,11 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     const concurrency = opts.concurrency ?? 16;
     const messages = await this.openConsumer(spec, opts.ackWaitMs ?? 60_000, concurrency * 2);
     const inFlight = new Set<Promise<void>>();
-    const stream = this.streamName(spec);
-
-    const handle = async (m: JsMsg) => {
-      // A failed message's retry copy arrived before its backoff ended: waiting is not a failure.
-      const wait = JobFailures.waitMs(m);
-      if (wait > 0) return m.nak(wait);
-      const { span, context: spanContext } = this.startConsumerSpan(spec, m);
-      let outcome: JobOutcome;
-      try {
-        const decoded = await this.failures.decode<StreamMessage<S, M>>(spec, stream, m);
-        if (!decoded) {
-          span.setAttribute('messaging.nats.dead_lettered', true);
-          return span.end();
-        }
-        outcome = await context.with(spanContext, () =>
-          handler(decoded.value, { deliveryCount: m.info.redeliveryCount }),
-        );
-      } catch (err) {
-        failSpan(span, err);
-        context.with(spanContext, () =>
-          this.logger.error({ err, stream, seq: m.seq }, 'message handler failed; its failure is counted'),
-        );
-        await this.failures.failed(spec, stream, m, err);
-        return span.end();
-      }
-      if (outcome === 'done') m.ack();
-      else {
-        span.setAttribute('messaging.nats.retry_in_ms', outcome.retryInMs);
-        m.nak(outcome.retryInMs);
-      }
-      span.end();
-    };
 
     const loop = (async () => {
       for await (const m of messages) {
         while (inFlight.size >= concurrency) await Promise.race(inFlight);
-        const work: Promise<void> = handle(m).finally(() => inFlight.delete(work));
+        const work: Promise<void> = this.handleOne(spec, handler, m).finally(() => inFlight.delete(work));
         inFlight.add(work);
       }
     })();
@@ -293,6 +267,116 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
         await Promise.allSettled([...inFlight]);
       },
     };
+  }
+
+  /**
+   * As consumeEach, but fair across keys (e.g. tenants): up to `window` messages are held, queued per
+   * `key` of their payload, and started round-robin across the keys that have some queued, so a key
+   * with a long backlog and one with a few messages take turns. Outcomes, failures and dead letters
+   * are consumeEach's. The fairness is only as wide as the window: messages beyond it are still taken
+   * in stream order, so a key whose messages lie behind more than `window` of another's waits until
+   * the window reaches them. Held messages are kept from redelivery with in-progress acks (every
+   * third of ackWaitMs), and a message's ack wait starts again when its handler starts. On stop,
+   * queued messages are released (nak) for another consumer at once, and those in flight finish.
+   */
+  async consumeFairly<S extends RegisteredStream<M>>(
+    spec: S,
+    handler: MessageHandler<StreamMessage<S, M>>,
+    opts: { key: (item: StreamMessage<S, M>) => string; concurrency?: number; ackWaitMs?: number; window?: number },
+  ): Promise<Consumption> {
+    const concurrency = opts.concurrency ?? 16;
+    const ackWaitMs = opts.ackWaitMs ?? 60_000;
+    const window = Math.max(concurrency, opts.window ?? DEFAULT_FAIR_WINDOW);
+    // The client's own buffer stays small: what it holds unread is not yet kept alive by the window.
+    const messages = await this.openConsumer(spec, ackWaitMs, Math.min(window, Math.max(concurrency * 2, 64)));
+    const queues = new FairQueues<JsMsg>();
+    const inFlight = new Set<Promise<void>>();
+    let spaceFreed: (() => void) | undefined;
+
+    let stopping = false;
+    const pump = () => {
+      while (!stopping && inFlight.size < concurrency) {
+        const m = queues.next();
+        if (!m) return;
+        m.working(); // its handler gets a whole ack wait, however long it was queued
+        const work: Promise<void> = this.handleOne(spec, handler, m)
+          .catch((err: unknown) => this.logger.error({ err, seq: m.seq }, 'could not settle a job message'))
+          .finally(() => {
+            inFlight.delete(work);
+            spaceFreed?.();
+            pump();
+          });
+        inFlight.add(work);
+      }
+    };
+    // Poison has no key; it gets a queue of its own, and handleOne dead-letters it.
+    const keyOf = (m: JsMsg): string | symbol => {
+      const item = this.failures.peek<StreamMessage<S, M>>(spec, m);
+      return item === undefined ? POISON : opts.key(item);
+    };
+    const keepAlive = setInterval(() => queues.forEach((m) => m.working()), Math.max(1, Math.floor(ackWaitMs / 3)));
+    keepAlive.unref();
+
+    const loop = (async () => {
+      for await (const m of messages) {
+        while (!stopping && queues.size + inFlight.size >= window) await new Promise<void>((r) => (spaceFreed = r));
+        spaceFreed = undefined;
+        if (stopping) m.nak();
+        else {
+          queues.push(keyOf(m), m);
+          pump();
+        }
+      }
+    })();
+
+    return {
+      async stop() {
+        stopping = true;
+        spaceFreed?.();
+        await messages.close().catch(() => undefined);
+        await loop.catch(() => undefined);
+        clearInterval(keepAlive);
+        for (let m = queues.next(); m; m = queues.next()) m.nak();
+        await Promise.allSettled([...inFlight]);
+      },
+    };
+  }
+
+  /** One message through its handler: acked, retried, counted as a failure or dead-lettered (see consumeEach). */
+  private async handleOne<S extends RegisteredStream<M>>(
+    spec: S,
+    handler: MessageHandler<StreamMessage<S, M>>,
+    m: JsMsg,
+  ): Promise<void> {
+    const stream = this.streamName(spec);
+    // A failed message's retry copy arrived before its backoff ended: waiting is not a failure.
+    const wait = JobFailures.waitMs(m);
+    if (wait > 0) return m.nak(wait);
+    const { span, context: spanContext } = this.startConsumerSpan(spec, m);
+    let outcome: JobOutcome;
+    try {
+      const decoded = await this.failures.decode<StreamMessage<S, M>>(spec, stream, m);
+      if (!decoded) {
+        span.setAttribute('messaging.nats.dead_lettered', true);
+        return span.end();
+      }
+      outcome = await context.with(spanContext, () =>
+        handler(decoded.value, { deliveryCount: m.info.redeliveryCount }),
+      );
+    } catch (err) {
+      failSpan(span, err);
+      context.with(spanContext, () =>
+        this.logger.error({ err, stream, seq: m.seq }, 'message handler failed; its failure is counted'),
+      );
+      await this.failures.failed(spec, stream, m, err);
+      return span.end();
+    }
+    if (outcome === 'done') m.ack();
+    else {
+      span.setAttribute('messaging.nats.retry_in_ms', outcome.retryInMs);
+      m.nak(outcome.retryInMs);
+    }
+    span.end();
   }
 
   private async openConsumer(spec: StreamSpec, ackWaitMs: number, maxMessages: number): Promise<ConsumerMessages> {

@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { StreamSpec } from '@payments/contracts';
+import { createLogger } from '@payments/logger';
+import { connectBus, type Bus, type Consumption } from '../src';
+import { FairQueues } from '../src/fair-queues';
+
+/**
+ * consumeFairly on a real NATS: a key with a long backlog does not hold back another key's few jobs
+ * (within the window); held jobs are not redelivered while they wait; failures and poison are
+ * dead-lettered as by consumeEach.
+ */
+
+const logger = createLogger('fair-consumer-test', 'silent');
+const prefix = `t${randomBytes(4).toString('hex')}`;
+const jobSchema = Type.Object({ key: Type.String({ minLength: 1 }), n: Type.Integer() });
+const streamOf = (name: string) =>
+  ({
+    name,
+    subject: `${name}.todo`,
+    consumer: `${name}-worker`,
+    duplicateWindowMs: 60_000,
+    messageSchema: jobSchema,
+  }) as const satisfies StreamSpec;
+const fair = streamOf('fair');
+const fifo = streamOf('fifo');
+const narrow = streamOf('narrow');
+const held = streamOf('held');
+const failing = streamOf('failing');
+const specs = [fair, fifo, narrow, held, failing];
+type Job = { key: string; n: number };
+type TestRegistry = {
+  requests: Record<string, never>;
+  streams: Record<`${'fair' | 'fifo' | 'narrow' | 'held' | 'failing'}.todo`, Job>;
+};
+let bus: Bus<TestRegistry>;
+
+beforeAll(async () => {
+  bus = await connectBus<TestRegistry>({
+    url: 'nats://127.0.0.1:4222',
+    prefix,
+    name: 'fair-consumer-test',
+    logger,
+    streamSettings: { jobMaxFailures: 3, jobFailureBackoffMs: 50 },
+  });
+  await bus.streams.ensure(...specs);
+});
+
+afterAll(async () => {
+  const jsm = await bus.connection.jetstreamManager();
+  for (const name of [...specs.map((s) => s.name), 'dead_letters'])
+    await jsm.streams.delete(`${prefix}_${name}`).catch(() => undefined);
+  await bus.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const until = async (check: () => boolean | Promise<boolean>, ms = 20_000) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(20);
+  }
+};
+
+/** Publishes `count` jobs of `key`, in order. */
+async function publish(spec: (typeof specs)[number], key: string, count: number): Promise<void> {
+  for (let n = 0; n < count; n++) await bus.streams.publish(spec, { key, n }, `${spec.name}-${key}-${n}`);
+}
+
+/** The order in which jobs started, as `<key><n>`, under a handler that takes `ms` per job. */
+function slowHandler(ms: number) {
+  const started: string[] = [];
+  const handler = async (job: Job) => {
+    started.push(`${job.key}${job.n}`);
+    await sleep(ms);
+    return 'done' as const;
+  };
+  return { started, handler };
+}
+
+/** How many of key A's jobs had started when the last of B's started. */
+const aStartedBeforeLastB = (started: string[]) =>
+  started.slice(0, started.lastIndexOf('B4')).filter((s) => s.startsWith('A')).length;
+
+it('starts a small key between the jobs of a long backlog, round-robin', async () => {
+  await publish(fair, 'A', 200);
+  await publish(fair, 'B', 5);
+  const { started, handler } = slowHandler(10);
+  const consumption = await bus.streams.consumeFairly(fair, handler, { key: (job) => job.key, concurrency: 2 });
+  try {
+    await until(() => started.length === 205);
+    expect(started.filter((s) => s.startsWith('B'))).toEqual(['B0', 'B1', 'B2', 'B3', 'B4']);
+    expect(aStartedBeforeLastB(started)).toBeLessThan(30);
+    // Each key in its own order.
+    expect(started.filter((s) => s.startsWith('A'))).toEqual(Array.from({ length: 200 }, (_, n) => `A${n}`));
+  } finally {
+    await consumption.stop();
+  }
+});
+
+it('consumeEach, for comparison, starts them in stream order: B after the whole backlog', async () => {
+  await publish(fifo, 'A', 200);
+  await publish(fifo, 'B', 5);
+  const { started, handler } = slowHandler(1);
+  const consumption = await bus.streams.consumeEach(fifo, handler, { concurrency: 2 });
+  try {
+    await until(() => started.length === 205);
+    expect(aStartedBeforeLastB(started)).toBeGreaterThanOrEqual(198);
+  } finally {
+    await consumption.stop();
+  }
+});
+
+it('is fair only inside its window: jobs behind more than `window` of another key wait for it', async () => {
+  await publish(narrow, 'A', 100);
+  await publish(narrow, 'B', 5);
+  const { started, handler } = slowHandler(1);
+  const consumption = await bus.streams.consumeFairly(narrow, handler, {
+    key: (job) => job.key,
+    concurrency: 2,
+    window: 10,
+  });
+  try {
+    await until(() => started.length === 105);
+    // B's first job enters the window only once at most 9 of A's are still held.
+    expect(started.indexOf('B0')).toBeGreaterThanOrEqual(90);
+  } finally {
+    await consumption.stop();
+  }
+});
+
+it('keeps held jobs from redelivery past the ack wait, and gives each handler a whole ack wait', async () => {
+  await publish(held, 'A', 8);
+  const runs = new Map<number, number>();
+  const consumption = await bus.streams.consumeFairly(
+    held,
+    async (job) => {
+      runs.set(job.n, (runs.get(job.n) ?? 0) + 1);
+      await sleep(400);
+      return 'done';
+    },
+    // 8 jobs one at a time take 3.2 s: the last ones wait three ack waits in the window.
+    { key: (job) => job.key, concurrency: 1, ackWaitMs: 1_000 },
+  );
+  try {
+    await until(() => runs.size === 8);
+    await sleep(1_500); // a redelivery would come within an ack wait
+    expect([...runs.values()]).toEqual(Array(8).fill(1));
+  } finally {
+    await consumption.stop();
+  }
+});
+
+it('counts failures and dead-letters as consumeEach does: a failing job, and poison', async () => {
+  const calls = new Map<string, number>();
+  let consumption: Consumption | undefined;
+  try {
+    consumption = await bus.streams.consumeFairly(
+      failing,
+      async (job) => {
+        const id = `${job.key}${job.n}`;
+        calls.set(id, (calls.get(id) ?? 0) + 1);
+        if (job.key === 'broken') throw new Error('always fails');
+        if (job.key === 'outage') return (calls.get(id) ?? 0) <= 4 ? { retryInMs: 20 } : 'done';
+        return 'done';
+      },
+      { key: (job) => job.key, concurrency: 2 },
+    );
+    await publish(failing, 'broken', 1);
+    await publish(failing, 'outage', 1);
+    await bus.streams.publishJson(failing, '{"key": ', 'failing-poison');
+    await publish(failing, 'fine', 1);
+    await until(async () => (await bus.streams.deadLetters.list()).length === 2);
+    await until(() => calls.get('outage0') === 5 && calls.get('fine0') === 1);
+    const dead = await bus.streams.deadLetters.list();
+    expect(dead.map((d) => [d.msg_id, d.failures, d.error.split(':')[0]]).sort()).toEqual([
+      ['failing-broken-0', 3, 'always fails'],
+      ['failing-poison', 1, 'undecodable message'],
+    ]);
+    expect(calls.get('broken0')).toBe(3);
+  } finally {
+    await consumption?.stop();
+  }
+});
+
+it('FairQueues: takes turns across keys, each key in its own order', () => {
+  const queues = new FairQueues<string>();
+  for (const item of ['a1', 'a2', 'a3', 'b1', 'c1', 'b2']) queues.push(item[0], item);
+  expect(queues.size).toBe(6);
+  const taken: Array<string | undefined> = [];
+  for (let i = 0; i < 7; i++) taken.push(queues.next());
+  expect(taken).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3', undefined]);
+  expect(queues.size).toBe(0);
+});
