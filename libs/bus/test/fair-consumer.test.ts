@@ -14,7 +14,7 @@ import { FairQueues } from '../src/fair-queues';
 const logger = createLogger('fair-consumer-test', 'silent');
 const prefix = `t${randomBytes(4).toString('hex')}`;
 const jobSchema = Type.Object({ key: Type.String({ minLength: 1 }), n: Type.Integer() });
-const streamOf = (name: string) =>
+const streamOf = <N extends string>(name: N) =>
   ({
     name,
     subject: `${name}.todo`,
@@ -31,7 +31,7 @@ const specs = [fair, fifo, narrow, held, failing];
 type Job = { key: string; n: number };
 type TestRegistry = {
   requests: Record<string, never>;
-  streams: Record<`${'fair' | 'fifo' | 'narrow' | 'held' | 'failing'}.todo`, Job>;
+  streams: Record<(typeof specs)[number]['subject'], Job>;
 };
 let bus: Bus<TestRegistry>;
 
