@@ -59,7 +59,13 @@ export async function startCallbackService(
     logger,
   });
   // The engine is made below; the gauge reads it only at scrape time.
-  const observed = callbackMetrics({ registry: metrics, store, logger, heldCount: () => engine.heldCount });
+  const observed = callbackMetrics({
+    registry: metrics,
+    store,
+    logger,
+    heldCount: () => engine.heldCount,
+    failingHostCount: () => engine.failingHostCount,
+  });
   const http = createHttpDelivery({
     timeoutMs: config.timeoutMs,
     policy: config.nodeEnv === 'production' ? 'public-only' : 'allow-private',

@@ -23,6 +23,8 @@ export const MetricNames = {
   callbackDeliveriesWaiting: 'callback_deliveries_waiting',
   /** Gauge: claimed callback events this worker holds in memory, waiting for a slot or in flight. */
   callbackDeliveriesHeld: 'callback_deliveries_held',
+  /** Gauge: receiving hosts this worker remembers as failing (bounded: 10,000, each 10 min after its last failure). */
+  callbackFailingHosts: 'callback_failing_hosts',
   /** Counter {stream}: job messages dead-lettered (failed JOB_MAX_FAILURES times, or poison). */
   jobsDeadLettered: 'jobs_dead_lettered_total',
   /** Gauge {stream}: a JetStream stream's bytes over its max_bytes (STREAM_MAX_BYTES), 0..1. */

@@ -162,6 +162,11 @@ export class DeliveryEngine {
     return this.held.size;
   }
 
+  /** Receiving hosts remembered as failing. */
+  get failingHostCount(): number {
+    return this.held.failingHostCount;
+  }
+
   start(): void {
     this.running = true;
     this.wake();

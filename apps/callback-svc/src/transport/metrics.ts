@@ -14,6 +14,8 @@ export interface CallbackMetricsConfig {
   readonly logger: Logger;
   /** Claimed events the delivery engine holds now, read at scrape time. */
   readonly heldCount: () => number;
+  /** Hosts the delivery engine remembers as failing, read at scrape time. */
+  readonly failingHostCount: () => number;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface CallbackMetricsConfig {
  * attempt listener, so the domain knows nothing of Prometheus) and the delivery queue depth (read
  * from Postgres at scrape time, cached), and the events this worker holds claimed.
  */
-export function callbackMetrics({ registry, store, logger, heldCount }: CallbackMetricsConfig): {
+export function callbackMetrics({ registry, store, logger, heldCount, failingHostCount }: CallbackMetricsConfig): {
   onAttempt: AttemptListener;
 } {
   const attempts = new Counter({
@@ -49,6 +51,14 @@ export function callbackMetrics({ registry, store, logger, heldCount }: Callback
     registers: [registry],
     collect() {
       this.set(heldCount());
+    },
+  });
+  new Gauge({
+    name: MetricNames.callbackFailingHosts,
+    help: 'Receiving hosts this worker remembers as failing (held to a smaller share); idle ones expire',
+    registers: [registry],
+    collect() {
+      this.set(failingHostCount());
     },
   });
   return {
