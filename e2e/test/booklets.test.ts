@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BookletResponse, Problem } from '@payments/contracts';
+import { signLink } from '@payments/signed-links';
 import { readPdf } from '@payments/test-support/pdf-text';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 import { CallbackReceiver, waitFor } from '../support/receiver';
@@ -114,7 +115,6 @@ it('builds a 12-installment booklet: preparing, then a sent callback whose signe
 });
 
 it('answers 410 for an expired link', async () => {
-  const { signLink } = await import('@payments/signed-links');
   const id = randomUUID();
   const own = signLink('development-download-link-secret', id, new Date(Date.now() - 1000));
   expect(
