@@ -1,11 +1,14 @@
 /**
- * One FIFO queue per key, taken round-robin across the keys that have something queued: a key with
- * a thousand items and a key with one take turns, each in its own order.
+ * One FIFO queue per key, and turns across the keys that have something queued: the next item is the
+ * oldest of the key with the fewest items running (ties: the key whose turn came longest ago). A key
+ * with a thousand items and a key with one share the running slots equally, each in its own order.
  */
 export class FairQueues<T> {
   private readonly queues = new Map<string | symbol, T[]>();
   /** Keys with something queued, in the order of their next turn. */
   private readonly turns: Array<string | symbol> = [];
+  /** Items taken and not yet finished, per key. */
+  private readonly running = new Map<string | symbol, number>();
   private count = 0;
 
   /** Items queued, over every key. */
@@ -23,19 +26,34 @@ export class FairQueues<T> {
     this.count += 1;
   }
 
-  /** The next key's oldest item (that key goes to the back of the turns), or undefined when empty. */
-  next(): T | undefined {
-    const key = this.turns.shift();
-    if (key === undefined) return undefined;
+  /** The next item and its key, counted as running until finished(key); undefined when nothing is queued. */
+  next(): { key: string | symbol; item: T } | undefined {
+    if (this.turns.length === 0) return undefined;
+    let turn = 0;
+    for (let i = 1; i < this.turns.length; i++)
+      if (this.runningOf(this.turns[i]) < this.runningOf(this.turns[turn])) turn = i;
+    const [key] = this.turns.splice(turn, 1);
     const queue = this.queues.get(key)!;
     const item = queue.shift()!;
     if (queue.length > 0) this.turns.push(key);
     else this.queues.delete(key);
     this.count -= 1;
-    return item;
+    this.running.set(key, this.runningOf(key) + 1);
+    return { key, item };
+  }
+
+  /** An item of `key` taken with next() has finished. */
+  finished(key: string | symbol): void {
+    const n = this.runningOf(key) - 1;
+    if (n > 0) this.running.set(key, n);
+    else this.running.delete(key);
   }
 
   forEach(visit: (item: T) => void): void {
     for (const queue of this.queues.values()) queue.forEach(visit);
+  }
+
+  private runningOf(key: string | symbol): number {
+    return this.running.get(key) ?? 0;
   }
 }

@@ -271,8 +271,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
 
   /**
    * As consumeEach, but fair across keys (e.g. tenants): up to `window` messages are held, queued per
-   * `key` of their payload, and started round-robin across the keys that have some queued, so a key
-   * with a long backlog and one with a few messages take turns. Outcomes, failures and dead letters
+   * `key` of their payload, and each free slot goes to the key with the fewest running (FairQueues), so
+   * a key with a long backlog and one with a few messages share the `concurrency` slots equally. Outcomes, failures and dead letters
    * are consumeEach's. The fairness is only as wide as the window: messages beyond it are still taken
    * in stream order, so a key whose messages lie behind more than `window` of another's waits until
    * the window reaches them. Held messages are kept from redelivery with in-progress acks (every
@@ -296,12 +296,14 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     let stopping = false;
     const pump = () => {
       while (!stopping && inFlight.size < concurrency) {
-        const m = queues.next();
-        if (!m) return;
+        const taken = queues.next();
+        if (!taken) return;
+        const { key, item: m } = taken;
         m.working(); // its handler gets a whole ack wait, however long it was queued
         const work: Promise<void> = this.handleOne(spec, handler, m)
           .catch((err: unknown) => this.logger.error({ err, seq: m.seq }, 'could not settle a job message'))
           .finally(() => {
+            queues.finished(key);
             inFlight.delete(work);
             spaceFreed?.();
             pump();
@@ -336,7 +338,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
         await messages.close().catch(() => undefined);
         await loop.catch(() => undefined);
         clearInterval(keepAlive);
-        for (let m = queues.next(); m; m = queues.next()) m.nak();
+        for (let taken = queues.next(); taken; taken = queues.next()) taken.item.nak();
         await Promise.allSettled([...inFlight]);
       },
     };

@@ -82,7 +82,7 @@ function slowHandler(ms: number) {
 const aStartedBeforeLastB = (started: string[]) =>
   started.slice(0, started.lastIndexOf('B4')).filter((s) => s.startsWith('A')).length;
 
-it('starts a small key between the jobs of a long backlog, round-robin', async () => {
+it('starts a small key between the jobs of a long backlog', async () => {
   await publish(fair, 'A', 200);
   await publish(fair, 'B', 5);
   const { started, handler } = slowHandler(10);
@@ -183,12 +183,37 @@ it('counts failures and dead-letters as consumeEach does: a failing job, and poi
   }
 });
 
-it('FairQueues: takes turns across keys, each key in its own order', () => {
+it('FairQueues: the next item is of the key with the fewest running, each key in its own order', () => {
   const queues = new FairQueues<string>();
-  for (const item of ['a1', 'a2', 'a3', 'b1', 'c1', 'b2']) queues.push(item[0], item);
-  expect(queues.size).toBe(6);
-  const taken: Array<string | undefined> = [];
-  for (let i = 0; i < 7; i++) taken.push(queues.next());
-  expect(taken).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3', undefined]);
+  for (const item of ['a1', 'a2', 'a3', 'a4', 'b1', 'c1', 'b2']) queues.push(item[0], item);
+  expect(queues.size).toBe(7);
+  const take = () => queues.next()?.item;
+  // Nothing runs: turns in order of arrival.
+  expect([take(), take(), take()]).toEqual(['a1', 'b1', 'c1']);
+  // One each running: a, b, then a again (c has nothing queued).
+  expect([take(), take()]).toEqual(['a2', 'b2']);
+  // a has two running, b two, c one: c has nothing queued, a goes on.
+  expect(take()).toBe('a3');
+  queues.push('c', 'c2');
+  expect(take()).toBe('c2'); // c runs 1, a 3: c first
+  queues.finished('a');
+  queues.finished('a');
+  expect(take()).toBe('a4');
+  expect(take()).toBeUndefined();
   expect(queues.size).toBe(0);
+});
+
+it('FairQueues: a key that arrives while another holds every slot gets the next free one', () => {
+  const queues = new FairQueues<string>();
+  for (let n = 0; n < 10; n++) queues.push('a', `a${n}`);
+  const running = [queues.next()!, queues.next()!, queues.next()!, queues.next()!];
+  expect(running.map((t) => t.item)).toEqual(['a0', 'a1', 'a2', 'a3']);
+  queues.push('b', 'b0');
+  queues.push('b', 'b1');
+  queues.finished('a');
+  expect(queues.next()?.item).toBe('b0');
+  queues.finished('a');
+  expect(queues.next()?.item).toBe('b1'); // b runs 1, a 2
+  queues.finished('a');
+  expect(queues.next()?.item).toBe('a4');
 });
