@@ -21,7 +21,9 @@ export type WorkerDeps = RegistrationDeps &
  */
 export const startWorkers: StartWorkers<WorkerDeps> = async (bus, deps) => {
   // A registration job is a chunk of up to 100 receivables: one provider batch call, one write transaction.
-  const registrations = await bus.streams.consumeEach(
+  // Tenants take turns (DESIGN §7): one tenant's backlog does not hold back another's few jobs, as far as
+  // the consumer's window (DEFAULT_FAIR_WINDOW jobs) reaches. Cancellations are few: stream order.
+  const registrations = await bus.streams.consumeFairly(
     Streams.receivableRegistrations,
     async (job, info) => {
       await deps.priority.giveWay();
@@ -29,7 +31,7 @@ export const startWorkers: StartWorkers<WorkerDeps> = async (bus, deps) => {
       deps.onEnqueued();
       return outcome;
     },
-    { concurrency: deps.registrationConcurrency, ackWaitMs: 120_000 },
+    { key: (job) => job.tenant_id, concurrency: deps.registrationConcurrency, ackWaitMs: 120_000 },
   );
   const cancellations = await bus.streams.consumeEach(
     Streams.receivableCancellations,
