@@ -6,9 +6,7 @@
  * >= 1,000 charges/s. Every app runs as its own process, as `npm start` runs them.
  */
 import { randomUUID } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, openAdminDatabase } from '@payments/gateway';
@@ -19,44 +17,15 @@ import {
   cpuSeconds,
   cpuSecondsOf,
   fmt,
+  freePort,
   percentile,
   randomPrefix,
+  startApp,
 } from './support';
 
 const TOTAL = Number(process.env.BENCH_CHARGES ?? 20_000);
 const BATCH = 1_000;
 const CONCURRENT_POSTS = Number(process.env.BENCH_CONCURRENT_POSTS ?? 2);
-const root = join(__dirname, '..');
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-function startApp(app: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      ...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []),
-      '--import',
-      'tsx',
-      join(root, 'apps', app, 'src', 'main.ts'),
-    ],
-    { cwd: root, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes(ready)) resolve(child);
-      if (out.length > 100_000) out = out.slice(-10_000);
-    });
-    child.once('exit', (code) => reject(new Error(`${app} exited ${code}`)));
-  });
-}
 
 function itemFor(clientId: string, url: string, i: number) {
   return {

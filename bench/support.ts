@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 /** Shared helpers for the benchmarks: percentiles, a counting receiver, formatting. */
 export function percentile(sorted: number[], p: number): number {
@@ -112,4 +114,43 @@ export function cpuSecondsOf(pattern: RegExp): number {
  */
 export function developmentUnlessSet(): void {
   if (!process.env.NODE_ENV) process.env.NODE_ENV = 'development';
+}
+
+/** A TCP port free at the time of asking (for an app the bench starts). */
+export async function freePort(): Promise<number> {
+  const s = createNetServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/**
+ * Starts apps/<app>/src/main.ts in its own Node process, as `npm start` does, and resolves once its
+ * output says `ready`. BENCH_PROFILE=<app> writes a CPU profile of that app to /tmp/prof.
+ */
+export function startApp(app: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_PROFILE === app ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []),
+      '--import',
+      'tsx',
+      join(__dirname, '..', 'apps', app, 'src', 'main.ts'),
+    ],
+    {
+      cwd: join(__dirname, '..'),
+      env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes(ready)) resolve(child);
+      if (out.length > 100_000) out = out.slice(-10_000);
+    });
+    child.once('exit', (code) => reject(new Error(`${app} exited ${code}`)));
+  });
 }

@@ -1,0 +1,284 @@
+/**
+ * bench/fairness: one tenant's backlog must not delay another tenant's small batch (DESIGN.md §7).
+ * Tenant A posts 20,000 charges (20 POSTs of 1,000) through the gateway; while at least 10,000 of them
+ * still wait for their registered callback, tenant B (its own receiver, another host) posts 10 batches
+ * of 10. Measured per charge: POST to registered callback. Baseline in the same run: B's 10 batches of
+ * 10 with no backlog. Target: B's p99 under 2 s while A's backlog drains. Every app runs as its own
+ * process, as `npm start` runs them; the rate limit is off (RATE_LIMIT_PER_SECOND=0), so A's 20,000
+ * are accepted as fast as intake takes them.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { createTestDatabase } from '@payments/db';
+import { createTenant, openAdminDatabase } from '@payments/gateway';
+import { CountingReceiver, developmentUnlessSet, fmt, freePort, percentile, randomPrefix, startApp } from './support';
+
+const A_TOTAL = Number(process.env.BENCH_CHARGES ?? 20_000);
+const A_BATCH = 1_000;
+const A_CONCURRENT_POSTS = 2;
+const B_BATCHES = 10;
+const B_BATCH = 10;
+/**
+ * B posts its batches one after another, as an ERP sends its batches; BENCH_B_GAP_MS waits between
+ * them. A gap under INTAKE_PRIORITY_QUIET_MS (250 ms) keeps intake busy, so registration defers, up to
+ * INTAKE_PRIORITY_MAX_DEFER_MS (2 s), until B's posting ends.
+ */
+const B_GAP_MS = Number(process.env.BENCH_B_GAP_MS ?? 0);
+const TARGET_P99_MS = 2_000;
+
+interface Tenant {
+  name: string;
+  tenantId: string;
+  api: string;
+  headers: Record<string, string>;
+  clientId: string;
+  receiver: CountingReceiver;
+  /** When the POST carrying each charge (account_receivable_id) was sent. */
+  postedAt: Map<string, number>;
+}
+
+async function setUpTenant(name: string, api: string, databaseUrl: string): Promise<Tenant> {
+  const admin = await openAdminDatabase(databaseUrl);
+  const tenant = await createTenant(admin, name);
+  await admin.destroy();
+  const auth = await fetch(`${api}/authenticate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tenant.integration_token}` },
+  });
+  const { access_token } = (await auth.json()) as { access_token: string };
+  const headers = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
+  const clientId = randomUUID();
+  const res = await fetch(`${api}/clients`, {
+    method: 'POST',
+    headers: { ...headers, 'idempotency-key': randomUUID() },
+    body: JSON.stringify([{ client_id: clientId, name: 'Maria da Silva', cnpj_cpf: '529.982.247-25' }]),
+  });
+  if (!res.ok) throw new Error(`POST /clients answered ${res.status}: ${await res.text()}`);
+  const receiver = await new CountingReceiver().start();
+  return { name, tenantId: tenant.tenant_id, api, headers, clientId, receiver, postedAt: new Map() };
+}
+
+function itemFor(tenant: Tenant, i: number) {
+  return {
+    url_callback: tenant.receiver.url,
+    client_id: tenant.clientId,
+    payment_slip_id: randomUUID(),
+    account_receivable_id: randomUUID(),
+    payment_method: i % 2 === 0 ? 1 : 3,
+    items: [{ description: 'Mensalidade', quantity: 1, price: 99.9 }],
+    due_date: '2026-12-20',
+    emission_date: '2026-11-23',
+    value: 99.9,
+    discount_type: 'NaoTemDesconto',
+    fine_value: 2,
+    interest_amount: 0.03,
+  };
+}
+
+/** Posts one batch of `size` charges; resolves with their ids once it is accepted (202). */
+async function post(tenant: Tenant, size: number): Promise<string[]> {
+  const batch = Array.from({ length: size }, (_, i) => itemFor(tenant, i));
+  const body = JSON.stringify(batch);
+  const sentAt = Date.now();
+  const res = await fetch(`${tenant.api}/accounts-receivable`, {
+    method: 'POST',
+    headers: { ...tenant.headers, 'idempotency-key': randomUUID() },
+    body,
+  });
+  if (res.status !== 202) throw new Error(`${tenant.name}: POST answered ${res.status}: ${await res.text()}`);
+  const ids = batch.map((item) => item.account_receivable_id);
+  for (const id of ids) tenant.postedAt.set(id, sentAt);
+  return ids;
+}
+
+/** POST-to-callback latency (ms) of these charges, sorted; every one must have been called back. */
+function latencies(tenant: Tenant, ids: string[]): number[] {
+  return ids
+    .map((id) => {
+      const at = tenant.receiver.bodies.get(id);
+      if (at === undefined) throw new Error(`${tenant.name}: no callback for ${id}`);
+      return at - tenant.postedAt.get(id)!;
+    })
+    .sort((a, b) => a - b);
+}
+
+/** Charges of `ids` not called back yet. */
+const backlogOf = (tenant: Tenant, ids: string[]) => ids.filter((id) => !tenant.receiver.bodies.has(id)).length;
+
+const until = async (check: () => boolean, timeoutMs: number, what: string) => {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+/** B's 10 batches of 10, each once the previous was accepted; `onPost` is told before each. Resolves with every id. */
+async function postSmallBatches(tenant: Tenant, onPost: () => void = () => undefined): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < B_BATCHES; i++) {
+    if (i > 0 && B_GAP_MS > 0) await new Promise((r) => setTimeout(r, B_GAP_MS));
+    onPost();
+    ids.push(...(await post(tenant, B_BATCH)));
+  }
+  return ids;
+}
+
+const summary = (sorted: number[]) =>
+  `p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(percentile(sorted, 99))} ms, max ${fmt(sorted[sorted.length - 1])} ms`;
+
+/**
+ * Where B's charges spent their time, from the services' own tables: POST to registered (committed
+ * in receivables-svc), registered to stored as a callback event in callback-svc, stored to arrival.
+ */
+async function stages(databaseUrl: string, tenant: Tenant, ids: string[]): Promise<string[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const registered = await client.query<{ ar: string; at: Date }>(
+      `select account_receivable_id as ar, updated_at as at from receivables.receivables
+        where tenant_id = $1 and account_receivable_id = any($2::uuid[]) and registration_status = 'registered'`,
+      [tenant.tenantId, ids],
+    );
+    const events = await client.query<{ body: string; at: Date }>(
+      `select body, created_at as at from callbacks.events where tenant_id = $1 and event_type = 'receivable.registered'`,
+      [tenant.tenantId],
+    );
+    const storedAt = new Map<string, number>();
+    for (const e of events.rows) {
+      const ar = /"accounts_receivable_id":"([0-9a-fA-F-]{36})"/.exec(e.body)?.[1];
+      if (ar) storedAt.set(ar.toLowerCase(), e.at.getTime());
+    }
+    const toRegistered: number[] = [];
+    const toStored: number[] = [];
+    const toArrived: number[] = [];
+    for (const r of registered.rows) {
+      const ar = r.ar.toLowerCase();
+      const stored = storedAt.get(ar);
+      const arrived = tenant.receiver.bodies.get(ar);
+      if (stored === undefined || arrived === undefined) continue;
+      toRegistered.push(r.at.getTime() - tenant.postedAt.get(ar)!);
+      toStored.push(stored - r.at.getTime());
+      toArrived.push(arrived - stored);
+    }
+    const line = (label: string, xs: number[]) => `    ${label}: ${summary(xs.sort((a, b) => a - b))}`;
+    return [
+      line('POST -> registered (receivables-svc commit)', toRegistered),
+      line('registered -> event stored (callback-svc ingest)', toStored),
+      line('event stored -> callback arrived (delivery)', toArrived),
+    ];
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  developmentUnlessSet();
+  const database = await createTestDatabase();
+  const prefix = randomPrefix();
+  const gatewayPort = await freePort();
+  const receivablesPort = await freePort();
+  const sandboxPort = await freePort();
+  const env: Record<string, string> = {
+    DATABASE_URL: database.url,
+    BUS_PREFIX: prefix,
+    PORT: String(gatewayPort),
+    RECEIVABLES_PORT: String(receivablesPort),
+    BANK_SANDBOX_PORT: String(sandboxPort),
+    CLIENTS_PORT: '0',
+    CALLBACK_PORT: '0',
+    PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+    BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
+    // A's 20,000 must be accepted at once: the rate limit (5,000 charges/s by default) is off.
+    RATE_LIMIT_PER_SECOND: '0',
+  };
+  const children: ChildProcess[] = [];
+  const tenants: Tenant[] = [];
+  try {
+    children.push(await startApp('bank-sandbox', env, 'bank-sandbox ready'));
+    children.push(await startApp('clients-svc', env, 'clients-svc ready'));
+    children.push(await startApp('callback-svc', env, 'callback-svc ready'));
+    children.push(await startApp('receivables-svc', env, 'receivables-svc ready'));
+    children.push(await startApp('gateway', env, 'gateway listening'));
+    const api = `http://127.0.0.1:${gatewayPort}/api/v1`;
+    const a = await setUpTenant('A', api, database.url);
+    const b = await setUpTenant('B', api, database.url);
+    tenants.push(a, b);
+
+    // Warm-up (connections, JIT): one small batch each, called back.
+    const warm = [...(await post(a, B_BATCH)), ...(await post(b, B_BATCH))];
+    await until(() => warm.every((id) => a.receiver.bodies.has(id) || b.receiver.bodies.has(id)), 60_000, 'warm-up');
+
+    // 1. Baseline: B's small batches with nothing else queued.
+    const bare = await postSmallBatches(b);
+    await until(() => backlogOf(b, bare) === 0, 60_000, "B's baseline callbacks");
+    const bareLatencies = latencies(b, bare);
+
+    // 2. A's backlog, then B's small batches while it drains.
+    const aBatches = A_TOTAL / A_BATCH;
+    const aIds: string[] = [];
+    const started = Date.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: A_CONCURRENT_POSTS }, async () => {
+        while (next < aBatches) {
+          next += 1;
+          aIds.push(...(await post(a, A_BATCH)));
+        }
+      }),
+    );
+    const acceptedIn = Date.now() - started;
+    const aBacklog: number[] = [];
+    const loaded = await postSmallBatches(b, () => aBacklog.push(backlogOf(a, aIds)));
+    await until(() => backlogOf(b, loaded) === 0, 120_000, "B's callbacks under A's backlog");
+    const backlogWhenBDone = backlogOf(a, aIds);
+    await until(() => backlogOf(a, aIds) === 0, 600_000, "A's callbacks");
+    const drainedIn = Date.now() - started;
+    const loadedLatencies = latencies(b, loaded);
+    const aLatencies = latencies(a, aIds);
+    const bareStages = await stages(database.url, b, bare);
+    const bStages = await stages(database.url, b, loaded);
+
+    const p99 = percentile(loadedLatencies, 99);
+    console.log('\nbench/fairness');
+    console.log(
+      `  A: ${fmt(A_TOTAL)} charges accepted in ${fmt(acceptedIn / 1000, 2)} s (${aBatches} POSTs of ${fmt(A_BATCH)}, ${A_CONCURRENT_POSTS} at a time, rate limit off), all called back after ${fmt(drainedIn / 1000, 1)} s`,
+    );
+    console.log(
+      `  A's backlog (not yet called back) when B posted: ${fmt(aBacklog[0])} at B's first batch, ${fmt(aBacklog[aBacklog.length - 1])} at its last, ${fmt(backlogWhenBDone)} when B's last callback arrived${aBacklog[0] < 10_000 ? '   (below the 10,000 asked for)' : ''}`,
+    );
+    console.log(`  A, POST to registered callback: ${summary(aLatencies)}`);
+    console.log(
+      `  B baseline (${B_BATCHES} batches of ${B_BATCH}, no backlog), POST to registered callback: ${summary(bareLatencies)}`,
+    );
+    console.log(
+      `  B under A's backlog (${B_BATCHES} batches of ${B_BATCH}, one after another${B_GAP_MS > 0 ? ` with ${B_GAP_MS} ms between` : ''}), POST to registered callback: ${summary(loadedLatencies)}   (target p99 < ${fmt(TARGET_P99_MS)} ms: ${p99 < TARGET_P99_MS ? 'met' : 'NOT met'})`,
+    );
+    console.log("  where B's time went, baseline:");
+    for (const line of bareStages) console.log(line);
+    console.log("  where B's time went, under the backlog:");
+    for (const line of bStages) console.log(line);
+  } finally {
+    for (const child of children.reverse()) {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+    }
+    for (const tenant of tenants) await tenant.receiver.stop();
+    const { connect } = await import('nats');
+    const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
+    const jsm = await nc.jetstreamManager();
+    for await (const s of jsm.streams.list())
+      if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
+    await nc.drain();
+    await database.drop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
