@@ -130,3 +130,24 @@ it('per charge: 422 rejects with the bank code, 429 and 409 are retried, 201 reg
   expect(outcomes[2]).toMatchObject({ reason: 'the provider answered 409 for this charge' });
   expect(outcomes[4]).toMatchObject({ code: 'provider_http_400' });
 });
+
+describe('cancel', () => {
+  it('is cancelled on 2xx, not_open on 409', async () => {
+    answer = { status: 200, body: {} };
+    expect(await provider().cancel(LEGACY_SANDBOX_ACCOUNT, 'ch_1', 'r')).toBe('cancelled');
+    answer = { status: 409, body: { error: { code: 'not_open' } } };
+    expect(await provider().cancel(LEGACY_SANDBOX_ACCOUNT, 'ch_1', 'r')).toBe('not_open');
+  });
+
+  it('is refused for good on 404 (the bank does not know the charge): no retry can help', async () => {
+    answer = { status: 404, body: { error: { code: 'not_found' } } };
+    expect(await provider().cancel(LEGACY_SANDBOX_ACCOUNT, 'ch_unknown', 'r')).toBe('refused');
+  });
+
+  it.each([401, 429, 503])('leaves a cancel answered %i to be retried', async (status) => {
+    answer = { status, body: {} };
+    await expect(provider().cancel(LEGACY_SANDBOX_ACCOUNT, 'ch_1', 'r')).rejects.toBeInstanceOf(
+      ProviderUnavailableError,
+    );
+  });
+});

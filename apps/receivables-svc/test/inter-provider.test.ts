@@ -223,6 +223,8 @@ describe('the Inter adapter against the bank sandbox (mutual TLS)', () => {
     expect(await inter.cancel(acc, open.chargeId, 'again')).toBe('cancelled');
     await sandbox.control('POST', `/sandbox/charges/${paid.chargeId}/pay`, { method: 'pix' });
     expect(await inter.cancel(acc, paid.chargeId, 'too late')).toBe('not_open');
+    // A charge the bank does not know: its refusal is permanent, not an outage to wait out.
+    expect(await inter.cancel(acc, randomUUID(), 'unknown')).toBe('refused');
   });
 
   it('a client certificate of another CA fails the handshake: ProviderUnavailableError, nothing issued', async () => {

@@ -478,6 +478,22 @@ describe('cancellation', () => {
     ]);
   });
 
+  it('answers an error callback when the provider refuses to cancel for good; the charge stays open', async () => {
+    const provider = new TestProvider();
+    const r = await registered(provider);
+    await requestCancellation(f.db, r.tenant_id, r.account_receivable_id);
+    provider.cancelOutcome = 'refused';
+    expect(await processCancellation(deps(provider), cancellationJob(r), 1)).toBe('done');
+    expect(await rowById(f, r.id)).toMatchObject({ state: 'pending', cancel_requested_at: null });
+    const callbacks = await callbacksFor(f, r);
+    expect(callbacks.map((c) => c.event_type)).toEqual(['receivable.registered', 'receivable.cancellation_failed']);
+    expect(callbacks[1].payload).toEqual({
+      status: 'error',
+      accounts_receivable_id: r.account_receivable_id,
+      message: 'the provider refused to cancel the charge; it stays open',
+    });
+  });
+
   it('answers an error callback when registration is rejected while the cancellation waits', async () => {
     const provider = new TestProvider();
     provider.plan = () => 'reject';

@@ -115,8 +115,8 @@ export async function processCancellation(
       .executeTakeFirstOrThrow();
     if (current.cancel_requested_at === null) return;
     const cleared = { cancel_requested_at: null, updated_at: new Date() };
-    if (current.state !== 'pending' || outcome === 'not_open') {
-      // Paid (or rejected) while the cancellation waited: it stays as it is.
+    if (current.state !== 'pending' || outcome !== 'cancelled') {
+      // Paid (or rejected) while the cancellation waited, or the provider refuses: it stays as it is.
       const after = await trx
         .updateTable('receivables')
         .set(cleared)
@@ -126,7 +126,9 @@ export async function processCancellation(
       const reason =
         current.state === 'approved' || outcome === 'not_open'
           ? 'the receivable was paid before it could be cancelled'
-          : (REFUSALS[current.state] ?? 'the receivable can no longer be cancelled');
+          : current.state === 'pending' && outcome === 'refused'
+            ? 'the provider refused to cancel the charge; it stays open'
+            : (REFUSALS[current.state] ?? 'the receivable can no longer be cancelled');
       await enqueue(trx, callbackMessages([cancellationFailedCallback(after, reason)]));
       return;
     }
@@ -151,11 +153,12 @@ export async function processCancellation(
 async function cleanUp(deps: CancellationDeps, row: ReceivableRow, deliveryCount: number): Promise<JobOutcome> {
   if (!row.provider_charge_id) return 'done';
   try {
-    await cancelAtProvider(deps, row, row.provider_charge_id, CancellationReasons.cleanup);
-    deps.logger.info(
-      { receivableId: row.id, chargeId: row.provider_charge_id },
-      'cancelled a charge registered after its receivable was cancelled',
-    );
+    const outcome = await cancelAtProvider(deps, row, row.provider_charge_id, CancellationReasons.cleanup);
+    const where = { receivableId: row.id, chargeId: row.provider_charge_id, outcome };
+    if (outcome === 'cancelled')
+      deps.logger.info(where, 'cancelled a charge registered after its receivable was cancelled');
+    // Nothing more to try: an operator settles it with the payer (a payment is kept for a refund decision).
+    else deps.logger.warn(where, 'could not cancel a charge registered after its receivable was cancelled');
     return 'done';
   } catch (err) {
     if (err instanceof ProviderUnavailableError) return backoff(deliveryCount);

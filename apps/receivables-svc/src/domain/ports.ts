@@ -94,7 +94,12 @@ export interface ProviderCharge {
 
 export type RegistrationOutcome =
   { kind: 'registered'; charge: ProviderCharge } | { kind: 'rejected'; code: string; message: string };
-export type CancellationOutcome = 'cancelled' | 'not_open';
+/**
+ * `not_open`: the charge was paid at the provider first. `refused`: the provider permanently refuses
+ * to cancel it (DESIGN §7: 400, 404, 422 and its documented refusals), so asking again cannot help;
+ * the cancellation ends with an error callback and the charge stays as it is.
+ */
+export type CancellationOutcome = 'cancelled' | 'not_open' | 'refused';
 
 /** The provider could not be reached or failed (5xx, timeout): the operation may be retried later. */
 export class ProviderUnavailableError extends Error {

@@ -159,8 +159,12 @@ export class BankSandboxProvider implements PaymentProvider {
       return 'cancelled';
     } catch (err) {
       if (err instanceof HTTPError && err.response.status === 409) return 'not_open';
-      throw unavailable(err);
+      if (!(err instanceof HTTPError) || !REFUSAL_STATUSES.has(err.response.status)) throw unavailable(err);
     }
+    // Refused for good: where the charge stands decides (a retry would be refused again).
+    const state = await this.consult(account, chargeId);
+    if (state.kind === 'cancelled') return 'cancelled';
+    return state.kind === 'paid' ? 'not_open' : 'refused';
   }
 
   async consult(account: ProviderAccount, chargeId: string): Promise<ProviderChargeState> {

@@ -94,11 +94,11 @@ export class InterProvider implements PaymentProvider {
     } catch (err) {
       if (!(err instanceof InterHttpError) || !(err.isRefusal || err.status === 409)) throw err;
     }
-    // Refused: the charge is no longer open, or unknown. What it is now decides.
+    // Refused: the charge is no longer open, or unknown. What it is now decides; a refusal of an open
+    // (or unknown) charge is permanent (DESIGN §7), not an outage to wait out.
     const state = await this.consult(account, chargeId);
     if (state.kind === 'cancelled') return 'cancelled';
-    if (state.kind === 'paid' || state.kind === 'unknown') return 'not_open';
-    throw new ProviderUnavailableError(`inter cancel of ${chargeId} refused while the charge is open`);
+    return state.kind === 'paid' ? 'not_open' : 'refused';
   }
 
   async consult(account: ProviderAccount, chargeId: string): Promise<ProviderChargeState> {
