@@ -85,7 +85,11 @@ export function parseJson(raw: Buffer): unknown {
   }
 }
 
-/** The body as sent (gzip and deflate undone), within the size limit and the deadline. */
+/**
+ * The body as sent (gzip and deflate undone), within the size limit and the deadline. Read here, not
+ * with koa-bodyparser/co-body (raw-body): those have no deadline for the whole body, so a client
+ * trickling a byte at a time held the request open; and they parse before the depth check can run.
+ */
 async function readBody(ctx: GatewayContext, limits: JsonBodyLimits): Promise<Buffer> {
   const source = decoded(ctx.req, ctx.get('content-encoding'));
   const chunks: Buffer[] = [];
