@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientsCreateResponse, Problem } from '@payments/contracts';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
-import { clientPayload, VALID_ALPHANUMERIC_CNPJ, VALID_CNPJ } from '../support/fixtures';
+import { clientPayload, receivablePayload, VALID_ALPHANUMERIC_CNPJ, VALID_CNPJ } from '../support/fixtures';
 import { countClients, queryRows } from '../support/db-probe';
 
 let system: TestSystem;
@@ -370,5 +370,23 @@ describe('rate limit', () => {
     expect(Number(limitedOnes[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(limitedOnes[0].json).toMatchObject({ code: 'rate_limited', status: 429 });
     expect((await calm.api.postIdempotent('/api/v1/clients', [clientPayload()])).status).toBe(201);
+  });
+
+  it('counts charges, not requests: a batch of 5 is more than a burst of 3, and nothing is kept of it', async () => {
+    const tenant = await limited.newTenant('batch');
+    const key = randomUUID();
+    const batch = Array.from({ length: 5 }, () => receivablePayload(randomUUID(), 'https://erp.example.com/cb'));
+    const res = await tenant.api.postIdempotent<Problem>('/api/v1/accounts-receivable', batch, key);
+    expect(res.status).toBe(429);
+    expect(res.json).toMatchObject({
+      code: 'rate_limited',
+      detail: 'this request carries 5 charges, more than the 3 a tenant may send at once; split it',
+    });
+    expect(
+      await queryRows(limited.databaseUrl, 'select 1 from gateway.idempotency_keys where tenant_id = $1 and key = $2', [
+        tenant.tenantId,
+        key,
+      ]),
+    ).toEqual([]);
   });
 });

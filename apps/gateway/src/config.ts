@@ -38,7 +38,7 @@ export interface GatewayConfig extends CommonConfig {
      */
     previousPublicKeys: string[];
   };
-  /** Per-tenant token bucket: sustained requests per second and bucket size. 0 turns it off. */
+  /** Per-tenant token bucket of charges (a batch costs its size, other requests 1): per second and bucket size. 0 turns it off. */
   rateLimit: {
     perSecond: number;
     burst: number;
@@ -103,8 +103,9 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       previousPublicKeys: previousPublicKeys(env),
     },
     rateLimit: {
-      perSecond: envInt('RATE_LIMIT_PER_SECOND', 100, env),
-      burst: envInt('RATE_LIMIT_BURST', 200, env),
+      // Charges, not requests (DESIGN 7): a 1,000-charge batch at once, 5,000 charges a second.
+      perSecond: envInt('RATE_LIMIT_PER_SECOND', 5_000, env),
+      burst: envInt('RATE_LIMIT_BURST', 5_000, env),
       authPerMinute: envInt('RATE_LIMIT_AUTH_PER_MINUTE', 120, env),
       authTokenPerMinute: envInt('RATE_LIMIT_AUTH_TOKEN_PER_MINUTE', 30, env),
       downloadsPerMinute: envInt('RATE_LIMIT_DOWNLOADS_PER_MINUTE', 600, env),

@@ -19,7 +19,7 @@ import { mountEndpoint } from './http/endpoint';
 import { accessLog } from './http/access-log';
 import { errorHandler } from './http/error-handler';
 import { jsonBody } from './http/json-body';
-import { downloadRateLimit, tenantRateLimit } from './http/rate-limit';
+import { downloadRateLimit, tenantChargeLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { IdempotencyStore } from './idempotency/idempotency-store';
 import { mountAuthRoutes } from './routes/auth-routes';
@@ -82,8 +82,9 @@ export async function startGateway(
   const authGuard = requireAccessToken(db, keys, config.jwt);
   mountAuthRoutes(router, { db, keys, settings: config.jwt, requireAccessToken: authGuard, limits: config });
   const pipeline = {
-    guards: [authGuard, tenantRateLimit(config.rateLimit.perSecond, config.rateLimit.burst)],
+    guards: [authGuard],
     bodyParser: jsonBody(config),
+    limit: tenantChargeLimit(db, config.rateLimit),
     idempotency,
   };
   for (const endpoint of [

@@ -47,6 +47,16 @@ export function gatewayMigrations(keyring?: Keyring): Record<string, Migration> 
         await sql`create index admin_audit_tenant_idx on admin_audit (tenant_id, id)`.execute(db);
       },
     },
+    '0006_rate_limit_buckets': {
+      // One token bucket per tenant, shared by every gateway instance (see db/rate-limit-buckets.ts).
+      async up(db: Kysely<unknown>) {
+        await sql`create table rate_limit_buckets (
+          key text primary key,
+          tokens double precision not null,
+          updated_at timestamptz not null
+        )`.execute(db);
+      },
+    },
   };
 }
 

@@ -78,6 +78,13 @@ export interface AdminAuditTable {
   details: ColumnType<AuditDetails, string, never>;
 }
 
+/** A token bucket (migration 0006): tokens left at updated_at; refilled on read. */
+export interface RateLimitBucketsTable {
+  key: string;
+  tokens: number;
+  updated_at: Date;
+}
+
 export interface GatewayDatabase {
   tenants: TenantsTable;
   integration_tokens: IntegrationTokensTable;
@@ -85,4 +92,5 @@ export interface GatewayDatabase {
   jwt_keys: JwtKeysTable;
   provider_accounts: ProviderAccountsTable;
   admin_audit: AdminAuditTable;
+  rate_limit_buckets: RateLimitBucketsTable;
 }

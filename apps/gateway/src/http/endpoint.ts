@@ -6,6 +6,7 @@ import { fingerprint, readIdempotencyKey, runIdempotently, type IdempotencyPolic
 import type { GatewayContext, GatewayState } from './context';
 import { writeResponse } from './error-handler';
 import { requestBody } from './json-body';
+import type { ChargeLimit } from './rate-limit';
 import { problemResponse, type HttpResponse } from './problem';
 
 type Middleware = (ctx: GatewayContext, next: Next) => Promise<unknown>;
@@ -25,12 +26,16 @@ export interface Endpoint<Input> {
    */
   parse(ctx: GatewayContext): Input | Promise<Input>;
   handle(input: Input, ctx: GatewayContext): Promise<HttpResponse>;
+  /** What the request costs against the tenant's rate limit: the charges it creates. Default: 1. */
+  charges?(input: Input): number;
 }
 
 export interface EndpointPipeline {
-  /** Runs before the body is read: access token and rate limit. */
+  /** Runs before the body is read: the access token. */
   guards: Middleware[];
   bodyParser: Middleware;
+  /** The tenant's rate limit, taken once the input is valid and before anything is stored. */
+  limit: ChargeLimit;
   idempotency: IdempotencyStore;
 }
 
@@ -53,6 +58,7 @@ export function mountEndpoint<Input>(
             fingerprint: fingerprint(ctx.method, ctx.path, body),
           };
     const input = await endpoint.parse(ctx);
+    await pipeline.limit(ctx, endpoint.charges?.(input) ?? 1);
     const response = await runIdempotently(
       pipeline.idempotency,
       identity,

@@ -1,36 +1,46 @@
 import { createHash } from 'node:crypto';
 import type { Next } from 'koa';
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Kysely } from 'kysely';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ServiceError } from '@payments/contracts';
+import { takeTokens } from '../db/rate-limit-buckets';
+import type { GatewayDatabase } from '../db/schema';
 import { bearerCredential } from './bearer';
 import type { GatewayContext } from './context';
 
 type Guard = (ctx: GatewayContext, next: Next) => Promise<unknown>;
 
+/** A tenant's charge budget (GatewayConfig's rateLimit: RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST). */
+export interface ChargeLimitSettings {
+  perSecond: number;
+  burst: number;
+}
+
+/** Takes `charges` from the request's tenant's budget, or throws 429 rate_limited. */
+export type ChargeLimit = (ctx: GatewayContext, charges: number) => Promise<void>;
+
 /**
- * Per-tenant limit: a sustained rate per second plus a burst allowance (rate-limiter-flexible's
- * bursty limiter, which behaves like a token bucket). Counted per gateway instance.
+ * Per-tenant limit on charges (DESIGN 7): a request costs the charges it creates (a batch of 1,000
+ * costs 1,000), any other request 1. A token bucket of `burst` charges refilled at `perSecond`, kept
+ * in Postgres (db/rate-limit-buckets.ts) so every gateway instance spends the same budget. Taken
+ * after the body is validated and before anything is stored: a refused request leaves no trace, not
+ * even under its Idempotency-Key. 0 per second turns it off.
  */
-export function tenantRateLimit(perSecond: number, burst: number) {
-  if (perSecond <= 0) return async (_ctx: GatewayContext, next: Next) => next();
-  const limiter = new BurstyRateLimiter(
-    new RateLimiterMemory({ keyPrefix: 'rps', points: perSecond, duration: 1 }),
-    new RateLimiterMemory({
-      keyPrefix: 'burst',
-      points: Math.max(burst - perSecond, 0) || 1,
-      duration: Math.max(1, Math.ceil(burst / perSecond)),
-    }),
-  );
-  return async (ctx: GatewayContext, next: Next) => {
-    const tenant = ctx.state.tenantId ?? ctx.ip;
-    try {
-      await limiter.consume(tenant);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      ctx.set('retry-after', String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
-      throw new ServiceError('rate_limited', `more than ${perSecond} requests per second for this tenant; retry later`);
-    }
-    await next();
+export function tenantChargeLimit(db: Kysely<GatewayDatabase>, settings: ChargeLimitSettings): ChargeLimit {
+  if (settings.perSecond <= 0) return async () => undefined;
+  return async (ctx, charges) => {
+    const taken = await takeTokens(db, `tenant:${ctx.state.tenantId}`, charges, settings);
+    if (taken.ok) return;
+    if (!Number.isFinite(taken.retryAfterMs))
+      throw new ServiceError(
+        'rate_limited',
+        `this request carries ${charges} charges, more than the ${settings.burst} a tenant may send at once; split it`,
+      );
+    ctx.set('retry-after', String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000))));
+    throw new ServiceError(
+      'rate_limited',
+      `more than ${settings.perSecond} charges per second (bursts of ${settings.burst}) for this tenant; retry later`,
+    );
   };
 }
 

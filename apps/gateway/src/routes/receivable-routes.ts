@@ -39,6 +39,7 @@ export function receivableEndpoints(
       if (!result.ok) throw validationError(result.errors);
       return { receivables: result.value, account: await providerAccountOf(db, ctx) };
     },
+    charges: ({ receivables }) => receivables.length,
     async handle({ receivables, account }, ctx) {
       const reply = await bus.request(Subjects.receivables.create, {
         tenant_id: ctx.state.tenantId!,
