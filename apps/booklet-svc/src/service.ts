@@ -50,6 +50,7 @@ export async function startBookletService(
     streamSettings: config,
     logger,
     timeoutMs: config.busTimeoutMs,
+    serveConcurrency: config.busServeConcurrency,
   });
   // Every stream this service writes (through its outbox) or reads, ensured here, once per start.
   const outboxStreams = [Streams.bookletBuilds, Streams.callbackRequests];

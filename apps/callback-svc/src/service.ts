@@ -47,6 +47,7 @@ export async function startCallbackService(
     streamSettings: config,
     logger,
     timeoutMs: config.busTimeoutMs,
+    serveConcurrency: config.busServeConcurrency,
   });
   // The one stream this service reads, ensured here, once per start.
   await bus.streams.ensure(Streams.callbackRequests);

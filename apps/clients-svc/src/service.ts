@@ -35,6 +35,7 @@ export async function startClientsService(
     credentials: config,
     logger,
     timeoutMs: config.busTimeoutMs,
+    serveConcurrency: config.busServeConcurrency,
   });
   registerHandlers(bus, { db });
   const metrics = createMetricsRegistry('clients-svc');

@@ -67,6 +67,7 @@ export async function startGateway(
     credentials: config,
     logger,
     timeoutMs: config.busTimeoutMs,
+    serveConcurrency: config.busServeConcurrency,
   });
   const idempotency = new IdempotencyStore(db, config.idempotency.ttlHours, config.idempotency.lockTimeoutMs);
 

@@ -29,6 +29,8 @@ export interface BusOptions {
   claimCheckThreshold?: number;
   /** JOB_MAX_FAILURES and STREAM_MAX_BYTES (a service passes its config as it is); unset: the library's defaults. */
   streamSettings?: StreamSettings;
+  /** Request handlers run at once (BUS_SERVE_CONCURRENCY); 64 when not given. */
+  serveConcurrency?: number;
 }
 
 /**
@@ -85,7 +87,7 @@ export async function connectBus<R extends BusRegistryShape = BusRegistry>(opts:
   const subject = (relative: string) => `${opts.prefix}.${relative}`;
   const payloads = payloadCodec(connection, opts.prefix, opts.claimCheckThreshold);
   const request = requester({ connection, payloads, subject, timeoutMs: opts.timeoutMs ?? 10_000 });
-  const served = responder({ connection, payloads, subject, log });
+  const served = responder({ connection, payloads, subject, log, concurrency: opts.serveConcurrency ?? 64 });
 
   async function close(): Promise<void> {
     await served.drain();

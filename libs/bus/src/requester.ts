@@ -1,8 +1,20 @@
-import { ErrorCode as NatsErrorCode, type Msg, type NatsConnection, type NatsError } from 'nats';
+import {
+  headers as natsHeaders,
+  ErrorCode as NatsErrorCode,
+  type Msg,
+  type NatsConnection,
+  type NatsError,
+} from 'nats';
 import type { Context } from '@opentelemetry/api';
 import { isErrorCode, ServiceError, type BusReply } from '@payments/contracts';
 import type { PayloadCodec } from './payloads';
 import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
+
+/**
+ * How long the requester waits for the reply, ms: the serving side does not start a request after
+ * that (responder.ts), so a request answered by a timeout cannot commit long after.
+ */
+export const BUS_WAIT_HEADER = 'Bus-Wait-Ms';
 
 /** Per request: how long to wait, and the service to name when nobody answers (default: the subject's first word). */
 export interface RequestOptions {
@@ -49,13 +61,12 @@ async function sendRequest<Req, Res>(
   traceContext: Context,
 ): Promise<Res> {
   const encoded = await wiring.payloads.encode(payload);
-  const headers = withTraceHeaders(traceContext, encoded.headers);
+  const headers = withTraceHeaders(traceContext, encoded.headers) ?? natsHeaders();
+  const timeout = ro.timeoutMs ?? wiring.timeoutMs;
+  headers.set(BUS_WAIT_HEADER, String(timeout));
   let reply: Msg;
   try {
-    reply = await wiring.connection.request(wiring.subject(relative), encoded.data, {
-      timeout: ro.timeoutMs ?? wiring.timeoutMs,
-      headers,
-    });
+    reply = await wiring.connection.request(wiring.subject(relative), encoded.data, { timeout, headers });
   } catch (err) {
     throw unavailable(err, ro.service ?? relative.split('.')[0]);
   }

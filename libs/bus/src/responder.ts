@@ -4,6 +4,8 @@ import { ErrorCatalog, ServiceError, type BusReply } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { extractFromHeaders, MessagingAttributes } from '@payments/telemetry';
 import type { PayloadCodec } from './payloads';
+import { BUS_WAIT_HEADER } from './requester';
+import { ServeSlots, type SlotOutcome } from './serve-slots';
 import { contextWith, failSpan, messagingAttributes, SpanKind, tracer } from './tracing';
 
 export interface ServeOptions {
@@ -20,6 +22,8 @@ export interface ResponderWiring {
   /** The absolute subject of a relative one. */
   subject(relative: string): string;
   log: Logger;
+  /** Handlers run at once over every subject served (BUS_SERVE_CONCURRENCY); see ServeSlots. */
+  concurrency: number;
 }
 
 /**
@@ -29,6 +33,7 @@ export interface ResponderWiring {
 export function responder(wiring: ResponderWiring) {
   const subscriptions: Subscription[] = [];
   const inFlight = new Set<Promise<void>>();
+  const slots = new ServeSlots(wiring.concurrency);
 
   function serve<Req, Res>(relative: string, handler: RequestHandler<Req, Res>, so: ServeOptions): Subscription {
     const sub = wiring.connection.subscribe(wiring.subject(relative), {
@@ -38,7 +43,11 @@ export function responder(wiring: ResponderWiring) {
           wiring.log.error({ err, subject: relative }, 'subscription error');
           return;
         }
-        const work = handle(wiring, msg, relative, handler, so.queue).finally(() => inFlight.delete(work));
+        const deadline = Date.now() + (waitOf(msg.headers) ?? Number.POSITIVE_INFINITY);
+        const work = slots
+          .run(deadline, () => handle(wiring, msg, relative, handler, so.queue))
+          .then((outcome) => refused(wiring, msg, relative, outcome))
+          .finally(() => inFlight.delete(work));
         inFlight.add(work);
       },
     });
@@ -52,6 +61,32 @@ export function responder(wiring: ResponderWiring) {
   }
 
   return { serve, drain };
+}
+
+/**
+ * How long the requester waits for the reply (its BUS_WAIT_HEADER), counted from arrival here: a
+ * duration, not a time, so the two machines' clocks need not agree.
+ */
+function waitOf(headers: MsgHdrs | undefined): number | undefined {
+  const ms = Number(headers?.get(BUS_WAIT_HEADER));
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
+/** A request that did not run: busy is answered (503, retry later); expired is dropped, as nobody waits. */
+async function refused(wiring: ResponderWiring, msg: Msg, relative: string, outcome: SlotOutcome): Promise<void> {
+  if (outcome === 'ran') return;
+  if (outcome === 'expired') {
+    wiring.log.warn({ subject: relative }, 'request dropped unstarted: its requester stopped waiting');
+    return;
+  }
+  wiring.log.warn({ subject: relative }, 'request refused: every handler slot is taken and the queue is full');
+  if (!msg.reply || !isInbox(msg.reply)) return;
+  const reply: BusReply<never> = {
+    ok: false,
+    error: { code: 'service_unavailable', detail: 'the service is busy; retry later' },
+  };
+  const { data, headers } = await wiring.payloads.encode(reply);
+  msg.respond(data, { headers });
 }
 
 /** Serves one request in a SERVER span, child of the requester's span carried in the headers. */

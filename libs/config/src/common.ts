@@ -29,6 +29,8 @@ export interface CommonConfig {
   logLevel: string;
   /** How long SIGTERM waits for in-flight work before the process exits anyway. */
   shutdownGraceMs: number;
+  /** BUS_SERVE_CONCURRENCY: request handlers a service runs at once; a few more wait, the rest get 503. */
+  busServeConcurrency: number;
   /** JOB_MAX_FAILURES: a job message whose handler failed (threw) this often is dead-lettered. */
   jobMaxFailures: number;
   /** STREAM_MAX_BYTES: max_bytes of every JetStream stream; a full stream refuses publishes and the outbox waits. */
@@ -59,6 +61,7 @@ export function loadCommonConfig(env: Record<string, string | undefined> = proce
     busTimeoutMs: envInt('BUS_TIMEOUT_MS', 10_000, env, 1),
     logLevel: envString('LOG_LEVEL', 'info', env),
     shutdownGraceMs: envInt('SHUTDOWN_GRACE_MS', 15_000, env, 0),
+    busServeConcurrency: envInt('BUS_SERVE_CONCURRENCY', 64, env, 1),
     jobMaxFailures: envInt('JOB_MAX_FAILURES', 10, env, 1),
     streamMaxBytes: envInt('STREAM_MAX_BYTES', STREAM_MAX_BYTES_DEFAULT[nodeEnv], env, 1024),
     outboxMaxRows: envInt('OUTBOX_MAX_ROWS', 100_000, env, 1),
