@@ -16,7 +16,16 @@ import { messageIds, Streams, type CallbackRequest, type CallbackRequestBatch } 
 import { createTestDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
-import { CountingReceiver, developmentUnlessSet, fmt, freePort, randomPrefix, startApp } from './support';
+import {
+  CountingReceiver,
+  deleteStreams,
+  developmentUnlessSet,
+  fmt,
+  freePort,
+  randomPrefix,
+  runBench,
+  startApp,
+} from './support';
 
 const HOSTS_PER_ROUND = Number(process.env.BENCH_HOSTS ?? 10_000);
 const ROUNDS = 3;
@@ -151,19 +160,9 @@ async function main(): Promise<void> {
     await bus.close();
     await gateway.stop();
     await admin.destroy();
-    const jsm = await (
-      await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'bench-cleanup', logger })
-    ).connection.jetstreamManager();
-    for await (const s of jsm.streams.list())
-      if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
+    await deleteStreams(prefix);
     await database.drop();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -15,7 +15,15 @@ import { createTestDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
 import type { BareSenderJob } from './callbacks-bare-sender';
-import { CountingReceiver, developmentUnlessSet, fmt, percentile, randomPrefix } from './support';
+import {
+  CountingReceiver,
+  deleteStreams,
+  developmentUnlessSet,
+  fmt,
+  percentile,
+  randomPrefix,
+  runBench,
+} from './support';
 
 const THROUGHPUT_EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const RATE_PER_SECOND = 1000;
@@ -193,19 +201,9 @@ async function main(): Promise<void> {
     await bus.close();
     await gateway.stop();
     await admin.destroy();
-    const jsm = await (
-      await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'bench-cleanup', logger })
-    ).connection.jetstreamManager();
-    for await (const s of jsm.streams.list())
-      if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
+    await deleteStreams(prefix);
     await database.drop();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

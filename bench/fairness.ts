@@ -13,7 +13,18 @@ import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, openAdminDatabase } from '@payments/gateway';
-import { CountingReceiver, developmentUnlessSet, fmt, freePort, percentile, randomPrefix, startApp } from './support';
+import {
+  CountingReceiver,
+  deleteStreams,
+  developmentUnlessSet,
+  fmt,
+  percentile,
+  randomPrefix,
+  runBench,
+  startApp,
+  stopApps,
+  systemEnv,
+} from './support';
 
 const A_TOTAL = Number(process.env.BENCH_CHARGES ?? 20_000);
 const A_BATCH = 1_000;
@@ -197,22 +208,9 @@ async function main(): Promise<void> {
   developmentUnlessSet();
   const database = await createTestDatabase();
   const prefix = randomPrefix();
-  const gatewayPort = await freePort();
-  const receivablesPort = await freePort();
-  const sandboxPort = await freePort();
-  const env: Record<string, string> = {
-    DATABASE_URL: database.url,
-    BUS_PREFIX: prefix,
-    PORT: String(gatewayPort),
-    RECEIVABLES_PORT: String(receivablesPort),
-    BANK_SANDBOX_PORT: String(sandboxPort),
-    CLIENTS_PORT: '0',
-    CALLBACK_PORT: '0',
-    PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
-    BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
-    // A's 20,000 must be accepted at once: the rate limit (5,000 charges/s by default) is off.
-    RATE_LIMIT_PER_SECOND: '0',
-  };
+  // A's 20,000 must be accepted at once: systemEnv turns the rate limit (5,000 charges/s) off.
+  const { env, gatewayPort } = await systemEnv(database.url, prefix);
+
   const children: ChildProcess[] = [];
   const tenants: Tenant[] = [];
   try {
@@ -280,25 +278,11 @@ async function main(): Promise<void> {
       for (const line of await stages(database.url, b, p.ids)) console.log(line);
     }
   } finally {
-    for (const child of children.reverse()) {
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
-    }
+    await stopApps(children);
     for (const tenant of tenants) await tenant.receiver.stop();
-    const { connect } = await import('nats');
-    const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
-    const jsm = await nc.jetstreamManager();
-    for await (const s of jsm.streams.list())
-      if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
-    await nc.drain();
+    await deleteStreams(prefix);
     await database.drop();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

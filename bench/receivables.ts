@@ -13,14 +13,17 @@ import { createTenant, openAdminDatabase } from '@payments/gateway';
 import { INTAKE_COLUMNS } from '@payments/receivables-svc';
 import {
   CountingReceiver,
-  developmentUnlessSet,
   cpuSeconds,
   cpuSecondsOf,
+  deleteStreams,
+  developmentUnlessSet,
   fmt,
-  freePort,
   percentile,
   randomPrefix,
+  runBench,
   startApp,
+  stopApps,
+  systemEnv,
 } from './support';
 
 const TOTAL = Number(process.env.BENCH_CHARGES ?? 20_000);
@@ -137,21 +140,8 @@ async function main(): Promise<void> {
   developmentUnlessSet();
   const database = await createTestDatabase();
   const prefix = randomPrefix();
-  const gatewayPort = await freePort();
-  const receivablesPort = await freePort();
-  const sandboxPort = await freePort();
-  const env: Record<string, string> = {
-    DATABASE_URL: database.url,
-    BUS_PREFIX: prefix,
-    PORT: String(gatewayPort),
-    RECEIVABLES_PORT: String(receivablesPort),
-    BANK_SANDBOX_PORT: String(sandboxPort),
-    CLIENTS_PORT: '0',
-    CALLBACK_PORT: '0',
-    PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
-    BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
-    RATE_LIMIT_PER_SECOND: '0',
-  };
+  const { env, gatewayPort } = await systemEnv(database.url, prefix);
+
   const children: ChildProcess[] = [];
   const receiver = await new CountingReceiver().start();
   try {
@@ -258,25 +248,11 @@ async function main(): Promise<void> {
     );
     console.log(`  CPU seconds used meanwhile (2 cores = ${fmt(2 * endToEnd, 1)} available): ${cpu.join(', ')}`);
   } finally {
-    for (const child of children.reverse()) {
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
-    }
+    await stopApps(children);
     await receiver.stop();
-    const { connect } = await import('nats');
-    const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
-    const jsm = await nc.jetstreamManager();
-    for await (const s of jsm.streams.list())
-      if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
-    await nc.drain();
+    await deleteStreams(prefix);
     await database.drop();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -154,3 +154,58 @@ export function startApp(app: string, env: Record<string, string>, ready: string
     child.once('exit', (code) => reject(new Error(`${app} exited ${code}`)));
   });
 }
+
+/**
+ * The environment of a whole system started by a bench with startApp: its database and bus prefix,
+ * free ports, the sandbox bank as provider, and the rate limit off (a bench posts as fast as intake
+ * takes charges). Returns the ports it chose too.
+ */
+export async function systemEnv(
+  databaseUrl: string,
+  prefix: string,
+): Promise<{ env: Record<string, string>; gatewayPort: number }> {
+  const gatewayPort = await freePort();
+  const receivablesPort = await freePort();
+  const sandboxPort = await freePort();
+  const env = {
+    DATABASE_URL: databaseUrl,
+    BUS_PREFIX: prefix,
+    PORT: String(gatewayPort),
+    RECEIVABLES_PORT: String(receivablesPort),
+    BANK_SANDBOX_PORT: String(sandboxPort),
+    CLIENTS_PORT: '0',
+    CALLBACK_PORT: '0',
+    PROVIDER_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+    BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
+    RATE_LIMIT_PER_SECOND: '0',
+  };
+  return { env, gatewayPort };
+}
+
+/** Stops apps started with startApp, last first, and waits for each to exit. */
+export async function stopApps(children: ChildProcess[]): Promise<void> {
+  for (const child of [...children].reverse()) {
+    child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+  }
+}
+
+/** Deletes the JetStream streams of a bench's bus prefix (the local NATS keeps them otherwise). */
+export async function deleteStreams(prefix: string): Promise<void> {
+  const { connect } = await import('nats');
+  const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
+  const jsm = await nc.jetstreamManager();
+  for await (const s of jsm.streams.list()) if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
+  await nc.drain();
+}
+
+/** Runs a bench's main and exits with its outcome. */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
