@@ -105,7 +105,8 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     rateLimit: {
       // Charges, not requests (DESIGN 7): a 1,000-charge batch at once, 5,000 charges a second.
       perSecond: envInt('RATE_LIMIT_PER_SECOND', 5_000, env),
-      burst: envInt('RATE_LIMIT_BURST', 5_000, env),
+      // At least 1: a burst of 0 with the limit on would refuse every request (PER_SECOND 0 turns it off).
+      burst: envInt('RATE_LIMIT_BURST', 5_000, env, 1),
       authPerMinute: envInt('RATE_LIMIT_AUTH_PER_MINUTE', 120, env),
       authTokenPerMinute: envInt('RATE_LIMIT_AUTH_TOKEN_PER_MINUTE', 30, env),
       downloadsPerMinute: envInt('RATE_LIMIT_DOWNLOADS_PER_MINUTE', 600, env),

@@ -24,6 +24,7 @@ it('fails start-up on an unusable value, naming the variable', () => {
   expect(() => loadGatewayConfig({ PORT: 'eighty' })).toThrow(/PORT/);
   expect(() => loadGatewayConfig({ NODE_ENV: 'staging' })).toThrow(/NODE_ENV/);
   expect(() => loadGatewayConfig({ JWT_TTL_SECONDS: '0' })).toThrow(/JWT_TTL_SECONDS/);
+  expect(() => loadGatewayConfig({ RATE_LIMIT_BURST: '0' })).toThrow(/RATE_LIMIT_BURST/);
 });
 
 describe('production', () => {
