@@ -167,6 +167,34 @@ describe('the charge limit, shared by two gateway instances (burst 10, refilled 
   });
 });
 
+describe('invalid requests under the charge limit', () => {
+  let system: System;
+  beforeAll(async () => {
+    system = await startSystem(1, { RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '3' }, 8);
+  });
+  afterAll(() => system?.stop());
+
+  it('cost 1 each: a flood of bad requests is limited like any other', async () => {
+    const [gateway] = system.gateways;
+    const { jwt } = await accessToken(gateway, system.db);
+    const bad = () =>
+      fetch(`${gateway.url}/api/v1/accounts-receivable`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${jwt}`,
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+        },
+        body: JSON.stringify([{ ...charge(), value: -1 }]),
+      });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await bad()).status);
+    expect(statuses).toEqual([422, 422, 422, 429, 429]);
+    expect((await postBatch(gateway, jwt, 1)).status).toBe(429);
+    expect(system.batches).toEqual([]);
+  });
+});
+
 describe('a service with every handler slot and queue place taken', () => {
   let system: System;
   let open!: () => void;

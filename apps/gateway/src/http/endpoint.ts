@@ -57,7 +57,7 @@ export function mountEndpoint<Input>(
             path: ctx.path,
             fingerprint: fingerprint(ctx.method, ctx.path, body),
           };
-    const input = await endpoint.parse(ctx);
+    const input = await parseCounted(ctx, endpoint, pipeline.limit);
     await pipeline.limit(ctx, endpoint.charges?.(input) ?? 1);
     const response = await runIdempotently(
       pipeline.idempotency,
@@ -68,6 +68,19 @@ export function mountEndpoint<Input>(
     writeResponse(ctx, response);
   };
   router.register(endpoint.path, [endpoint.method.toUpperCase()], [...pipeline.guards, pipeline.bodyParser, run]);
+}
+
+/**
+ * The endpoint's input. A request refused as invalid still costs 1 against the rate limit (and is a
+ * 429 once the tenant is over it), so a flood of bad requests is limited like any other.
+ */
+async function parseCounted<Input>(ctx: GatewayContext, endpoint: Endpoint<Input>, limit: ChargeLimit): Promise<Input> {
+  try {
+    return await endpoint.parse(ctx);
+  } catch (err) {
+    await limit(ctx, 1);
+    throw err;
+  }
 }
 
 /** Batches above the limit are refused as too large (413) before item validation. */
