@@ -65,6 +65,8 @@ export async function startGateway(
     name: 'gateway',
     // Its own NATS user and reply inboxes (_INBOX_gateway): see deploy/nats.
     credentials: config,
+    // STREAM_MAX_BYTES bounds the claim-check store of large request bodies too.
+    streamSettings: config,
     logger,
     timeoutMs: config.busTimeoutMs,
     serveConcurrency: config.busServeConcurrency,

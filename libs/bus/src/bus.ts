@@ -85,7 +85,7 @@ export async function connectBus<R extends BusRegistryShape = BusRegistry>(opts:
   const connection = await openConnection(opts);
   const log = opts.logger.child({ component: 'bus' });
   const subject = (relative: string) => `${opts.prefix}.${relative}`;
-  const payloads = payloadCodec(connection, opts.prefix, opts.claimCheckThreshold);
+  const payloads = payloadCodec(connection, opts.prefix, opts.claimCheckThreshold, opts.streamSettings?.streamMaxBytes);
   const request = requester({ connection, payloads, subject, timeoutMs: opts.timeoutMs ?? 10_000 });
   const served = responder({ connection, payloads, subject, log, concurrency: opts.serveConcurrency ?? 64 });
 

@@ -15,12 +15,15 @@ export class ClaimCheck {
     private readonly js: JetStreamClient,
     private readonly bucket: string,
     private readonly ttlMs = 10 * 60_000,
+    /** STREAM_MAX_BYTES, as for every stream: a full store refuses a put (the request fails), never the disk. */
+    private readonly maxBytes?: number,
   ) {}
 
   private open(): Promise<ObjectStore> {
     this.store ??= this.js.views.os(this.bucket, {
       ttl: nanos(this.ttlMs),
       description: 'large bus payloads (claim check)',
+      ...(this.maxBytes ? { max_bytes: this.maxBytes } : {}),
     });
     return this.store;
   }

@@ -13,8 +13,13 @@ const json = JSONCodec<unknown>();
  * JSON on the wire. A body larger than `threshold` bytes (default: the server's max_payload minus
  * 64 KiB) goes into the `<prefix>_claims` object store, and the message carries only its name in a header.
  */
-export function payloadCodec(connection: NatsConnection, prefix: string, threshold?: number): PayloadCodec {
-  const claims = new ClaimCheck(connection.jetstream(), `${prefix}_claims`);
+export function payloadCodec(
+  connection: NatsConnection,
+  prefix: string,
+  threshold?: number,
+  maxBytes?: number,
+): PayloadCodec {
+  const claims = new ClaimCheck(connection.jetstream(), `${prefix}_claims`, undefined, maxBytes);
   const limit = threshold ?? Math.max(1024, connection.info!.max_payload - 64 * 1024);
   return {
     async encode(value) {
