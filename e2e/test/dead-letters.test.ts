@@ -233,6 +233,36 @@ it('dead-letters a job whose handler keeps throwing after JOB_MAX_FAILURES, and 
   expect(bad.stderr).toContain('jobs redrive needs the id of a dead letter');
 }, 90_000);
 
+it('dead-letters a callback batch with a malformed request once its good requests are delivered', async () => {
+  const tag = randomBytes(4).toString('hex');
+  const good = {
+    event_id: `evt_${randomBytes(16).toString('hex')}`,
+    tenant_id: tenant.tenantId,
+    event_type: 'receivable.registered',
+    url: receiver.url,
+    payload: { success: true, tag },
+  };
+  const malformed = { ...good, event_id: `evt_${randomBytes(16).toString('hex')}`, url: 42 };
+  await bus.streams.publishJson(
+    Streams.callbackRequests,
+    JSON.stringify({ requests: [good, malformed] }),
+    `callbacks-malformed-${tag}`,
+  );
+  await waitFor(() => receiver.forEvent(good.event_id).length === 1, 10_000, 'the good request delivered');
+  let dead: DeadLetterView[] = [];
+  await waitFor(
+    async () => (dead = (await deadLetters()).filter((d) => d.msg_id === `callbacks-malformed-${tag}`)).length === 1,
+    10_000,
+    'the batch dead-lettered',
+  );
+  expect(dead[0]).toMatchObject({
+    stream: `${system.busPrefix}_${Streams.callbackRequests.name}`,
+    failures: 1,
+    error: 'malformed callback requests: request 1: /url must be string',
+  });
+  expect(receiver.forEvent(malformed.event_id)).toEqual([]);
+});
+
 it('a provider outage is not a failure: nothing is dead-lettered while the bank is down, however long', async () => {
   const before = await deadLetters();
   const counted = await deadLettered();

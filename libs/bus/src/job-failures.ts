@@ -129,6 +129,11 @@ export class JobFailures {
     }
   }
 
+  /** The handler found `m` impossible to handle as it is: dead-lettered at once with that reason. */
+  async deadLetter(spec: StreamSpec, stream: string, m: JsMsg, reason: string): Promise<void> {
+    await this.bury(spec, stream, m, reason, JobFailures.failuresOf(m) + 1);
+  }
+
   /** Moves `m` to the dead-letter stream and acks it; when the dead letter cannot be stored, retries `m` later. */
   private async bury(spec: StreamSpec, stream: string, m: JsMsg, error: string, failures: number): Promise<void> {
     const msgId = JobFailures.originalMsgId(m, stream);

@@ -373,12 +373,19 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
       await this.failures.failed(spec, stream, m, err);
       return span.end();
     }
-    if (outcome === 'done') m.ack();
-    else {
-      span.setAttribute('messaging.nats.retry_in_ms', outcome.retryInMs);
-      m.nak(outcome.retryInMs);
-    }
+    await this.settle(spec, stream, m, outcome, span);
     span.end();
+  }
+
+  /** Acks, naks or dead-letters a handled message as its outcome says. */
+  private async settle(spec: StreamSpec, stream: string, m: JsMsg, outcome: JobOutcome, span: Span): Promise<void> {
+    if (outcome === 'done') return m.ack();
+    if ('deadLetter' in outcome) {
+      span.setAttribute('messaging.nats.dead_lettered', true);
+      return this.failures.deadLetter(spec, stream, m, outcome.deadLetter);
+    }
+    span.setAttribute('messaging.nats.retry_in_ms', outcome.retryInMs);
+    m.nak(outcome.retryInMs);
   }
 
   private async openConsumer(spec: StreamSpec, ackWaitMs: number, maxMessages: number): Promise<ConsumerMessages> {
@@ -451,14 +458,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
               contexts: spans.map((s) => s.context),
             }),
           );
-          good.forEach((m, i) => {
-            const outcome = outcomes?.[i] ?? 'done';
-            if (outcome === 'done') m.ack();
-            else {
-              spans[i].span.setAttribute('messaging.nats.retry_in_ms', outcome.retryInMs);
-              m.nak(outcome.retryInMs);
-            }
-          });
+          await Promise.all(good.map((m, i) => this.settle(spec, stream, m, outcomes?.[i] ?? 'done', spans[i].span)));
         } catch (err) {
           failSpan(batchSpan, err);
           for (const s of spans) recordFailure(s.span, err, { exception: false });

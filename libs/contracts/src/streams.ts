@@ -75,7 +75,9 @@ export const Streams = {
 } as const satisfies Record<string, StreamSpec>;
 
 /**
- * What a job handler came to: `done` (the message is acked and leaves the stream), or to be tried again
- * after a delay (the message is redelivered then). Every consumer of a stream answers with one.
+ * What a job handler came to: `done` (the message is acked and leaves the stream), to be tried again
+ * after a delay (the message is redelivered then), or `deadLetter`: it cannot be handled as it is (a
+ * malformed part of it), so it goes to the dead letters at once with that reason, to be listed and
+ * re-driven by an operator. Every consumer of a stream answers with one.
  */
-export type JobOutcome = 'done' | { retryInMs: number };
+export type JobOutcome = 'done' | { retryInMs: number } | { deadLetter: string };

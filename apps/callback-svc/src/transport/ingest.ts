@@ -1,5 +1,11 @@
 import type { StartWorkers } from '@payments/bus';
-import { CallbackRequestSchema, compileValidator, Streams, type CallbackRequest } from '@payments/contracts';
+import {
+  CallbackRequestSchema,
+  compileValidator,
+  Streams,
+  type CallbackRequest,
+  type JobOutcome,
+} from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { toCarrier } from '@payments/telemetry';
 import type { NewCallbackEvent } from '../domain/callback-event';
@@ -19,18 +25,23 @@ export interface WorkerDeps {
  * insert committed; a request seen before (same event id) is ignored, so a redelivery or a republish
  * by a producer is never delivered twice. The stream exists: the service ensured it at start.
  */
-export const startWorkers: StartWorkers<WorkerDeps> = async (bus, { engine, logger }) => {
+export const startWorkers: StartWorkers<WorkerDeps> = async (bus, { engine }) => {
   const requests = await bus.streams.consume(
     Streams.callbackRequests,
     async (items, info) => {
       const events: NewCallbackEvent[] = [];
-      items.forEach((item, i) => {
+      const outcomes = items.map((item, i): JobOutcome => {
         // The context of this message's consumer span: its deliveries continue the producer's trace.
         const traceContext = toCarrier(info.contexts[i]);
         // Typed as the registry's batch, but checked: a lone request from before batches may be on the stream.
-        for (const request of validRequests(item, logger)) events.push({ ...toEvent(request), traceContext });
+        const { valid, problem } = checkRequests(item);
+        for (const request of valid) events.push({ ...toEvent(request), traceContext });
+        return problem === undefined ? 'done' : { deadLetter: problem };
       });
       await engine.accept(events);
+      // A message with a malformed request goes to the dead letters once its good ones are stored: a
+      // re-drive after the producer is mended stores the rest (the good ones are known by event id).
+      return outcomes;
     },
     { ackWaitMs: 10_000, maxBatch: 20 },
   ); // intake is one insert: a message unacked for 10 s went to a dead worker
@@ -38,24 +49,23 @@ export const startWorkers: StartWorkers<WorkerDeps> = async (bus, { engine, logg
 };
 
 /**
- * The well-formed requests of a batch. A malformed one is logged and dropped alone: the others in
- * its batch are still delivered (a redelivery could not mend it). A lone request, as producers
- * published before batches, is still taken: messages left in the stream across an upgrade are not lost.
+ * The well-formed requests of a batch, and what is wrong with the others (undefined: nothing). A
+ * malformed one does not hold back the rest of its batch. A lone request, as producers published
+ * before batches, is still taken: messages left in the stream across an upgrade are not lost.
  */
-function validRequests(message: unknown, logger: Logger): CallbackRequest[] {
+function checkRequests(message: unknown): { valid: CallbackRequest[]; problem?: string } {
   const lone = typeof message === 'object' && message !== null && !('requests' in message) && 'event_id' in message;
   const requests = lone ? [message] : (message as { requests?: unknown } | null)?.requests;
-  if (!Array.isArray(requests) || requests.length === 0) {
-    logger.error({ message: typeof message }, 'malformed callback request batch dropped');
-    return [];
-  }
+  if (!Array.isArray(requests) || requests.length === 0)
+    return { valid: [], problem: 'not a callback request batch: no requests' };
   const valid: CallbackRequest[] = [];
-  for (const request of requests) {
+  const problems: string[] = [];
+  requests.forEach((request, i) => {
     const result = validateRequest(request);
     if (result.ok) valid.push(result.value);
-    else logger.error({ errors: result.errors }, 'malformed callback request dropped');
-  }
-  return valid;
+    else problems.push(`request ${i}: ${result.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ')}`);
+  });
+  return problems.length === 0 ? { valid } : { valid, problem: `malformed callback requests: ${problems.join(' | ')}` };
 }
 
 function toEvent(r: CallbackRequest): NewCallbackEvent {
