@@ -33,6 +33,27 @@ export const DEFAULT_FAIR_WINDOW = 512;
 const POISON = Symbol('poison');
 
 /** A service's stream settings (its config's fields of the same names); the defaults are DEFAULT_*. */
+/**
+ * How long a consumer's message may go without an ack or a heartbeat before JetStream gives it to
+ * another instance. Short, so that the work a killed instance held is taken over within seconds
+ * (DESIGN §7, Many instances); a handler that runs longer sends heartbeats (whileBeating).
+ */
+export const DEFAULT_ACK_WAIT_MS = 15_000;
+
+/**
+ * Runs `work` while telling JetStream, every third of the ack wait, that `messages` are in progress
+ * (`working()`): a live handler keeps its messages however long it runs, a dead one loses them after
+ * one ack wait.
+ */
+async function whileBeating<T>(messages: readonly JsMsg[], ackWaitMs: number, work: () => Promise<T>): Promise<T> {
+  const beat = setInterval(() => messages.forEach((m) => m.working()), Math.max(1, Math.floor(ackWaitMs / 3)));
+  try {
+    return await work();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
 export interface StreamSettings {
   /** JOB_MAX_FAILURES: handler failures after which a job message is dead-lettered. */
   jobMaxFailures?: number;
@@ -249,13 +270,14 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     opts: { concurrency?: number; ackWaitMs?: number } = {},
   ): Promise<Consumption> {
     const concurrency = opts.concurrency ?? 16;
-    const messages = await this.openConsumer(spec, opts.ackWaitMs ?? 60_000, concurrency * 2);
+    const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
+    const messages = await this.openConsumer(spec, ackWaitMs, concurrency * 2);
     const inFlight = new Set<Promise<void>>();
 
     const loop = (async () => {
       for await (const m of messages) {
         while (inFlight.size >= concurrency) await Promise.race(inFlight);
-        const work: Promise<void> = this.handleOne(spec, handler, m).finally(() => inFlight.delete(work));
+        const work: Promise<void> = this.handleOne(spec, handler, m, ackWaitMs).finally(() => inFlight.delete(work));
         inFlight.add(work);
       }
     })();
@@ -285,7 +307,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     opts: { key: (item: StreamMessage<S, M>) => string; concurrency?: number; ackWaitMs?: number; window?: number },
   ): Promise<Consumption> {
     const concurrency = opts.concurrency ?? 16;
-    const ackWaitMs = opts.ackWaitMs ?? 60_000;
+    const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const window = Math.max(concurrency, opts.window ?? DEFAULT_FAIR_WINDOW);
     // The client's own buffer stays small: what it holds unread is not yet kept alive by the window.
     const messages = await this.openConsumer(spec, ackWaitMs, Math.min(window, Math.max(concurrency * 2, 64)));
@@ -300,7 +322,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
         if (!taken) return;
         const { key, item: m } = taken;
         m.working(); // its handler gets a whole ack wait, however long it was queued
-        const work: Promise<void> = this.handleOne(spec, handler, m)
+        const work: Promise<void> = this.handleOne(spec, handler, m, ackWaitMs)
           .catch((err: unknown) => this.logger.error({ err, seq: m.seq }, 'could not settle a job message'))
           .finally(() => {
             queues.finished(key);
@@ -349,6 +371,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     spec: S,
     handler: MessageHandler<StreamMessage<S, M>>,
     m: JsMsg,
+    ackWaitMs: number,
   ): Promise<void> {
     const stream = this.streamName(spec);
     // A failed message's retry copy arrived before its backoff ended: waiting is not a failure.
@@ -362,8 +385,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
         span.setAttribute('messaging.nats.dead_lettered', true);
         return span.end();
       }
-      outcome = await context.with(spanContext, () =>
-        handler(decoded.value, { deliveryCount: m.info.redeliveryCount }),
+      outcome = await whileBeating([m], ackWaitMs, () =>
+        context.with(spanContext, () => handler(decoded.value, { deliveryCount: m.info.redeliveryCount })),
       );
     } catch (err) {
       failSpan(span, err);
@@ -412,7 +435,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     opts: { maxBatch?: number; ackWaitMs?: number } = {},
   ): Promise<Consumption> {
     const stream = this.streamName(spec);
-    const messages = await this.openConsumer(spec, opts.ackWaitMs ?? 30_000, 1_000);
+    const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
+    const messages = await this.openConsumer(spec, ackWaitMs, 1_000);
     const maxBatch = opts.maxBatch ?? 500;
     const pending: JsMsg[] = [];
     let flushing: Promise<void> | undefined;
@@ -452,11 +476,13 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
           ROOT_CONTEXT,
         );
         try {
-          const outcomes = await context.with(contextWith(batchSpan), () =>
-            handler(items, {
-              deliveryCounts: good.map((m) => m.info.redeliveryCount),
-              contexts: spans.map((s) => s.context),
-            }),
+          const outcomes = await whileBeating(good, ackWaitMs, () =>
+            context.with(contextWith(batchSpan), () =>
+              handler(items, {
+                deliveryCounts: good.map((m) => m.info.redeliveryCount),
+                contexts: spans.map((s) => s.context),
+              }),
+            ),
           );
           await Promise.all(good.map((m, i) => this.settle(spec, stream, m, outcomes?.[i] ?? 'done', spans[i].span)));
         } catch (err) {

@@ -17,6 +17,8 @@ export const startWorkers: StartWorkers<WorkerDeps> = async (bus, deps) => {
       if (outcome === 'done') deps.onEnqueued();
       return outcome;
     },
+    // Long: rendering a 1,000-installment PDF holds the event loop for seconds at a time, when no
+    // heartbeat can be sent; a killed instance's build so comes back after 5 min, not seconds.
     { concurrency: 2, ackWaitMs: 300_000 },
   );
   return [builds];

@@ -31,7 +31,8 @@ export const startWorkers: StartWorkers<WorkerDeps> = async (bus, deps) => {
       deps.onEnqueued();
       return outcome;
     },
-    { key: (job) => job.tenant_id, concurrency: deps.registrationConcurrency, ackWaitMs: 120_000 },
+    // The bus's short ack wait with heartbeats: a killed instance's jobs come back within seconds.
+    { key: (job) => job.tenant_id, concurrency: deps.registrationConcurrency },
   );
   const cancellations = await bus.streams.consumeEach(
     Streams.receivableCancellations,
