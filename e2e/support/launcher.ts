@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { connect as connectTcp, createServer } from 'node:net';
 import { join } from 'node:path';
 import { connect as connectNats } from 'nats';
+import { natsServers } from '@payments/bus';
 import pg from 'pg';
 
 /** The repository root: where `npm start` runs. */
@@ -220,7 +221,7 @@ export async function databaseExists(name: string): Promise<boolean> {
 
 /** Removes the JetStream streams and object stores created under a bus prefix. */
 export async function deleteStreams(prefix: string): Promise<void> {
-  const nc = await connectNats({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+  const nc = await connectNats({ servers: natsServers(process.env.NATS_URL ?? 'nats://127.0.0.1:4222') });
   try {
     const jsm = await nc.jetstreamManager();
     for await (const stream of jsm.streams.list())

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
+import { natsServers } from '@payments/bus';
 import { createServer } from 'node:net';
 import { loadBankSandboxConfig, startBankSandbox } from '@payments/bank-sandbox';
 import { loadBookletConfig, startBookletService, type RunningBookletService } from '@payments/booklet-svc';
@@ -267,7 +268,7 @@ class StartupSteps {
 
 /** Removes the JetStream streams (and object stores) a test run created under its prefix. */
 export async function deleteBusStreams(prefix: string): Promise<void> {
-  const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+  const nc = await connect({ servers: natsServers(process.env.NATS_URL ?? 'nats://127.0.0.1:4222') });
   try {
     const jsm = await nc.jetstreamManager();
     for await (const stream of jsm.streams.list()) {

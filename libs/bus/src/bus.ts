@@ -11,7 +11,7 @@ import { DurableStreams, type Consumption, type StreamSettings } from './streams
 export type { RequestHandler, RequestOptions, ServeOptions, Subscription };
 
 export interface BusOptions {
-  /** The NATS server (NATS_URL). */
+  /** The NATS server, or a comma-separated list of a cluster's (NATS_URL). */
   url: string;
   /** Prefix of every subject of this deployment (BUS_PREFIX). */
   prefix: string;

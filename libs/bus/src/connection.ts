@@ -1,11 +1,12 @@
 import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
 import { authOptions, type NatsCredentials } from './auth';
 import { inboxPrefixOf } from './inbox';
+import { natsServers } from './servers';
 import { explainNatsConnectError, requireJetStream } from './unavailable';
 
 /** What connectBus needs to open a connection. */
 export interface ConnectionSettings {
-  /** The NATS server (NATS_URL). */
+  /** The NATS server, or a comma-separated list of a cluster's (NATS_URL; see natsServers). */
   url: string;
   /** Connection name, shown by the NATS server's monitoring. */
   name: string;
@@ -17,7 +18,7 @@ export interface ConnectionSettings {
 /** The options of every bus connection: reconnect for ever, every half second, after a lost server. */
 export function connectionOptions(settings: ConnectionSettings): ConnectionOptions {
   return {
-    servers: settings.url,
+    servers: natsServers(settings.url),
     name: settings.name,
     inboxPrefix: settings.inboxPrefix ?? inboxPrefixOf(settings.name),
     maxReconnectAttempts: -1,

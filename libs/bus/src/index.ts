@@ -25,3 +25,4 @@ export { DEFAULT_JOB_MAX_FAILURES, MAX_FAILURE_BACKOFF_MS } from './job-failures
 export { DEFAULT_STREAM_MAX_BYTES, publishErrorText, type StreamFill } from './stream-limits';
 export { BusUnavailableError, checkBus, type CheckBusOptions, displayNatsUrl, type BusProblem } from './unavailable';
 export { NoReplyError } from './requester';
+export { natsServers } from './servers';

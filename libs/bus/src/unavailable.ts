@@ -1,6 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { authOptions, CredsFileError, type NatsCredentials } from './auth';
 import { inboxPrefixOf } from './inbox';
+import { natsServers } from './servers';
 
 /**
  * Why a service cannot use NATS, said in one line that names the URL and what to do: NATS out of
@@ -27,15 +28,12 @@ export class BusUnavailableError extends Error {
 
 /** The server URL(s) as they may be printed: credentials masked. */
 export function displayNatsUrl(url: string): string {
-  return url
-    .split(',')
+  return natsServers(url)
     .map((one) =>
-      one
-        .trim()
-        .replace(
-          /^([a-z]+:\/\/)([^@/]+)@/i,
-          (_, scheme: string, auth: string) => `${scheme}${auth.includes(':') ? `${auth.split(':')[0]}:***` : '***'}@`,
-        ),
+      one.replace(
+        /^([a-z]+:\/\/)([^@/]+)@/i,
+        (_, scheme: string, auth: string) => `${scheme}${auth.includes(':') ? `${auth.split(':')[0]}:***` : '***'}@`,
+      ),
     )
     .join(',');
 }
@@ -129,7 +127,7 @@ export async function checkBus(url: string, opts: CheckBusOptions = {}): Promise
   try {
     const auth = await authOptions(opts.credentials);
     connection = await connect({
-      servers: url,
+      servers: natsServers(url),
       name,
       inboxPrefix: inboxPrefixOf(name),
       timeout: opts.timeoutMs ?? 5_000,
