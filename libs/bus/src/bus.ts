@@ -27,7 +27,7 @@ export interface BusOptions {
   timeoutMs?: number;
   /** Payloads larger than this go by claim check; default: the server's max_payload minus 64 KiB. */
   claimCheckThreshold?: number;
-  /** JOB_MAX_FAILURES and STREAM_MAX_BYTES (a service passes its config as it is); unset: the library's defaults. */
+  /** JOB_MAX_FAILURES, STREAM_MAX_BYTES and STREAM_REPLICAS (a service passes its config as it is); unset: the library's defaults. */
   streamSettings?: StreamSettings;
   /** Request handlers run at once (BUS_SERVE_CONCURRENCY); 64 when not given. */
   serveConcurrency?: number;
@@ -85,7 +85,10 @@ export async function connectBus<R extends BusRegistryShape = BusRegistry>(opts:
   const connection = await openConnection(opts);
   const log = opts.logger.child({ component: 'bus' });
   const subject = (relative: string) => `${opts.prefix}.${relative}`;
-  const payloads = payloadCodec(connection, opts.prefix, opts.claimCheckThreshold, opts.streamSettings?.streamMaxBytes);
+  const payloads = payloadCodec(connection, opts.prefix, opts.claimCheckThreshold, {
+    maxBytes: opts.streamSettings?.streamMaxBytes,
+    replicas: opts.streamSettings?.streamReplicas,
+  });
   const request = requester({ connection, payloads, subject, timeoutMs: opts.timeoutMs ?? 10_000 });
   const served = responder({ connection, payloads, subject, log, concurrency: opts.serveConcurrency ?? 64 });
 

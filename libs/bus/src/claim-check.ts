@@ -1,4 +1,5 @@
 import { nanos, nuid, type JetStreamClient, type ObjectStore } from 'nats';
+import { untilStreamLed } from './stream-setup';
 
 /**
  * NATS refuses messages above the server's max_payload (1 MB by default), and a 1 MiB request body
@@ -8,6 +9,14 @@ import { nanos, nuid, type JetStreamClient, type ObjectStore } from 'nats';
  */
 export const CLAIM_HEADER = 'Claim-Check';
 
+/** The claim-check store's limits: STREAM_MAX_BYTES and STREAM_REPLICAS, as for every stream. */
+export interface ClaimStoreLimits {
+  /** A full store refuses a put (the request fails), never the disk. */
+  maxBytes?: number;
+  /** Unset: 1 for a new store, and an existing one keeps its own. */
+  replicas?: number;
+}
+
 export class ClaimCheck {
   private store?: Promise<ObjectStore>;
 
@@ -15,17 +24,38 @@ export class ClaimCheck {
     private readonly js: JetStreamClient,
     private readonly bucket: string,
     private readonly ttlMs = 10 * 60_000,
-    /** STREAM_MAX_BYTES, as for every stream: a full store refuses a put (the request fails), never the disk. */
-    private readonly maxBytes?: number,
+    private readonly limits: ClaimStoreLimits = {},
   ) {}
 
   private open(): Promise<ObjectStore> {
-    this.store ??= this.js.views.os(this.bucket, {
-      ttl: nanos(this.ttlMs),
-      description: 'large bus payloads (claim check)',
-      ...(this.maxBytes ? { max_bytes: this.maxBytes } : {}),
+    this.store ??= this.openStore().catch((err: unknown) => {
+      this.store = undefined;
+      throw err;
     });
     return this.store;
+  }
+
+  private async openStore(): Promise<ObjectStore> {
+    const { maxBytes, replicas } = this.limits;
+    const store = await this.js.views.os(this.bucket, {
+      ttl: nanos(this.ttlMs),
+      description: 'large bus payloads (claim check)',
+      ...(replicas ? { replicas } : {}),
+      ...(maxBytes ? { max_bytes: maxBytes } : {}),
+    });
+    // views.os leaves an existing store as it is: bring it to the limits given, as ensure does a
+    // stream. A bus opened without them (a tool's) leaves the store as the services set it.
+    const { config } = (await store.status()).streamInfo;
+    const update = {
+      ...(replicas && config.num_replicas !== replicas ? { num_replicas: replicas } : {}),
+      ...(maxBytes && config.max_bytes !== maxBytes ? { max_bytes: maxBytes } : {}),
+    };
+    if (Object.keys(update).length > 0) {
+      const jsm = await this.js.jetstreamManager();
+      await jsm.streams.update(config.name, update);
+      if (update.num_replicas) await untilStreamLed(jsm, config.name);
+    }
+    return store;
   }
 
   async put(data: Uint8Array): Promise<string> {

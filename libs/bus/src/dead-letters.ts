@@ -19,6 +19,7 @@ import {
   type DeadLetterView,
   type RedriveResult,
 } from '@payments/contracts';
+import { addOrUpdateStream } from './stream-setup';
 
 /** Why a message was given up on: its last error and how many failures were counted. */
 export interface DeathCause {
@@ -58,6 +59,8 @@ export class DeadLetterBox {
     private readonly js: () => JetStreamClient,
     private readonly prefix: string,
     private readonly maxBytes: number,
+    /** STREAM_REPLICAS, as for every stream. */
+    private readonly replicas = 1,
   ) {}
 
   get streamName(): string {
@@ -86,17 +89,10 @@ export class DeadLetterBox {
       storage: StorageType.File,
       discard: DiscardPolicy.New,
       max_bytes: this.maxBytes,
+      num_replicas: this.replicas,
       duplicate_window: nanos(DeadLetterStream.duplicateWindowMs),
     };
-    try {
-      await jsm.streams.info(config.name);
-      await jsm.streams.update(config.name, config);
-    } catch (err) {
-      if (!/stream not found/i.test((err as Error).message)) throw err;
-      await jsm.streams.add(config).catch((addErr: Error) => {
-        if (!/already in use|exists/i.test(addErr.message)) throw addErr;
-      });
-    }
+    await addOrUpdateStream(jsm, config);
   }
 
   /**

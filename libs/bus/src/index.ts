@@ -9,7 +9,7 @@ export {
   type StartWorkers,
   type Subscription,
 } from './bus';
-export { ClaimCheck } from './claim-check';
+export { ClaimCheck, type ClaimStoreLimits } from './claim-check';
 export { CredsFileError, type NatsCredentials } from './auth';
 export { inboxPrefixOf } from './inbox';
 export {

@@ -1,5 +1,5 @@
 import { headers as natsHeaders, JSONCodec, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
-import { ClaimCheck, CLAIM_HEADER } from './claim-check';
+import { ClaimCheck, CLAIM_HEADER, type ClaimStoreLimits } from './claim-check';
 
 /** Request and reply bodies as they travel: JSON, or a claim check when too large for a NATS message. */
 export interface PayloadCodec {
@@ -17,9 +17,9 @@ export function payloadCodec(
   connection: NatsConnection,
   prefix: string,
   threshold?: number,
-  maxBytes?: number,
+  limits: ClaimStoreLimits = {},
 ): PayloadCodec {
-  const claims = new ClaimCheck(connection.jetstream(), `${prefix}_claims`, undefined, maxBytes);
+  const claims = new ClaimCheck(connection.jetstream(), `${prefix}_claims`, undefined, limits);
   const limit = threshold ?? Math.max(1024, connection.info!.max_payload - 64 * 1024);
   return {
     async encode(value) {

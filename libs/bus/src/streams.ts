@@ -25,6 +25,7 @@ import { DeadLetterBox } from './dead-letters';
 import { FairQueues } from './fair-queues';
 import { DEFAULT_JOB_MAX_FAILURES, JobFailures } from './job-failures';
 import { DEFAULT_STREAM_MAX_BYTES, streamFill, type StreamFill } from './stream-limits';
+import { addOrUpdateStream } from './stream-setup';
 import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
 
 /** consumeFairly's default window: messages held at once, queued per key. */
@@ -61,6 +62,8 @@ export interface StreamSettings {
   jobFailureBackoffMs?: number;
   /** STREAM_MAX_BYTES: every stream's max_bytes; a full stream refuses publishes (discard new). */
   streamMaxBytes?: number;
+  /** STREAM_REPLICAS: every stream's num_replicas (3 on a 3-node cluster); default 1. */
+  streamReplicas?: number;
 }
 
 /**
@@ -97,6 +100,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
   // One client for every publish: nc.jetstream() builds a new one (options, API objects) per call.
   private js: JetStreamClient | undefined;
   private readonly maxBytes: number;
+  private readonly replicas: number;
   /** Poison and repeatedly failing job messages go here; the admin CLI lists and re-drives them. */
   readonly deadLetters: DeadLetterBox;
   private readonly failures: JobFailures;
@@ -109,7 +113,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     settings: StreamSettings = {},
   ) {
     this.maxBytes = settings.streamMaxBytes ?? DEFAULT_STREAM_MAX_BYTES;
-    this.deadLetters = new DeadLetterBox(nc, () => this.jetstream(), prefix, this.maxBytes);
+    this.replicas = settings.streamReplicas ?? 1;
+    this.deadLetters = new DeadLetterBox(nc, () => this.jetstream(), prefix, this.maxBytes, this.replicas);
     this.failures = new JobFailures(
       () => this.jetstream(),
       this.deadLetters,
@@ -141,7 +146,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
   }
 
   /**
-   * Creates each stream, or brings an existing one to this configuration. Safe to call from every
+   * Creates each stream, or brings an existing one to this configuration (its max_bytes and
+   * replicas too: an R1 stream becomes R3 when STREAM_REPLICAS says 3). Safe to call from every
    * instance. A service calls it once, at start, with every stream it writes (through its outbox) or
    * reads; its workers and relay then take the streams as given.
    */
@@ -160,17 +166,9 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
       // A full stream refuses a publish (discard new): the outbox keeps the row and retries, nothing is lost.
       max_bytes: this.maxBytes,
       discard: DiscardPolicy.New,
+      num_replicas: this.replicas,
     };
-    try {
-      await jsm.streams.info(config.name);
-      await jsm.streams.update(config.name, config);
-    } catch (err) {
-      if (!/stream not found/i.test((err as Error).message)) throw err;
-      await jsm.streams.add(config).catch(async (addErr: Error) => {
-        // Another instance created it in the meantime.
-        if (!/already in use|exists/i.test(addErr.message)) throw addErr;
-      });
-    }
+    await addOrUpdateStream(jsm, config);
   }
 
   /**

@@ -131,7 +131,9 @@ export async function checkBus(url: string, opts: CheckBusOptions = {}): Promise
       name,
       inboxPrefix: inboxPrefixOf(name),
       timeout: opts.timeoutMs ?? 5_000,
-      maxReconnectAttempts: 0,
+      // Not 0: nats.js (2.29) then drops two servers per failed one at start, and a list whose
+      // first server tried is down fails though another is up. The check closes at once anyway.
+      maxReconnectAttempts: -1,
       ...auth,
     });
   } catch (err) {

@@ -12,6 +12,7 @@ export interface CommonConfig {
    */
   nodeEnv: RunMode;
   databaseUrl: string;
+  /** NATS_URL: one server, or a cluster's servers separated by commas (any one up is enough to start). */
   natsUrl: string;
   /** NATS_USER / NATS_PASSWORD: this service's own user on an authenticated bus (unset: no auth, development). */
   natsUser?: string;
@@ -35,6 +36,11 @@ export interface CommonConfig {
   jobMaxFailures: number;
   /** STREAM_MAX_BYTES: max_bytes of every JetStream stream; a full stream refuses publishes and the outbox waits. */
   streamMaxBytes: number;
+  /**
+   * STREAM_REPLICAS: JetStream replicas of every stream and object store the system creates (3 on a
+   * 3-node cluster); an existing stream is brought to it at start.
+   */
+  streamReplicas: number;
   /** OUTBOX_MAX_ROWS: the outbox backlog to stay under (a gauge and, above 80%, a warning; nothing is refused). */
   outboxMaxRows: number;
 }
@@ -64,6 +70,7 @@ export function loadCommonConfig(env: Record<string, string | undefined> = proce
     busServeConcurrency: envInt('BUS_SERVE_CONCURRENCY', 64, env, 1),
     jobMaxFailures: envInt('JOB_MAX_FAILURES', 10, env, 1),
     streamMaxBytes: envInt('STREAM_MAX_BYTES', STREAM_MAX_BYTES_DEFAULT[nodeEnv], env, 1024),
+    streamReplicas: envInt('STREAM_REPLICAS', 1, env, 1),
     outboxMaxRows: envInt('OUTBOX_MAX_ROWS', 100_000, env, 1),
   };
 }

@@ -19,3 +19,9 @@ it('treats NODE_ENV=test as development', () => {
   expect(loadCommonConfig({ NODE_ENV: 'test' }).nodeEnv).toBe('development');
   expect(loadCommonConfig({ NODE_ENV: 'production' }).nodeEnv).toBe('production');
 });
+
+it('reads STREAM_REPLICAS, one by default and never fewer', () => {
+  expect(loadCommonConfig({}).streamReplicas).toBe(1);
+  expect(loadCommonConfig({ STREAM_REPLICAS: '3' }).streamReplicas).toBe(3);
+  expect(() => loadCommonConfig({ STREAM_REPLICAS: '0' })).toThrow(/STREAM_REPLICAS must be an integer >= 1/);
+});
