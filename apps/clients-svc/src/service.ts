@@ -36,6 +36,8 @@ export async function startClientsService(
     logger,
     timeoutMs: config.busTimeoutMs,
     serveConcurrency: config.busServeConcurrency,
+    // STREAM_MAX_BYTES and STREAM_REPLICAS of the claim-check store, should a large reply create it.
+    streamSettings: config,
   });
   registerHandlers(bus, { db });
   const metrics = createMetricsRegistry('clients-svc');
