@@ -47,7 +47,16 @@ export const DEFAULT_ACK_WAIT_MS = 15_000;
  * one ack wait.
  */
 async function whileBeating<T>(messages: readonly JsMsg[], ackWaitMs: number, work: () => Promise<T>): Promise<T> {
-  const beat = setInterval(() => messages.forEach((m) => m.working()), Math.max(1, Math.floor(ackWaitMs / 3)));
+  const beat = setInterval(
+    () => {
+      try {
+        messages.forEach((m) => m.working());
+      } catch {
+        // The connection is closing: the ack wait runs out and the job goes to another instance.
+      }
+    },
+    Math.max(1, Math.floor(ackWaitMs / 3)),
+  );
   try {
     return await work();
   } finally {

@@ -83,12 +83,14 @@ it('gives the job of a consumer that went away to another within about one ack w
   // The first consumer's connection dies mid-job (as a kill -9 would leave it): no ack, no heartbeat.
   const doomed = await connect('doomed');
   const started = { at: 0 };
-  await doomed.streams.consumeEach(
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const doomedConsumption = await doomed.streams.consumeEach(
     orphaned,
     async () => {
       started.at = Date.now();
       await doomed.connection.close();
-      await sleep(60_000);
+      await released;
       return 'done';
     },
     { ackWaitMs: 1_000 },
@@ -107,6 +109,8 @@ it('gives the job of a consumer that went away to another within about one ack w
   );
   while (takenOverAt === 0 && Date.now() < end) await sleep(20);
   await survivor.stop();
+  release();
+  await doomedConsumption.stop();
   expect(takenOverAt).toBeGreaterThan(0);
   expect(takenOverAt - started.at).toBeLessThan(3_000);
 });
