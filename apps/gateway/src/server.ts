@@ -48,12 +48,7 @@ export async function startGateway(
   logger: Logger = createLogger('gateway', config.logLevel),
 ): Promise<RunningGateway> {
   await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<GatewayDatabase>({
-    url: config.databaseUrl,
-    schema: SCHEMA,
-    applicationName: 'gateway',
-    poolSize: config.databasePoolSize,
-  });
+  const db = createDatabase<GatewayDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'gateway' });
   // Seals tenants' signing secrets at rest; the previous keys still open what they sealed.
   const credentialsKeyring = keyring(config.credentialsEncryptionKey, config.credentialsPreviousKeys);
   const migrations = gatewayMigrations(credentialsKeyring);
