@@ -22,7 +22,7 @@ import { loadInterSandboxConfig, type InterSandboxConfig } from './inter/config'
  */
 export interface BankSandboxConfig extends Pick<
   CommonConfig,
-  'nodeEnv' | 'databaseUrl' | 'logLevel' | 'shutdownGraceMs'
+  'nodeEnv' | 'databaseUrl' | 'databasePoolSize' | 'logLevel' | 'shutdownGraceMs'
 > {
   /** 0 = any free port (tests). */
   port: number;
@@ -85,6 +85,7 @@ export function loadBankSandboxConfig(env: Record<string, string | undefined> = 
   return {
     nodeEnv: common.nodeEnv,
     databaseUrl: common.databaseUrl,
+    databasePoolSize: common.databasePoolSize,
     logLevel: common.logLevel,
     shutdownGraceMs: common.shutdownGraceMs,
     port: envInt('BANK_SANDBOX_PORT', 3100, env),

@@ -37,6 +37,7 @@ export async function startBankSandbox(
     url: config.databaseUrl,
     schema: SCHEMA,
     applicationName: 'bank-sandbox',
+    poolSize: config.databasePoolSize,
   });
   await migrateToLatest(db, SCHEMA, migrations);
   const dispatcher = new WebhookDispatcher({

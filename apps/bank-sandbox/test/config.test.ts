@@ -5,6 +5,7 @@ it('has defaults that work on a developer machine', () => {
   const config = loadBankSandboxConfig({});
   expect(config).toMatchObject({
     databaseUrl: 'postgres://postgres@127.0.0.1:5432/receivables',
+    databasePoolSize: 10,
     port: 3100,
     publicUrl: undefined,
     apiKey: 'sandbox-api-key',
@@ -35,8 +36,10 @@ it('reads every setting, and normalises the PIX merchant text', () => {
     BANK_SANDBOX_PIX_MERCHANT_CITY: 'Florianópolis',
     BANK_SANDBOX_MODE: 'down',
     BANK_SANDBOX_WEBHOOK_RETRY_MS: '10,20',
+    DATABASE_POOL_SIZE: '2',
   });
   expect(config.port).toBe(0);
+  expect(config.databasePoolSize).toBe(2);
   expect(config.publicUrl).toBe('https://bank.example.test');
   expect(config.account.bankCode).toBe('123');
   expect(config.account.pix).toMatchObject({ merchantName: 'PADARIA SAO JOAO', merchantCity: 'FLORIANOPOLIS' });

@@ -38,6 +38,7 @@ export async function startBookletService(
     url: config.databaseUrl,
     schema: SCHEMA,
     applicationName: 'booklet-svc',
+    poolSize: config.databasePoolSize,
   });
   await migrateToLatest(db, SCHEMA, migrations);
   const bus = await connectBus({

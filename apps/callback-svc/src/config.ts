@@ -8,6 +8,9 @@ import {
 } from '@payments/config';
 import { DEFAULT_SCHEDULE_MS } from './domain/retry-policy';
 
+/** DATABASE_POOL_SIZE unless set, twice the others': claims and the attempts of up to CALLBACK_CONCURRENCY deliveries share it. */
+export const DATABASE_POOL_SIZE_DEFAULT = 20;
+
 /** callback-svc's settings: each field is the variable of the same name (docs/configuration.md). */
 export interface CallbackConfig extends CommonConfig {
   /** CALLBACK_PORT: ops HTTP port (/healthz, /readyz, /metrics); 0 = any free port (tests). */
@@ -24,7 +27,7 @@ export interface CallbackConfig extends CommonConfig {
 }
 
 export function loadCallbackConfig(env: Record<string, string | undefined> = process.env): CallbackConfig {
-  const common = loadCommonConfig(env);
+  const common = loadCommonConfig(env, { databasePoolSize: DATABASE_POOL_SIZE_DEFAULT });
   requireProductionSecrets(common.nodeEnv, busCredentialChecks(common));
   const timeoutMs = envInt('CALLBACK_TIMEOUT_MS', 10_000, env, 1);
   return {

@@ -34,7 +34,7 @@ export async function startCallbackService(
     url: config.databaseUrl,
     schema: SCHEMA,
     applicationName: 'callback-svc',
-    poolSize: 20,
+    poolSize: config.databasePoolSize,
   });
   await migrateToLatest(db, SCHEMA, migrations);
   const bus = await connectBus({

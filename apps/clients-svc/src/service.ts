@@ -25,6 +25,7 @@ export async function startClientsService(
     url: config.databaseUrl,
     schema: SCHEMA,
     applicationName: 'clients-svc',
+    poolSize: config.databasePoolSize,
   });
   await migrateToLatest(db, SCHEMA, migrations);
   const bus = await connectBus({

@@ -48,7 +48,12 @@ export async function startGateway(
   logger: Logger = createLogger('gateway', config.logLevel),
 ): Promise<RunningGateway> {
   await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<GatewayDatabase>({ url: config.databaseUrl, schema: SCHEMA, applicationName: 'gateway' });
+  const db = createDatabase<GatewayDatabase>({
+    url: config.databaseUrl,
+    schema: SCHEMA,
+    applicationName: 'gateway',
+    poolSize: config.databasePoolSize,
+  });
   // Seals tenants' signing secrets at rest; the previous keys still open what they sealed.
   const credentialsKeyring = keyring(config.credentialsEncryptionKey, config.credentialsPreviousKeys);
   const migrations = gatewayMigrations(credentialsKeyring);

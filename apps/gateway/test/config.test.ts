@@ -19,6 +19,12 @@ it('has defaults that work on a developer machine', () => {
   });
 });
 
+it('pools 10 Postgres connections unless DATABASE_POOL_SIZE says otherwise', () => {
+  expect(loadGatewayConfig({}).databasePoolSize).toBe(10);
+  expect(loadGatewayConfig({ DATABASE_POOL_SIZE: '3' }).databasePoolSize).toBe(3);
+  expect(() => loadGatewayConfig({ DATABASE_POOL_SIZE: 'many' })).toThrow(/DATABASE_POOL_SIZE/);
+});
+
 it('fails start-up on an unusable value, naming the variable', () => {
   expect(() => loadGatewayConfig({ PORT: 'eighty' })).toThrow(ConfigError);
   expect(() => loadGatewayConfig({ PORT: 'eighty' })).toThrow(/PORT/);

@@ -21,6 +21,9 @@ import { DEV_DOWNLOAD_LINK_SECRET, downloadLinkSecret } from '@payments/signed-l
 export const DEV_PROVIDER_API_KEY = 'sandbox-api-key';
 export const DEV_PROVIDER_WEBHOOK_SECRET = 'sandbox-webhook-secret';
 
+/** DATABASE_POOL_SIZE unless set, twice the others': registration workers, the outbox relay and provider webhooks share it. */
+export const DATABASE_POOL_SIZE_DEFAULT = 20;
+
 /**
  * receivables-svc's settings. Each field is named after its variable (REGISTRATION_CONCURRENCY is
  * registrationConcurrency, PROVIDER_TIMEOUT_MS provider.timeoutMs); docs/configuration.md lists them.
@@ -55,7 +58,7 @@ export interface ReceivablesConfig extends CommonConfig {
 }
 
 export function loadReceivablesConfig(env: Record<string, string | undefined> = process.env): ReceivablesConfig {
-  const common = loadCommonConfig(env);
+  const common = loadCommonConfig(env, { databasePoolSize: DATABASE_POOL_SIZE_DEFAULT });
   requireProductionSecrets(common.nodeEnv, [
     {
       variable: 'PROVIDER_API_KEY',

@@ -37,7 +37,7 @@ export async function startReceivablesService(
     url: config.databaseUrl,
     schema: SCHEMA,
     applicationName: 'receivables-svc',
-    poolSize: 20,
+    poolSize: config.databasePoolSize,
   });
   await migrateToLatest(db, SCHEMA, migrations);
   const bus = await connectBus({

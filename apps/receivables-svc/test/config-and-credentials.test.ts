@@ -27,6 +27,12 @@ describe('receivables-svc config', () => {
     expect(config.inter.baseUrl).toBe('https://cdpj.partners.bancointer.com.br');
   });
 
+  it('pools 20 Postgres connections unless DATABASE_POOL_SIZE says otherwise', () => {
+    expect(loadReceivablesConfig({}).databasePoolSize).toBe(20);
+    expect(loadReceivablesConfig({ DATABASE_POOL_SIZE: '6' }).databasePoolSize).toBe(6);
+    expect(() => loadReceivablesConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(ConfigError);
+  });
+
   it('refuses production without CREDENTIALS_ENCRYPTION_KEY, with the development one, or a malformed one, naming it', () => {
     expect(() => loadReceivablesConfig(production)).not.toThrow();
     for (const key of [undefined, DEV_CREDENTIALS_ENCRYPTION_KEY]) {

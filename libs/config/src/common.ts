@@ -12,6 +12,11 @@ export interface CommonConfig {
    */
   nodeEnv: RunMode;
   databaseUrl: string;
+  /**
+   * DATABASE_POOL_SIZE: the most Postgres connections this instance's pool opens. Its default is the
+   * app's (see CommonDefaults); docs/architecture.md sums them against max_connections.
+   */
+  databasePoolSize: number;
   /** NATS_URL: one server, or a cluster's servers separated by commas (any one up is enough to start). */
   natsUrl: string;
   /** NATS_USER / NATS_PASSWORD: this service's own user on an authenticated bus (unset: no auth, development). */
@@ -51,11 +56,23 @@ export interface CommonConfig {
  */
 export const STREAM_MAX_BYTES_DEFAULT = { production: 1024 ** 3, development: 64 * 1024 ** 2 } as const;
 
-export function loadCommonConfig(env: Record<string, string | undefined> = process.env): CommonConfig {
+/** DATABASE_POOL_SIZE unless set, for an app that names no default of its own. */
+export const DATABASE_POOL_SIZE_DEFAULT = 10;
+
+/** Defaults an app gives its common settings: one variable, a default per app (its load). */
+export interface CommonDefaults {
+  databasePoolSize?: number;
+}
+
+export function loadCommonConfig(
+  env: Record<string, string | undefined> = process.env,
+  defaults: CommonDefaults = {},
+): CommonConfig {
   const nodeEnv = runMode(env);
   return {
     nodeEnv,
     databaseUrl: envString('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/receivables', env),
+    databasePoolSize: envInt('DATABASE_POOL_SIZE', defaults.databasePoolSize ?? DATABASE_POOL_SIZE_DEFAULT, env, 1),
     natsUrl: envString('NATS_URL', 'nats://127.0.0.1:4222', env),
     natsUser: envOptional('NATS_USER', env),
     natsPassword: envOptional('NATS_PASSWORD', env),

@@ -25,3 +25,18 @@ it('reads STREAM_REPLICAS, one by default and never fewer', () => {
   expect(loadCommonConfig({ STREAM_REPLICAS: '3' }).streamReplicas).toBe(3);
   expect(() => loadCommonConfig({ STREAM_REPLICAS: '0' })).toThrow(/STREAM_REPLICAS must be an integer >= 1/);
 });
+
+describe('DATABASE_POOL_SIZE', () => {
+  it('defaults to 10, or to the default the app gives, and reads the variable over both', () => {
+    expect(loadCommonConfig({}).databasePoolSize).toBe(10);
+    expect(loadCommonConfig({}, { databasePoolSize: 20 }).databasePoolSize).toBe(20);
+    expect(loadCommonConfig({ DATABASE_POOL_SIZE: '4' }, { databasePoolSize: 20 }).databasePoolSize).toBe(4);
+    expect(loadCommonConfig({ DATABASE_POOL_SIZE: '' }, { databasePoolSize: 20 }).databasePoolSize).toBe(20);
+  });
+
+  it.each(['0', '-1', '2.5', 'ten'])('refuses %p, naming the variable', (value) => {
+    const load = () => loadCommonConfig({ DATABASE_POOL_SIZE: value });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(`DATABASE_POOL_SIZE must be an integer >= 1, got "${value}"`);
+  });
+});

@@ -56,3 +56,17 @@ it('migrateToLatest applies each migration exactly once when instances start tog
 it('refuses an unsafe schema name', () => {
   expect(() => createDatabase({ url: 'postgres://x@127.0.0.1/db', schema: 'a; drop table x' })).toThrow(/unsafe/);
 });
+
+it('opens at most poolSize connections however many queries wait (DATABASE_POOL_SIZE)', async () => {
+  const db = createDatabase<unknown>({ url: ADMIN, schema: 'public', poolSize: 3 });
+  try {
+    const backends = await Promise.all(
+      Array.from({ length: 9 }, () =>
+        sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.1)`.execute(db).then((r) => r.rows[0].pid),
+      ),
+    );
+    expect(new Set(backends).size).toBe(3);
+  } finally {
+    await db.destroy();
+  }
+});
