@@ -42,8 +42,9 @@ export function loadCallbackConfig(env: Record<string, string | undefined> = pro
     maxHeld: envInt('CALLBACK_MAX_HELD', 20_000, env, 1),
     maxHeldPerHost: envInt('CALLBACK_MAX_HELD_PER_HOST', 10_000, env, 1),
     pollIntervalMs: envInt('CALLBACK_POLL_INTERVAL_MS', 500, env, 10),
-    // Longer than an attempt, and long enough for a held event to wait its turn (it starts only with the
-    // timeout and a margin of up to 5 s left).
-    leaseMs: envInt('CALLBACK_LEASE_MS', timeoutMs + 50_000, env, timeoutMs + 1),
+    // The worker lease, renewed every quarter of it: a killed worker's callbacks are taken over 10 s
+    // after its last heartbeat (DESIGN §7: within 15 s). Shorter means more heartbeats, and a stall of
+    // that long (a GC pause, a Postgres failover) costs the worker its claims.
+    leaseMs: envInt('CALLBACK_LEASE_MS', 10_000, env, 400),
   };
 }

@@ -9,6 +9,7 @@ import { migrations, SCHEMA } from './db/migrations';
 import type { CallbacksDatabase } from './db/schema';
 import { DeliveryEngine, type AttemptListener } from './domain/delivery-engine';
 import { EventStore } from './domain/event-store';
+import { WorkerRegistry } from './domain/worker-registry';
 import { createHttpDelivery } from './transport/undici-http-delivery';
 import { registerHandlers } from './transport/handlers';
 import { startWorkers } from './transport/ingest';
@@ -73,6 +74,7 @@ export async function startCallbackService(
   });
   const engine = new DeliveryEngine({
     store,
+    workers: new WorkerRegistry(db),
     http,
     secrets: new BusSigningSecrets(bus),
     retry: { scheduleMs: config.retryScheduleMs, jitterPercent: config.retryJitterPercent },
@@ -93,7 +95,7 @@ export async function startCallbackService(
     tracing: otelDeliveryTracing,
   });
   registerHandlers(bus, { store, onRetry: () => engine.wake() });
-  engine.start();
+  await engine.start();
   const workers = await startWorkers(bus, { engine, logger });
   const ops = await startOpsServer({
     port: config.port,

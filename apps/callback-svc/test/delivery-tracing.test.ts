@@ -61,6 +61,12 @@ function engineWith(status: number, posts: Array<SpanContext | undefined>, attem
   };
   return new DeliveryEngine({
     store: recordingStore(),
+    workers: {
+      register: async () => undefined,
+      renew: async () => true,
+      retire: async () => undefined,
+      reapLapsed: async () => ({ workers: 0, events: 0 }),
+    },
     http,
     secrets: { secretsFor: async () => ['whsec_dGVzdA=='] },
     retry: { scheduleMs: [1000], jitterPercent: 0 },
@@ -100,7 +106,7 @@ it('runs an attempt as a child of the stored callback request context, with the 
   const posts: Array<SpanContext | undefined> = [];
   const attempts: string[] = [];
   const engine = engineWith(200, posts, attempts);
-  engine.start();
+  await engine.start();
   const producer = tracer.startSpan('process callback_requests');
   const carrier = toCarrier(trace.setSpan(context.active(), producer));
   producer.end();
@@ -122,7 +128,7 @@ it('starts a trace of its own for an event stored without context, not the one t
   const posts: Array<SpanContext | undefined> = [];
   const attempts: string[] = [];
   const engine = engineWith(503, posts, attempts);
-  engine.start();
+  await engine.start();
   const batchTrace = await tracer.startActiveSpan('process callback_requests batch', async (span) => {
     await engine.accept([event('e2')]);
     span.end();

@@ -22,6 +22,8 @@ export interface EventsTable {
   locked_until: Date | null;
   /** New at each claim (migration 0005): only the claim holding it writes the attempt's outcome. */
   lease_token: string | null;
+  /** The worker whose claim this is (migration 0006): its claims go back to the queue when its lease lapses. */
+  worker_id: string | null;
   created_at: ColumnType<Date, Date | undefined, never>;
   delivered_at: Date | null;
   dead_at: Date | null;
@@ -41,9 +43,17 @@ export interface AttemptsTable {
   response_excerpt: string | null;
 }
 
+/** One row per delivering worker, kept alive by its heartbeat (migration 0006). */
+export interface WorkersTable {
+  worker_id: string;
+  alive_until: Date;
+  started_at: ColumnType<Date, Date | undefined, never>;
+}
+
 export interface CallbacksDatabase {
   events: EventsTable;
   attempts: AttemptsTable;
+  workers: WorkersTable;
 }
 
 export type EventRow = Selectable<EventsTable>;

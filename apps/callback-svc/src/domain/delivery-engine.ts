@@ -7,6 +7,8 @@ import { statusAfter, type EventStore } from './event-store';
 import type { HttpDelivery } from './http-delivery';
 import { nextRetryDelay, type RetryPolicy } from './retry-policy';
 import { signedHeaders } from './signature';
+import { WorkerLease } from './worker-lease';
+import type { WorkerRegistry } from './worker-registry';
 
 /** Where a tenant's signing secrets come from (the gateway owns tenants). */
 export interface SigningSecrets {
@@ -27,17 +29,26 @@ export interface DeliveryLimits {
   readonly maxHeld: number;
   /** The same for one receiving host (CALLBACK_MAX_HELD_PER_HOST). */
   readonly maxHeldPerHost: number;
-  /** How long a claim lasts; longer than the HTTP timeout so a live worker never loses its claim (CALLBACK_LEASE_MS). */
+  /**
+   * The worker's lease (CALLBACK_LEASE_MS), renewed by a heartbeat: when it lapses (the worker died or
+   * was cut off), another worker takes its claims over.
+   */
   readonly leaseMs: number;
   /**
-   * The HTTP timeout of one attempt (CALLBACK_TIMEOUT_MS): an event is started only with that much of
-   * its lease left, and more.
+   * The HTTP timeout of one attempt (CALLBACK_TIMEOUT_MS). A claim lasts this plus CLAIM_BEYOND_TIMEOUT_MS
+   * at most, even while the worker lives; an event is started only with the timeout and a margin left.
    */
   readonly timeoutMs: number;
   /** How often due events are looked for when nothing wakes the engine earlier (CALLBACK_POLL_INTERVAL_MS). */
   readonly pollIntervalMs: number;
 }
 
+/**
+ * How long a claim lasts beyond the attempt timeout, however long the worker lives: a bound for what
+ * the worker lease cannot cover (a claim that raced the reap of its lapsed worker). It is also the
+ * time a held event may wait for its slot, which sizes each host's hold.
+ */
+const CLAIM_BEYOND_TIMEOUT_MS = 50_000;
 /** Claims at most this many rows per query; a larger room is filled by several. */
 const MAX_CLAIM = 1_000;
 /** Hosts remembered as having a backlog in the queue (see noteHostBacklog). */
@@ -47,7 +58,12 @@ const MAX_BACKLOG_HOSTS = 10_000;
  * the attempt, and clock skew): 5 s, or half of what the lease has beyond the timeout if less.
  */
 function leaseMarginMs(limits: DeliveryLimits): number {
-  return Math.min(5_000, Math.max(0, (limits.leaseMs - limits.timeoutMs) / 2));
+  return Math.min(5_000, Math.max(0, (claimMs(limits) - limits.timeoutMs) / 2));
+}
+
+/** How long one claim lasts at most (the row's lease). */
+function claimMs(limits: DeliveryLimits): number {
+  return limits.timeoutMs + CLAIM_BEYOND_TIMEOUT_MS;
 }
 
 /** Notified after each attempt (metrics, logs, tests). */
@@ -64,6 +80,8 @@ export type AttemptListener = (
 export interface DeliveryEngineConfig {
   /** The delivery queue in Postgres: events, their claims and attempts. */
   readonly store: EventStore;
+  /** The workers' leases in Postgres: this worker's heartbeat, and the reap of lapsed workers' claims. */
+  readonly workers: Pick<WorkerRegistry, 'register' | 'renew' | 'retire' | 'reapLapsed'>;
   /** Sends one signed POST to the ERP. */
   readonly http: HttpDelivery;
   /** Each tenant's signing secret. */
@@ -84,8 +102,8 @@ export interface DeliveryEngineConfig {
  * older ones (retries, and what no worker had room for) are claimed from the queue when room frees
  * up. Claimed events wait in memory for a slot (limits in all and per host), are sent signed, and
  * their attempts recorded with the next step of their schedule. Nothing lives only in memory: a
- * crash leaves claimed rows whose lease runs out, and another worker (or this one after a restart)
- * takes them.
+ * crash leaves claimed rows naming a worker whose lease lapses within CALLBACK_LEASE_MS, and another
+ * worker (or this one after a restart) takes them over.
  */
 export class DeliveryEngine {
   private readonly held: HeldEvents;
@@ -99,6 +117,9 @@ export class DeliveryEngine {
   private pumping: Promise<void> | undefined;
   private wakeAgain = false;
   private readonly recorder: AttemptRecorder;
+  private readonly lease: WorkerLease;
+  private readonly workers: DeliveryEngineConfig['workers'];
+  private lastReapAt = 0;
 
   private readonly store: EventStore;
   private readonly http: HttpDelivery;
@@ -111,6 +132,7 @@ export class DeliveryEngine {
 
   constructor(config: DeliveryEngineConfig) {
     this.store = config.store;
+    this.workers = config.workers;
     this.http = config.http;
     this.secrets = config.secrets;
     this.retry = config.retry;
@@ -126,7 +148,13 @@ export class DeliveryEngine {
       maxHeld: limits.maxHeld,
       maxHeldPerHost: limits.maxHeldPerHost,
       minLeaseLeftMs: limits.timeoutMs + leaseMarginMs(limits),
-      maxWaitMs: limits.leaseMs - limits.timeoutMs - leaseMarginMs(limits),
+      maxWaitMs: claimMs(limits) - limits.timeoutMs - leaseMarginMs(limits),
+    });
+    this.lease = new WorkerLease({
+      store: config.workers,
+      leaseMs: limits.leaseMs,
+      logger: this.logger,
+      onLapse: () => this.dropHeld(),
     });
   }
 
@@ -136,7 +164,8 @@ export class DeliveryEngine {
    */
   async accept(events: NewCallbackEvent[]): Promise<void> {
     const claim = new Set<string>();
-    if (this.running) {
+    const workerId = this.lease.claimingAs;
+    if (this.running && workerId) {
       const room = this.held.claimRoom();
       for (const e of events) {
         const host = targetHostOf(e.url);
@@ -150,8 +179,8 @@ export class DeliveryEngine {
         }
       }
     }
-    const leaseEndsAt = Date.now() + this.limits.leaseMs; // taken before the insert: never later than the row's
-    const claimed = await this.store.ingest(events, claim, this.limits.leaseMs);
+    const leaseEndsAt = Date.now() + claimMs(this.limits); // taken before the insert: never later than the row's
+    const claimed = await this.store.ingest(events, claim, claimMs(this.limits), workerId ?? null);
     for (const event of claimed) this.held.hold(event, leaseEndsAt);
     this.startWaiting();
     if (claim.size < events.length) this.wake();
@@ -167,7 +196,9 @@ export class DeliveryEngine {
     return this.held.failingHostCount;
   }
 
-  start(): void {
+  /** Registers this worker's lease (its heartbeat runs until stop) and starts claiming. */
+  async start(): Promise<void> {
+    await this.lease.start();
     this.running = true;
     this.wake();
   }
@@ -210,6 +241,41 @@ export class DeliveryEngine {
     }
     await Promise.allSettled([...this.inFlight]);
     await this.recorder.flush();
+    await this.lease
+      .stop()
+      .catch((err: unknown) =>
+        this.logger.warn({ err }, 'could not end the worker lease; it lapses within CALLBACK_LEASE_MS'),
+      );
+  }
+
+  /**
+   * The lease lapsed: the waiting events' claims may belong to another worker now, so they are dropped
+   * (and given back, if they are still ours); whatever is due is claimed again under the new lease.
+   */
+  private dropHeld(): void {
+    const waiting = this.held.drainWaiting();
+    this.backlogBeyondRoom = true;
+    if (waiting.length > 0)
+      void this.store
+        .release(waiting)
+        .catch((err: unknown) =>
+          this.logger.warn(
+            { err, count: waiting.length },
+            'could not give claims back; they are reaped with the lease',
+          ),
+        );
+  }
+
+  /**
+   * Gives the claims of lapsed workers (killed, stalled, cut off) back to the queue, at most once per
+   * poll interval, so that this worker or another claims them now.
+   */
+  private async reapLapsedWorkers(): Promise<void> {
+    if (Date.now() - this.lastReapAt < this.limits.pollIntervalMs) return;
+    this.lastReapAt = Date.now();
+    const reaped = await this.workers.reapLapsed();
+    if (reaped.workers > 0)
+      this.logger.info(reaped, 'took over the callbacks of lapsed workers (their lease ended without a stop)');
   }
 
   private schedulePoll(): void {
@@ -221,15 +287,19 @@ export class DeliveryEngine {
 
   private async pump(): Promise<void> {
     try {
+      await this.reapLapsedWorkers();
       for (;;) {
         const room = this.held.claimRoom();
         const limit = Math.min(room.total, MAX_CLAIM);
-        if (!this.running || limit <= 0) return;
-        const leaseEndsAt = Date.now() + this.limits.leaseMs;
-        const claimed = await this.store.claimDue(limit, this.limits.leaseMs, {
-          left: room.left,
-          perHost: room.perHost,
-        });
+        const workerId = this.lease.claimingAs;
+        if (!this.running || limit <= 0 || !workerId) return;
+        const leaseEndsAt = Date.now() + claimMs(this.limits);
+        const claimed = await this.store.claimDue(
+          limit,
+          claimMs(this.limits),
+          { left: room.left, perHost: room.perHost },
+          workerId,
+        );
         for (const event of claimed) this.held.hold(event, leaseEndsAt);
         this.noteBacklog(claimed, limit, room.left, room.perHost);
         this.startWaiting();
@@ -272,6 +342,8 @@ export class DeliveryEngine {
 
   /** Starts the held events that have a slot now. */
   private startWaiting(): void {
+    // A lapsed lease: what waits may be another worker's now (dropHeld empties it).
+    if (!this.lease.holds) return;
     const { start, expired } = this.held.takeStartable();
     if (expired.length > 0) {
       // Their rows come due when the lease ends; whoever claims them then delivers them.

@@ -18,18 +18,24 @@ export class EventStore {
   /**
    * Records new events; an event id seen before is ignored (so a republished event is delivered once).
    * Events named in `claim` are stored already claimed by the caller, which delivers them at once:
-   * the first attempt needs no trip through the queue. Returns the claimed events actually inserted.
+   * the first attempt needs no trip through the queue, for `leaseMs` at most and, when `workerId` is
+   * given, while that worker's lease lives (see WorkerRegistry). Returns the claimed events inserted.
    */
-  async ingest(events: NewCallbackEvent[], claim: ReadonlySet<string>, leaseMs: number): Promise<ClaimedEvent[]> {
+  async ingest(
+    events: NewCallbackEvent[],
+    claim: ReadonlySet<string>,
+    leaseMs: number,
+    workerId: string | null = null,
+  ): Promise<ClaimedEvent[]> {
     if (events.length === 0) return [];
     const lease = leaseEnd(leaseMs);
     // unnest: one statement text and eight parameters whatever the batch size (a VALUES list would
     // take ten parameters per row, and be built and parsed anew for every batch).
     const { rows: inserted } = await sql<EventRow>`
-      insert into events (event_id, tenant_id, event_type, url, target_host, body, status, next_attempt_at, locked_until, lease_token, trace_context)
+      insert into events (event_id, tenant_id, event_type, url, target_host, body, status, next_attempt_at, locked_until, lease_token, worker_id, trace_context)
       select e.event_id, e.tenant_id, e.event_type, e.url, e.target_host, e.body, 'pending',
         case when e.claimed then ${lease} else now() end, case when e.claimed then ${lease} end,
-        case when e.claimed then gen_random_uuid() end, e.trace_context
+        case when e.claimed then gen_random_uuid() end, case when e.claimed then ${workerId}::uuid end, e.trace_context
       from unnest(${events.map((e) => e.eventId)}::text[], ${events.map((e) => e.tenantId)}::uuid[], ${events.map((e) => e.eventType)}::text[],
         ${events.map((e) => e.url)}::text[], ${events.map((e) => targetHostOf(e.url))}::text[], ${events.map((e) => e.body)}::text[],
         ${events.map((e) => claim.has(e.eventId))}::bool[], ${events.map((e) => (e.traceContext ? JSON.stringify(e.traceContext) : null))}::json[])
@@ -44,13 +50,19 @@ export class EventStore {
   /**
    * Claims up to `limit` due events, oldest first, and never more for a host than its room: hosts
    * without room are skipped (a slow receiver cannot hold up the others), the rest take what is left.
+   * Claimed for `leaseMs` at most and, when `workerId` is given, while that worker's lease lives.
    */
-  async claimDue(limit: number, leaseMs: number, room: Pick<ClaimRoom, 'left' | 'perHost'>): Promise<ClaimedEvent[]> {
+  async claimDue(
+    limit: number,
+    leaseMs: number,
+    room: Pick<ClaimRoom, 'left' | 'perHost'>,
+    workerId: string | null = null,
+  ): Promise<ClaimedEvent[]> {
     if (limit <= 0) return [];
     const busy = [...room.left];
-    // claim_due_events (migrations 0003, 0004): a function, so that it can keep its plan under a burst.
+    // claim_due_events (migrations 0003 to 0006): a function, so that it can keep its plan under a burst.
     const rows = await sql<EventRow>`
-      select * from claim_due_events(${limit}, ${leaseInterval(leaseMs)}, ${busy.map(([host]) => host)}::text[], ${busy.map(([, n]) => n)}::int[], ${room.perHost})`.execute(
+      select * from claim_due_events(${limit}, ${leaseInterval(leaseMs)}, ${busy.map(([host]) => host)}::text[], ${busy.map(([, n]) => n)}::int[], ${room.perHost}, ${workerId}::uuid)`.execute(
       this.db,
     );
     return rows.rows.map(toClaimed);
@@ -71,7 +83,7 @@ export class EventStore {
     return this.db.transaction().execute(async (trx) => {
       const { rows: moved } = await sql<{ event_id: string; lease_token: string }>`
         update events set status = v.status, attempt_count = events.attempt_count + 1, failures_in_run = v.failures,
-          next_attempt_at = v.next_at, locked_until = null, lease_token = null, delivered_at = v.delivered_at, dead_at = v.dead_at
+          next_attempt_at = v.next_at, locked_until = null, lease_token = null, worker_id = null, delivered_at = v.delivered_at, dead_at = v.dead_at
         from unnest(${events.map((e) => e.eventId)}::text[], ${events.map((e) => e.leaseToken)}::uuid[], ${statuses}::text[],
           ${results.map((r) => (r.outcome.ok ? r.event.failuresInRun : r.event.failuresInRun + 1))}::int[],
           ${results.map((r, i) => (statuses[i] === 'pending' ? r.retryAt : null))}::timestamptz[], ${results.map((r) => (r.outcome.ok ? r.attemptedAt : null))}::timestamptz[],
@@ -100,7 +112,7 @@ export class EventStore {
   async release(events: Array<Pick<ClaimedEvent, 'eventId' | 'leaseToken'>>): Promise<void> {
     if (events.length === 0) return;
     await sql`
-      update events set next_attempt_at = now(), locked_until = null, lease_token = null
+      update events set next_attempt_at = now(), locked_until = null, lease_token = null, worker_id = null
       from unnest(${events.map((e) => e.eventId)}::text[], ${events.map((e) => e.leaseToken)}::uuid[]) as v(event_id, lease_token)
       where events.event_id = v.event_id and events.lease_token = v.lease_token and events.status = 'pending'`.execute(
       this.db,
@@ -111,7 +123,7 @@ export class EventStore {
   async postpone(event: ClaimedEvent, until: Date): Promise<void> {
     await this.db
       .updateTable('events')
-      .set({ next_attempt_at: until, locked_until: null, lease_token: null })
+      .set({ next_attempt_at: until, locked_until: null, lease_token: null, worker_id: null })
       .where('event_id', '=', event.eventId)
       .where('lease_token', '=', event.leaseToken)
       .where('status', '=', 'pending')
@@ -138,6 +150,7 @@ export class EventStore {
         next_attempt_at: sql<Date>`now()`,
         locked_until: null,
         lease_token: null,
+        worker_id: null,
         dead_at: null,
       })
       .where('tenant_id', '=', tenantId)
