@@ -186,6 +186,7 @@ async function main(): Promise<void> {
     const bare = await bareInsertRate(database.url, tenant.tenant_id, payer, receiver.url);
 
     const apps = ['bank-sandbox', 'clients-svc', 'callback-svc', 'receivables-svc', 'gateway'];
+    const writesBefore = await postgresWrites(database.url);
     const cpuBefore = children.map((c) => cpuSeconds(c.pid!));
     const pgBefore = cpuSecondsOf(/^postgres/);
     const natsBefore = cpuSecondsOf(/nats-server/);
@@ -216,6 +217,8 @@ async function main(): Promise<void> {
     await receiver.waitForEvents(TOTAL, 600_000);
     const endToEnd = (Date.now() - started) / 1000;
     const selfCpu = process.cpuUsage(selfBefore);
+    const writes = perCharge(writesBefore, await postgresWrites(database.url), TOTAL);
+    const bus = await streamMessagesPerCharge(prefix, TOTAL);
     const cpu = [
       ...apps.map((app, i) => `${app} ${fmt(cpuSeconds(children[i].pid!) - cpuBefore[i], 1)}`),
       `postgres ${fmt(cpuSecondsOf(/^postgres/) - pgBefore, 1)}`,
@@ -247,11 +250,69 @@ async function main(): Promise<void> {
       `  time from POST to callback: p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(percentile(latencies, 99))} ms`,
     );
     console.log(`  CPU seconds used meanwhile (2 cores = ${fmt(2 * endToEnd, 1)} available): ${cpu.join(', ')}`);
+    console.log(
+      `  Postgres per charge (every schema, registration and callback included): ${fmt(writes.rows, 1)} rows written (${fmt(writes.inserted, 1)} inserted, ${fmt(writes.updated, 1)} updated, ${fmt(writes.deleted, 1)} deleted), ${fmt(writes.commits, 2)} commits, ${fmt(writes.walBytes)} bytes of WAL (the whole server's: other work on it counts too)`,
+    );
+    console.log(`  JetStream messages stored per charge: ${bus}`);
   } finally {
     await stopApps(children);
     await receiver.stop();
     await deleteStreams(prefix);
     await database.drop();
+  }
+}
+
+interface PostgresWrites {
+  inserted: number;
+  updated: number;
+  deleted: number;
+  commits: number;
+  walBytes: number;
+}
+
+/** The bench database's row writes and commits so far, and the server's WAL position. */
+async function postgresWrites(url: string): Promise<PostgresWrites> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // Backends report their counters at most once a second: let the last ones land.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const { rows } = await client.query<Record<keyof PostgresWrites, string>>(
+      `select tup_inserted as inserted, tup_updated as updated, tup_deleted as deleted, xact_commit as commits,
+        pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') as "walBytes"
+       from pg_stat_database where datname = current_database()`,
+    );
+    return Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)])) as unknown as PostgresWrites;
+  } finally {
+    await client.end();
+  }
+}
+
+function perCharge(before: PostgresWrites, after: PostgresWrites, charges: number) {
+  const d = (k: keyof PostgresWrites) => (after[k] - before[k]) / charges;
+  return {
+    inserted: d('inserted'),
+    updated: d('updated'),
+    deleted: d('deleted'),
+    rows: d('inserted') + d('updated') + d('deleted'),
+    commits: d('commits'),
+    walBytes: d('walBytes'),
+  };
+}
+
+/** Messages each of the bench's streams stored over the run (its last sequence), per charge. */
+async function streamMessagesPerCharge(prefix: string, charges: number): Promise<string> {
+  const { connect } = await import('nats');
+  const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const parts: string[] = [];
+    for await (const s of jsm.streams.list())
+      if (s.config.name.includes(prefix) && s.state.last_seq > 0)
+        parts.push(`${s.config.name.replace(`${prefix}_`, '')} ${fmt(s.state.last_seq / charges, 2)}`);
+    return parts.sort().join(', ');
+  } finally {
+    await nc.drain();
   }
 }
 
