@@ -1,0 +1,505 @@
+import { spawnSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
+import { loadBankSandboxConfig } from '@payments/bank-sandbox';
+import { loadBookletConfig } from '@payments/booklet-svc';
+import { loadCallbackConfig } from '@payments/callback-svc';
+import { loadClientsConfig } from '@payments/clients-svc';
+import { loadGatewayConfig } from '@payments/gateway';
+import { HEALTHZ_PATH, READYZ_PATH } from '@payments/health';
+import { loadReceivablesConfig } from '@payments/receivables-svc';
+import {
+  containerEnv,
+  dataOf,
+  kubectlAvailable,
+  matches,
+  named,
+  ofKind,
+  podTemplateOf,
+  render,
+  specOf,
+  type Container,
+  type Env,
+  type K8sObject,
+  type LabelSelector,
+  type PodTemplate,
+} from './manifests';
+
+/**
+ * deploy/kubernetes, rendered with `kubectl kustomize` (no cluster) and checked:
+ * - every core object against the Kubernetes schemas (kubernetes-models' validators), CloudNativePG's
+ *   objects for shape;
+ * - every app's container environment, resolved from its ConfigMaps and Secrets, is read by that app's
+ *   config loader (a recording proxy around the environment, as e2e/test/configuration-reference.test.ts
+ *   does), and the loader accepts it in production (its requireProductionSecrets), pointing nowhere at
+ *   loopback;
+ * - every selector (Service, PDB, NetworkPolicy, workload) matches the pods of some Deployment or
+ *   StatefulSet, every HPA scales a rendered Deployment, probes hit a declared port: the app's own;
+ * - NATS: the servers the apps are given are the StatefulSet's pods, STREAM_REPLICAS is its size, and
+ *   nats-server accepts the config its pods render (deploy/nats's bus users with the Secret's passwords).
+ */
+
+type Loader = (env: Env) => { nodeEnv: string; port: number };
+
+/** Each app's Deployment name, and the loader of its settings. */
+const LOADERS: Record<string, Loader> = {
+  gateway: loadGatewayConfig,
+  'clients-svc': loadClientsConfig,
+  'receivables-svc': loadReceivablesConfig,
+  'booklet-svc': loadBookletConfig,
+  'callback-svc': loadCallbackConfig,
+  'bank-sandbox': loadBankSandboxConfig,
+};
+
+/** Each overlay, with the apps it must deploy. */
+const OVERLAYS: Record<string, string[]> = {
+  production: ['gateway', 'clients-svc', 'receivables-svc', 'booklet-svc', 'callback-svc'],
+  sandbox: Object.keys(LOADERS),
+  'production-cnpg': ['gateway', 'clients-svc', 'receivables-svc', 'booklet-svc', 'callback-svc'],
+};
+
+/** Variables an app reads outside its loader: libs/telemetry's (docs/configuration.md, "OpenTelemetry"). */
+const TELEMETRY_SECTION = 'OpenTelemetry (every app)';
+
+// The kinds the schemas cover; anything else rendered must be listed under CUSTOM_KINDS.
+type Model = new (data: never) => { validate(): void };
+const MODELS: Record<string, Model> = {
+  'v1/ConfigMap': ConfigMap,
+  'v1/Namespace': Namespace,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'apps/v1/Deployment': Deployment,
+  'apps/v1/StatefulSet': StatefulSet,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'networking.k8s.io/v1/Ingress': Ingress,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+};
+const CUSTOM_KINDS = new Set(['postgresql.cnpg.io/v1/Cluster', 'postgresql.cnpg.io/v1/Pooler']);
+
+const repoRoot = join(__dirname, '..', '..');
+/** The values exampleSecrets gave, so that every reference to a key sees the same one. */
+const exampleValues = new Map<string, string>();
+const kubectl = kubectlAvailable();
+
+if (!kubectl) {
+  if (process.env.CI) {
+    it('renders the Kubernetes manifests (kubectl is required in CI)', () => {
+      throw new Error('kubectl not found: CI must have it (kubectl kustomize renders deploy/kubernetes); see .ci/run');
+    });
+  } else {
+    console.warn('deploy/test/kubernetes.test.ts skipped: kubectl not found (CI=true makes this a failure)');
+    it.skip('renders the Kubernetes manifests (skipped: kubectl not found)', () => undefined);
+  }
+} else {
+  describe.each(Object.keys(OVERLAYS))('overlay %s', (overlay) => {
+    const objects = render(overlay);
+    const workloads = [...ofKind(objects, 'Deployment'), ...ofKind(objects, 'StatefulSet')];
+    const pods = podLabelSets(objects);
+
+    it('renders only kinds it can check, each valid against its schema', () => {
+      const problems = objects.flatMap((object) => {
+        const kind = `${object.apiVersion}/${object.kind}`;
+        const Model = MODELS[kind];
+        if (!Model) return CUSTOM_KINDS.has(kind) ? [] : [`${kind} ${object.metadata.name}: no schema here`];
+        try {
+          new Model(object as never).validate();
+          return [];
+        } catch (err) {
+          return [`${kind} ${object.metadata.name}: ${(err as Error).message}`];
+        }
+      });
+      expect(problems).toEqual([]);
+      expect(objects.length).toBeGreaterThan(30);
+    });
+
+    it('keeps no secret value in git: every rendered Secret is empty, to be filled where it is deployed', () => {
+      const filled = ofKind(objects, 'Secret').flatMap((s) =>
+        Object.entries(dataOf(s))
+          .filter(([key, value]) => value !== '' && !(s.type === 'kubernetes.io/basic-auth' && key === 'username'))
+          .map(([key]) => `${s.metadata.name}/${key}`),
+      );
+      expect(filled).toEqual([]);
+    });
+
+    it('deploys every app it should, and no other', () => {
+      const apps = ofKind(objects, 'Deployment').map((d) => d.metadata.name);
+      expect(apps.sort()).toEqual([...OVERLAYS[overlay]].sort());
+    });
+
+    describe.each(OVERLAYS[overlay])('%s', (app) => {
+      const container = appContainer(named(objects, 'Deployment', app));
+      const env = containerEnv(container, objects, exampleSecrets);
+      const load = LOADERS[app];
+
+      it('sets only variables the app reads', () => {
+        const read = new Set([...readsOf(load, env), ...readsOf(load, {}), ...telemetryVariables()]);
+        expect(Object.keys(env).filter((name) => !read.has(name))).toEqual([]);
+      });
+
+      it('starts in production with what it is given (every secret production requires is set)', () => {
+        expect(env.NODE_ENV).toBe('production');
+        expect(() => load(env)).not.toThrow();
+      });
+
+      it('points at no loopback address (database, NATS, public and provider URLs are set)', () => {
+        const config = JSON.stringify(load(env));
+        expect(config.match(/[^"]*(127\.0\.0\.1|localhost)[^"]*/g) ?? []).toEqual([]);
+      });
+
+      it('probes /readyz and /healthz on the port the app listens on, which its container declares', () => {
+        const { port } = load(env);
+        const declared = (container.ports ?? []).map((p) => p.containerPort);
+        expect(declared).toEqual([port]);
+        expect(probePorts(container)).toEqual({
+          readinessProbe: { path: READYZ_PATH, port },
+          livenessProbe: { path: HEALTHZ_PATH, port },
+          startupProbe: { path: HEALTHZ_PATH, port },
+        });
+      });
+
+      it('asks for CPU and memory, within limits', () => {
+        expect(container.resources?.requests).toEqual({ cpu: expect.any(String), memory: expect.any(String) });
+        expect(container.resources?.limits).toEqual({ cpu: expect.any(String), memory: expect.any(String) });
+      });
+
+      it('has a Service, a PodDisruptionBudget and a CPU HorizontalPodAutoscaler', () => {
+        const labels = podTemplateOf(named(objects, 'Deployment', app)).metadata.labels;
+        const service = specOf<{ selector: Record<string, string> }>(named(objects, 'Service', app));
+        expect(matches({ matchLabels: service.selector }, labels)).toBe(true);
+        const pdb = specOf<{ selector: LabelSelector }>(named(objects, 'PodDisruptionBudget', app));
+        expect(matches(pdb.selector, labels)).toBe(true);
+        const hpa = specOf<HpaSpec>(named(objects, 'HorizontalPodAutoscaler', app));
+        expect(hpa.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: app });
+        expect(hpa.metrics.map((m) => m.resource?.name)).toEqual(['cpu']);
+      });
+    });
+
+    it('selects pods that exist: workloads, Services, PDBs, NetworkPolicies and their peers', () => {
+      const unmatched: string[] = [];
+      const check = (what: string, selector: LabelSelector) => {
+        if (!pods.some((labels) => matches(selector, labels))) unmatched.push(what);
+      };
+      for (const w of workloads) {
+        const spec = specOf<{ selector: LabelSelector; template: PodTemplate }>(w);
+        if (!matches(spec.selector, spec.template.metadata.labels)) unmatched.push(`${w.kind} ${w.metadata.name}`);
+      }
+      for (const s of ofKind(objects, 'Service'))
+        check(`Service ${s.metadata.name}`, { matchLabels: specOf<{ selector: Record<string, string> }>(s).selector });
+      for (const p of ofKind(objects, 'PodDisruptionBudget'))
+        check(`PDB ${p.metadata.name}`, specOf<{ selector: LabelSelector }>(p).selector);
+      for (const n of ofKind(objects, 'NetworkPolicy')) {
+        const spec = specOf<NetworkPolicySpec>(n);
+        check(`NetworkPolicy ${n.metadata.name}`, spec.podSelector);
+        const peers = [
+          ...(spec.ingress ?? []).flatMap((r) => r.from ?? []),
+          ...(spec.egress ?? []).flatMap((r) => r.to ?? []),
+        ];
+        // A peer with a namespaceSelector selects pods elsewhere (the Ingress controller, DNS, the operator).
+        for (const peer of peers)
+          if (peer.podSelector && !peer.namespaceSelector)
+            check(`NetworkPolicy ${n.metadata.name} peer ${JSON.stringify(peer.podSelector)}`, peer.podSelector);
+      }
+      expect(unmatched).toEqual([]);
+    });
+
+    it('scales only rendered Deployments, and routes Services and the Ingress to declared ports', () => {
+      const problems: string[] = [];
+      for (const h of ofKind(objects, 'HorizontalPodAutoscaler')) {
+        const target = specOf<HpaSpec>(h).scaleTargetRef;
+        if (!objects.some((o) => o.kind === target.kind && o.metadata.name === target.name))
+          problems.push(`HPA ${h.metadata.name} scales ${target.kind} ${target.name}, not rendered`);
+      }
+      for (const s of ofKind(objects, 'Service')) {
+        const spec = specOf<ServiceSpec>(s);
+        const targets = workloads
+          .map(podTemplateOf)
+          .filter((t) => matches({ matchLabels: spec.selector }, t.metadata.labels))
+          .flatMap((t) => t.spec.containers.flatMap((c) => c.ports ?? []));
+        for (const port of spec.ports)
+          if (!targets.some((p) => p.name === port.targetPort || p.containerPort === port.targetPort))
+            problems.push(`Service ${s.metadata.name} port ${port.name} targets ${port.targetPort}, not declared`);
+      }
+      for (const ingress of ofKind(objects, 'Ingress'))
+        for (const rule of specOf<IngressSpec>(ingress).rules)
+          for (const { path, backend } of rule.http.paths) {
+            const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === backend.service.name);
+            const ports = service ? specOf<ServiceSpec>(service).ports.map((p) => p.name) : [];
+            if (!ports.includes(backend.service.port.name))
+              problems.push(
+                `Ingress ${path} goes to ${backend.service.name}:${backend.service.port.name}, not a Service port`,
+              );
+          }
+      expect(problems).toEqual([]);
+    });
+
+    it('exposes only the gateway and the provider webhooks through the Ingress', () => {
+      const routes = ofKind(objects, 'Ingress').flatMap((i) =>
+        specOf<IngressSpec>(i).rules.flatMap((r) => r.http.paths.map((p) => `${p.path} -> ${p.backend.service.name}`)),
+      );
+      expect(routes.sort()).toEqual(['/api -> gateway', '/docs -> gateway', '/provider/webhooks -> receivables-svc']);
+      // Default deny, in and out, for every pod of the namespace.
+      const deny = specOf<NetworkPolicySpec>(named(objects, 'NetworkPolicy', 'default-deny'));
+      expect(deny).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+      // Only the gateway and receivables-svc admit traffic from another namespace (the Ingress controller).
+      const fromOutside = ofKind(objects, 'NetworkPolicy')
+        .filter((n) =>
+          (specOf<NetworkPolicySpec>(n).ingress ?? []).some((r) => r.from?.some((p) => p.namespaceSelector)),
+        )
+        .flatMap((n) => appsSelectedBy(specOf<NetworkPolicySpec>(n).podSelector, objects));
+      const cnpgOperatorOnly = overlay === 'production-cnpg' ? ['payments-pg'] : [];
+      expect([...new Set(fromOutside)].sort()).toEqual([...cnpgOperatorOnly, 'gateway', 'receivables-svc'].sort());
+    });
+
+    it('gives the apps the three NATS pods and R3 streams; nats-server accepts the config the pods render', () => {
+      const nats = named(objects, 'StatefulSet', 'nats');
+      const { replicas, serviceName } = specOf<{ replicas: number; serviceName: string }>(nats);
+      const bus = dataOf(objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('payments-bus'))!);
+      const pods = Array.from({ length: replicas }, (_, i) => `nats-${i}.${serviceName}`);
+      expect(replicas).toBe(3);
+      expect(bus.NATS_URL.split(',')).toEqual(pods.map((p) => `nats://${p}:4222`));
+      expect(bus.STREAM_REPLICAS).toBe(String(replicas));
+      const natsConf = natsConfig(nats, objects);
+      expect([...natsConf.matchAll(/nats-route:\/\/([^:]+):6222/g)].map((m) => m[1])).toEqual(pods);
+      checkNatsConfig(nats, objects, natsConf);
+    });
+
+    if (overlay === 'production-cnpg') {
+      it('puts a session-mode PgBouncer in front of a CloudNativePG cluster, within its connection budget', () => {
+        const cluster = ofKind(objects, 'Cluster')[0];
+        const pooler = specOf<PoolerSpec>(ofKind(objects, 'Pooler')[0]);
+        const clusterSpec = specOf<ClusterSpec>(cluster);
+        expect(pooler.cluster.name).toBe(cluster.metadata.name);
+        expect(pooler).toMatchObject({ type: 'rw', pgbouncer: { poolMode: 'session' } });
+        expect(clusterSpec.instances).toBeGreaterThanOrEqual(3);
+        const user = named(objects, 'Secret', clusterSpec.bootstrap.initdb.secret.name);
+        expect(user.type).toBe('kubernetes.io/basic-auth');
+        expect(Object.keys(dataOf(user)).sort()).toEqual(['password', 'username']);
+        // Session mode: each client connection holds a server connection. Every instance at the HPA's
+        // maximum plus a rolling upgrade's surge, each with its pool full and its start-up connection.
+        const clients = ofKind(objects, 'Deployment')
+          .map((d) => {
+            const hpa = specOf<HpaSpec>(named(objects, 'HorizontalPodAutoscaler', d.metadata.name));
+            const surge = specOf<{ strategy: { rollingUpdate: { maxSurge: number } } }>(d).strategy.rollingUpdate
+              .maxSurge;
+            const pool = Number(containerEnv(appContainer(d), objects, exampleSecrets).DATABASE_POOL_SIZE);
+            return (hpa.maxReplicas + surge) * (pool + 1);
+          })
+          .reduce((a, b) => a + b, 0);
+        const server = pooler.instances * Number(pooler.pgbouncer.parameters.default_pool_size);
+        const superuserReserved = 3;
+        expect(clients).toBeLessThanOrEqual(server);
+        expect(clients).toBeLessThanOrEqual(Number(pooler.pgbouncer.parameters.max_client_conn));
+        expect(server).toBeLessThanOrEqual(
+          Number(clusterSpec.postgresql.parameters.max_connections) - superuserReserved,
+        );
+      });
+    }
+  });
+
+  it('validates for real: a wrong field type or a missing field is refused', () => {
+    const deployment = render('production').find((o) => o.kind === 'Deployment')!;
+    const broken = structuredClone(deployment) as K8sObject & { spec: { template: PodTemplate } };
+    (broken.spec.template.spec.containers[0].ports![0] as { containerPort: unknown }).containerPort = 'http';
+    expect(() => new Deployment(broken as never).validate()).toThrow(/containerPort must be integer/);
+    const nameless = structuredClone(deployment) as K8sObject & { spec: { template: PodTemplate } };
+    delete (nameless.spec.template.spec.containers[0] as Partial<Container>).name;
+    expect(() => new Deployment(nameless as never).validate()).toThrow(/must have required property name/);
+  });
+}
+
+interface HpaSpec {
+  scaleTargetRef: { apiVersion: string; kind: string; name: string };
+  maxReplicas: number;
+  metrics: { resource?: { name: string } }[];
+}
+interface ServiceSpec {
+  selector: Record<string, string>;
+  ports: { name: string; targetPort: string | number }[];
+}
+interface IngressSpec {
+  rules: { http: { paths: { path: string; backend: { service: { name: string; port: { name: string } } } }[] } }[];
+}
+interface NetworkPolicyPeer {
+  podSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector;
+}
+interface NetworkPolicySpec {
+  podSelector: LabelSelector;
+  policyTypes: string[];
+  ingress?: { from?: NetworkPolicyPeer[] }[];
+  egress?: { to?: NetworkPolicyPeer[] }[];
+}
+interface ClusterSpec {
+  instances: number;
+  postgresql: { parameters: Record<string, string> };
+  bootstrap: { initdb: { secret: { name: string } } };
+}
+interface PoolerSpec {
+  cluster: { name: string };
+  instances: number;
+  type: string;
+  pgbouncer: { poolMode: string; parameters: Record<string, string> };
+}
+
+/** The app's one container. */
+function appContainer(deployment: K8sObject): Container {
+  const { containers } = podTemplateOf(deployment).spec;
+  if (containers.length !== 1 || containers[0].name !== deployment.metadata.name)
+    throw new Error(`Deployment ${deployment.metadata.name} must have one container of its name`);
+  return containers[0];
+}
+
+/**
+ * The label sets of every pod the render makes: its workloads' templates, and the pods CloudNativePG
+ * makes for a Cluster and a Pooler (labelled cnpg.io/cluster and cnpg.io/poolerName, as it documents).
+ */
+function podLabelSets(objects: K8sObject[]): Record<string, string>[] {
+  return [
+    ...[...ofKind(objects, 'Deployment'), ...ofKind(objects, 'StatefulSet')].map(
+      (w) => podTemplateOf(w).metadata.labels,
+    ),
+    ...ofKind(objects, 'Cluster').map((c) => ({ 'cnpg.io/cluster': c.metadata.name })),
+    ...ofKind(objects, 'Pooler').map((p) => ({ 'cnpg.io/poolerName': p.metadata.name })),
+  ];
+}
+
+/** Names of the Deployments, StatefulSets and CloudNativePG clusters whose pods a selector picks. */
+function appsSelectedBy(selector: LabelSelector, objects: K8sObject[]): string[] {
+  const workloads = [...ofKind(objects, 'Deployment'), ...ofKind(objects, 'StatefulSet')]
+    .filter((w) => matches(selector, podTemplateOf(w).metadata.labels))
+    .map((w) => w.metadata.name);
+  const clusters = ofKind(objects, 'Cluster')
+    .filter((c) => matches(selector, { 'cnpg.io/cluster': c.metadata.name }))
+    .map((c) => c.metadata.name);
+  return [...workloads, ...clusters];
+}
+
+/** Each probe's HTTP path and the container port number it hits (a named port resolved). */
+function probePorts(container: Container): Record<string, { path: string; port: number | undefined }> {
+  const probes = {
+    readinessProbe: container.readinessProbe,
+    livenessProbe: container.livenessProbe,
+    startupProbe: container.startupProbe,
+  };
+  return Object.fromEntries(
+    Object.entries(probes).map(([kind, probe]) => {
+      const target = probe?.httpGet?.port;
+      const port = (container.ports ?? []).find((p) => p.name === target || p.containerPort === target)?.containerPort;
+      return [kind, { path: probe?.httpGet?.path ?? '(none)', port }];
+    }),
+  );
+}
+
+/** Runs `load` with `env`, returning every variable it looked up (as configuration-reference.test.ts). */
+function readsOf(load: Loader, env: Env): Set<string> {
+  const names = new Set<string>();
+  load(
+    new Proxy(env, {
+      get(target, key) {
+        if (typeof key === 'string') names.add(key);
+        return typeof key === 'string' ? target[key] : undefined;
+      },
+    }),
+  );
+  return names;
+}
+
+/** The variables of docs/configuration.md's OpenTelemetry section (read by libs/telemetry, not a loader). */
+function telemetryVariables(): string[] {
+  const text = readFileSync(join(repoRoot, 'docs', 'configuration.md'), 'utf8');
+  const section = text.split(/^## /m).find((s) => s.startsWith(TELEMETRY_SECTION));
+  if (!section) throw new Error(`docs/configuration.md has no "## ${TELEMETRY_SECTION}" section`);
+  return [...section.matchAll(/^\|\s*`([A-Z][A-Z0-9_]+)`/gm)].map((m) => m[1]);
+}
+
+/**
+ * A Secret's values as an operator fills them: git holds the keys with empty values. Each key gets a
+ * value of the form its variable requires (an Ed25519 PEM, 32 bytes of base64, a URL), kept for the run.
+ */
+function exampleSecrets(secret: K8sObject): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(dataOf(secret)).map(([key, value]) => {
+      if (value !== '') return [key, value];
+      if (!exampleValues.has(key)) exampleValues.set(key, exampleValue(key));
+      return [key, exampleValues.get(key)!];
+    }),
+  );
+}
+
+function exampleValue(key: string): string {
+  if (key === 'JWT_PRIVATE_KEY')
+    return generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  if (key === 'CREDENTIALS_ENCRYPTION_KEY') return randomBytes(32).toString('base64');
+  if (key === 'DATABASE_URL') return 'postgres://payments:secret@postgres.example.com:5432/receivables';
+  return `p${randomBytes(12).toString('hex')}`;
+}
+
+/** The StatefulSet's nats.conf, from the ConfigMap its pods mount. */
+function natsConfig(nats: K8sObject, objects: K8sObject[]): string {
+  return dataOf(named(objects, 'ConfigMap', configMapVolume(nats, 'cluster-config')))['nats.conf'];
+}
+
+function configMapVolume(workload: K8sObject, volume: string): string {
+  const spec = podTemplateOf(workload).spec as { volumes?: { name: string; configMap?: { name: string } }[] };
+  const name = spec.volumes?.find((v) => v.name === volume)?.configMap?.name;
+  if (!name) throw new Error(`${workload.metadata.name} has no ConfigMap volume ${volume}`);
+  return name;
+}
+
+/**
+ * What a NATS pod does at start, here: render.sh from the bus users' ConfigMap (deploy/nats's own
+ * template, unchanged) for the pods' BUS_PREFIX, beside the cluster's nats.conf; then `nats-server -t`
+ * with the nats-users Secret as its environment checks the config and that every password is given.
+ */
+function checkNatsConfig(nats: K8sObject, objects: K8sObject[], natsConf: string): void {
+  const users = dataOf(named(objects, 'ConfigMap', configMapVolume(nats, 'bus-users')));
+  expect(users['nats-server.conf.template']).toBe(
+    readFileSync(join(repoRoot, 'deploy', 'nats', 'nats-server.conf.template'), 'utf8'),
+  );
+  const [init] = podTemplateOf(nats).spec.initContainers ?? [];
+  const [server] = podTemplateOf(nats).spec.containers;
+  const initEnv = containerEnv(init, objects, exampleSecrets);
+  const serverEnv = containerEnv(server, objects, exampleSecrets);
+  const dir = mkdtempSync(join(tmpdir(), 'k8s-nats-'));
+  try {
+    writeFileSync(join(dir, 'render.sh'), users['render.sh']);
+    writeFileSync(join(dir, 'nats-server.conf.template'), users['nats-server.conf.template']);
+    const rendered = spawnSync('sh', [join(dir, 'render.sh')], {
+      env: { PATH: process.env.PATH, ...initEnv },
+      encoding: 'utf8',
+    });
+    expect(rendered.stderr).toBe('');
+    expect(rendered.stdout).toContain(`"${initEnv.BUS_PREFIX}.receivables.create"`);
+    writeFileSync(join(dir, 'bus-users.conf'), rendered.stdout);
+    writeFileSync(join(dir, 'nats.conf'), natsConf);
+    const bin = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+    const test = spawnSync(bin, ['-c', join(dir, 'nats.conf'), '-t'], {
+      env: { PATH: process.env.PATH, ...serverEnv },
+      encoding: 'utf8',
+    });
+    if (test.error && (test.error as NodeJS.ErrnoException).code === 'ENOENT' && !process.env.CI) {
+      console.warn(`nats-server not found at ${bin} (NATS_SERVER_BIN): the NATS config was not checked`);
+      return;
+    }
+    expect({ status: test.status, output: `${test.stdout}${test.stderr}`.trim() }).toEqual({
+      status: 0,
+      output: expect.stringContaining('is valid'),
+    });
+    // Without one user's password the server refuses the config: the Secret must carry them all.
+    const { NATS_GATEWAY_PASSWORD: _dropped, ...withoutOne } = serverEnv;
+    const refused = spawnSync(bin, ['-c', join(dir, 'nats.conf'), '-t'], {
+      env: { PATH: process.env.PATH, ...withoutOne },
+    });
+    expect(refused.status).not.toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
