@@ -39,7 +39,7 @@ export async function startBankSandbox(
     applicationName: 'bank-sandbox',
     poolSize: config.databasePoolSize,
   });
-  await migrateToLatest(db, SCHEMA, migrations);
+  await migrateToLatest(db, SCHEMA, migrations, logger);
   const dispatcher = new WebhookDispatcher({
     db,
     webhook: config.webhook,

@@ -40,7 +40,7 @@ export async function startBookletService(
     applicationName: 'booklet-svc',
     poolSize: config.databasePoolSize,
   });
-  await migrateToLatest(db, SCHEMA, migrations);
+  await migrateToLatest(db, SCHEMA, migrations, logger);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,

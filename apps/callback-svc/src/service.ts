@@ -37,7 +37,7 @@ export async function startCallbackService(
     applicationName: 'callback-svc',
     poolSize: config.databasePoolSize,
   });
-  await migrateToLatest(db, SCHEMA, migrations);
+  await migrateToLatest(db, SCHEMA, migrations, logger);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,

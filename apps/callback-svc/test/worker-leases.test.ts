@@ -59,7 +59,11 @@ async function claimedBy(workerId: string, n: number): Promise<ClaimedEvent[]> {
   return store.ingest(events, new Set(events.map((e) => e.eventId)), CLAIM_MS, workerId);
 }
 
-function startedLease(leaseMs: number, onLapse = () => undefined, leaseStore = registry): Promise<WorkerLease> {
+function startedLease(
+  leaseMs: number,
+  onLapse: () => void = () => undefined,
+  leaseStore = registry,
+): Promise<WorkerLease> {
   const lease = new WorkerLease({ store: leaseStore, leaseMs, logger: silent, onLapse });
   leases.push(lease);
   return lease.start().then(() => lease);

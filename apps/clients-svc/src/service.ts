@@ -27,7 +27,7 @@ export async function startClientsService(
     applicationName: 'clients-svc',
     poolSize: config.databasePoolSize,
   });
-  await migrateToLatest(db, SCHEMA, migrations);
+  await migrateToLatest(db, SCHEMA, migrations, logger);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,

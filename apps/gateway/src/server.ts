@@ -57,7 +57,7 @@ export async function startGateway(
   // Seals tenants' signing secrets at rest; the previous keys still open what they sealed.
   const credentialsKeyring = keyring(config.credentialsEncryptionKey, config.credentialsPreviousKeys);
   const migrations = gatewayMigrations(credentialsKeyring);
-  await migrateToLatest(db, SCHEMA, migrations);
+  await migrateToLatest(db, SCHEMA, migrations, logger);
   const keys = await loadSigningKeys(db, config.nodeEnv, config.jwt.privateKey, config.jwt.previousPublicKeys);
   // Tenants created before provider accounts existed get the sandbox one, so they can still charge.
   if (config.nodeEnv === 'development') {

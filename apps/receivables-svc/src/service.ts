@@ -39,7 +39,7 @@ export async function startReceivablesService(
     applicationName: 'receivables-svc',
     poolSize: config.databasePoolSize,
   });
-  await migrateToLatest(db, SCHEMA, migrations);
+  await migrateToLatest(db, SCHEMA, migrations, logger);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,
