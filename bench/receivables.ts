@@ -219,6 +219,7 @@ async function main(): Promise<void> {
     const selfCpu = process.cpuUsage(selfBefore);
     const writes = perCharge(writesBefore, await postgresWrites(database.url), TOTAL);
     const bus = await streamMessagesPerCharge(prefix, TOTAL);
+    const stored = await storedBytesPerCharge(database.url, TOTAL);
     const cpu = [
       ...apps.map((app, i) => `${app} ${fmt(cpuSeconds(children[i].pid!) - cpuBefore[i], 1)}`),
       `postgres ${fmt(cpuSecondsOf(/^postgres/) - pgBefore, 1)}`,
@@ -254,6 +255,7 @@ async function main(): Promise<void> {
       `  Postgres per charge (every schema, registration and callback included): ${fmt(writes.rows, 1)} rows written (${fmt(writes.inserted, 1)} inserted, ${fmt(writes.updated, 1)} updated, ${fmt(writes.deleted, 1)} deleted), ${fmt(writes.commits, 2)} commits, ${fmt(writes.walBytes)} bytes of WAL (the whole server's: other work on it counts too)`,
     );
     console.log(`  JetStream messages stored per charge: ${bus}`);
+    console.log(`  Postgres bytes kept per charge (tables, indexes and TOAST, by schema): ${stored}`);
   } finally {
     await stopApps(children);
     await receiver.stop();
@@ -298,6 +300,23 @@ function perCharge(before: PostgresWrites, after: PostgresWrites, charges: numbe
     commits: d('commits'),
     walBytes: d('walBytes'),
   };
+}
+
+/** What each schema of the bench database takes on disk (tables with their indexes and TOAST), per charge. */
+async function storedBytesPerCharge(url: string, charges: number): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ schema: string; bytes: string }>(
+      `select n.nspname as schema, sum(pg_total_relation_size(c.oid)) as bytes
+       from pg_class c join pg_namespace n on n.oid = c.relnamespace
+       where c.relkind = 'r' and n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast')
+       group by 1 order by 2 desc`,
+    );
+    return rows.map((r) => `${r.schema} ${fmt(Number(r.bytes) / charges)}`).join(', ');
+  } finally {
+    await client.end();
+  }
 }
 
 /** Messages each of the bench's streams stored over the run (its last sequence), per charge. */
