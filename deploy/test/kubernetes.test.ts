@@ -258,6 +258,27 @@ if (!kubectl) {
       expect([...new Set(fromOutside)].sort()).toEqual([...cnpgOperatorOnly, 'gateway', 'receivables-svc'].sort());
     });
 
+    it('hands out public URLs whose hosts the Ingress routes to the right app', () => {
+      const hostOf = (service: string, path: string) =>
+        ofKind(objects, 'Ingress').flatMap((i) =>
+          specOf<IngressSpec>(i)
+            .rules.filter((r) => r.http.paths.some((p) => p.path === path && p.backend.service.name === service))
+            .map((r) => r.host),
+        );
+      const receivables = containerEnv(
+        appContainer(named(objects, 'Deployment', 'receivables-svc')),
+        objects,
+        exampleSecrets,
+      );
+      expect([new URL(receivables.RECEIVABLES_PUBLIC_URL!).host]).toEqual(
+        hostOf('receivables-svc', '/provider/webhooks'),
+      );
+      for (const app of ['gateway', 'receivables-svc', 'booklet-svc']) {
+        const env = containerEnv(appContainer(named(objects, 'Deployment', app)), objects, exampleSecrets);
+        expect({ app, host: new URL(env.PUBLIC_BASE_URL!).host }).toEqual({ app, host: hostOf('gateway', '/api')[0] });
+      }
+    });
+
     it('gives the apps the three NATS pods and R3 streams; nats-server accepts the config the pods render', () => {
       const nats = named(objects, 'StatefulSet', 'nats');
       const { replicas, serviceName } = specOf<{ replicas: number; serviceName: string }>(nats);
@@ -325,7 +346,10 @@ interface ServiceSpec {
   ports: { name: string; targetPort: string | number }[];
 }
 interface IngressSpec {
-  rules: { http: { paths: { path: string; backend: { service: { name: string; port: { name: string } } } }[] } }[];
+  rules: {
+    host: string;
+    http: { paths: { path: string; backend: { service: { name: string; port: { name: string } } } }[] };
+  }[];
 }
 interface NetworkPolicyPeer {
   podSelector?: LabelSelector;
