@@ -15,6 +15,7 @@ import { loadClientsConfig } from '@payments/clients-svc';
 import { loadGatewayConfig } from '@payments/gateway';
 import { HEALTHZ_PATH, READYZ_PATH } from '@payments/health';
 import { loadReceivablesConfig } from '@payments/receivables-svc';
+import { KnownFields } from './known-fields';
 import {
   containerEnv,
   dataOf,
@@ -34,8 +35,9 @@ import {
 
 /**
  * deploy/kubernetes, rendered with `kubectl kustomize` (no cluster) and checked:
- * - every core object against the Kubernetes schemas (kubernetes-models' validators), CloudNativePG's
- *   objects for shape;
+ * - every core object against the Kubernetes schemas (kubernetes-models' validators), with no field
+ *   its kind does not declare (kubernetes-models' types, read by the TypeScript checker: known-fields.ts);
+ *   CloudNativePG's objects for shape;
  * - every app's container environment, resolved from its ConfigMaps and Secrets, is read by that app's
  *   config loader (a recording proxy around the environment, as e2e/test/configuration-reference.test.ts
  *   does), and the loader accepts it in production (its requireProductionSecrets), pointing nowhere at
@@ -99,6 +101,9 @@ if (!kubectl) {
     it.skip('renders the Kubernetes manifests (skipped: kubectl not found)', () => undefined);
   }
 } else {
+  // The fields each kind declares (kubernetes-models' types): the validators let unknown ones through.
+  const knownFields = new KnownFields();
+
   describe.each(Object.keys(OVERLAYS))('overlay %s', (overlay) => {
     const objects = render(overlay);
     const workloads = [...ofKind(objects, 'Deployment'), ...ofKind(objects, 'StatefulSet')];
@@ -111,10 +116,12 @@ if (!kubectl) {
         if (!Model) return CUSTOM_KINDS.has(kind) ? [] : [`${kind} ${object.metadata.name}: no schema here`];
         try {
           new Model(object as never).validate();
-          return [];
         } catch (err) {
           return [`${kind} ${object.metadata.name}: ${(err as Error).message}`];
         }
+        return (knownFields.unknownFields(object) ?? []).map(
+          (f) => `${kind} ${object.metadata.name}: unknown field ${f}`,
+        );
       });
       expect(problems).toEqual([]);
       expect(objects.length).toBeGreaterThan(30);
@@ -292,6 +299,28 @@ if (!kubectl) {
       checkNatsConfig(nats, objects, natsConf);
     });
 
+    if (OVERLAYS[overlay].includes('bank-sandbox')) {
+      it('points receivables-svc and the bank sandbox at each other through Services (any instance answers)', () => {
+        const envOf = (app: string) =>
+          containerEnv(appContainer(named(objects, 'Deployment', app)), objects, exampleSecrets);
+        const urls = [
+          { url: envOf('bank-sandbox').BANK_SANDBOX_WEBHOOK_URL, app: 'receivables-svc' },
+          { url: envOf('receivables-svc').PROVIDER_BASE_URL, app: 'bank-sandbox' },
+        ];
+        for (const { url, app } of urls) {
+          const { hostname, port } = new URL(url!);
+          const service = specOf<ServiceSpec>(named(objects, 'Service', hostname));
+          const labels = podTemplateOf(named(objects, 'Deployment', app)).metadata.labels;
+          expect({ url, selects: app, ok: matches({ matchLabels: service.selector }, labels) }).toEqual({
+            url,
+            selects: app,
+            ok: true,
+          });
+          expect(service.ports.map((p) => p.port)).toContain(Number(port));
+        }
+      });
+    }
+
     if (overlay === 'production-cnpg') {
       it('puts a session-mode PgBouncer in front of a CloudNativePG cluster, within its connection budget', () => {
         const cluster = ofKind(objects, 'Cluster')[0];
@@ -325,7 +354,7 @@ if (!kubectl) {
     }
   });
 
-  it('validates for real: a wrong field type or a missing field is refused', () => {
+  it('validates for real: a wrong field type, a missing field or an unknown one is refused', () => {
     const deployment = render('production').find((o) => o.kind === 'Deployment')!;
     const broken = structuredClone(deployment) as K8sObject & { spec: { template: PodTemplate } };
     (broken.spec.template.spec.containers[0].ports![0] as { containerPort: unknown }).containerPort = 'http';
@@ -333,6 +362,10 @@ if (!kubectl) {
     const nameless = structuredClone(deployment) as K8sObject & { spec: { template: PodTemplate } };
     delete (nameless.spec.template.spec.containers[0] as Partial<Container>).name;
     expect(() => new Deployment(nameless as never).validate()).toThrow(/must have required property name/);
+    const misspelt = structuredClone(deployment) as K8sObject & { spec: { template: PodTemplate } };
+    Object.assign(misspelt.spec.template.spec.containers[0], { readinesProbe: {} });
+    expect(() => new Deployment(misspelt as never).validate()).not.toThrow();
+    expect(knownFields.unknownFields(misspelt)).toEqual(['.spec.template.spec.containers[0].readinesProbe']);
   });
 }
 
@@ -343,7 +376,7 @@ interface HpaSpec {
 }
 interface ServiceSpec {
   selector: Record<string, string>;
-  ports: { name: string; targetPort: string | number }[];
+  ports: { name: string; port: number; targetPort: string | number }[];
 }
 interface IngressSpec {
   rules: {
