@@ -48,18 +48,27 @@ export class WorkerRegistry {
    * any number of workers at once: each lapsed row is deleted, and its events released, by one of them.
    */
   async reapLapsed(): Promise<{ workers: number; events: number }> {
-    const { rows } = await sql<{ workers: number; events: number }>`
-      with lapsed as (
-        delete from workers where alive_until < now() returning worker_id
-      ), released as (
-        update events set next_attempt_at = now(), locked_until = null, lease_token = null, worker_id = null
-        where worker_id in (select worker_id from lapsed) and status = 'pending'
-        returning 1
-      )
-      select (select count(*) from lapsed)::int as workers, (select count(*) from released)::int as events`.execute(
-      this.db,
-    );
-    return rows[0] ?? { workers: 0, events: 0 };
+    // Two statements: the common case (no lapsed worker) reads the few rows of workers and stops; one
+    // statement joining events to the deleted ids would scan every claimed row's index entry each time.
+    return this.db.transaction().execute(async (trx) => {
+      const lapsed = await trx
+        .deleteFrom('workers')
+        .where('alive_until', '<', sql<Date>`now()`)
+        .returning('worker_id')
+        .execute();
+      if (lapsed.length === 0) return { workers: 0, events: 0 };
+      const released = await trx
+        .updateTable('events')
+        .set({ next_attempt_at: sql<Date>`now()`, locked_until: null, lease_token: null, worker_id: null })
+        .where(
+          'worker_id',
+          'in',
+          lapsed.map((w) => w.worker_id),
+        )
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return { workers: lapsed.length, events: Number(released.numUpdatedRows) };
+    });
   }
 }
 
