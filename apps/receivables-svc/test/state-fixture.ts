@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import {
+  MESSAGE_VERSION_FIELD,
   Streams,
   type Beneficiary,
   type CallbackRequest,
@@ -300,7 +301,7 @@ export async function rowById(f: StateFixture, id: string): Promise<ReceivableRo
   return f.db.selectFrom('receivables').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
-/** What the outbox holds for a stream, as messages (msg_id, payload), oldest first. */
+/** What the outbox holds for a stream, as messages (msg_id, payload as its reader sees it: no version field), oldest first. */
 export async function outbox<T = unknown>(
   f: StateFixture,
   stream: { name: string },
@@ -311,7 +312,10 @@ export async function outbox<T = unknown>(
     .where('stream', '=', stream.name)
     .orderBy('id')
     .execute();
-  return rows.map((r) => ({ msg_id: r.msg_id, payload: r.payload as T }));
+  return rows.map((r) => {
+    const { [MESSAGE_VERSION_FIELD]: _version, ...payload } = r.payload as Record<string, unknown>;
+    return { msg_id: r.msg_id, payload: payload as T };
+  });
 }
 
 /** Every callback request queued for this receivable (from the callback batches in the outbox). */

@@ -1,5 +1,13 @@
 import { headers as natsHeaders, type JetStreamClient, type JsMsg, type MsgHdrs } from 'nats';
-import { compileValidator, JobFailureHeaders, type StreamSpec, type Validator } from '@payments/contracts';
+import {
+  compileValidator,
+  JobFailureHeaders,
+  MESSAGE_VERSION_FIELD,
+  streamVersion,
+  versionProblem,
+  type StreamSpec,
+  type Validator,
+} from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { oneLine, type DeadLetterBox } from './dead-letters';
 
@@ -16,8 +24,8 @@ export const DEFAULT_JOB_MAX_FAILURES = 10;
 export const MAX_FAILURE_BACKOFF_MS = 5 * 60_000;
 
 /**
- * What the consumers do with a job message that failed (its handler threw) or is poison (not JSON, or
- * not its stream's messageSchema).
+ * What the consumers do with a job message that failed (its handler threw) or is poison (not JSON, not
+ * its stream's messageSchema, or of a major version the stream's reader does not know).
  *
  * Counting failures, and where the count lives. JetStream's redelivery count cannot be used alone: a
  * provider outage answers `{ retryInMs }` (a nak) and is not a failure of the job, yet it counts as
@@ -86,6 +94,8 @@ export class JobFailures {
     } catch (err) {
       return { ok: false, problem: `undecodable message: ${(err as Error).message}` };
     }
+    const unsupported = takeVersion(spec, value);
+    if (unsupported) return { ok: false, problem: unsupported };
     const checked = this.validator(spec)?.(value);
     if (checked && !checked.ok) {
       const problems = checked.errors.map((e) => `${e.path || '/'} ${e.message}`).join('; ');
@@ -155,6 +165,19 @@ export class JobFailures {
   private backoff(failures: number): number {
     return Math.min(MAX_FAILURE_BACKOFF_MS, this.settings.failureBackoffMs * 2 ** Math.max(0, failures - 1));
   }
+}
+
+/**
+ * Rolling upgrades: a message of another major than the stream's is refused (poison, with the reason);
+ * any minor of it is read, its unknown fields stripped by the schema. The version field is taken out
+ * of the body: handlers see the payload only.
+ */
+function takeVersion(spec: StreamSpec, value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const body = value as Record<string, unknown>;
+  const problem = versionProblem(body[MESSAGE_VERSION_FIELD], streamVersion(spec));
+  delete body[MESSAGE_VERSION_FIELD];
+  return problem;
 }
 
 function errorText(err: unknown): string {

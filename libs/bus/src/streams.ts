@@ -11,13 +11,14 @@ import {
   type NatsConnection,
 } from 'nats';
 import { context, ROOT_CONTEXT, type Context, type Link, type Span } from '@opentelemetry/api';
-import type {
-  BusRegistryShape,
-  JobOutcome,
-  RegisteredStream,
-  StreamMessage,
-  StreamRegistry,
-  StreamSpec,
+import {
+  withStreamVersion,
+  type BusRegistryShape,
+  type JobOutcome,
+  type RegisteredStream,
+  type StreamMessage,
+  type StreamRegistry,
+  type StreamSpec,
 } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { extractFromHeaders, MessagingAttributes, recordFailure } from '@payments/telemetry';
@@ -181,7 +182,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
   }
 
   /**
-   * Publishes durably; resolves once the stream has stored it. `duplicate` is true when the id was seen.
+   * Publishes durably, with the stream's message version in the body (withStreamVersion); resolves
+   * once the stream has stored it. `duplicate` is true when the id was seen.
    * The PRODUCER span is a child of `parent` (default: the active context); the outbox relay passes the
    * context stored with the row, i.e. that of the request that caused the message.
    */
@@ -191,12 +193,12 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     msgId: string,
     opts: { parent?: Context } = {},
   ): Promise<{ duplicate: boolean }> {
-    return this.publishJson(spec, JSON.stringify(payload), msgId, opts);
+    return this.publishJson(spec, JSON.stringify(withStreamVersion(spec, payload)), msgId, opts);
   }
 
   /**
    * As publish, for a payload already serialized as JSON (the outbox stores it so: no parse and
-   * re-encode). Unchecked: any JSON goes, as a test that sends a malformed message needs.
+   * re-encode), version included. Unchecked: any JSON goes, as a test that sends a malformed message needs.
    */
   async publishJson(
     spec: StreamSpec,

@@ -9,6 +9,7 @@ export * from './bus';
 export * from './bus-registry';
 export * from './callbacks';
 export * from './streams';
+export * from './message-versions';
 export * from './dead-letters';
 export * from './message-ids';
 export * from './receivables';

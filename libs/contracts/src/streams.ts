@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Uuid } from './common';
+import { MESSAGE_VERSION_FIELD, formatVersion, UNVERSIONED, type MessageVersion } from './message-versions';
 
 /**
  * JetStream streams (durable work and events). Names and subjects are relative to the bus prefix,
@@ -19,11 +20,24 @@ export interface StreamSpec {
    * lettered at once without reaching the handler. None: any JSON reaches the handler.
    */
   messageSchema?: TSchema;
+  /**
+   * The version of the message its producers write now (message-versions.ts); its readers take any
+   * minor of this major. Raise the minor for an added optional field; default 1.0.
+   */
+  version?: MessageVersion;
 }
 
-/** Job on Streams.receivableRegistrations: register these receivables (one intake's chunk) with the provider. */
+/**
+ * Job on Streams.receivableRegistrations: register these receivables (one intake's chunk) with the provider.
+ * 1.1 added `queued_at`; a 1.0 job (from an instance not yet upgraded) has none.
+ */
 export const RegistrationJobSchema = Type.Object(
-  { tenant_id: Uuid(), receivable_ids: Type.Array(Uuid(), { minItems: 1, maxItems: 1_000 }) },
+  {
+    tenant_id: Uuid(),
+    receivable_ids: Type.Array(Uuid(), { minItems: 1, maxItems: 1_000 }),
+    /** When the intake queued the chunk (since 1.1): its wait in the stream is the worker's start minus this. */
+    queued_at: Type.Optional(Type.String({ format: 'date-time' })),
+  },
   { $id: 'RegistrationJob' },
 );
 export type RegistrationJob = Static<typeof RegistrationJobSchema>;
@@ -57,6 +71,7 @@ export const Streams = {
     consumer: 'registration-worker',
     duplicateWindowMs: 10 * 60_000,
     messageSchema: RegistrationJobSchema,
+    version: { major: 1, minor: 1 },
   },
   bookletBuilds: {
     name: 'booklets',
@@ -73,6 +88,21 @@ export const Streams = {
     messageSchema: CancellationJobSchema,
   },
 } as const satisfies Record<string, StreamSpec>;
+
+/** The version a stream's messages are written with now. */
+export function streamVersion(spec: StreamSpec): MessageVersion {
+  return spec.version ?? UNVERSIONED;
+}
+
+/**
+ * A stream message as its producer writes it: the payload with its stream's version in the body
+ * (MESSAGE_VERSION_FIELD), so the version stays with the message through the outbox and every retry.
+ * Every stream message is a JSON object; anything else is left as it is (read as 1.0).
+ */
+export function withStreamVersion(spec: StreamSpec, payload: unknown): unknown {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return payload;
+  return { ...payload, [MESSAGE_VERSION_FIELD]: formatVersion(streamVersion(spec)) };
+}
 
 /**
  * What a job handler came to: `done` (the message is acked and leaves the stream), to be tried again

@@ -1,5 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { BusRegistryShape, RegisteredStream, StreamRegistry } from '@payments/contracts';
+import {
+  withStreamVersion,
+  type BusRegistryShape,
+  type RegisteredStream,
+  type StreamRegistry,
+} from '@payments/contracts';
 import { toCarrier } from '@payments/telemetry';
 import type { OutboxDatabase } from './outbox-table';
 
@@ -36,7 +41,8 @@ export async function enqueue<DB extends OutboxDatabase, M extends BusRegistrySh
       messages.map((m) => ({
         stream: m.stream.name,
         msg_id: m.msgId,
-        payload: JSON.stringify(m.payload),
+        // With its version: a row written here and published by another version keeps this one's.
+        payload: JSON.stringify(withStreamVersion(m.stream, m.payload)),
         trace_context: traceContext,
       })),
     )

@@ -69,3 +69,15 @@ it('publishes what a committed transaction enqueued, once, and nothing from a ro
     await consumption.stop();
   }
 });
+
+it('stores each message with its stream version, as its producer wrote it (rolling upgrades)', async () => {
+  const versioned = { ...spec, version: { major: 1, minor: 4 } };
+  await enqueueTest(db, [{ stream: versioned, msgId: 'versioned', payload: { i: 7 } }]);
+  const row = await db
+    .selectFrom('outbox')
+    .select('payload')
+    .where('msg_id', '=', 'versioned')
+    .executeTakeFirstOrThrow();
+  await db.deleteFrom('outbox').where('msg_id', '=', 'versioned').execute();
+  expect(row.payload).toEqual({ i: 7, v: '1.4' });
+});

@@ -148,8 +148,9 @@ const REGISTRATION_CHUNK = 100;
 
 function registrationJobs(tenantId: string, ids: string[]): OutboxMessage[] {
   const jobs: OutboxMessage[] = [];
+  const queuedAt = new Date().toISOString();
   for (let i = 0; i < ids.length; i += REGISTRATION_CHUNK) {
-    const job = { tenant_id: tenantId, receivable_ids: ids.slice(i, i + REGISTRATION_CHUNK) };
+    const job = { tenant_id: tenantId, receivable_ids: ids.slice(i, i + REGISTRATION_CHUNK), queued_at: queuedAt };
     jobs.push({ stream: Streams.receivableRegistrations, msgId: messageIds.registrationJob(job), payload: job });
   }
   return jobs;
