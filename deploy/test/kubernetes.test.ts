@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
@@ -296,7 +296,7 @@ if (!kubectl) {
       expect(bus.STREAM_REPLICAS).toBe(String(replicas));
       const natsConf = natsConfig(nats, objects);
       expect([...natsConf.matchAll(/nats-route:\/\/([^:]+):6222/g)].map((m) => m[1])).toEqual(pods);
-      checkNatsConfig(nats, objects, natsConf);
+      checkNatsConfig(nats, objects);
     });
 
     if (OVERLAYS[overlay].includes('bank-sandbox')) {
@@ -512,11 +512,12 @@ function configMapVolume(workload: K8sObject, volume: string): string {
 }
 
 /**
- * What a NATS pod does at start, here: render.sh from the bus users' ConfigMap (deploy/nats's own
- * template, unchanged) for the pods' BUS_PREFIX, beside the cluster's nats.conf; then `nats-server -t`
- * with the nats-users Secret as its environment checks the config and that every password is given.
+ * What a NATS pod does at start, replayed here: the init container's own script runs with its mounts
+ * as temporary folders (the ConfigMaps' files: deploy/nats's template and render.sh unchanged, and
+ * nats.conf) and its environment (BUS_PREFIX, the nats-users Secret); then `nats-server -t` checks the
+ * config it wrote with the server container's environment. With one password empty the script stops.
  */
-function checkNatsConfig(nats: K8sObject, objects: K8sObject[], natsConf: string): void {
+function checkNatsConfig(nats: K8sObject, objects: K8sObject[]): void {
   const users = dataOf(named(objects, 'ConfigMap', configMapVolume(nats, 'bus-users')));
   expect(users['nats-server.conf.template']).toBe(
     readFileSync(join(repoRoot, 'deploy', 'nats', 'nats-server.conf.template'), 'utf8'),
@@ -527,18 +528,24 @@ function checkNatsConfig(nats: K8sObject, objects: K8sObject[], natsConf: string
   const serverEnv = containerEnv(server, objects, exampleSecrets);
   const dir = mkdtempSync(join(tmpdir(), 'k8s-nats-'));
   try {
-    writeFileSync(join(dir, 'render.sh'), users['render.sh']);
-    writeFileSync(join(dir, 'nats-server.conf.template'), users['nats-server.conf.template']);
-    const rendered = spawnSync('sh', [join(dir, 'render.sh')], {
-      env: { PATH: process.env.PATH, ...initEnv },
-      encoding: 'utf8',
+    const runInit = (env: Env) => {
+      const script = mountVolumes(nats, init, objects, dir);
+      return spawnSync(script[0], script.slice(1), { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+    };
+    const refusedEmpty = runInit({ ...initEnv, NATS_CALLBACK_SVC_PASSWORD: '' });
+    expect({ status: refusedEmpty.status, stderr: refusedEmpty.stderr.trim() }).toEqual({
+      status: 1,
+      stderr: 'NATS_CALLBACK_SVC_PASSWORD is empty: set it in Secret nats-users',
     });
-    expect(rendered.stderr).toBe('');
-    expect(rendered.stdout).toContain(`"${initEnv.BUS_PREFIX}.receivables.create"`);
-    writeFileSync(join(dir, 'bus-users.conf'), rendered.stdout);
-    writeFileSync(join(dir, 'nats.conf'), natsConf);
+    const rendered = runInit(initEnv);
+    expect({ status: rendered.status, stderr: rendered.stderr }).toEqual({ status: 0, stderr: '' });
+    const run = join(dir, volumeOf(init, '/run/nats'));
+    expect(readFileSync(join(run, 'bus-users.conf'), 'utf8')).toContain(`"${initEnv.BUS_PREFIX}.receivables.create"`);
+    const command = server.command ?? [];
+    expect(command.slice(0, 2)).toEqual(['nats-server', '-c']);
+    expect(command[2]).toBe('/run/nats/nats.conf');
     const bin = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
-    const test = spawnSync(bin, ['-c', join(dir, 'nats.conf'), '-t'], {
+    const test = spawnSync(bin, ['-c', join(run, 'nats.conf'), '-t'], {
       env: { PATH: process.env.PATH, ...serverEnv },
       encoding: 'utf8',
     });
@@ -552,11 +559,38 @@ function checkNatsConfig(nats: K8sObject, objects: K8sObject[], natsConf: string
     });
     // Without one user's password the server refuses the config: the Secret must carry them all.
     const { NATS_GATEWAY_PASSWORD: _dropped, ...withoutOne } = serverEnv;
-    const refused = spawnSync(bin, ['-c', join(dir, 'nats.conf'), '-t'], {
+    const refused = spawnSync(bin, ['-c', join(run, 'nats.conf'), '-t'], {
       env: { PATH: process.env.PATH, ...withoutOne },
     });
     expect(refused.status).not.toBe(0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The name of the volume a container mounts at `path`. */
+function volumeOf(container: Container, path: string): string {
+  const mount = (container.volumeMounts ?? []).find((m) => m.mountPath === path);
+  if (!mount) throw new Error(`${container.name} mounts nothing at ${path}`);
+  return mount.name;
+}
+
+/**
+ * The container's command with each mount path replaced by a folder under `dir` named after its
+ * volume, ConfigMap volumes filled with their files, others empty.
+ */
+function mountVolumes(workload: K8sObject, container: Container, objects: K8sObject[], dir: string): string[] {
+  const volumes = (podTemplateOf(workload).spec as { volumes?: { name: string; configMap?: { name: string } }[] })
+    .volumes;
+  let command = [...(container.command ?? [])];
+  for (const mount of container.volumeMounts ?? []) {
+    const folder = join(dir, mount.name);
+    mkdirSync(folder, { recursive: true });
+    const configMap = volumes?.find((v) => v.name === mount.name)?.configMap;
+    if (configMap)
+      for (const [file, text] of Object.entries(dataOf(named(objects, 'ConfigMap', configMap.name))))
+        writeFileSync(join(folder, file), text);
+    command = command.map((part) => part.split(mount.mountPath).join(folder));
+  }
+  return command;
 }

@@ -38,6 +38,8 @@ export interface Probe {
 export interface Container {
   name: string;
   image: string;
+  command?: string[];
+  volumeMounts?: { name: string; mountPath: string }[];
   ports?: { name?: string; containerPort: number }[];
   env?: EnvVar[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
