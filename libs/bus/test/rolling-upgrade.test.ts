@@ -72,8 +72,7 @@ const jobV1_1 = (): RegistrationJob => ({ ...jobV1_0(), queued_at: new Date().to
 /** The N-1 registration worker in its own process; resolves once it consumes. */
 async function startPrevious(): Promise<{ jobs: RegistrationJob[]; stop(): Promise<void> }> {
   const tsx = join(__dirname, '../../../node_modules/.bin/tsx');
-  const child: ChildProcess = spawn(tsx, [join(__dirname, 'support/previous-reader.ts')], {
-    env: { ...process.env, PREFIX: prefix },
+  const child: ChildProcess = spawn(tsx, [join(__dirname, 'support/previous-reader.ts'), prefix], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const jobs: RegistrationJob[] = [];

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import {
   CallbackRequestBatchSchema,
   compileValidator,
@@ -71,6 +71,17 @@ describe('message versions', () => {
     expect(withStreamVersion(Streams.bookletBuilds, { a: 1 })).toEqual({ a: 1, v: '1.0' });
     const unversioned = { name: 'n', subject: 's', consumer: 'c', duplicateWindowMs: 1 };
     expect(withStreamVersion(unversioned, { a: 1 })).toEqual({ a: 1, v: '1.0' });
+  });
+
+  it('a reader gives a field missing from an older minor its default, and strips one it does not know', () => {
+    const reader = compileValidator(
+      Type.Object(
+        { id: Type.String(), mode: Type.Optional(Type.String({ default: 'standard' })) },
+        { $id: 'Defaulted' },
+      ),
+    );
+    expect(reader({ id: 'a' })).toEqual({ ok: true, value: { id: 'a', mode: 'standard' } });
+    expect(reader({ id: 'a', mode: 'fast', extra: 1 })).toEqual({ ok: true, value: { id: 'a', mode: 'fast' } });
   });
 
   it('has a frozen 1.0 message and schema for every stream', () => {

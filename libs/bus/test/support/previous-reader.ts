@@ -9,7 +9,7 @@ import { connectBus } from '../../src';
  * An instance of version N-1 (1.0) of the registration worker, in a process of its own: it reads the
  * registration stream with the 1.0 schema frozen in test-vectors/bus/1.0.schemas.json and knows
  * version 1.0 only. Each job it takes is printed as a JSON line; `ready` once it consumes; SIGTERM
- * stops it. Run by rolling-upgrade.test.ts (tsx), with PREFIX set.
+ * stops it. Run by rolling-upgrade.test.ts (tsx), the bus prefix its argument.
  */
 async function main(): Promise<void> {
   const frozen = JSON.parse(readFileSync(join(__dirname, '../../../../test-vectors/bus/1.0.schemas.json'), 'utf8')) as {
@@ -21,8 +21,8 @@ async function main(): Promise<void> {
     version: { major: 1, minor: 0 },
   };
   const bus = await connectBus({
-    url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
-    prefix: process.env.PREFIX!,
+    url: 'nats://127.0.0.1:4222',
+    prefix: process.argv[2],
     name: 'previous-reader',
     logger: createLogger('previous-reader', 'silent'),
   });
