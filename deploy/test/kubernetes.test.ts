@@ -297,6 +297,18 @@ if (!kubectl) {
       const natsConf = natsConfig(nats, objects);
       expect([...natsConf.matchAll(/nats-route:\/\/([^:]+):6222/g)].map((m) => m[1])).toEqual(pods);
       checkNatsConfig(nats, objects);
+      // The server's environment is exactly the variables its config refers to ($NAME).
+      const template = dataOf(named(objects, 'ConfigMap', configMapVolume(nats, 'bus-users')))[
+        'nats-server.conf.template'
+      ];
+      const uncommented = (text: string) => text.replace(/#.*$/gm, '');
+      const referenced = [...`${uncommented(natsConf)}\n${uncommented(template)}`.matchAll(/\$([A-Z][A-Z0-9_]*)\b/g)]
+        .map((m) => m[1])
+        .filter((name) => name !== 'JS' && name !== 'O');
+      const server = podTemplateOf(nats).spec.containers[0];
+      expect(Object.keys(containerEnv(server, objects, exampleSecrets)).sort()).toEqual(
+        [...new Set(referenced)].sort(),
+      );
     });
 
     if (OVERLAYS[overlay].includes('bank-sandbox')) {
