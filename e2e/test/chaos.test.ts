@@ -30,10 +30,6 @@ const RATE_BURST = 400;
 // Batches of half the burst, 4 at once: one bucket per gateway would let twice the burst through.
 const BATCH = 200;
 const CONCURRENT_POSTS = 4;
-// Claims of a killed callback-svc are free again after the lease: lowered here until leases are
-// renewed (bench/recovery runs with the defaults).
-const CALLBACK_TIMEOUT_MS = 2_000;
-const CALLBACK_LEASE_MS = 5_000;
 
 const prefix = `chaos${randomBytes(4).toString('hex')}`;
 let cluster: NatsCluster | undefined;
@@ -69,8 +65,6 @@ beforeAll(async () => {
     PUBLIC_BASE_URL: `http://127.0.0.1:${plan.gateway![0]}`,
     RATE_LIMIT_PER_SECOND: String(RATE_PER_SECOND),
     RATE_LIMIT_BURST: String(RATE_BURST),
-    CALLBACK_TIMEOUT_MS: String(CALLBACK_TIMEOUT_MS),
-    CALLBACK_LEASE_MS: String(CALLBACK_LEASE_MS),
   };
   const startedAt = Date.now();
   fleet = await Fleet.start(env, plan);

@@ -67,6 +67,17 @@ export async function planPorts(counts: Partial<Record<AppName, number>>): Promi
   return plan;
 }
 
+/** The message of the last JSON log line (its err.message, else its msg), or the last line as is. */
+function lastError(log: string[]): string {
+  const line = log.at(-1) ?? '';
+  try {
+    const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+    return [entry.msg, entry.err?.message].filter(Boolean).join(': ');
+  } catch {
+    return line.slice(0, 300);
+  }
+}
+
 /** One instance of an app: its port stays the same across restarts. */
 export class AppInstance {
   private child?: ChildProcess;
@@ -115,9 +126,8 @@ export class AppInstance {
       this.launch();
       const outcome = await this.untilReady(deadline);
       if (outcome === 'ready') return this.superviseCrash();
-      const lastLine = this.log[this.log.length - 1] ?? '';
       if (outcome === 'exited' && attempt < retries) {
-        this.failedStarts.push(lastLine.slice(0, 300));
+        this.failedStarts.push(lastError(this.log));
         await sleep(1_000);
         continue;
       }
