@@ -123,6 +123,7 @@ export class AppInstance {
   async start(timeoutMs = 120_000, retries = 2): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (let attempt = 0; ; attempt++) {
+      if (this.closed) throw new Error(`${this.name} is closed`);
       this.launch();
       const outcome = await this.untilReady(deadline);
       if (outcome === 'ready') return this.superviseCrash();
