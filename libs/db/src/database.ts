@@ -29,8 +29,12 @@ export function createDatabase<DB>(opts: DatabaseOptions): Kysely<DB> {
     options: `-c search_path=${opts.schema}`,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });
-  // An idle client losing its connection (Postgres restart) must not crash the process.
+  // A client losing its connection (Postgres restarted, a failover) must not crash the process. The
+  // pool listens on idle clients only (the 'error' below); a checked-out client between two queries
+  // (a transaction, Kysely's connection()) emits 'error' with no listener, which Node throws. Its next
+  // query fails instead, and the pool replaces the client when it is released.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 

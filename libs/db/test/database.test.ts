@@ -102,3 +102,36 @@ it('migrateToLatest leaves a schema that a newer version migrated as it is (roll
     await test.drop();
   }
 });
+
+it('survives a connection lost while a client is checked out between queries (Postgres restart)', async () => {
+  const db = createDatabase<unknown>({ url: ADMIN, schema: 'public', poolSize: 2 });
+  const admin = new pg.Client({ connectionString: ADMIN });
+  await admin.connect();
+  const uncaught: unknown[] = [];
+  const onUncaught = (err: unknown) => uncaught.push(err);
+  process.on('uncaughtException', onUncaught);
+  try {
+    await db
+      .connection()
+      .execute(async (conn) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(conn);
+        await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);
+        // No query runs on the client when its connection goes: pg emits 'error' on the client itself.
+        await new Promise((r) => setTimeout(r, 300));
+        await sql`select 1`.execute(conn);
+      })
+      .then(
+        () => {
+          throw new Error('the query on the lost connection succeeded');
+        },
+        (err: Error) => expect(err.message).toMatch(/terminat|Connection|not queryable/i),
+      );
+    expect(uncaught).toEqual([]);
+    // The pool goes on with a new connection.
+    expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows).toEqual([{ one: 1 }]);
+  } finally {
+    process.off('uncaughtException', onUncaught);
+    await admin.end();
+    await db.destroy();
+  }
+});
