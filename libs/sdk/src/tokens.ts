@@ -1,0 +1,106 @@
+import type { Client } from 'openapi-fetch';
+import { asProblem, PaymentsApiError } from './errors';
+import type { paths } from './generated/openapi';
+
+export interface AccessToken {
+  token: string;
+  /** Epoch milliseconds when the gateway stops accepting it (the JWT's exp). */
+  expiresAt: number;
+  /** Epoch milliseconds when it was issued (the JWT's iat). */
+  issuedAt: number;
+}
+
+export interface TokenOptions {
+  /** Refresh this long before exp (default 60 s, at most half the token's lifetime). */
+  refreshMarginSeconds?: number;
+  /** For tests: the clock, in epoch milliseconds. */
+  now?: () => number;
+}
+
+/**
+ * Keeps a valid JWT: exchanges the integration token for one (POST /authenticate), renews it with
+ * POST /refresh-token shortly before its exp, and authenticates again when renewing is refused or
+ * the token has already expired. Concurrent callers share one exchange.
+ */
+export class TokenManager {
+  private current: AccessToken | undefined;
+  private pending: Promise<AccessToken> | undefined;
+  private readonly marginMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly client: Client<paths>,
+    private readonly integrationToken: string,
+    options: TokenOptions = {},
+  ) {
+    this.marginMs = (options.refreshMarginSeconds ?? 60) * 1000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A JWT valid for at least the refresh margin (or half its lifetime), fetched only when needed. */
+  async accessToken(): Promise<string> {
+    const token = this.current;
+    if (token && this.now() < token.expiresAt - this.marginOf(token)) return token.token;
+    this.pending ??= this.renew(token).finally(() => (this.pending = undefined));
+    return (await this.pending).token;
+  }
+
+  /** Forgets the JWT, so the next call authenticates again (e.g. after the tenant's token was reissued). */
+  reset(): void {
+    this.current = undefined;
+  }
+
+  private marginOf(token: AccessToken): number {
+    return Math.min(this.marginMs, (token.expiresAt - token.issuedAt) / 2);
+  }
+
+  private async renew(token: AccessToken | undefined): Promise<AccessToken> {
+    const renewed = token && this.now() < token.expiresAt ? await this.refresh(token.token) : undefined;
+    this.current = renewed ?? (await this.authenticate());
+    return this.current;
+  }
+
+  private async authenticate(): Promise<AccessToken> {
+    const { data, error, response } = await this.client.POST('/api/v1/authenticate', {
+      headers: { Authorization: `Bearer ${this.integrationToken}` },
+    });
+    if (!data) throw new PaymentsApiError('POST /api/v1/authenticate', response.status, asProblem(error));
+    return this.accessTokenOf(data.access_token, data.expires_in);
+  }
+
+  /** undefined when the gateway refuses to renew (then a new authentication is the way). */
+  private async refresh(jwt: string): Promise<AccessToken | undefined> {
+    const { data, error, response } = await this.client.POST('/api/v1/refresh-token', {
+      headers: { Authorization: `Bearer ${jwt}` },
+    });
+    if (response.status === 401) return undefined;
+    if (!data) throw new PaymentsApiError('POST /api/v1/refresh-token', response.status, asProblem(error));
+    return this.accessTokenOf(data.access_token, data.expires_in);
+  }
+
+  private accessTokenOf(jwt: string, expiresIn: number): AccessToken {
+    const claims = jwtClaims(jwt);
+    const now = this.now();
+    // The JWT's own exp and iat are what the gateway checks; expires_in is the fallback.
+    const expiresAt = claims.exp !== undefined ? claims.exp * 1000 : now + expiresIn * 1000;
+    const issuedAt = claims.iat !== undefined ? claims.iat * 1000 : now;
+    return { token: jwt, expiresAt, issuedAt };
+  }
+}
+
+/** The exp and iat claims of a JWT, read without verifying it (the gateway verifies it; we only schedule). */
+export function jwtClaims(jwt: string): { exp?: number; iat?: number } {
+  const payload = jwt.split('.')[1];
+  if (!payload) return {};
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    if (typeof claims !== 'object' || claims === null) return {};
+    const { exp, iat } = claims as Record<string, unknown>;
+    return {
+      exp: typeof exp === 'number' ? exp : undefined,
+      iat: typeof iat === 'number' ? iat : undefined,
+    };
+  } catch {
+    return {};
+  }
+}
