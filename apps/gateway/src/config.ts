@@ -21,6 +21,8 @@ type Env = Record<string, string | undefined>;
  */
 export interface GatewayConfig extends CommonConfig {
   port: number;
+  /** ADMIN_PORT: the admin API's own port (issue 19), never the public one; keep it private. */
+  adminPort: number;
   /** Base of links the gateway hands out (booklet downloads). */
   publicBaseUrl: string;
   jwt: {
@@ -94,6 +96,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   return {
     ...common,
     port,
+    adminPort: adminPort(port, env),
     publicBaseUrl: envString('PUBLIC_BASE_URL', `http://localhost:${port}`, env),
     jwt: {
       issuer: envString('JWT_ISSUER', 'payments-gateway', env),
@@ -123,6 +126,21 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
     credentialsEncryptionKey: encryptionKey(credentialsKey ?? DEV_CREDENTIALS_ENCRYPTION_KEY),
     credentialsPreviousKeys: previousEncryptionKeys(env),
   };
+}
+
+const ADMIN_PORT_OFFSET = 600;
+
+/**
+ * ADMIN_PORT: PORT + 600 by default (3600 beside the default 3000, clear of the apps' 3000-3500), so
+ * that a second system on moved ports, or a test's gateway on a free port, does not take another's
+ * admin port; any free port (0) when PORT is 0 or PORT + 600 is no port. It may not be PORT.
+ */
+function adminPort(port: number, env: Env): number {
+  const fallback = port === 0 || port + ADMIN_PORT_OFFSET > 65_535 ? 0 : port + ADMIN_PORT_OFFSET;
+  const admin = envInt('ADMIN_PORT', fallback, env);
+  if (admin !== 0 && admin === port)
+    throw new ConfigError(`ADMIN_PORT must differ from PORT (${port}): the admin API has a port of its own`);
+  return admin;
 }
 
 /**

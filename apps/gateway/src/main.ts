@@ -9,6 +9,6 @@ const logger = createLogger('gateway', config.logLevel);
 void runUntilSignal({
   logger,
   shutdownGraceMs: config.shutdownGraceMs,
-  ports: { PORT: config.port },
+  ports: { PORT: config.port, ADMIN_PORT: config.adminPort },
   start: async () => (await startGateway(config, logger)).stop,
 });

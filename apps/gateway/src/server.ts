@@ -32,6 +32,7 @@ import { ensureDevelopmentAccounts } from './tenancy/provider-accounts';
 import { serveTenantQueries } from './tenancy/tenant-queries-responder';
 import { mountApiDocs } from './routes/docs-routes';
 import { servedRoutes, type ServedRoute } from './http/route-list';
+import { adminApp } from './admin-app';
 
 export interface RunningGateway {
   /** Base URL the gateway answers on, e.g. http://127.0.0.1:3000 */
@@ -39,10 +40,18 @@ export interface RunningGateway {
   port: number;
   /** Every method and path the router serves (the API docs tests hold the OpenAPI document to it). */
   routes: ServedRoute[];
+  /** The admin API on its own port (ADMIN_PORT), e.g. http://127.0.0.1:3600 */
+  adminUrl: string;
+  adminPort: number;
+  /** Every method and path the admin port serves. */
+  adminRoutes: ServedRoute[];
   stop(): Promise<void>;
 }
 
-/** Starts the gateway: migrates schema `gateway`, connects to NATS, serves HTTP on config.port (0 = any). */
+/**
+ * Starts the gateway: migrates schema `gateway`, connects to NATS, serves the public API on config.port
+ * and the admin API on config.adminPort (0 = any).
+ */
 export async function startGateway(
   config: GatewayConfig,
   logger: Logger = createLogger('gateway', config.logLevel),
@@ -119,28 +128,42 @@ export async function startGateway(
   });
   app.use(router.allowedMethods({ throw: false }));
 
-  const server = httpServer(app.callback(), config.requestTimeoutMs);
-  const port = await listen(server, config.port).catch(async (err: unknown) => {
-    await bus.close();
-    await db.destroy();
-    throw err;
+  const admin = adminApp({
+    db,
+    bus,
+    keyring: credentialsKeyring,
+    mode: config.nodeEnv,
+    limits: config,
+    logger,
   });
+  const server = httpServer(app.callback(), config.requestTimeoutMs);
+  const adminServer = httpServer(admin.app.callback(), config.requestTimeoutMs);
+  const [port, adminPort] = await listenBoth(server, config.port, adminServer, config.adminPort).catch(
+    async (err: unknown) => {
+      await bus.close();
+      await db.destroy();
+      throw err;
+    },
+  );
 
   const sweeper = setInterval(
     () => void idempotency.deleteExpired().catch((err) => logger.warn({ err }, 'idempotency sweep failed')),
     10 * 60_000,
   );
   sweeper.unref();
-  logger.info({ port, busPrefix: config.busPrefix, nodeEnv: config.nodeEnv }, 'gateway listening');
+  logger.info({ port, adminPort, busPrefix: config.busPrefix, nodeEnv: config.nodeEnv }, 'gateway listening');
 
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     routes: servedRoutes(router),
+    adminUrl: `http://127.0.0.1:${adminPort}`,
+    adminPort,
+    adminRoutes: admin.routes,
     async stop() {
       clearInterval(sweeper);
       // Stop accepting connections, let requests in flight finish, then release NATS and Postgres.
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([server, adminServer].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
       await bus.close();
       await db.destroy();
     },
@@ -160,6 +183,22 @@ function httpServer(handler: RequestListener, requestTimeoutMs: number): Server 
   server.requestTimeout = requestTimeoutMs + NODE_TIMEOUT_GRACE_MS;
   server.headersTimeout = requestTimeoutMs;
   return server;
+}
+
+/** The public port, then the admin one; if the admin port is refused, the public one is closed again. */
+async function listenBoth(
+  server: Server,
+  port: number,
+  adminServer: Server,
+  adminPort: number,
+): Promise<[number, number]> {
+  const publicPort = await listen(server, port);
+  try {
+    return [publicPort, await listen(adminServer, adminPort)];
+  } catch (err) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw err;
+  }
 }
 
 /** Listens on `port` (0 = any) and resolves with the port taken; a port in use (EADDRINUSE) rejects, and main names PORT. */

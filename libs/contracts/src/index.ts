@@ -16,4 +16,5 @@ export * from './receivables';
 export * from './search';
 export * from './booklet';
 export * from './provider-accounts';
+export * from './admin';
 export * from './openapi';

@@ -17,6 +17,7 @@ import { openAdminDatabase } from './admin-database';
 import { deadLetterId, describeDeadLetter, listDeadLetters, openAdminBus, redriveDeadLetter } from './jobs';
 import { INTEGRATION_TOKEN_PREFIX } from '../tenancy/credentials';
 import { swallowedByNpm } from './npm-flags';
+import { createOperator, listOperators, revokeOperator } from './operators';
 import { readSecretFiles, refuseSecretsOnCommandLine, UsageError } from './secret-files';
 import {
   AdminError,
@@ -55,6 +56,9 @@ const USAGE = `Operator commands (npm run admin -- <command>):
   jobs dead [--limit <n>] [--json]       dead letters: jobs whose handler failed JOB_MAX_FAILURES times, or
                                          poison (id, stream, message id, last error, failures, when)
   jobs redrive <id>                      publish dead letter <id> again to its stream, and remove it
+  operator create --name <name> [--json] an operator of the admin API (ADMIN_PORT); prints its credential ONCE
+  operator list [--json]                 operators (credential hints only)
+  operator revoke <operator_id>          its credential is refused from now on
 Every change is audited under --operator <name> or ADMIN_OPERATOR (required in production).
 Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/receivables);
   jobs: NATS_URL, BUS_PREFIX and the bus login (NATS_USER=admin-cli and NATS_PASSWORD, or NATS_CREDS);
@@ -256,6 +260,38 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
     async ({ db, options, print }) => {
       const rows = await listAdminAudit(db, { tenantId: options.tenant, limit: auditLimit(options.limit) });
       print(rows.map(describeAuditEntry).join('\n') || '(no audited actions)', rows);
+    },
+  ],
+  [
+    'operator create',
+    async ({ db, options, operator, print }) => {
+      if (!options.name)
+        throw new AdminError('operator create needs --name: npm run admin -- operator create --name <name> [--json]');
+      const o = await createOperator(db, options.name, operator());
+      print(
+        `operator_id:  ${o.operator_id}\nname:         ${o.name}\ncredential:   ${o.credential}\nStore the credential now: it is not shown again. Send it as Authorization: Bearer <credential> to the admin port (ADMIN_PORT).`,
+        o,
+      );
+    },
+  ],
+  [
+    'operator list',
+    async ({ db, print }) => {
+      const rows = await listOperators(db);
+      print(
+        rows
+          .map((r) => `${r.operator_id}  ${r.credential_hint}...  ${r.revoked_at ? 'revoked' : 'active '}  ${r.name}`)
+          .join('\n') || '(no operators)',
+        rows,
+      );
+    },
+  ],
+  [
+    'operator revoke',
+    async ({ db, target, operator, print }) => {
+      if (!target) throw new AdminError('operator revoke needs an operator id (as operator list shows it)');
+      const r = await revokeOperator(db, target, operator());
+      print(`operator ${r.operator_id} (${r.name}) revoked`, { ...r, revoked: true });
     },
   ],
   [

@@ -5,7 +5,7 @@ import type { DeadLetterView, RedriveResult } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
 import type { GatewayDatabase } from '../db/schema';
 import { recordAdminAction, type AuditedBy } from '../tenancy/admin-audit';
-import { AdminError } from '../tenancy/admin-error';
+import { AdminError, AdminNotFoundError } from '../tenancy/admin-error';
 
 /**
  * The admin CLI's `jobs` commands: the dead letters of the bus (DESIGN 7), listed and re-driven.
@@ -48,7 +48,7 @@ export async function redriveDeadLetter(
   by: AuditedBy,
 ): Promise<RedriveResult> {
   const { view } = await bus.streams.deadLetters.get(id).catch((err: unknown) => {
-    if (err instanceof DeadLetterNotFoundError) throw new AdminError(err.message);
+    if (err instanceof DeadLetterNotFoundError) throw new AdminNotFoundError(err.message);
     throw err;
   });
   return db.transaction().execute(async (trx) => {
@@ -59,7 +59,7 @@ export async function redriveDeadLetter(
       failures: view.failures,
     });
     return bus.streams.deadLetters.redrive(id).catch((err: unknown) => {
-      if (err instanceof DeadLetterNotFoundError) throw new AdminError(err.message);
+      if (err instanceof DeadLetterNotFoundError) throw new AdminNotFoundError(err.message);
       throw err;
     });
   });

@@ -85,6 +85,18 @@ export interface RateLimitBucketsTable {
   updated_at: Date;
 }
 
+/** An operator of the admin API (migration 0007); the credential itself is shown once and never stored. */
+export interface OperatorsTable {
+  id: string;
+  name: string;
+  /** SHA-256 of the credential. */
+  credential_hash: Buffer;
+  credential_hint: string;
+  created_at: ColumnType<Date, never, never>;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
 export interface GatewayDatabase {
   tenants: TenantsTable;
   integration_tokens: IntegrationTokensTable;
@@ -93,4 +105,5 @@ export interface GatewayDatabase {
   provider_accounts: ProviderAccountsTable;
   admin_audit: AdminAuditTable;
   rate_limit_buckets: RateLimitBucketsTable;
+  operators: OperatorsTable;
 }

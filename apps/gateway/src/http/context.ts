@@ -6,6 +6,8 @@ export interface GatewayState {
   /** Set by the access-token check. */
   tenantId?: string;
   tokenId?: string;
+  /** Set by the operator check of the admin port: the operator's name, as the audit records it. */
+  operator?: string;
 }
 
 export type GatewayContext = RouterContext<GatewayState>;

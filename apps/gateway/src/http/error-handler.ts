@@ -21,15 +21,15 @@ export function writeResponse(ctx: GatewayContext, response: HttpResponse): void
  * of reach (down, restarting, no connection to be had) is 503 service_unavailable with Retry-After,
  * as a service that does not answer is, so that an ERP retries; anything else unexpected is 500.
  */
-export function errorHandler(logger: Logger) {
+export function errorHandler(
+  logger: Logger,
+  reference = `the API reference is at ${API_DOCS_PATH} (OpenAPI document: ${OPENAPI_DOCUMENT_PATH})`,
+) {
   return async (ctx: GatewayContext, next: Next) => {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new ServiceError(
-          'not_found',
-          `no route ${ctx.method} ${ctx.path}: the API reference is at ${API_DOCS_PATH} (OpenAPI document: ${OPENAPI_DOCUMENT_PATH})`,
-        );
+        throw new ServiceError('not_found', `no route ${ctx.method} ${ctx.path}: ${reference}`);
       }
     } catch (err) {
       const failure = toServiceError(err);

@@ -10,7 +10,7 @@ import { AdminError } from './admin-error';
  * secret or a token.
  */
 
-/** Who acts: the operator the admin CLI names (--operator or ADMIN_OPERATOR). */
+/** Who acts: the operator the admin CLI names (--operator or ADMIN_OPERATOR), or the admin API's credential's name. */
 export interface AuditedBy {
   operator: string;
 }
@@ -27,6 +27,8 @@ export const AdminActions = [
   'token.revoke',
   'secrets.reencrypt',
   'jobs.redrive',
+  'operator.create',
+  'operator.revoke',
 ] as const;
 export type AdminAction = (typeof AdminActions)[number];
 
@@ -112,4 +114,31 @@ export function resolveOperator(
   if (operator.length > MAX_OPERATOR || /[\u0000-\u001f\u007f]/.test(operator))
     throw new AdminError(`the operator name must be at most ${MAX_OPERATOR} printable characters`);
   return { operator };
+}
+
+/**
+ * A page of the audit, oldest first: the rows after `after` (an id, the previous page's cursor), of
+ * one tenant or of all. `next` is the cursor of the following page, undefined on the last one.
+ */
+export async function pageAdminAudit(
+  db: Kysely<GatewayDatabase>,
+  page: { tenantId?: string; after?: number; limit: number },
+): Promise<{ items: AuditEntry[]; next?: number }> {
+  let query = db.selectFrom('admin_audit').selectAll();
+  if (page.tenantId !== undefined) query = query.where('tenant_id', '=', page.tenantId);
+  if (page.after !== undefined) query = query.where('id', '>', String(page.after));
+  // One row more than asked tells whether another page follows.
+  const rows = await query
+    .orderBy('id')
+    .limit(page.limit + 1)
+    .execute();
+  const items = rows.slice(0, page.limit).map((r) => ({
+    id: Number(r.id),
+    at: r.at.toISOString(),
+    operator: r.operator,
+    action: r.action,
+    tenant_id: r.tenant_id,
+    details: r.details,
+  }));
+  return { items, next: rows.length > page.limit ? items[items.length - 1]!.id : undefined };
 }

@@ -12,7 +12,7 @@ import {
 import { CredentialSealError, keyringFromEnv, seal, type Keyring } from '@payments/credential-seal';
 import { isValidTaxId } from '@payments/tax-id';
 import type { GatewayDatabase, ProviderAccountsTable } from '../db/schema';
-import { AdminError } from './admin-error';
+import { AdminError, AdminNotFoundError } from './admin-error';
 import { CALLED_FROM_CODE, recordAdminAction, type AuditedBy } from './admin-audit';
 
 /**
@@ -127,7 +127,7 @@ export async function showProviderAccount(db: Kysely<GatewayDatabase>, tenantId:
     .where('superseded_at', 'is', null)
     .executeTakeFirst();
   if (!row)
-    throw new AdminError(
+    throw new AdminNotFoundError(
       `tenant ${tenantId} has no provider account: set one with npm run admin -- tenant account --tenant ${tenantId} --provider sandbox|inter ...`,
     );
   return toView(row);
@@ -322,7 +322,7 @@ async function requireTenant(db: Kysely<GatewayDatabase>, tenantId: string, lock
   if (!UUID.test(tenantId)) throw new ProviderAccountInputError('--tenant', `--tenant must be a tenant id (a UUID)`);
   let query = db.selectFrom('tenants').select('id').where('id', '=', tenantId);
   if (lock) query = query.forUpdate();
-  if (!(await query.executeTakeFirst())) throw new AdminError(`no tenant ${tenantId}`);
+  if (!(await query.executeTakeFirst())) throw new AdminNotFoundError(`no tenant ${tenantId}`);
 }
 
 /* Rows ------------------------------------------------------------------------------------------ */

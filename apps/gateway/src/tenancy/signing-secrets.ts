@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { SIGNING_SECRET_MAX_AGE_MS, type SigningSecretReply } from '@payments/contracts';
 import { open, seal, type Keyring } from '@payments/credential-seal';
 import type { GatewayDatabase } from '../db/schema';
-import { AdminError } from './admin-error';
+import { AdminError, AdminNotFoundError } from './admin-error';
 import { recordAdminAction, type AuditedBy } from './admin-audit';
 import { generateSigningSecret } from './credentials';
 
@@ -60,7 +60,7 @@ export async function rotateSigningSecret(
       .where('id', '=', tenantId)
       .forUpdate()
       .executeTakeFirst();
-    if (!tenant) throw new AdminError(`no tenant ${tenantId}`);
+    if (!tenant) throw new AdminNotFoundError(`no tenant ${tenantId}`);
     // Opening it proves the keyring can: a rotation must not keep a previous secret no gateway can read.
     openSigningSecret(keyring, tenantId, tenant.sealed_signing_secret);
     const row = await trx

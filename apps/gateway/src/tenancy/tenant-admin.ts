@@ -3,13 +3,13 @@ import type { Kysely } from 'kysely';
 import { loadCommonConfig, type RunMode } from '@payments/config';
 import type { Keyring } from '@payments/credential-seal';
 import type { GatewayDatabase } from '../db/schema';
-import { AdminError } from './admin-error';
+import { AdminError, AdminNotFoundError } from './admin-error';
 import { CALLED_FROM_CODE, recordAdminAction, type AuditedBy } from './admin-audit';
 import { generateIntegrationToken, generateSigningSecret, hashIntegrationToken, tokenHint } from './credentials';
 import { insertDevelopmentAccount, loadCredentialsKeyring } from './provider-accounts';
 import { sealSigningSecret } from './signing-secrets';
 
-export { AdminError };
+export { AdminError, AdminNotFoundError };
 
 /** Operator actions on tenants and their integration tokens (used by the admin CLI). */
 export interface NewTenant {
@@ -92,7 +92,7 @@ export async function issueToken(
       .where('id', '=', tenantId)
       .forUpdate()
       .executeTakeFirst();
-    if (!tenant) throw new AdminError(`no tenant ${tenantId}`);
+    if (!tenant) throw new AdminNotFoundError(`no tenant ${tenantId}`);
     if (tenant.status !== 'active') throw new AdminError(`tenant ${tenantId} is disabled`);
     const token = await insertToken(trx, tenantId);
     await recordAdminAction(trx, by, 'token.create', tenantId, { token_id: token.token_id });
@@ -134,7 +134,7 @@ export async function revokeToken(
       .where('revoked_at', 'is', null)
       .returning(['id', 'tenant_id'])
       .executeTakeFirst();
-    if (!row) throw new AdminError('no active token matches');
+    if (!row) throw new AdminNotFoundError('no active token matches');
     // The token's id only: the audit never holds the token itself.
     await recordAdminAction(trx, by, 'token.revoke', row.tenant_id, { token_id: row.id });
     return { token_id: row.id, tenant_id: row.tenant_id };
@@ -147,7 +147,7 @@ export async function disableTenant(
   tenantId: string,
   by: AuditedBy = CALLED_FROM_CODE,
 ): Promise<void> {
-  if (!UUID.test(tenantId)) throw new AdminError(`no active tenant ${tenantId}`);
+  if (!UUID.test(tenantId)) throw new AdminNotFoundError(`no active tenant ${tenantId}`);
   await db.transaction().execute(async (trx) => {
     const result = await trx
       .updateTable('tenants')
@@ -155,7 +155,7 @@ export async function disableTenant(
       .where('id', '=', tenantId)
       .where('status', '=', 'active')
       .executeTakeFirst();
-    if (result.numUpdatedRows === 0n) throw new AdminError(`no active tenant ${tenantId}`);
+    if (result.numUpdatedRows === 0n) throw new AdminNotFoundError(`no active tenant ${tenantId}`);
     await recordAdminAction(trx, by, 'tenant.disable', tenantId);
   });
 }

@@ -9,3 +9,4 @@ export {
   type ApiTag,
 } from './operations';
 export type * from './types';
+export { ADMIN_OPERATIONS, buildAdminOpenApiDocument, type AdminOperation } from './admin-document';

@@ -1,0 +1,53 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Kysely } from 'kysely';
+import type { Bus } from '@payments/bus';
+import type { RunMode } from '@payments/config';
+import { ADMIN_OPENAPI_DOCUMENT_PATH, ServiceError } from '@payments/contracts';
+import type { Keyring } from '@payments/credential-seal';
+import type { Logger } from '@payments/logger';
+import { requireOperator } from './auth/require-operator';
+import type { GatewayDatabase } from './db/schema';
+import { accessLog } from './http/access-log';
+import type { GatewayContext, GatewayState } from './http/context';
+import { errorHandler } from './http/error-handler';
+import { jsonBody, type JsonBodyLimits } from './http/json-body';
+import { requestId } from './http/request-id';
+import { servedRoutes, type ServedRoute } from './http/route-list';
+import { mountAdminRoutes } from './routes/admin-routes';
+
+export interface AdminAppDeps {
+  db: Kysely<GatewayDatabase>;
+  bus: Bus;
+  keyring: Keyring;
+  mode: RunMode;
+  limits: JsonBodyLimits;
+  logger: Logger;
+}
+
+/**
+ * The admin API's application, served on ADMIN_PORT by a server of its own: none of its routes is
+ * mounted on the public port, and none of the public routes here. Errors are problem+json, as there.
+ */
+export function adminApp(deps: AdminAppDeps): { app: Koa<GatewayState>; routes: ServedRoute[] } {
+  const app = new Koa<GatewayState>({ proxy: true });
+  app.use(requestId);
+  app.use(accessLog(deps.logger));
+  app.use(errorHandler(deps.logger, `the admin API is described at ${ADMIN_OPENAPI_DOCUMENT_PATH}`));
+  const router = new Router<GatewayState>();
+  mountAdminRoutes(router, {
+    db: deps.db,
+    bus: deps.bus,
+    keyring: deps.keyring,
+    mode: deps.mode,
+    guard: requireOperator(deps.db),
+    bodyParser: jsonBody(deps.limits),
+  });
+  app.use(router.routes());
+  app.use(async (ctx: GatewayContext, next) => {
+    await next();
+    if (ctx.status === 405) throw new ServiceError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
+  });
+  app.use(router.allowedMethods({ throw: false }));
+  return { app, routes: servedRoutes(router) };
+}

@@ -1,0 +1,278 @@
+import type { Next } from 'koa';
+import type Router from '@koa/router';
+import type { Kysely } from 'kysely';
+import type { Bus } from '@payments/bus';
+import type { RunMode } from '@payments/config';
+import {
+  ADMIN_API_PREFIX,
+  ADMIN_MAX_PAGE,
+  ADMIN_OPENAPI_DOCUMENT_PATH,
+  AdminProviderAccountRequestSchema,
+  AdminRotateSecretRequestSchema,
+  AdminTenantCreateRequestSchema,
+  buildAdminOpenApiDocument,
+  compileValidator,
+  ServiceError,
+  SIGNING_SECRET_MAX_AGE_MS,
+  type AdminProviderAccountRequest,
+  type FieldError,
+  type Validator,
+} from '@payments/contracts';
+import type { Keyring } from '@payments/credential-seal';
+import { listDeadLetters, redriveDeadLetter } from '../admin/jobs';
+import type { GatewayDatabase } from '../db/schema';
+import type { GatewayContext, GatewayState } from '../http/context';
+import { uuidParam } from '../http/endpoint';
+import { requestBody } from '../http/json-body';
+import { validationError } from '../http/problem';
+import { pageAdminAudit, type AuditedBy } from '../tenancy/admin-audit';
+import { AdminError, AdminNotFoundError } from '../tenancy/admin-error';
+import {
+  ProviderAccountInputError,
+  setProviderAccount,
+  showProviderAccount,
+  type ProviderAccountInput,
+} from '../tenancy/provider-accounts';
+import { rotateSigningSecret } from '../tenancy/signing-secrets';
+import { createTenant, disableTenant, issueToken, listTenants, listTokens, revokeToken } from '../tenancy/tenant-admin';
+
+type Middleware = (ctx: GatewayContext, next: Next) => Promise<unknown>;
+
+export interface AdminRouteDeps {
+  db: Kysely<GatewayDatabase>;
+  bus: Bus;
+  /** Seals new tenants' signing secrets and inter credentials: the gateway's own key. */
+  keyring: Keyring;
+  /** What a new tenant gets: development ones a sandbox provider account at once. */
+  mode: RunMode;
+  /** The operator credential check, then the JSON body reader. */
+  guard: Middleware;
+  bodyParser: Middleware;
+}
+
+/**
+ * The admin API (issue 19) on the admin port: the admin CLI's own domain functions behind HTTP, each
+ * change audited under the operator whose credential called it (tenancy/admin-audit). Secrets are
+ * answered once, by the call that makes them.
+ */
+export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteDeps): void {
+  const { db, bus, keyring, mode } = deps;
+  const p = ADMIN_API_PREFIX;
+  const route = (method: 'GET' | 'POST' | 'PUT', path: string, handle: (ctx: GatewayContext) => Promise<void>) =>
+    router.register(
+      path,
+      [method],
+      [deps.guard, deps.bodyParser, async (ctx: GatewayContext) => adminCall(ctx, handle)],
+    );
+
+  route('GET', `${p}/tenants`, async (ctx) => {
+    const rows = await listTenants(db);
+    answer(ctx, 200, {
+      items: rows.map((r) => ({
+        tenant_id: r.tenant_id,
+        name: r.name,
+        status: r.status,
+        created_at: r.created_at.toISOString(),
+        active_tokens: Number(r.active_tokens),
+      })),
+    });
+  });
+
+  route('POST', `${p}/tenants`, async (ctx) => {
+    const body = validBody(ctx, TENANT_CREATE);
+    const t = await createTenant(db, body.name, { mode, keyring, by: by(ctx) });
+    answer(ctx, 201, {
+      tenant_id: t.tenant_id,
+      name: t.name,
+      token_id: t.token_id,
+      integration_token: t.integration_token,
+      signing_secret: t.signing_secret,
+    });
+  });
+
+  route('POST', `${p}/tenants/:tenant_id/disable`, async (ctx) => {
+    const tenantId = uuidParam(ctx, 'tenant_id');
+    await disableTenant(db, tenantId, by(ctx));
+    answer(ctx, 200, { tenant_id: tenantId, status: 'disabled' });
+  });
+
+  route('GET', `${p}/tenants/:tenant_id/tokens`, async (ctx) => {
+    const rows = await listTokens(db, uuidParam(ctx, 'tenant_id'));
+    answer(ctx, 200, {
+      items: rows.map((r) => ({
+        token_id: r.token_id,
+        token_hint: r.token_hint,
+        created_at: r.created_at.toISOString(),
+        revoked_at: r.revoked_at?.toISOString() ?? null,
+        last_used_at: r.last_used_at?.toISOString() ?? null,
+      })),
+    });
+  });
+
+  route('POST', `${p}/tenants/:tenant_id/tokens`, async (ctx) => {
+    answer(ctx, 201, await issueToken(db, uuidParam(ctx, 'tenant_id'), by(ctx)));
+  });
+
+  route('POST', `${p}/tokens/:token_id/revoke`, async (ctx) => {
+    const r = await revokeToken(db, uuidParam(ctx, 'token_id'), by(ctx));
+    answer(ctx, 200, { ...r, revoked: true });
+  });
+
+  route('GET', `${p}/tenants/:tenant_id/provider-account`, async (ctx) => {
+    answer(ctx, 200, await showProviderAccount(db, uuidParam(ctx, 'tenant_id')));
+  });
+
+  route('PUT', `${p}/tenants/:tenant_id/provider-account`, async (ctx) => {
+    const tenantId = uuidParam(ctx, 'tenant_id');
+    const body = validBody(ctx, PROVIDER_ACCOUNT);
+    answer(ctx, 200, await setProviderAccount(db, keyring, accountInput(tenantId, body), by(ctx)));
+  });
+
+  route('POST', `${p}/tenants/:tenant_id/signing-secret/rotate`, async (ctx) => {
+    const tenantId = uuidParam(ctx, 'tenant_id');
+    const body = validBody(ctx, ROTATE_SECRET);
+    const rotated = await rotateSigningSecret(db, keyring, tenantId, body.overlap_hours ?? 24, by(ctx));
+    // As the CLI does: callback-svc reuses what it was told for at most this long, so once the
+    // answer arrives, every instance signs with the new secret.
+    await new Promise((resolve) => setTimeout(resolve, SIGNING_SECRET_MAX_AGE_MS + 100));
+    answer(ctx, 200, rotated);
+  });
+
+  route('GET', `${p}/dead-letters`, async (ctx) => {
+    answer(ctx, 200, { items: await listDeadLetters(bus, pageLimit(ctx)) });
+  });
+
+  route('POST', `${p}/dead-letters/:dead_letter_id/redrive`, async (ctx) => {
+    const id = ctx.params.dead_letter_id ?? '';
+    if (!/^[1-9]\d{0,15}$/.test(id))
+      throw validationError([{ in: 'path', path: 'dead_letter_id', message: 'must be a dead letter id (1, 2, ...)' }]);
+    answer(ctx, 200, await redriveDeadLetter(db, bus, Number(id), by(ctx)));
+  });
+
+  route('GET', `${p}/audit`, async (ctx) => {
+    const tenantId = queryText(ctx, 'tenant_id');
+    const cursor = queryText(ctx, 'cursor');
+    const errors: FieldError[] = [];
+    if (tenantId !== undefined && !UUID.test(tenantId))
+      errors.push({ in: 'query', path: 'tenant_id', message: 'must be a UUID' });
+    if (cursor !== undefined && !/^[1-9]\d{0,17}$/.test(cursor))
+      errors.push({ in: 'query', path: 'cursor', message: 'must be the next_cursor of an earlier page' });
+    const limit = pageLimit(ctx, errors);
+    if (errors.length > 0) throw validationError(errors);
+    const page = await pageAdminAudit(db, {
+      tenantId: tenantId?.toLowerCase(),
+      after: cursor === undefined ? undefined : Number(cursor),
+      limit,
+    });
+    answer(ctx, 200, { items: page.items, next_cursor: page.next === undefined ? null : String(page.next) });
+  });
+
+  // The admin document: no credential needed to read what the routes are.
+  const documentJson = JSON.stringify(buildAdminOpenApiDocument());
+  router.get(ADMIN_OPENAPI_DOCUMENT_PATH, (ctx) => {
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = documentJson;
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function by(ctx: GatewayContext): AuditedBy {
+  return { operator: ctx.state.operator! };
+}
+
+function answer(ctx: GatewayContext, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.set('cache-control', 'no-store'); // answers may hold a secret shown once
+  ctx.body = body;
+}
+
+/** The domain's refusals, said the public API's way: 404 for what does not exist, 422 naming the field, else 409. */
+async function adminCall(ctx: GatewayContext, handle: (ctx: GatewayContext) => Promise<void>): Promise<void> {
+  try {
+    await handle(ctx);
+  } catch (err) {
+    if (err instanceof ProviderAccountInputError) throw validationError([fieldOfFlag(err)], err.message);
+    if (err instanceof AdminNotFoundError) throw new ServiceError('not_found', err.message);
+    if (err instanceof AdminError) throw new ServiceError('conflict', err.message);
+    throw err;
+  }
+}
+
+const TENANT_CREATE = compileValidator(AdminTenantCreateRequestSchema);
+const PROVIDER_ACCOUNT = compileValidator(AdminProviderAccountRequestSchema);
+const ROTATE_SECRET = compileValidator(AdminRotateSecretRequestSchema);
+
+/** The JSON body checked against its contract schema; every bad field is named, and nothing is done. */
+function validBody<T>(ctx: GatewayContext, validate: Validator<T>): T {
+  const result = validate(requestBody(ctx));
+  if (!result.ok) throw validationError(result.errors);
+  return result.value;
+}
+
+function queryText(ctx: GatewayContext, name: string): string | undefined {
+  const value = ctx.query[name];
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) throw validationError([{ in: 'query', path: name, message: 'may be given once' }]);
+  return value;
+}
+
+/** ?limit: 1 to ADMIN_MAX_PAGE, 100 when absent. */
+function pageLimit(ctx: GatewayContext, errors?: FieldError[]): number {
+  const value = queryText(ctx, 'limit');
+  if (value === undefined) return 100;
+  if (/^[1-9]\d{0,5}$/.test(value) && Number(value) <= ADMIN_MAX_PAGE) return Number(value);
+  const error: FieldError = {
+    in: 'query',
+    path: 'limit',
+    message: `must be a whole number from 1 to ${ADMIN_MAX_PAGE}`,
+  };
+  if (errors) {
+    errors.push(error);
+    return 100;
+  }
+  throw validationError([error]);
+}
+
+/** The request body as the CLI's flags would give it (setProviderAccount checks every field). */
+function accountInput(tenantId: string, body: AdminProviderAccountRequest): ProviderAccountInput {
+  const b = body.beneficiary;
+  const text = (value: string | null | undefined) => value ?? undefined;
+  return {
+    tenantId,
+    provider: body.provider,
+    beneficiary: {
+      name: b.name,
+      taxId: b.tax_id,
+      city: text(b.city),
+      pixKey: text(b.pix_key),
+      agency: text(b.agency),
+      account: text(b.account),
+    },
+    baseUrl: body.base_url,
+    credentials: body.credentials,
+  };
+}
+
+/** Each CLI flag of a provider account, as the field of the request body. */
+const FIELD_OF_FLAG: Record<string, string> = {
+  '--provider': '/provider',
+  '--beneficiary-name': '/beneficiary/name',
+  '--beneficiary-tax-id': '/beneficiary/tax_id',
+  '--beneficiary-city': '/beneficiary/city',
+  '--pix-key': '/beneficiary/pix_key',
+  '--agency': '/beneficiary/agency',
+  '--account': '/beneficiary/account',
+  '--base-url': '/base_url',
+  '--client-id': '/credentials/client_id',
+  '--client-secret-file': '/credentials/client_secret',
+  '--cert-file': '/credentials/cert_pem',
+  '--key-file': '/credentials/key_pem',
+};
+
+function fieldOfFlag(err: ProviderAccountInputError): FieldError {
+  if (err.flag === '--tenant') return { in: 'path', path: 'tenant_id', message: 'must be a tenant id (a UUID)' };
+  const path = FIELD_OF_FLAG[err.flag] ?? '';
+  const message = err.message.startsWith(err.flag) ? err.message.slice(err.flag.length).trim() : err.message;
+  return { path, message };
+}

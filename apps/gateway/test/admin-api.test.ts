@@ -1,0 +1,416 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Type } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
+import { connectBus, type Bus } from '@payments/bus';
+import {
+  ADMIN_OPENAPI_DOCUMENT_PATH,
+  OPENAPI_DOCUMENT_PATH,
+  PROBLEM_CONTENT_TYPE,
+  type OpenApiDocument,
+  type StreamSpec,
+} from '@payments/contracts';
+import { createDatabase, createTestDatabase } from '@payments/db';
+import { createLogger } from '@payments/logger';
+import { createOperator } from '../src/admin/operators';
+import { loadGatewayConfig } from '../src/config';
+import { SCHEMA } from '../src/db/migrations';
+import type { GatewayDatabase } from '../src/db/schema';
+import { startGateway, type RunningGateway } from '../src/server';
+
+/*
+ * The admin API (issue 19) against the real gateway, Postgres and NATS: operators made by the admin
+ * CLI, every route, the audit it writes under the operator's name, the separation from the public
+ * API both ways, and bad input refused naming the field with nothing stored.
+ */
+
+const silent = createLogger('test', 'silent');
+const ROOT = join(__dirname, '../../..');
+const prefix = `t${randomBytes(5).toString('hex')}`;
+let gateway: RunningGateway;
+let db: Kysely<GatewayDatabase>;
+let databaseUrl: string;
+let dropDatabase: () => Promise<void>;
+/** The credential `operator create` printed. */
+let credential: string;
+
+beforeAll(async () => {
+  const database = await createTestDatabase();
+  databaseUrl = database.url;
+  dropDatabase = database.drop;
+  gateway = await startGateway(
+    loadGatewayConfig({
+      DATABASE_URL: database.url,
+      BUS_PREFIX: prefix,
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      BUS_TIMEOUT_MS: '2000',
+    }),
+    silent,
+  );
+  db = createDatabase<GatewayDatabase>({ url: database.url, schema: SCHEMA, poolSize: 2 });
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await db?.destroy();
+  await dropDatabase?.();
+});
+
+/* Helpers ----------------------------------------------------------------------------------------- */
+
+interface Answer {
+  status: number;
+  type: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions read any field
+  json: any;
+  text: string;
+}
+
+async function call(base: string, method: string, path: string, auth?: string, body?: unknown): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (auth) headers.authorization = `Bearer ${auth}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(base + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, type: res.headers.get('content-type') ?? '', json, text };
+}
+
+const admin = (method: string, path: string, body?: unknown, auth: string | undefined = credential) =>
+  call(gateway.adminUrl, method, path, auth, body);
+
+async function auditRows() {
+  return db.selectFrom('admin_audit').selectAll().orderBy('id').execute();
+}
+
+async function runCli(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    join(ROOT, 'node_modules/.bin/tsx'),
+    [join(ROOT, 'apps/gateway/src/admin/cli.ts'), ...args],
+    { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, ADMIN_OPERATOR: 'root-shell', NODE_ENV: '' } },
+  );
+  return stdout;
+}
+
+/* Configuration --------------------------------------------------------------------------------- */
+
+it('puts the admin API on ADMIN_PORT: PORT + 600 by default, any free port with PORT=0, never PORT itself', () => {
+  const adminPortOf = (env: Record<string, string>) => loadGatewayConfig({ LOG_LEVEL: 'silent', ...env }).adminPort;
+  expect(adminPortOf({})).toBe(3600);
+  expect(adminPortOf({ PORT: '13000' })).toBe(13600);
+  expect(adminPortOf({ PORT: '0' })).toBe(0);
+  expect(adminPortOf({ PORT: '65000' })).toBe(0);
+  expect(adminPortOf({ PORT: '13000', ADMIN_PORT: '9000' })).toBe(9000);
+  expect(() => adminPortOf({ PORT: '4000', ADMIN_PORT: '4000' })).toThrow(/ADMIN_PORT must differ from PORT/);
+});
+
+/* Operators ------------------------------------------------------------------------------------- */
+
+it('operator create (the admin CLI) prints a credential once; list shows its hint only; both audited', async () => {
+  const created = JSON.parse(await runCli('operator', 'create', '--name', 'Ana Ops', '--json')) as {
+    operator_id: string;
+    name: string;
+    credential: string;
+  };
+  expect(created.name).toBe('Ana Ops');
+  expect(created.credential).toMatch(/^opk_[A-Za-z0-9_-]{43}$/);
+  credential = created.credential;
+
+  const listed = await runCli('operator', 'list', '--json');
+  expect(listed).toContain(created.operator_id);
+  expect(listed).not.toContain(created.credential);
+  const stored = await db.selectFrom('operators').selectAll().execute();
+  expect(stored).toHaveLength(1);
+  expect(JSON.stringify(stored)).not.toContain(created.credential.slice(10));
+  expect((await auditRows()).map((r) => [r.operator, r.action])).toEqual([['root-shell', 'operator.create']]);
+
+  // Another with the same name while the first is active: refused.
+  await expect(runCli('operator', 'create', '--name', 'Ana Ops', '--json')).rejects.toMatchObject({ code: 1 });
+}, 30_000);
+
+/* The admin port and the public port -------------------------------------------------------------- */
+
+it('serves the admin API on its own port only, described by a document of its own', async () => {
+  expect(gateway.adminPort).not.toBe(gateway.port);
+  expect(gateway.adminPort).toBeGreaterThan(0);
+  // Not on the public port, with or without a credential.
+  const publicTry = await call(gateway.url, 'GET', '/admin/v1/tenants', credential);
+  expect(publicTry.status).toBe(404);
+  expect(publicTry.type).toContain(PROBLEM_CONTENT_TYPE);
+  expect(gateway.routes.some((r) => r.path.startsWith('/admin'))).toBe(false);
+  const publicDoc = (await call(gateway.url, 'GET', OPENAPI_DOCUMENT_PATH)).json as OpenApiDocument;
+  expect(Object.keys(publicDoc.paths).filter((p) => p.startsWith('/admin'))).toEqual([]);
+  // Nor the public API on the admin port.
+  expect((await admin('GET', '/api/v1/callbacks')).status).toBe(404);
+
+  // The admin document lists exactly the admin routes served, and nothing else.
+  const doc = (await call(gateway.adminUrl, 'GET', ADMIN_OPENAPI_DOCUMENT_PATH)).json as OpenApiDocument;
+  expect(doc.openapi).toMatch(/^3\.1\./);
+  const documented = Object.entries(doc.paths)
+    .flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`))
+    .sort();
+  const served = gateway.adminRoutes
+    .filter((r) => r.path !== ADMIN_OPENAPI_DOCUMENT_PATH)
+    .map((r) => `${r.method} ${r.path}`)
+    .sort();
+  expect(documented).toEqual(served);
+  expect(served.length).toBe(12);
+  // Every $ref resolves: the document hangs together.
+  const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+  expect(refs.length).toBeGreaterThan(10);
+  for (const name of refs) expect(Object.keys(doc.components.schemas)).toContain(name);
+  for (const item of Object.values(doc.paths))
+    for (const op of Object.values(item)) expect(op!.security).toEqual([{ operatorCredential: [] }]);
+});
+
+it('refuses tenant tokens, tenant JWTs, unknown and revoked credentials on admin routes; operator credentials on the public API', async () => {
+  const tenant = (await admin('POST', '/admin/v1/tenants', { name: 'Separation ERP' })).json;
+  const jwt = (await call(gateway.url, 'POST', '/api/v1/authenticate', tenant.integration_token)).json.access_token;
+  expect(typeof jwt).toBe('string');
+  // The JWT passes the public API's guard (no callback-svc runs here, hence no 200).
+  expect((await call(gateway.url, 'GET', '/api/v1/callbacks', jwt)).status).not.toBe(401);
+
+  // '' sends no Authorization header at all.
+  for (const auth of ['', tenant.integration_token, jwt, `opk_${randomBytes(32).toString('base64url')}`]) {
+    const refused = await admin('GET', '/admin/v1/tenants', undefined, auth);
+    expect(refused.status).toBe(401);
+    expect(refused.type).toContain(PROBLEM_CONTENT_TYPE);
+    expect(refused.json.code).toBe('unauthorized');
+  }
+  // A mutating call with a tenant JWT stores nothing.
+  const before = (await auditRows()).length;
+  expect((await admin('POST', '/admin/v1/tenants', { name: 'By a tenant' }, jwt)).status).toBe(401);
+  expect((await auditRows()).length).toBe(before);
+
+  // The operator credential is no key to the public API.
+  expect((await call(gateway.url, 'GET', '/api/v1/callbacks', credential)).status).toBe(401);
+  expect((await call(gateway.url, 'POST', '/api/v1/authenticate', credential)).status).toBe(401);
+
+  // A revoked operator is refused from the next request on.
+  const other = await createOperator(db, 'Short-lived', { operator: 'test' });
+  expect((await admin('GET', '/admin/v1/tenants', undefined, other.credential)).status).toBe(200);
+  await runCli('operator', 'revoke', other.operator_id);
+  expect((await admin('GET', '/admin/v1/tenants', undefined, other.credential)).status).toBe(401);
+}, 30_000);
+
+/* Every route ----------------------------------------------------------------------------------- */
+
+it('runs the tenant routes, answers secrets once, and audits each change under the operator', async () => {
+  const start = (await auditRows()).length;
+  const created = await admin('POST', '/admin/v1/tenants', { name: 'Acme ERP' });
+  expect(created.status).toBe(201);
+  const t = created.json;
+  expect(t).toMatchObject({ name: 'Acme ERP' });
+  expect(t.integration_token).toMatch(/^itk_/);
+  expect(t.signing_secret).toMatch(/^whsec_/);
+  const id: string = t.tenant_id;
+
+  const list = await admin('GET', '/admin/v1/tenants');
+  expect(list.status).toBe(200);
+  expect(list.json.items).toContainEqual(
+    expect.objectContaining({ tenant_id: id, status: 'active', active_tokens: 1 }),
+  );
+  expect(list.text).not.toContain(t.integration_token);
+  expect(list.text).not.toContain(t.signing_secret);
+
+  const issued = await admin('POST', `/admin/v1/tenants/${id}/tokens`);
+  expect(issued.status).toBe(201);
+  expect(issued.json.integration_token).toMatch(/^itk_/);
+  const tokens = await admin('GET', `/admin/v1/tenants/${id}/tokens`);
+  expect(tokens.json.items.map((r: { token_id: string }) => r.token_id)).toEqual([t.token_id, issued.json.token_id]);
+  expect(tokens.text).not.toContain(issued.json.integration_token);
+  const revoked = await admin('POST', `/admin/v1/tokens/${issued.json.token_id}/revoke`);
+  expect(revoked.json).toEqual({ tenant_id: id, token_id: issued.json.token_id, revoked: true });
+  expect((await call(gateway.url, 'POST', '/api/v1/authenticate', issued.json.integration_token)).status).toBe(401);
+  expect((await admin('POST', `/admin/v1/tokens/${issued.json.token_id}/revoke`)).status).toBe(404);
+
+  // Development: a sandbox account at once; set another beneficiary.
+  expect((await admin('GET', `/admin/v1/tenants/${id}/provider-account`)).json.provider).toBe('sandbox');
+  const set = await admin('PUT', `/admin/v1/tenants/${id}/provider-account`, {
+    provider: 'sandbox',
+    beneficiary: { name: 'Acme Ltda', tax_id: '11.222.333/0001-81', city: 'Recife' },
+  });
+  expect(set.status).toBe(200);
+  expect(set.json).toMatchObject({ provider: 'sandbox', credentials: 'none', beneficiary: { name: 'Acme Ltda' } });
+  expect((await admin('GET', `/admin/v1/tenants/${id}/provider-account`)).json.account_id).toBe(set.json.account_id);
+
+  const rotated = await admin('POST', `/admin/v1/tenants/${id}/signing-secret/rotate`, { overlap_hours: 1 });
+  expect(rotated.status).toBe(200);
+  expect(rotated.json.signing_secret).toMatch(/^whsec_/);
+  expect(rotated.json.signing_secret).not.toBe(t.signing_secret);
+  expect(Date.parse(rotated.json.previous_valid_until)).toBeGreaterThan(Date.now() + 50 * 60_000);
+
+  expect((await admin('POST', `/admin/v1/tenants/${id}/disable`)).json).toEqual({ tenant_id: id, status: 'disabled' });
+  expect((await call(gateway.url, 'POST', '/api/v1/authenticate', t.integration_token)).status).toBe(401);
+  expect((await admin('POST', `/admin/v1/tenants/${id}/tokens`)).status).toBe(409);
+  expect((await admin('POST', `/admin/v1/tenants/${id}/disable`)).status).toBe(404);
+
+  const audit = (await auditRows()).slice(start);
+  expect(audit.map((r) => [r.operator, r.action, r.tenant_id])).toEqual([
+    ['Ana Ops', 'tenant.create', id],
+    ['Ana Ops', 'token.create', id],
+    ['Ana Ops', 'token.revoke', id],
+    ['Ana Ops', 'tenant.account', id],
+    ['Ana Ops', 'tenant.rotate-secret', id],
+    ['Ana Ops', 'tenant.disable', id],
+  ]);
+  // Never a secret in the audit.
+  const text = JSON.stringify(audit);
+  for (const secret of [
+    t.integration_token,
+    t.signing_secret,
+    issued.json.integration_token,
+    rotated.json.signing_secret,
+  ])
+    expect(text).not.toContain(secret);
+}, 30_000);
+
+it('pages the audit by cursor, of one tenant or of all', async () => {
+  const a = (await admin('POST', '/admin/v1/tenants', { name: 'Audit A' })).json.tenant_id as string;
+  await admin('POST', `/admin/v1/tenants/${a}/tokens`);
+  await admin('POST', `/admin/v1/tenants/${a}/disable`);
+  const all = (await auditRows()).map((r) => Number(r.id));
+
+  const seen: number[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const page: Answer = await admin('GET', `/admin/v1/audit?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(page.status).toBe(200);
+    expect(page.json.items.length).toBeLessThanOrEqual(2);
+    seen.push(...page.json.items.map((e: { id: number }) => e.id));
+    cursor = page.json.next_cursor;
+    pages += 1;
+  } while (cursor !== null && pages < 100);
+  expect(seen).toEqual(all);
+
+  const mine = await admin('GET', `/admin/v1/audit?tenant_id=${a}`);
+  expect(mine.json.items.map((e: { action: string }) => e.action)).toEqual([
+    'tenant.create',
+    'token.create',
+    'tenant.disable',
+  ]);
+  expect(mine.json.items.every((e: { operator: string }) => e.operator === 'Ana Ops')).toBe(true);
+  expect(mine.json.next_cursor).toBeNull();
+});
+
+it('lists dead-lettered jobs and redrives one, audited', async () => {
+  const spec = {
+    name: 'admin_jobs',
+    subject: 'admin.jobs',
+    consumer: 'admin-jobs-worker',
+    duplicateWindowMs: 60_000,
+    messageSchema: Type.Object({ n: Type.Integer() }),
+  } as const satisfies StreamSpec;
+  type Registry = { requests: Record<string, never>; streams: { 'admin.jobs': { n: number } } };
+  const worker: Bus<Registry> = await connectBus<Registry>({
+    url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    prefix,
+    name: 'admin-jobs-test',
+    logger: silent,
+    streamSettings: { jobMaxFailures: 1, jobFailureBackoffMs: 20 },
+  });
+  try {
+    await worker.streams.ensure(spec);
+    const consumption = await worker.streams.consumeEach(spec, async () => {
+      throw new Error('always fails');
+    });
+    await worker.streams.publish(spec, { n: 1 }, 'admin-job-1');
+    let listed: Answer | undefined;
+    for (let i = 0; i < 200; i++) {
+      listed = await admin('GET', '/admin/v1/dead-letters?limit=10');
+      if (listed.json.items.length > 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await consumption.stop();
+    expect(listed!.status).toBe(200);
+    const [dead] = listed!.json.items;
+    expect(dead).toMatchObject({ stream: `${prefix}_admin_jobs`, msg_id: 'admin-job-1', error: 'always fails' });
+
+    const before = (await auditRows()).length;
+    const redriven = await admin('POST', `/admin/v1/dead-letters/${dead.id}/redrive`);
+    expect(redriven.status).toBe(200);
+    expect(redriven.json).toMatchObject({ id: dead.id, msg_id: `admin-job-1:redrive:${dead.id}`, duplicate: false });
+    expect((await admin('GET', '/admin/v1/dead-letters')).json.items).toEqual([]);
+    expect((await admin('POST', `/admin/v1/dead-letters/${dead.id}/redrive`)).status).toBe(404);
+    const audit = (await auditRows()).slice(before);
+    expect(audit.map((r) => [r.operator, r.action, r.details.dead_letter_id])).toEqual([
+      ['Ana Ops', 'jobs.redrive', dead.id],
+    ]);
+  } finally {
+    const jsm = await worker.connection.jetstreamManager();
+    for (const name of ['admin_jobs', 'dead_letters'])
+      await jsm.streams.delete(`${prefix}_${name}`).catch(() => undefined);
+    await worker.close();
+  }
+}, 30_000);
+
+/* Bad input ------------------------------------------------------------------------------------- */
+
+it('refuses bad input with 4xx problem+json naming the field, and stores nothing', async () => {
+  const tenant = (await admin('POST', '/admin/v1/tenants', { name: 'Careful ERP' })).json.tenant_id as string;
+  const account = (await admin('GET', `/admin/v1/tenants/${tenant}/provider-account`)).json;
+  const tenantsBefore = (await db.selectFrom('tenants').select('id').execute()).length;
+  const auditBefore = (await auditRows()).length;
+
+  const cases: Array<[string, string, unknown, string, string?]> = [
+    ['POST', '/admin/v1/tenants', { name: '   ' }, '/name'],
+    ['POST', '/admin/v1/tenants', {}, '/name'],
+    ['POST', '/admin/v1/tenants/not-a-uuid/disable', undefined, 'tenant_id', 'path'],
+    [
+      'PUT',
+      `/admin/v1/tenants/${tenant}/provider-account`,
+      { provider: 'bank', beneficiary: { name: 'X', tax_id: '1' } },
+      '/provider',
+    ],
+    [
+      'PUT',
+      `/admin/v1/tenants/${tenant}/provider-account`,
+      { provider: 'sandbox', beneficiary: { name: 'Acme', tax_id: '11.222.333/0001-80' } },
+      '/beneficiary/tax_id',
+    ],
+    [
+      'PUT',
+      `/admin/v1/tenants/${tenant}/provider-account`,
+      { provider: 'sandbox', beneficiary: { name: 'Acme', tax_id: '11.222.333/0001-81' }, base_url: 'https://x' },
+      '/base_url',
+    ],
+    ['POST', `/admin/v1/tenants/${tenant}/signing-secret/rotate`, { overlap_hours: -1 }, '/overlap_hours'],
+    ['POST', `/admin/v1/tenants/${tenant}/signing-secret/rotate`, { overlap_hours: 'soon' }, '/overlap_hours'],
+    ['POST', '/admin/v1/dead-letters/abc/redrive', undefined, 'dead_letter_id', 'path'],
+    ['GET', '/admin/v1/audit?limit=0', undefined, 'limit', 'query'],
+    ['GET', '/admin/v1/audit?tenant_id=nope', undefined, 'tenant_id', 'query'],
+    ['GET', '/admin/v1/audit?cursor=x', undefined, 'cursor', 'query'],
+  ];
+  for (const [method, path, body, field, where] of cases) {
+    const res = await admin(method, path, body);
+    expect({ path, status: res.status }).toEqual({ path, status: 422 });
+    expect(res.type).toContain(PROBLEM_CONTENT_TYPE);
+    expect(res.json.code).toBe('validation_failed');
+    expect(res.json.errors).toContainEqual(expect.objectContaining({ path: field, ...(where ? { in: where } : {}) }));
+  }
+  const malformed = await fetch(`${gateway.adminUrl}/admin/v1/tenants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' },
+    body: '{"name":',
+  });
+  expect(malformed.status).toBe(400);
+  expect((await admin('GET', '/admin/v1/nothing')).status).toBe(404);
+  expect((await admin('PUT', '/admin/v1/tenants')).status).toBe(405);
+
+  expect((await db.selectFrom('tenants').select('id').execute()).length).toBe(tenantsBefore);
+  expect((await auditRows()).length).toBe(auditBefore);
+  expect((await admin('GET', `/admin/v1/tenants/${tenant}/provider-account`)).json).toEqual(account);
+});

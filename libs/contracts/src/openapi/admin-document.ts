@@ -1,0 +1,299 @@
+import type { TSchema } from '@sinclair/typebox';
+import {
+  ADMIN_MAX_PAGE,
+  AdminAuditPageSchema,
+  AdminDeadLetterListSchema,
+  AdminIssuedTokenSchema,
+  AdminNewTenantSchema,
+  AdminProviderAccountRequestSchema,
+  AdminProviderAccountSchema,
+  AdminRedriveResultSchema,
+  AdminRevokedTokenSchema,
+  AdminRotatedSecretSchema,
+  AdminRotateSecretRequestSchema,
+  AdminTenantCreateRequestSchema,
+  AdminTenantListSchema,
+  AdminTenantStatusSchema,
+  AdminTokenListSchema,
+} from '../admin';
+import { ErrorCatalog, type ErrorCode } from '../errors';
+import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../problem';
+import { OPENAPI_VERSION } from './document';
+import { SchemaRegistry } from './schema-registry';
+import type {
+  HttpMethod,
+  OpenApiDocument,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ResponseObject,
+} from './types';
+
+/**
+ * The admin API's own OpenAPI document, served on the admin port only (ADMIN_OPENAPI_DOCUMENT_PATH):
+ * a second document rather than a tag in the public one, so the public document (and the SDK built
+ * from it) never lists a route the public port does not serve.
+ */
+export interface AdminOperation {
+  method: HttpMethod;
+  /** OpenAPI template; parameter names are the gateway's route parameter names. */
+  path: string;
+  operationId: string;
+  summary: string;
+  pathParameters?: string[];
+  queryParameters?: ParameterObject[];
+  requestBody?: TSchema;
+  success: { status: 200 | 201; description: string; schema: TSchema };
+  /** Besides unauthorized, which every operation answers. */
+  errors: Partial<Record<ErrorCode, string>>;
+}
+
+const PARAMETER_DESCRIPTIONS: Record<string, string> = {
+  tenant_id: 'The tenant (a UUID).',
+  token_id: 'The integration token (its id, a UUID; never the token).',
+  dead_letter_id: 'The dead letter, as the list answers its id.',
+};
+
+const BAD_INPUT = 'a field is missing or invalid: errors names each';
+const NO_TENANT = 'no such tenant';
+
+export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
+  {
+    method: 'get',
+    path: '/admin/v1/tenants',
+    operationId: 'adminListTenants',
+    summary: 'Every tenant, with its number of active integration tokens',
+    success: { status: 200, description: 'The tenants, oldest first.', schema: AdminTenantListSchema },
+    errors: {},
+  },
+  {
+    method: 'post',
+    path: '/admin/v1/tenants',
+    operationId: 'adminCreateTenant',
+    summary: 'A new tenant; its integration token and signing secret are answered once',
+    requestBody: AdminTenantCreateRequestSchema,
+    success: { status: 201, description: 'Created. Store the token and the secret now.', schema: AdminNewTenantSchema },
+    errors: { validation_failed: BAD_INPUT },
+  },
+  {
+    method: 'post',
+    path: '/admin/v1/tenants/{tenant_id}/disable',
+    operationId: 'adminDisableTenant',
+    summary: 'Refuse every token and JWT of a tenant from now on (its data stays)',
+    pathParameters: ['tenant_id'],
+    success: { status: 200, description: 'Disabled.', schema: AdminTenantStatusSchema },
+    errors: { validation_failed: BAD_INPUT, not_found: 'no such active tenant' },
+  },
+  {
+    method: 'get',
+    path: '/admin/v1/tenants/{tenant_id}/tokens',
+    operationId: 'adminListTokens',
+    summary: "A tenant's integration tokens (hints only, never a token)",
+    pathParameters: ['tenant_id'],
+    success: { status: 200, description: 'The tokens, oldest first.', schema: AdminTokenListSchema },
+    errors: { validation_failed: BAD_INPUT },
+  },
+  {
+    method: 'post',
+    path: '/admin/v1/tenants/{tenant_id}/tokens',
+    operationId: 'adminIssueToken',
+    summary: 'Issue another integration token, answered once',
+    pathParameters: ['tenant_id'],
+    success: { status: 201, description: 'Issued. Store it now.', schema: AdminIssuedTokenSchema },
+    errors: { validation_failed: BAD_INPUT, not_found: NO_TENANT, conflict: 'the tenant is disabled' },
+  },
+  {
+    method: 'post',
+    path: '/admin/v1/tokens/{token_id}/revoke',
+    operationId: 'adminRevokeToken',
+    summary: 'Revoke an integration token: JWTs issued from it stop working at once',
+    pathParameters: ['token_id'],
+    success: { status: 200, description: 'Revoked.', schema: AdminRevokedTokenSchema },
+    errors: { validation_failed: BAD_INPUT, not_found: 'no active token with this id' },
+  },
+  {
+    method: 'get',
+    path: '/admin/v1/tenants/{tenant_id}/provider-account',
+    operationId: 'adminShowProviderAccount',
+    summary: "The tenant's current provider account (credentials only as set or none)",
+    pathParameters: ['tenant_id'],
+    success: { status: 200, description: 'The account.', schema: AdminProviderAccountSchema },
+    errors: { validation_failed: BAD_INPUT, not_found: 'no such tenant, or it has no provider account' },
+  },
+  {
+    method: 'put',
+    path: '/admin/v1/tenants/{tenant_id}/provider-account',
+    operationId: 'adminSetProviderAccount',
+    summary: "Set the tenant's provider account, for charges accepted from now on",
+    pathParameters: ['tenant_id'],
+    requestBody: AdminProviderAccountRequestSchema,
+    success: { status: 200, description: 'The new current account.', schema: AdminProviderAccountSchema },
+    errors: { validation_failed: BAD_INPUT, not_found: NO_TENANT },
+  },
+  {
+    method: 'post',
+    path: '/admin/v1/tenants/{tenant_id}/signing-secret/rotate',
+    operationId: 'adminRotateSigningSecret',
+    summary: 'A new webhook signing secret, answered once; the old one still signs until previous_valid_until',
+    pathParameters: ['tenant_id'],
+    requestBody: AdminRotateSecretRequestSchema,
+    success: {
+      status: 200,
+      description: 'Rotated; answered once every callback-svc instance signs with the new secret.',
+      schema: AdminRotatedSecretSchema,
+    },
+    errors: { validation_failed: BAD_INPUT, not_found: NO_TENANT },
+  },
+  {
+    method: 'get',
+    path: '/admin/v1/dead-letters',
+    operationId: 'adminListDeadLetters',
+    summary: 'Jobs whose handler failed JOB_MAX_FAILURES times, or poison messages, oldest first',
+    queryParameters: [limitParameter()],
+    success: { status: 200, description: 'The dead letters.', schema: AdminDeadLetterListSchema },
+    errors: { validation_failed: BAD_INPUT },
+  },
+  {
+    method: 'post',
+    path: '/admin/v1/dead-letters/{dead_letter_id}/redrive',
+    operationId: 'adminRedriveDeadLetter',
+    summary: 'Publish a dead letter again to its stream, and remove it',
+    pathParameters: ['dead_letter_id'],
+    success: { status: 200, description: 'Published again.', schema: AdminRedriveResultSchema },
+    errors: { validation_failed: BAD_INPUT, not_found: 'no such dead letter' },
+  },
+  {
+    method: 'get',
+    path: '/admin/v1/audit',
+    operationId: 'adminListAudit',
+    summary: 'Who changed what, and when: oldest first, a page at a time',
+    queryParameters: [
+      {
+        name: 'tenant_id',
+        in: 'query',
+        required: false,
+        description: 'Only the actions on this tenant.',
+        schema: { type: 'string', format: 'uuid' },
+      },
+      {
+        name: 'cursor',
+        in: 'query',
+        required: false,
+        description: 'next_cursor of the previous page.',
+        schema: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' },
+      },
+      limitParameter(),
+    ],
+    success: { status: 200, description: 'A page of the audit.', schema: AdminAuditPageSchema },
+    errors: { validation_failed: BAD_INPUT },
+  },
+];
+
+function limitParameter(): ParameterObject {
+  return {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: `At most this many rows (1 to ${ADMIN_MAX_PAGE}; default 100).`,
+    schema: { type: 'integer', minimum: 1, maximum: ADMIN_MAX_PAGE },
+  };
+}
+
+const DESCRIPTION = `The operators' API of the gateway: tenants, integration tokens, provider accounts, signing secrets, dead-lettered
+jobs and the audit log. It is served on the gateway's admin port (ADMIN_PORT), never on the public one; keep that port private.
+
+**Authentication:** \`Authorization: Bearer <operator credential>\`, made with \`npm run admin -- operator create --name <name>\`
+(shown once). Tenants' integration tokens and JWTs are refused here, and operator credentials are refused on the public API.
+
+Every change is written to the audit log under the operator's name. Secrets (integration tokens, signing secrets) are answered
+once, by the call that makes them, and never listed. Errors are \`application/problem+json\` as on the public API.`;
+
+/** The admin API's document, built from ADMIN_OPERATIONS and the contracts' schemas. */
+export function buildAdminOpenApiDocument(): OpenApiDocument {
+  const registry = new SchemaRegistry();
+  const paths: Record<string, PathItemObject> = {};
+  for (const operation of ADMIN_OPERATIONS)
+    paths[operation.path] = { ...paths[operation.path], [operation.method]: operationObject(operation, registry) };
+  return {
+    openapi: OPENAPI_VERSION,
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    info: { title: 'Payments admin API', version: '1.0.0', description: DESCRIPTION },
+    servers: [{ url: '/', description: "This gateway's admin port" }],
+    tags: [{ name: 'admin', description: 'Operator actions (admin port only).' }],
+    security: [{ operatorCredential: [] }],
+    paths,
+    webhooks: {},
+    components: {
+      schemas: registry.schemas(),
+      securitySchemes: {
+        operatorCredential: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An operator credential (opk_...), from npm run admin -- operator create.',
+        },
+      },
+      headers: {},
+      parameters: {},
+      examples: {},
+    },
+  };
+}
+
+function operationObject(operation: AdminOperation, registry: SchemaRegistry): OperationObject {
+  const parameters: ParameterObject[] = [
+    ...(operation.pathParameters ?? []).map((name): ParameterObject => ({
+      name,
+      in: 'path',
+      required: true,
+      description: PARAMETER_DESCRIPTIONS[name] ?? name,
+      schema: name === 'dead_letter_id' ? { type: 'integer', minimum: 1 } : { type: 'string', format: 'uuid' },
+    })),
+    ...(operation.queryParameters ?? []),
+  ];
+  const errors: Partial<Record<ErrorCode, string>> = {
+    unauthorized: 'no operator credential, or one unknown or revoked (a tenant token or JWT is refused too)',
+    ...operation.errors,
+  };
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    tags: ['admin'],
+    security: [{ operatorCredential: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(operation.requestBody
+      ? {
+          requestBody: {
+            required: operation.method === 'put' || operation.operationId === 'adminCreateTenant',
+            content: { 'application/json': { schema: registry.use(operation.requestBody) } },
+          },
+        }
+      : {}),
+    responses: {
+      [String(operation.success.status)]: {
+        description: operation.success.description,
+        content: { 'application/json': { schema: registry.use(operation.success.schema) } },
+      },
+      ...errorResponses(errors, registry),
+    },
+  };
+}
+
+function errorResponses(
+  errors: Partial<Record<ErrorCode, string>>,
+  registry: SchemaRegistry,
+): Record<string, ResponseObject> {
+  const byStatus = new Map<number, string[]>();
+  for (const [code, when] of Object.entries(errors) as Array<[ErrorCode, string]>) {
+    const { status } = ErrorCatalog[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\`: ${when}`]);
+  }
+  const problem = registry.use(ProblemSchema);
+  return Object.fromEntries(
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, texts]) => [
+        String(status),
+        { description: texts.join('; '), content: { [PROBLEM_CONTENT_TYPE]: { schema: problem } } },
+      ]),
+  );
+}
