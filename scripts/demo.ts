@@ -5,7 +5,7 @@
  * Exits 0 when every step passed; otherwise 1, naming the step that failed (2: bad options).
  */
 import { formatTypeableLine, pixPrefix, reais } from './demo/format';
-import { GatewayApi } from './demo/http';
+import type { PaymentsClient } from '@payments/sdk';
 import { loadOptions, USAGE, type DemoOptions } from './demo/options';
 import { buildPlan, chargeWithRole, type DemoPlan } from './demo/plan';
 import { CallbackReceiver } from './demo/receiver';
@@ -43,7 +43,7 @@ async function runDemo(options: DemoOptions): Promise<void> {
   const report = new Reporter(print);
   await report.step('check the system', () => steps.checkSystem(options));
   const tenant = await report.step('create tenant (admin CLI)', () => obtainTenant(options));
-  const api = await report.step('authenticate', () => steps.authenticate(new GatewayApi(options.gatewayUrl), tenant));
+  const api = await report.step('authenticate', () => steps.authenticate(options, tenant));
   const receiver = new CallbackReceiver(tenant.signing_secret);
   try {
     await report.step('start callback receiver', () => startReceiver(receiver, options));
@@ -56,7 +56,7 @@ async function runDemo(options: DemoOptions): Promise<void> {
 
 async function runSession(
   report: Reporter,
-  api: GatewayApi,
+  api: PaymentsClient,
   receiver: CallbackReceiver,
   plan: DemoPlan,
   options: DemoOptions,

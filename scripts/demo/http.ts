@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 /** An answer whose status was one of those expected. */
 export interface JsonAnswer<T> {
   status: number;
@@ -66,30 +64,5 @@ function describeProblem(text: string): string {
     return [p.title, p.detail, fields].filter(Boolean).join(': ') || text.slice(0, 300);
   } catch {
     return text.slice(0, 300);
-  }
-}
-
-/** The gateway API as an ERP uses it: a JWT once authenticated, a fresh Idempotency-Key on every mutation. */
-export class GatewayApi {
-  constructor(
-    readonly baseUrl: string,
-    private readonly accessToken?: string,
-  ) {}
-
-  withToken(accessToken: string): GatewayApi {
-    return new GatewayApi(this.baseUrl, accessToken);
-  }
-
-  post<T>(
-    path: string,
-    body: unknown,
-    expect: number[],
-    options: { idempotent?: boolean; bearer?: string } = {},
-  ): Promise<JsonAnswer<T>> {
-    const headers: Record<string, string> = {};
-    const bearer = options.bearer ?? this.accessToken;
-    if (bearer) headers.authorization = `Bearer ${bearer}`;
-    if (options.idempotent) headers['idempotency-key'] = randomUUID();
-    return requestJson<T>({ method: 'POST', url: this.baseUrl + path, headers, body, expect });
   }
 }

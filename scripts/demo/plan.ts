@@ -1,37 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { components } from '@payments/sdk';
 
-/** A client creation item (spec 2.1). */
-export interface ClientItem {
-  client_id: string;
-  name: string;
-  cnpj_cpf: string;
-  address?: string;
-  number?: string;
-  neighborhood?: string;
-  city?: string;
-  state?: string;
-  zip_code?: string;
-  email?: string;
-  return_client_data?: boolean;
-}
+/** A client creation item (spec 2.1), as the SDK types it from the OpenAPI document. */
+export type ClientItem = components['schemas']['ClientCreateItem'];
 
 /** A receivable creation item (spec 2.3). */
-export interface ReceivableItem {
-  url_callback: string;
-  client_id: string;
-  payment_slip_id: string;
-  account_receivable_id: string;
-  payment_method: 1 | 3;
-  items?: Array<{ description: string; quantity: number; price: number }>;
-  due_date: string;
-  emission_date: string;
-  value: number;
-  discount_type: 'NaoTemDesconto' | 'ValorFixoAteDataInformada';
-  discount_date?: string;
-  discount_value?: number;
-  fine_value?: number;
-  interest_amount?: number;
-}
+export type ReceivableItem = components['schemas']['ReceivableCreateItem'];
 
 /** What the demo does with a charge after it is registered. */
 export type ChargeRole = 'installment' | 'pay' | 'cancel' | 'keep';

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CallbackBody, ReceivedCallback } from './callbacks';
-import { verifyCallback, type WebhookHeaders } from './signature';
+import { verifyWebhook, type WebhookHeaders } from '@payments/sdk';
 
 /**
  * The ERP's callback endpoint: a local HTTP server that checks every callback's Standard Webhooks
@@ -82,7 +82,9 @@ export class CallbackReceiver {
   /** Records one delivery; the HTTP status to answer. */
   private accept(headers: WebhookHeaders, rawBody: string): number {
     const eventId = headers['webhook-id'] ?? '(no webhook-id)';
-    if (!verifyCallback(this.signingSecret, headers, rawBody)) {
+    try {
+      verifyWebhook(this.signingSecret, headers, rawBody);
+    } catch {
       this.problems.push(`event ${eventId} has no valid webhook-signature`);
       return 401;
     }

@@ -10,7 +10,8 @@ import {
   type ReceivedCallback,
 } from './callbacks';
 import { formatTypeableLine, pixPrefix, reais, shortId } from './format';
-import { GatewayApi, networkCause, requestJson } from './http';
+import { ok, PaymentsApiError, PaymentsClient, type components } from '@payments/sdk';
+import { networkCause, requestJson } from './http';
 import type { DemoOptions } from './options';
 import type { DemoPlan, PlannedCharge } from './plan';
 import type { CallbackReceiver } from './receiver';
@@ -18,21 +19,7 @@ import type { StepResult } from './report';
 import type { TenantCredentials } from './tenant';
 
 /** One element of the search answer (spec 2.5, `paymento_type` spelling). */
-export interface SearchItem {
-  accounts_receivable_id: string;
-  client_name: string;
-  status_payment: string;
-  paymento_type: string;
-  payment_date: string | null;
-  amount_due: number;
-  amount_paid: number;
-  fee_amount: number;
-}
-
-/** The consult answer (spec 2.5, `payment_type` spelling). */
-export interface ConsultResult extends Omit<SearchItem, 'paymento_type'> {
-  payment_type: string;
-}
+export type SearchItem = components['schemas']['SearchResultItem'];
 
 // ---- the system ------------------------------------------------------------------------------
 
@@ -66,49 +53,47 @@ async function probe<T>(what: string, baseUrl: string, path: string): Promise<T>
 
 // ---- tenant, token, clients, charges -----------------------------------------------------------
 
-export async function authenticate(gateway: GatewayApi, tenant: TenantCredentials): Promise<StepResult<GatewayApi>> {
-  const res = await gateway
-    .post<{ access_token: string; token_type: string; expires_in: number }>('/api/v1/authenticate', undefined, [200], {
-      bearer: tenant.integration_token,
-    })
-    .catch((err: unknown) => {
-      const hint = String(err).includes(' 401')
+export async function authenticate(
+  options: DemoOptions,
+  tenant: TenantCredentials,
+): Promise<StepResult<PaymentsClient>> {
+  // The SDK exchanges the integration token for a JWT and renews it before it expires.
+  const client = new PaymentsClient({ baseUrl: options.gatewayUrl, integrationToken: tenant.integration_token });
+  const token = await client.tokens.token().catch((err: unknown) => {
+    const hint =
+      err instanceof PaymentsApiError && err.status === 401
         ? ' (was the tenant created in the database the gateway uses? check DATABASE_URL)'
         : '';
-      throw new Error(`${err instanceof Error ? err.message : String(err)}${hint}`);
-    });
+    throw new Error(`${err instanceof Error ? err.message : String(err)}${hint}`, { cause: err });
+  });
   return {
-    value: gateway.withToken(res.body.access_token),
-    facts: `integration token -> JWT (token_type ${res.body.token_type}, expires_in ${res.body.expires_in} s)`,
+    value: client,
+    facts: `integration token -> JWT (token_type ${token.tokenType}, expires_in ${token.expiresInSeconds} s)`,
   };
 }
 
-export async function registerClients(api: GatewayApi, plan: DemoPlan): Promise<StepResult<void>> {
-  const res = await api.post<{
-    total_created_clients: Array<{ client_id: string }>;
-    clients_already_registered: unknown[];
-  }>('/api/v1/clients', plan.clients, [201], { idempotent: true });
-  const created = res.body.total_created_clients.length;
+export async function registerClients(api: PaymentsClient, plan: DemoPlan): Promise<StepResult<void>> {
+  // Mutating calls carry a fresh Idempotency-Key from the SDK, and are retried on 429 and 503.
+  const res = ok(await api.api.POST('/api/v1/clients', { body: plan.clients }), 'POST /api/v1/clients');
+  const created = res.total_created_clients.length;
   if (created !== plan.clients.length)
     throw new Error(`expected ${plan.clients.length} clients created, the gateway created ${created}`);
   const names = plan.clients
     .map((c) => `${c.name} (${c.cnpj_cpf.length > 14 ? 'CNPJ' : 'CPF'} ${c.cnpj_cpf})`)
     .join(', ');
-  return { value: undefined, facts: `${res.status}: ${created} created: ${names}` };
+  return { value: undefined, facts: `201: ${created} created: ${names}` };
 }
 
-export async function issueCharges(api: GatewayApi, plan: DemoPlan): Promise<StepResult<void>> {
-  const res = await api.post<{ message: string }>(
-    '/api/v1/accounts-receivable',
-    plan.charges.map((c) => c.payload),
-    [202],
-    { idempotent: true },
+export async function issueCharges(api: PaymentsClient, plan: DemoPlan): Promise<StepResult<void>> {
+  ok(
+    await api.api.POST('/api/v1/accounts-receivable', { body: plan.charges.map((c) => c.payload) }),
+    'POST /api/v1/accounts-receivable',
   );
   const slips = plan.charges.filter((c) => c.payload.payment_method === 1).length;
   const installments = plan.charges.filter((c) => c.role === 'installment').length;
   return {
     value: undefined,
-    facts: `${res.status}: ${plan.charges.length} charges (${slips} hybrid slips, ${plan.charges.length - slips} PIX), ${installments} installments of booklet ${shortId(plan.bookletSlipId)}`,
+    facts: `202: ${plan.charges.length} charges (${slips} hybrid slips, ${plan.charges.length - slips} PIX), ${installments} installments of booklet ${shortId(plan.bookletSlipId)}`,
   };
 }
 
@@ -218,27 +203,32 @@ export async function payAtSandbox(
   };
 }
 
-export async function cancelCharge(api: GatewayApi, charge: PlannedCharge): Promise<StepResult<void>> {
-  const res = await api.post<{ status: string; message: string }>(
-    `/api/v1/accounts-receivable/${charge.payload.account_receivable_id}/cancel`,
-    undefined,
-    [202],
-    { idempotent: true },
+export async function cancelCharge(api: PaymentsClient, charge: PlannedCharge): Promise<StepResult<void>> {
+  const res = ok(
+    await api.api.POST('/api/v1/accounts-receivable/{uuid}/cancel', {
+      params: { path: { uuid: charge.payload.account_receivable_id } },
+    }),
+    'cancel',
   );
   return {
     value: undefined,
-    facts: `${res.status} ${res.body.status}: ${res.body.message} (${charge.label}, ${reais(charge.payload.value)})`,
+    facts: `202 ${res.status}: ${res.message} (${charge.label}, ${reais(charge.payload.value)})`,
   };
 }
 
-export async function requestBooklet(api: GatewayApi, plan: DemoPlan, urlCallback: string): Promise<StepResult<void>> {
-  const res = await api.post<{ type: string; message: string }>(
-    `/api/v1/bank-slip-booklet/${plan.bookletSlipId}`,
-    { url_callback: urlCallback },
-    [202],
-    { idempotent: true },
+export async function requestBooklet(
+  api: PaymentsClient,
+  plan: DemoPlan,
+  urlCallback: string,
+): Promise<StepResult<void>> {
+  const res = ok(
+    await api.api.POST('/api/v1/bank-slip-booklet/{uuid}', {
+      params: { path: { uuid: plan.bookletSlipId } },
+      body: { url_callback: urlCallback },
+    }),
+    'POST /api/v1/bank-slip-booklet',
   );
-  return { value: undefined, facts: `${res.status} ${res.body.type}: ${res.body.message}` };
+  return { value: undefined, facts: `202 ${res.type}: ${res.message}` };
 }
 
 export async function downloadBooklet(
@@ -266,7 +256,7 @@ export async function downloadBooklet(
 
 const STATE_LABELS = ['Pendente', 'Aprovada', 'Rejeitada', 'Cancelada'];
 
-export async function searchAll(api: GatewayApi, plan: DemoPlan): Promise<StepResult<Map<string, SearchItem>>> {
+export async function searchAll(api: PaymentsClient, plan: DemoPlan): Promise<StepResult<Map<string, SearchItem>>> {
   const found = await search(api, plan, 'all');
   const summary = STATE_LABELS.map((label) => [label, found.filter((i) => i.status_payment === label).length] as const)
     .filter(([, n]) => n > 0)
@@ -278,7 +268,11 @@ export async function searchAll(api: GatewayApi, plan: DemoPlan): Promise<StepRe
   };
 }
 
-export async function searchApproved(api: GatewayApi, plan: DemoPlan, paid: PlannedCharge): Promise<StepResult<void>> {
+export async function searchApproved(
+  api: PaymentsClient,
+  plan: DemoPlan,
+  paid: PlannedCharge,
+): Promise<StepResult<void>> {
   const found = await search(api, plan, 'approved');
   const item = found.find((i) => i.accounts_receivable_id === paid.payload.account_receivable_id);
   if (!item || found.length !== 1) throw new Error(`expected only the paid charge, found ${found.length} approved`);
@@ -288,22 +282,23 @@ export async function searchApproved(api: GatewayApi, plan: DemoPlan, paid: Plan
   };
 }
 
-async function search(api: GatewayApi, plan: DemoPlan, state: string): Promise<SearchItem[]> {
-  const res = await api.post<SearchItem[]>(
-    '/api/v1/accounts-receivable/search',
-    { state, start_date: plan.emissionDate, end_date: plan.emissionDate },
-    [200],
-  );
-  return res.body;
+/** Every page of the search: the SDK follows X-Next-Cursor. */
+async function search(api: PaymentsClient, plan: DemoPlan, state: SearchState): Promise<SearchItem[]> {
+  const found: SearchItem[] = [];
+  for await (const item of api.searchReceivables({ state, start_date: plan.emissionDate, end_date: plan.emissionDate }))
+    found.push(item);
+  return found;
 }
 
-export async function consultPaid(api: GatewayApi, paid: PlannedCharge): Promise<StepResult<void>> {
-  const res = await api.post<ConsultResult>(
-    `/api/v1/accounts-receivable/${paid.payload.account_receivable_id}/consult-transaction`,
-    undefined,
-    [200],
+type SearchState = components['schemas']['SearchRequest']['state'];
+
+export async function consultPaid(api: PaymentsClient, paid: PlannedCharge): Promise<StepResult<void>> {
+  const r = ok(
+    await api.api.POST('/api/v1/accounts-receivable/{uuid}/consult-transaction', {
+      params: { path: { uuid: paid.payload.account_receivable_id } },
+    }),
+    'consult-transaction',
   );
-  const r = res.body;
   if (r.status_payment !== 'Aprovada') throw new Error(`expected Aprovada, the gateway says ${r.status_payment}`);
   return {
     value: undefined,

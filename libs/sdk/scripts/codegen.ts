@@ -26,7 +26,8 @@ export interface GeneratedFiles {
 export async function renderGenerated(): Promise<GeneratedFiles> {
   const document = buildOpenApiDocument();
   // As text, the exact bytes the gateway serves (openapi-typescript would also change an object it got).
-  const ast = await openapiTS(JSON.stringify(document), {});
+  // defaultNonNullable off: a field with a default may be left out of a request (e.g. search's limit).
+  const ast = await openapiTS(JSON.stringify(document), { defaultNonNullable: false });
   const options = (await resolveConfig(TYPES_FILE)) ?? {};
   return {
     document: await format(JSON.stringify(document), { ...options, filepath: DOCUMENT_FILE }),

@@ -8,6 +8,9 @@ export interface AccessToken {
   expiresAt: number;
   /** Epoch milliseconds when it was issued (the JWT's iat). */
   issuedAt: number;
+  /** As the gateway answered: `Bearer` from /authenticate, `bearer` from /refresh-token (the interface's spellings). */
+  tokenType: string;
+  expiresInSeconds: number;
 }
 
 export interface TokenOptions {
@@ -23,7 +26,7 @@ export interface TokenOptions {
  * the token has already expired. Concurrent callers share one exchange.
  */
 export class TokenManager {
-  private current: AccessToken | undefined;
+  private cached: AccessToken | undefined;
   private pending: Promise<AccessToken> | undefined;
   private readonly marginMs: number;
   private readonly now: () => number;
@@ -39,15 +42,20 @@ export class TokenManager {
 
   /** A JWT valid for at least the refresh margin (or half its lifetime), fetched only when needed. */
   async accessToken(): Promise<string> {
-    const token = this.current;
-    if (token && this.now() < token.expiresAt - this.marginOf(token)) return token.token;
+    return (await this.token()).token;
+  }
+
+  /** The same, with what the gateway said of it. */
+  async token(): Promise<AccessToken> {
+    const token = this.cached;
+    if (token && this.now() < token.expiresAt - this.marginOf(token)) return token;
     this.pending ??= this.renew(token).finally(() => (this.pending = undefined));
-    return (await this.pending).token;
+    return this.pending;
   }
 
   /** Forgets the JWT, so the next call authenticates again (e.g. after the tenant's token was reissued). */
   reset(): void {
-    this.current = undefined;
+    this.cached = undefined;
   }
 
   private marginOf(token: AccessToken): number {
@@ -56,8 +64,8 @@ export class TokenManager {
 
   private async renew(token: AccessToken | undefined): Promise<AccessToken> {
     const renewed = token && this.now() < token.expiresAt ? await this.refresh(token.token) : undefined;
-    this.current = renewed ?? (await this.authenticate());
-    return this.current;
+    this.cached = renewed ?? (await this.authenticate());
+    return this.cached;
   }
 
   private async authenticate(): Promise<AccessToken> {
@@ -65,7 +73,7 @@ export class TokenManager {
       headers: { Authorization: `Bearer ${this.integrationToken}` },
     });
     if (!data) throw new PaymentsApiError('POST /api/v1/authenticate', response.status, asProblem(error));
-    return this.accessTokenOf(data.access_token, data.expires_in);
+    return this.accessTokenOf(data.access_token, data.token_type, data.expires_in);
   }
 
   /** undefined when the gateway refuses to renew (then a new authentication is the way). */
@@ -75,16 +83,16 @@ export class TokenManager {
     });
     if (response.status === 401) return undefined;
     if (!data) throw new PaymentsApiError('POST /api/v1/refresh-token', response.status, asProblem(error));
-    return this.accessTokenOf(data.access_token, data.expires_in);
+    return this.accessTokenOf(data.access_token, data.token_type, data.expires_in);
   }
 
-  private accessTokenOf(jwt: string, expiresIn: number): AccessToken {
+  private accessTokenOf(jwt: string, tokenType: string, expiresIn: number): AccessToken {
     const claims = jwtClaims(jwt);
     const now = this.now();
     // The JWT's own exp and iat are what the gateway checks; expires_in is the fallback.
     const expiresAt = claims.exp !== undefined ? claims.exp * 1000 : now + expiresIn * 1000;
     const issuedAt = claims.iat !== undefined ? claims.iat * 1000 : now;
-    return { token: jwt, expiresAt, issuedAt };
+    return { token: jwt, expiresAt, issuedAt, tokenType, expiresInSeconds: expiresIn };
   }
 }
 

@@ -835,12 +835,12 @@ export interface components {
        * @description Late penalty, a percentage
        * @default 0
        */
-      fine_value: number;
+      fine_value?: number;
       /**
        * @description Interest charged per day of delay
        * @default 0
        */
-      interest_amount: number;
+      interest_amount?: number;
     };
     ReceivableLineItem: {
       description: string;
@@ -895,7 +895,7 @@ export interface components {
        */
       end_date: string;
       /** @default 500 */
-      limit: number;
+      limit?: number;
       /** @description X-Next-Cursor of the previous page */
       cursor?: string;
     };
