@@ -6,6 +6,7 @@ import { connect, JSONCodec, type NatsConnection, type Subscription } from 'nats
 import { Webhook } from 'standardwebhooks';
 import { inboxPrefixOf } from '@payments/bus';
 import { Streams, Subjects, type DeadLetterView, type SigningSecretReply } from '@payments/contracts';
+import { createOperator, openAdminDatabase } from '@payments/gateway';
 import { runAdmin } from '../support/admin-cli';
 import { clientPayload, receivablePayload } from '../support/fixtures';
 import { ROOT } from '../support/launcher';
@@ -329,6 +330,24 @@ it("a poison job is dead-lettered under the services' own users; the admin CLI, 
     20_000,
     'the re-driven poison dead-lettered again',
   );
+
+  // The gateway's admin API (ADMIN_PORT) lists and re-drives it too, under the gateway's own user.
+  const adminDb = await openAdminDatabase(system.databaseUrl);
+  const operator = await createOperator(adminDb, 'Bus Ops', { operator: 'test' }).finally(() => adminDb.destroy());
+  const adminApi = async (method: string, path: string) => {
+    const res = await fetch(system.gateway.adminUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${operator.credential}` },
+    });
+    return { status: res.status, json: (await res.json()) as { items?: DeadLetterView[]; msg_id?: string } };
+  };
+  const listed = await adminApi('GET', '/admin/v1/dead-letters');
+  expect(listed.status).toBe(200);
+  const again = listed.json.items!.find((d) => d.msg_id === `poison-under-auth:redrive:${dead!.id}`);
+  expect(again).toBeDefined();
+  const viaApi = await adminApi('POST', `/admin/v1/dead-letters/${again!.id}/redrive`);
+  expect(viaApi.status).toBe(200);
+  expect(viaApi.json.msg_id).toBe(`poison-under-auth:redrive:${dead!.id}:redrive:${again!.id}`);
 
   // admin-cli's user reads no job stream and asks no service.
   const c = await connect({
