@@ -24,6 +24,7 @@ import { checkBus } from '@payments/bus';
 import { developmentUnlessSet, type CommonConfig } from '@payments/config';
 import { ensureDatabase } from '@payments/db';
 import { describeStartupFailure, STOP_WITH_PARENT_ENV, watchParent } from '@payments/lifecycle';
+import { loadGatewayConfig } from '@payments/gateway/src/config';
 import { appConfigProblems } from './start/app-configs';
 import { findPortConflicts } from './start/ports';
 import { loadStartSettings } from './start/settings';
@@ -56,7 +57,9 @@ async function main(): Promise<void> {
   );
   if (refusals.length > 0) fail(refusals);
 
-  const problems = await preflight(config, ports);
+  // The gateway's second port, its admin API (ADMIN_PORT, PORT + 600 by default): checked with the others.
+  const adminPort = loadGatewayConfig(appEnv).adminPort;
+  const problems = await preflight(config, [...ports, { app: 'gateway', variable: 'ADMIN_PORT', port: adminPort }]);
   if (problems.length > 0) fail(problems);
 
   const children = new Map<string, ChildProcess>();
@@ -129,7 +132,7 @@ async function main(): Promise<void> {
       const sandbox = ports.find((p) => p.app === 'bank-sandbox')!.port;
       say(
         `ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: gateway http://localhost:${gateway} (API reference http://localhost:${gateway}/docs), ` +
-          `bank sandbox http://localhost:${sandbox}; Ctrl-C stops every app`,
+          `bank sandbox http://localhost:${sandbox}, admin API http://localhost:${adminPort}; Ctrl-C stops every app`,
       );
     }
   }

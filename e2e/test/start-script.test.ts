@@ -114,7 +114,8 @@ describe('stopping npm start', () => {
     const second = startNpm({ ...asEnv(ports), BUS_PREFIX: marker.slice('BUS_PREFIX='.length) });
     const secondExit = await second.exit(60_000);
     const pid = launcher[0].pid;
-    const byPort = Object.entries(ports).sort(([, a], [, b]) => a - b);
+    // The gateway's admin API port (ADMIN_PORT, PORT + 600 unless set) is checked with the apps' ports.
+    const byPort = Object.entries({ ...ports, ADMIN_PORT: ports.PORT + 600 }).sort(([, a], [, b]) => a - b);
     expect(second.stderr).toBe(
       `[start] ports ${byPort.map(([v, p]) => `${p} (${v})`).join(', ')} are in use by another npm start (pid ${pid}): ` +
         `stop it (Ctrl-C in its terminal, or kill ${pid}) or set ${byPort
