@@ -22,6 +22,7 @@ import {
   type RunningGateway,
 } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
+import { PaymentsClient } from '@payments/sdk';
 import { ApiClient } from './api-client';
 
 export interface TestSystem {
@@ -48,7 +49,10 @@ export interface TestTenant {
   tokenId: string;
   signingSecret: string;
   accessToken: string;
+  /** Raw HTTP with the JWT: for what an SDK would not send (bad bodies, odd headers) and exact answers. */
   api: ApiClient;
+  /** The tenant as an ERP on @payments/sdk sees it: typed, idempotent, retrying, renewing its JWT. */
+  sdk: PaymentsClient;
 }
 
 export interface SystemOptions {
@@ -205,6 +209,7 @@ async function startSystemTracked(
         signingSecret: t.signing_secret,
         accessToken,
         api: api.withToken(accessToken),
+        sdk: new PaymentsClient({ baseUrl: gateway.url, integrationToken: t.integration_token }),
       };
     },
     async stop() {

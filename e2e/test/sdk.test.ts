@@ -192,7 +192,7 @@ describe('iteration and callbacks', () => {
 
   beforeAll(async () => {
     tenant = await system.newTenant('SDK pages');
-    const { client } = sdkFor(tenant);
+    const client = tenant.sdk; // what startSystem gives every e2e tenant
     const holder = clientItem();
     ok(await client.api.POST('/api/v1/clients', { body: [holder] }), 'create client');
     const slip = randomUUID();

@@ -121,7 +121,7 @@ function isAuthPath(request: Request): boolean {
 /** The data of a successful call; otherwise a PaymentsApiError with the gateway's problem document. */
 export function ok<T>(
   result: { data?: T; error?: unknown; response: Response },
-  operation = `${result.response.status}`,
+  operation = result.response.url ? new URL(result.response.url).pathname : 'the request',
 ): T {
   if (result.data === undefined || result.error !== undefined)
     throw new PaymentsApiError(operation, result.response.status, asProblem(result.error));
