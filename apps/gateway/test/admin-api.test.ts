@@ -195,7 +195,9 @@ it('refuses tenant tokens, tenant JWTs, unknown and revoked credentials on admin
   expect((await auditRows()).length).toBe(before);
 
   // The operator credential is no key to the public API.
-  expect((await call(gateway.url, 'GET', '/api/v1/callbacks', credential)).status).toBe(401);
+  const onPublic = await call(gateway.url, 'GET', '/api/v1/callbacks', credential);
+  expect(onPublic.status).toBe(401);
+  expect(onPublic.json.detail).toMatch(/operator credential/);
   expect((await call(gateway.url, 'POST', '/api/v1/authenticate', credential)).status).toBe(401);
 
   // A revoked operator is refused from the next request on.

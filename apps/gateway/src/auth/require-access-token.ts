@@ -1,6 +1,6 @@
 import type { Next } from 'koa';
 import type { Kysely } from 'kysely';
-import { ServiceError } from '@payments/contracts';
+import { OPERATOR_CREDENTIAL_PREFIX, ServiceError } from '@payments/contracts';
 import type { GatewayDatabase } from '../db/schema';
 import type { GatewayContext } from '../http/context';
 import { bearerCredential } from '../http/bearer';
@@ -27,6 +27,9 @@ export function requireAccessToken(db: Kysely<GatewayDatabase>, keys: SigningKey
       );
     // The usual first mistake: the integration token itself, where its JWT belongs.
     if (token.startsWith(INTEGRATION_TOKEN_PREFIX)) throw new ServiceError('unauthorized', INTEGRATION_TOKEN_HERE);
+    // An operator credential opens the admin port only (ADMIN_PORT), never the public API.
+    if (token.startsWith(OPERATOR_CREDENTIAL_PREFIX))
+      throw new ServiceError('unauthorized', 'this is an operator credential: it is taken on the admin port only');
     let claims;
     try {
       claims = await verifyAccessToken(keys, settings, token);
