@@ -6,13 +6,16 @@ import { join } from 'node:path';
 const sdkRoot = join(__dirname, '..');
 const generatedDir = join(sdkRoot, 'src', 'generated');
 
+// Each check starts tsx and openapi-typescript (about 6 s here); leave room for a busy CI machine.
+jest.setTimeout(120_000);
+
 /** Runs scripts/generate.ts --check as CI does (tsx, in its own process: openapi-typescript needs ESM). */
 function check(dir: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'scripts/generate.ts', '--check', '--dir', dir],
-      { cwd: sdkRoot, timeout: 60_000 },
+      { cwd: sdkRoot, timeout: 100_000 },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, output: stdout + stderr }),
     );
   });
