@@ -26,6 +26,7 @@ import {
   stopApps,
   systemEnv,
 } from './support';
+import { chargeItem } from '@payments/test-support/charge-load';
 
 const A_TOTAL = Number(process.env.BENCH_CHARGES ?? 20_000);
 const A_BATCH = 1_000;
@@ -77,20 +78,7 @@ async function setUpTenant(name: string, api: string, databaseUrl: string): Prom
 }
 
 function itemFor(tenant: Tenant, i: number) {
-  return {
-    url_callback: tenant.receiver.url,
-    client_id: tenant.clientId,
-    payment_slip_id: randomUUID(),
-    account_receivable_id: randomUUID(),
-    payment_method: i % 2 === 0 ? 1 : 3,
-    items: [{ description: 'Mensalidade', quantity: 1, price: 99.9 }],
-    due_date: '2026-12-20',
-    emission_date: '2026-11-23',
-    value: 99.9,
-    discount_type: 'NaoTemDesconto',
-    fine_value: 2,
-    interest_amount: 0.03,
-  };
+  return chargeItem(tenant.clientId, tenant.receiver.url, i);
 }
 
 /** Posts one batch of `size` charges; resolves with their ids once it is accepted (202). */

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, openAdminDatabase } from '@payments/gateway';
 import { INTAKE_COLUMNS } from '@payments/receivables-svc';
+import { chargeItem } from '@payments/test-support/charge-load';
 import {
   CountingReceiver,
   cpuSeconds,
@@ -30,22 +31,7 @@ const TOTAL = Number(process.env.BENCH_CHARGES ?? 20_000);
 const BATCH = 1_000;
 const CONCURRENT_POSTS = Number(process.env.BENCH_CONCURRENT_POSTS ?? 2);
 
-function itemFor(clientId: string, url: string, i: number) {
-  return {
-    url_callback: url,
-    client_id: clientId,
-    payment_slip_id: randomUUID(),
-    account_receivable_id: randomUUID(),
-    payment_method: i % 2 === 0 ? 1 : 3,
-    items: [{ description: 'Mensalidade', quantity: 1, price: 99.9 }],
-    due_date: '2026-12-20',
-    emission_date: '2026-11-23',
-    value: 99.9,
-    discount_type: 'NaoTemDesconto',
-    fine_value: 2,
-    interest_amount: 0.03,
-  };
-}
+const itemFor = chargeItem;
 
 /** Intake's statement: one INSERT ... SELECT FROM unnest(one array per column), existing ids skipped. */
 const INTAKE_INSERT = `insert into receivables (${INTAKE_COLUMNS.map(([c]) => `"${c}"`).join(', ')})

@@ -124,7 +124,8 @@ export async function createClient(gatewayUrl: string, accessToken: string): Pro
   return clientId;
 }
 
-function chargeItem(clientId: string, callbackUrl: string, i: number) {
+/** One charge of a load: alternately a bank slip and a PIX charge, each with new ids. */
+export function chargeItem(clientId: string, callbackUrl: string, i: number) {
   return {
     url_callback: callbackUrl,
     client_id: clientId,
