@@ -18,13 +18,14 @@ RUN find . -type f ! -name package.json ! -name package-lock.json ! -name .npmrc
 
 # Every dependency (Nx and esbuild are dev dependencies), then the build of every app. The build
 # does not depend on APP, so the six images share this stage.
-# `npm ci`: exactly the locked versions (package.json pins @swc/core and unrs-resolver to releases
-# whose every platform binary the registry has, so the lockfile lists them all, arm64 included).
+# `npm install`, which installs the locked versions: `npm ci` refuses a lockfile that lacks another
+# platform's optional binaries, as the registry we use can leave it (package.json pins @swc/core and
+# unrs-resolver to releases whose every platform binary it has).
 FROM ${NODE_IMAGE} AS build
 WORKDIR /srv
 ENV NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false
 COPY --from=manifests /srv ./
-RUN npm ci --no-audit --no-fund --loglevel=warn
+RUN npm install --no-audit --no-fund --loglevel=warn
 COPY . .
 RUN npm run build --loglevel=warn
 
