@@ -222,7 +222,8 @@ function leaseInterval(leaseMs: number) {
   return sql`make_interval(secs => ${leaseMs / 1000})`;
 }
 
-function leaseEnd(leaseMs: number) {
+/** `now()` plus a lease, in Postgres (a claim's end; a worker's alive_until). */
+export function leaseEnd(leaseMs: number) {
   return sql<Date>`now() + ${leaseInterval(leaseMs)}`;
 }
 

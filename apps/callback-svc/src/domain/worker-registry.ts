@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { CallbacksDatabase } from '../db/schema';
+import { leaseEnd } from './event-store';
 
 /**
  * The delivering workers' leases in Postgres (migration 0006): one row per worker, kept alive by its
@@ -14,7 +15,7 @@ export class WorkerRegistry {
   async register(workerId: string, leaseMs: number): Promise<void> {
     await this.db
       .insertInto('workers')
-      .values({ worker_id: workerId, alive_until: sql<Date>`now() + ${interval(leaseMs)}` })
+      .values({ worker_id: workerId, alive_until: leaseEnd(leaseMs) })
       .execute();
   }
 
@@ -25,7 +26,7 @@ export class WorkerRegistry {
   async renew(workerId: string, leaseMs: number): Promise<boolean> {
     const row = await this.db
       .updateTable('workers')
-      .set({ alive_until: sql<Date>`now() + ${interval(leaseMs)}` })
+      .set({ alive_until: leaseEnd(leaseMs) })
       .where('worker_id', '=', workerId)
       .where('alive_until', '>', sql<Date>`now()`)
       .returning('worker_id')
@@ -70,8 +71,4 @@ export class WorkerRegistry {
       return { workers: lapsed.length, events: Number(released.numUpdatedRows) };
     });
   }
-}
-
-function interval(ms: number) {
-  return sql`make_interval(secs => ${ms / 1000})`;
 }
