@@ -64,6 +64,7 @@ beforeAll(async () => {
     // debug: the most a log could say about an account
     LOG_LEVEL: 'debug',
     PORT: String(gatewayPort),
+    ADMIN_PORT: '0',
     PUBLIC_BASE_URL: gatewayUrl,
     BANK_SANDBOX_PORT: String(sandboxPort),
     BANK_SANDBOX_INTER_PORT: String(interPort),

@@ -38,6 +38,7 @@ beforeAll(async () => {
     BUS_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'debug',
     PORT: String(gatewayPort),
+    ADMIN_PORT: '0',
     PUBLIC_BASE_URL: gatewayUrl,
     BANK_SANDBOX_PORT: String(sandboxPort),
     RECEIVABLES_PORT: String(receivablesPort),

@@ -39,6 +39,7 @@ beforeAll(async () => {
     BUS_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'info',
     PORT: String(gatewayPort),
+    ADMIN_PORT: '0',
     BANK_SANDBOX_PORT: String(sandboxPort),
     RECEIVABLES_PORT: String(receivablesPort),
     CLIENTS_PORT: '0',

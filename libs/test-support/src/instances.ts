@@ -91,6 +91,9 @@ export class AppInstance {
     private readonly env: Record<string, string>,
   ) {}
 
+  /** Variables of this instance alone (the gateway's ADMIN_PORT), set before it starts. */
+  readonly ownEnv: Record<string, string> = {};
+
   get name(): string {
     return `${this.app}#${this.index + 1}`;
   }
@@ -151,6 +154,7 @@ export class AppInstance {
       env: {
         ...process.env,
         ...this.env,
+        ...this.ownEnv,
         [APP_PORTS[this.app]]: String(this.port),
         STOP_WITH_PARENT_PID: String(process.pid),
       },
@@ -224,6 +228,15 @@ export class Fleet {
     for (const app of Object.keys(APP_PORTS) as AppName[])
       (plan[app] ?? []).forEach((port, i) => instances.push(new AppInstance(app, i, port, env)));
     const fleet = new Fleet(instances);
+    // A gateway's admin port, free like the others: its default (PORT + 600) is a port nobody
+    // checked and did collide with another instance's in CI.
+    const taken = new Set(Object.values(plan).flat());
+    for (const gateway of fleet.of('gateway')) {
+      let port = await freePort();
+      while (taken.has(port)) port = await freePort();
+      taken.add(port);
+      gateway.ownEnv.ADMIN_PORT = String(port);
+    }
     try {
       await Promise.all(instances.filter((x) => x.app === 'bank-sandbox').map((x) => x.start()));
       // In waves, the first instance of each app, then the second...: ten instances creating the
