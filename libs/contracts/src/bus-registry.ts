@@ -5,12 +5,20 @@ import type {
   CallbackGetCommand,
   CallbackListCommand,
   CallbackListReply,
+  CallbackReplayCommand,
+  CallbackReplayResponse,
   CallbackRequestBatch,
   CallbackRetryCommand,
   CallbackRetryResponse,
   SigningSecretCommand,
   SigningSecretReply,
 } from './callbacks';
+import type {
+  DeliveryHealthCommand,
+  DeliveryHealthReply,
+  DeliveryStatsCommand,
+  DeliveryStatsReply,
+} from './delivery-stats';
 import type {
   ClientsCreateCommand,
   ClientsCreateResponse,
@@ -34,6 +42,8 @@ import type {
   SlipQrCodeReply,
 } from './receivables';
 import type { ProviderCredentialsCommand, ProviderCredentialsReply } from './provider-accounts';
+import type { ReceivableHistory, ReceivableHistoryCommand } from './receivable-history';
+import type { RegistrationStats, RegistrationStatsCommand } from './stats';
 import { Streams, type BookletJob, type CancellationJob, type RegistrationJob, type StreamSpec } from './streams';
 import { Subjects } from './subjects';
 
@@ -59,6 +69,8 @@ export type RequestReplyRegistry = {
   [Subjects.receivables.installments]: Exchange<InstallmentsCommand, InstallmentsReply>;
   [Subjects.receivables.slipPdf]: Exchange<SlipPdfCommand, SlipPdfReply>;
   [Subjects.receivables.slipQrCode]: Exchange<SlipQrCodeCommand, SlipQrCodeReply>;
+  [Subjects.receivables.history]: Exchange<ReceivableHistoryCommand, ReceivableHistory>;
+  [Subjects.receivables.registrationStats]: Exchange<RegistrationStatsCommand, RegistrationStats>;
   [Subjects.booklets.request]: Exchange<BookletRequestCommand, BookletResponse>;
   [Subjects.booklets.download]: Exchange<BookletDownloadCommand, BookletDownloadReply>;
   [Subjects.tenants.signingSecret]: Exchange<SigningSecretCommand, SigningSecretReply>;
@@ -67,6 +79,9 @@ export type RequestReplyRegistry = {
   [Subjects.callbacks.list]: Exchange<CallbackListCommand, CallbackListReply>;
   [Subjects.callbacks.get]: Exchange<CallbackGetCommand, CallbackEventView>;
   [Subjects.callbacks.retry]: Exchange<CallbackRetryCommand, CallbackRetryResponse>;
+  [Subjects.callbacks.replay]: Exchange<CallbackReplayCommand, CallbackReplayResponse>;
+  [Subjects.callbacks.deliveryStats]: Exchange<DeliveryStatsCommand, DeliveryStatsReply>;
+  [Subjects.callbacks.deliveryHealth]: Exchange<DeliveryHealthCommand, DeliveryHealthReply>;
 };
 
 /**

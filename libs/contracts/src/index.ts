@@ -17,4 +17,7 @@ export * from './search';
 export * from './booklet';
 export * from './provider-accounts';
 export * from './admin';
+export * from './stats';
+export * from './receivable-history';
+export * from './delivery-stats';
 export * from './openapi';

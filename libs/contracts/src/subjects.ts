@@ -17,6 +17,8 @@ export const Subjects = {
     installments: 'receivables.installments',
     slipPdf: 'receivables.slip-pdf',
     slipQrCode: 'receivables.slip-qrcode',
+    history: 'receivables.history',
+    registrationStats: 'receivables.registration-stats',
   },
   booklets: {
     request: 'booklets.request',
@@ -31,6 +33,9 @@ export const Subjects = {
     list: 'callbacks.list',
     get: 'callbacks.get',
     retry: 'callbacks.retry',
+    replay: 'callbacks.replay',
+    deliveryStats: 'callbacks.delivery-stats',
+    deliveryHealth: 'callbacks.delivery-health',
   },
 } as const;
 
