@@ -1,0 +1,3 @@
+export { type ChartSeries, type TimeChartProps } from './chart-frame';
+export { LineChart } from './line-chart';
+export { StackedBarChart } from './stacked-bar-chart';
