@@ -17,6 +17,7 @@ import { BusClientDirectory } from './transport/client-directory';
 import { startProviderWebhookServer } from './transport/http-server';
 import { IntakePriority } from './transport/intake-priority';
 import { receivablesMetrics } from './transport/metrics';
+import { startRegistrationRollup } from './transport/rollup';
 import { startWorkers } from './transport/workers';
 
 export interface RunningReceivablesService {
@@ -27,7 +28,7 @@ export interface RunningReceivablesService {
   stop(): Promise<void>;
 }
 
-/** Starts receivables-svc: gateway requests, registration and cancellation workers, outbox relay, provider webhooks. */
+/** Starts receivables-svc: gateway requests, registration and cancellation workers, outbox relay, statistics rollup, provider webhooks. */
 export async function startReceivablesService(
   config: ReceivablesConfig,
   logger: Logger = createLogger('receivables-svc', config.logLevel),
@@ -81,6 +82,7 @@ export async function startReceivablesService(
     onEnqueued,
   });
   relay.start();
+  const rollup = startRegistrationRollup(db, logger);
   const workers = await startWorkers(bus, {
     db,
     providers,
@@ -116,6 +118,7 @@ export async function startReceivablesService(
       await http.stop();
       await Promise.all(workers.map((w) => w.stop()));
       await relay.stop();
+      await rollup.stop();
       await providers.close();
       await bus.close();
       await db.destroy();

@@ -166,4 +166,25 @@ export const migrations: Record<string, Migration> = {
         alter column payment_slip_id_as_sent set not null`.execute(db);
     },
   },
+  '0008_registration_stats': {
+    async up(db: Kysely<unknown>) {
+      // When the provider registered a charge: what the registration statistics count. Rows registered
+      // before this migration stay null (the statistics start with it; they look back 8 days at most).
+      await sql`alter table receivables add column registered_at timestamptz`.execute(db);
+      await sql`create index receivables_registered_at_idx on receivables (registered_at)
+        where registered_at is not null`.execute(db);
+      // Registrations that failed for good: the provider's refusal moves a charge to rejected (the only way there).
+      await sql`create index state_history_rejected_at_idx on state_history (at) where to_state = 'rejected'`.execute(
+        db,
+      );
+      // Per tenant and minute, re-aggregated from the rows above by the rollup (domain/registration-stats.ts).
+      await sql`create table registrations_per_minute (
+        minute timestamptz not null,
+        tenant_id uuid not null,
+        registered integer not null,
+        failed integer not null,
+        constraint registrations_per_minute_pk primary key (minute, tenant_id)
+      )`.execute(db);
+    },
+  },
 };

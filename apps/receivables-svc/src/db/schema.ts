@@ -52,6 +52,8 @@ export interface ReceivablesTable {
   cancel_requested_at: Date | null;
   /** How many cancellations were requested: part of the cancellation callback's event id. */
   cancellation_requests: number;
+  /** When the provider registered the charge (null until then, and for charges registered before migration 0008). */
+  registered_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -105,12 +107,21 @@ export interface ProviderAccountsTable {
   first_seen_at: Generated<Date>;
 }
 
+/** Registration outcomes per tenant and minute (UTC minute start), kept 8 days: the admin API's statistics. */
+export interface RegistrationsPerMinuteTable {
+  minute: Date;
+  tenant_id: string;
+  registered: number;
+  failed: number;
+}
+
 export interface ReceivablesDatabase extends OutboxDatabase {
   receivables: ReceivablesTable;
   state_history: StateHistoryTable;
   provider_events: ProviderEventsTable;
   provider_accounts: ProviderAccountsTable;
   payments_needing_refund: PaymentsNeedingRefundTable;
+  registrations_per_minute: RegistrationsPerMinuteTable;
 }
 
 export type ReceivableRow = Selectable<ReceivablesTable>;

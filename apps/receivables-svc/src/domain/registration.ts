@@ -224,7 +224,8 @@ async function recordResults(
     // unnest: eight array parameters whatever the job size; only what the callbacks need comes back.
     const updated = await sql<RegisteredRow & Pick<ReceivableRow, 'state' | 'created_at'>>`
       update receivables r set registration_status = 'registered', provider_charge_id = v.charge_id, our_number = v.our_number,
-        barcode = v.barcode, typeable_line = v.typeable_line, pix_copy_and_paste = v.pix, qrcode_image_url = v.qr, pdf_url = v.pdf, updated_at = ${now}
+        barcode = v.barcode, typeable_line = v.typeable_line, pix_copy_and_paste = v.pix, qrcode_image_url = v.qr, pdf_url = v.pdf, updated_at = ${now},
+        registered_at = ${now}
       from unnest(${registered.map((a) => a.row.id)}::uuid[], ${charges.map((c) => c.chargeId)}::text[], ${charges.map((c) => c.ourNumber)}::text[],
         ${charges.map((c) => c.barcode)}::text[], ${charges.map((c) => c.typeableLine)}::text[], ${charges.map((c) => c.pixCopyAndPaste)}::text[],
         ${charges.map((c) => c.qrcodeImageUrl)}::text[], ${charges.map((c) => c.pdfUrl)}::text[])

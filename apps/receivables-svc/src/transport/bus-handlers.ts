@@ -4,8 +4,10 @@ import { QueueGroups, Subjects } from '@payments/contracts';
 import type { ReceivablesDatabase } from '../db/schema';
 import { requestCancellation } from '../domain/cancellation';
 import { acceptReceivables } from '../domain/intake';
+import { receivableHistory } from '../domain/history';
 import { listInstallments } from '../domain/installments';
 import type { ClientDirectory, PaymentProviders, ProviderAccounts } from '../domain/ports';
+import { registrationStats } from '../domain/registration-stats';
 import { consultReceivable, searchReceivables } from '../domain/search';
 import { fetchSlipPdf } from '../domain/slip-pdf';
 import { slipQrCodePng } from '../domain/slip-qrcode';
@@ -22,7 +24,7 @@ export interface HandlerDeps {
   onEnqueued: () => void;
 }
 
-/** Requests from the gateway (slip PDFs and QR codes included), and booklet-svc's question for a booklet's installments. */
+/** Requests from the gateway (slip PDFs and QR codes, histories and statistics included), and booklet-svc's question for a booklet's installments. */
 export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
   const queue = QueueGroups.receivables;
   const create = bus.serve(
@@ -84,5 +86,14 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
     (cmd) => consultReceivable(deps.db, cmd.tenant_id, cmd.account_receivable_id, deps.timeZone),
     { queue },
   );
-  return [create, cancel, search, installments, consult, slipPdf, slipQrCode];
+
+  const history = bus.serve(
+    Subjects.receivables.history,
+    (cmd) => receivableHistory(deps.db, cmd.tenant_id, cmd.account_receivable_id),
+    { queue },
+  );
+
+  // The admin API's registration statistics (issue 19), from the per-minute aggregates.
+  const stats = bus.serve(Subjects.receivables.registrationStats, (cmd) => registrationStats(deps.db, cmd), { queue });
+  return [create, cancel, search, installments, consult, slipPdf, slipQrCode, history, stats];
 };
