@@ -181,6 +181,7 @@ export const CallbackListQuerySchema = Type.Object(
     status: Type.Optional(Type.Union(CallbackStatuses.map((s) => Type.Literal(s)))),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
     cursor: Type.Optional(OpaqueToken(512, 'X-Next-Cursor of the previous page')),
+    receivable_id: Type.Optional(Uuid('Only the events of this charge (its registered, paid, cancelled... callbacks)')),
   },
   { $id: 'CallbackListQuery' },
 );
@@ -192,12 +193,47 @@ export const CallbackRetryResponseSchema = Type.Object(
 );
 export type CallbackRetryResponse = Static<typeof CallbackRetryResponseSchema>;
 
+/** POST /api/v1/callbacks/replay: at most this many dead events are queued again per call. */
+export const MAX_CALLBACK_REPLAY = 10_000;
+/** How far back `since` of a replay may go, in days. */
+export const CALLBACK_REPLAY_MAX_DAYS = 30;
+
+/** POST /api/v1/callbacks/replay: the dead events whose dead_at is in [since, until). */
+export const CallbackReplayRequestSchema = Type.Object(
+  {
+    since: Type.String({
+      format: 'date-time',
+      description: `ISO 8601 date-time: not in the future, at most ${CALLBACK_REPLAY_MAX_DAYS} days back`,
+    }),
+    until: Type.Optional(
+      Type.String({ format: 'date-time', description: 'ISO 8601 date-time, after since; default: now' }),
+    ),
+  },
+  { $id: 'CallbackReplayRequest' },
+);
+export type CallbackReplayRequest = Static<typeof CallbackReplayRequestSchema>;
+
+export const CallbackReplayResponseSchema = Type.Object(
+  {
+    replayed: Type.Integer({
+      minimum: 0,
+      description: `How many dead events were queued again (at most ${MAX_CALLBACK_REPLAY})`,
+    }),
+    since: Type.String({ format: 'date-time' }),
+    until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { $id: 'CallbackReplayResponse' },
+);
+export type CallbackReplayResponse = Static<typeof CallbackReplayResponseSchema>;
+
 /** Bus commands (gateway -> callback-svc) and replies. */
 export interface CallbackListCommand {
   tenant_id: string;
   status?: CallbackStatus;
   limit: number;
   cursor?: string;
+  /** Only the events of this charge (a UUID). An older callback-svc ignores it (answers unfiltered). */
+  receivable_id?: string;
 }
 export interface CallbackListReply {
   items: CallbackEventSummary[];
@@ -208,6 +244,13 @@ export interface CallbackGetCommand {
   event_id: string;
 }
 export type CallbackRetryCommand = CallbackGetCommand;
+export interface CallbackReplayCommand {
+  tenant_id: string;
+  /** ISO 8601; checked by the gateway (not in the future, at most CALLBACK_REPLAY_MAX_DAYS back). */
+  since: string;
+  /** ISO 8601, or null: until now. */
+  until: string | null;
+}
 
 /** callback-svc -> gateway: the tenant's Standard Webhooks signing secret. */
 export interface SigningSecretCommand {
