@@ -7,7 +7,9 @@ import { createMetricsRegistry, httpMetrics, jobStreamMetrics, metricsHandler, M
 import type { CallbackConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
 import type { CallbacksDatabase } from './db/schema';
+import { DeliveryStatsStore } from './db/delivery-stats-store';
 import { DeliveryEngine, type AttemptListener } from './domain/delivery-engine';
+import { DeliveryRollup } from './domain/delivery-stats';
 import { EventStore } from './domain/event-store';
 import { WorkerRegistry } from './domain/worker-registry';
 import { createHttpDelivery } from './transport/undici-http-delivery';
@@ -94,7 +96,11 @@ export async function startCallbackService(
     },
     tracing: otelDeliveryTracing,
   });
-  registerHandlers(bus, { store, onRetry: () => engine.wake() });
+  const stats = new DeliveryStatsStore(db);
+  registerHandlers(bus, { store, stats, onRetry: () => engine.wake() });
+  // Every instance runs it; the advisory lock lets one at a time do the work.
+  const rollup = new DeliveryRollup({ store: stats, logger });
+  rollup.start();
   await engine.start();
   const workers = await startWorkers(bus, { engine, logger });
   const ops = await startOpsServer({
@@ -113,6 +119,7 @@ export async function startCallbackService(
     async stop() {
       await ops.stop();
       await Promise.all(workers.map((w) => w.stop()));
+      await rollup.stop();
       await engine.stop();
       await bus.close();
       await http.close();

@@ -29,6 +29,8 @@ export interface EventsTable {
   dead_at: Date | null;
   /** W3C trace context of the callback request (see migration 0002): attempts are traced as its children. */
   trace_context: ColumnType<TraceCarrier | null, string | null | undefined, string | null>;
+  /** The charge a receivable's callback is about (migration 0007); null for others and older rows. */
+  receivable_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AttemptsTable {
@@ -50,10 +52,34 @@ export interface WorkersTable {
   started_at: ColumnType<Date, Date | undefined, never>;
 }
 
+/** Deliveries per minute, tenant and receiving host (migration 0007), rebuilt by the rollup. */
+export interface DeliveryMinutesTable {
+  minute: Date;
+  tenant_id: string;
+  target_host: string;
+  delivered: number;
+  failed: number;
+  dead: number;
+  /** Sparse histogram of attempt durations: bucket indexes (DURATION_BOUNDS_MS) and their counts. */
+  duration_buckets: number[];
+  duration_counts: number[];
+  duration_max_ms: number | null;
+  last_failure_at: Date | null;
+  last_error: string | null;
+}
+
+/** The rollup's watermark (one row). */
+export interface DeliveryRollupTable {
+  id: ColumnType<boolean, boolean | undefined, never>;
+  rolled_until: Date;
+}
+
 export interface CallbacksDatabase {
   events: EventsTable;
   attempts: AttemptsTable;
   workers: WorkersTable;
+  delivery_minutes: DeliveryMinutesTable;
+  delivery_rollup: DeliveryRollupTable;
 }
 
 export type EventRow = Selectable<EventsTable>;

@@ -13,6 +13,8 @@ export interface NewCallbackEvent {
   body: string;
   /** Trace context of the consumed callback request, kept with the event for its delivery attempts. */
   traceContext?: TraceContext;
+  /** The charge a receivable's callback is about, for the list's receivable_id filter (a UUID). */
+  receivableId?: string | null;
 }
 
 /** An event claimed for delivery by this worker. */

@@ -32,14 +32,15 @@ export class EventStore {
     // unnest: one statement text and eight parameters whatever the batch size (a VALUES list would
     // take ten parameters per row, and be built and parsed anew for every batch).
     const { rows: inserted } = await sql<EventRow>`
-      insert into events (event_id, tenant_id, event_type, url, target_host, body, status, next_attempt_at, locked_until, lease_token, worker_id, trace_context)
+      insert into events (event_id, tenant_id, event_type, url, target_host, body, status, next_attempt_at, locked_until, lease_token, worker_id, trace_context, receivable_id)
       select e.event_id, e.tenant_id, e.event_type, e.url, e.target_host, e.body, 'pending',
         case when e.claimed then ${lease} else now() end, case when e.claimed then ${lease} end,
-        case when e.claimed then gen_random_uuid() end, case when e.claimed then ${workerId}::uuid end, e.trace_context
+        case when e.claimed then gen_random_uuid() end, case when e.claimed then ${workerId}::uuid end, e.trace_context, e.receivable_id
       from unnest(${events.map((e) => e.eventId)}::text[], ${events.map((e) => e.tenantId)}::uuid[], ${events.map((e) => e.eventType)}::text[],
         ${events.map((e) => e.url)}::text[], ${events.map((e) => targetHostOf(e.url))}::text[], ${events.map((e) => e.body)}::text[],
-        ${events.map((e) => claim.has(e.eventId))}::bool[], ${events.map((e) => (e.traceContext ? JSON.stringify(e.traceContext) : null))}::json[])
-        as e(event_id, tenant_id, event_type, url, target_host, body, claimed, trace_context)
+        ${events.map((e) => claim.has(e.eventId))}::bool[], ${events.map((e) => (e.traceContext ? JSON.stringify(e.traceContext) : null))}::json[],
+        ${events.map((e) => e.receivableId ?? null)}::uuid[])
+        as e(event_id, tenant_id, event_type, url, target_host, body, claimed, trace_context, receivable_id)
       on conflict (event_id) do nothing
       returning event_id, tenant_id, url, target_host, body, failures_in_run, locked_until, lease_token, trace_context`.execute(
       this.db,
@@ -161,6 +162,30 @@ export class EventStore {
     return row !== undefined;
   }
 
+  /**
+   * Puts the tenant's dead events whose dead_at is in [since, until) back in the queue, as retryDead
+   * does for one: pending, due now, a new run of the schedule. At most `max`, those dead longest
+   * first; answers how many. A row being retried by another call at the same time is skipped.
+   */
+  async replayDead(tenantId: string, since: Date, until: Date | null, max: number): Promise<number> {
+    // Chosen once (materialized): as an IN subquery the plan may scan it again per row updated, and
+    // each scan, seeing the rows already moved, takes the next ones past the limit.
+    const { rows } = await sql<{ event_id: string }>`
+      with chosen as materialized (
+        select event_id from events
+        where tenant_id = ${tenantId} and status = 'dead' and dead_at >= ${since}
+          and (${until}::timestamptz is null or dead_at < ${until}::timestamptz)
+        order by dead_at
+        limit ${max}
+        for update skip locked)
+      update events set status = 'pending', failures_in_run = 0, next_attempt_at = now(), locked_until = null,
+        lease_token = null, worker_id = null, dead_at = null
+      from chosen
+      where events.event_id = chosen.event_id and events.status = 'dead'
+      returning events.event_id`.execute(this.db);
+    return rows.length;
+  }
+
   async find(tenantId: string, eventId: string): Promise<EventView | undefined> {
     const row = await this.db
       .selectFrom('events')
@@ -187,15 +212,20 @@ export class EventStore {
     };
   }
 
-  /** Newest first; the cursor is the (created_at, event_id) of the last row of the previous page. */
+  /**
+   * Newest first; the cursor is the (created_at, event_id) of the last row of the previous page.
+   * `receivableId`: only the events of that charge (migration 0007).
+   */
   async list(
     tenantId: string,
     status: EventStatus | undefined,
     limit: number,
     after?: { createdAt: Date; eventId: string },
+    receivableId?: string,
   ): Promise<EventView[]> {
     let query = this.db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId);
     if (status) query = query.where('status', '=', status);
+    if (receivableId !== undefined) query = query.where('receivable_id', '=', receivableId);
     if (after)
       query = query.where((eb) =>
         eb(eb.refTuple('created_at', 'event_id'), '<', eb.tuple(after.createdAt, after.eventId)),

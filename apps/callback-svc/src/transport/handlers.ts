@@ -1,6 +1,7 @@
 import type { RegisterHandlers } from '@payments/bus';
 import {
   EVENT_ID_PATTERN,
+  MAX_CALLBACK_REPLAY,
   QueueGroups,
   ServiceError,
   Subjects,
@@ -8,22 +9,29 @@ import {
   type CallbackEventView,
 } from '@payments/contracts';
 import type { EventView } from '../domain/callback-event';
+import { deliveryHealth, deliveryStats, type DeliveryStatsReader } from '../domain/delivery-stats';
 import type { EventStore } from '../domain/event-store';
 
 export interface HandlerDeps {
   store: EventStore;
+  /** The per-minute delivery aggregates, for the admin statistics. */
+  stats: DeliveryStatsReader;
   /** Called after a dead event was queued again: wakes the delivery engine. */
   onRetry: () => void;
 }
 
-/** Visibility API behind the gateway: list, inspect, redeliver. Always scoped to the asking tenant. */
-export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, { store, onRetry }) => {
+/**
+ * Visibility API behind the gateway: list, inspect, redeliver (one, or every dead one of a time
+ * span). Always scoped to the asking tenant. And the admin API's delivery statistics, across tenants.
+ */
+export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, { store, stats, onRetry }) => {
   const queue = QueueGroups.callbacks;
   const list = bus.serve(
     Subjects.callbacks.list,
     async (cmd) => {
       const after = cmd.cursor === undefined ? undefined : decodeCursor(cmd.cursor);
-      const rows = await store.list(cmd.tenant_id, cmd.status, cmd.limit + 1, after);
+      const receivableId = cmd.receivable_id === undefined ? undefined : uuidField(cmd.receivable_id, 'receivable_id');
+      const rows = await store.list(cmd.tenant_id, cmd.status, cmd.limit + 1, after, receivableId);
       const page = rows.slice(0, cmd.limit);
       const last = page[page.length - 1];
       return { items: page.map(toSummary), next_cursor: rows.length > cmd.limit && last ? encodeCursor(last) : null };
@@ -54,8 +62,60 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, { store, on
     },
     { queue },
   );
-  return [list, get, retry];
+
+  const replay = bus.serve(
+    Subjects.callbacks.replay,
+    async (cmd) => {
+      const since = dateField(cmd.since, 'since');
+      const until = cmd.until === null ? null : dateField(cmd.until, 'until');
+      const replayed = await store.replayDead(cmd.tenant_id, since, until, MAX_CALLBACK_REPLAY);
+      if (replayed > 0) onRetry();
+      return { replayed, since: since.toISOString(), until: until?.toISOString() ?? null };
+    },
+    { queue },
+  );
+
+  const statsSeries = bus.serve(
+    Subjects.callbacks.deliveryStats,
+    async (cmd) =>
+      deliveryStats(
+        stats,
+        cmd.window,
+        cmd.tenant_id === undefined ? undefined : uuidField(cmd.tenant_id, 'tenant_id'),
+        new Date(),
+      ),
+    { queue },
+  );
+
+  const health = bus.serve(
+    Subjects.callbacks.deliveryHealth,
+    async (cmd) => deliveryHealth(stats, cmd.window, new Date()),
+    {
+      queue,
+    },
+  );
+  return [list, get, retry, replay, statsSeries, health];
 };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The gateway checks these; checked again so that a bad one is a named refusal, not a Postgres error. */
+function uuidField(value: string, path: string): string {
+  if (!UUID.test(value))
+    throw new ServiceError('validation_failed', `${path} must be a UUID`, [
+      { in: 'query', path, message: 'must be a UUID' },
+    ]);
+  return value.toLowerCase();
+}
+
+function dateField(value: string, path: string): Date {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime()))
+    throw new ServiceError('validation_failed', `${path} must be a date-time`, [
+      { path: `/${path}`, message: 'must be a date-time' },
+    ]);
+  return date;
+}
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

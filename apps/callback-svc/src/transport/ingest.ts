@@ -75,5 +75,19 @@ function toEvent(r: CallbackRequest): NewCallbackEvent {
     eventType: r.event_type,
     url: r.url,
     body: JSON.stringify(r.payload),
+    receivableId: receivableIdOf(r),
   };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The charge a receivable's callback is about (every receivable payload names it as
+ * accounts_receivable_id), for the list's receivable_id filter. The payload is the producer's and
+ * not checked field by field: anything but a UUID is no charge (rather than a failed insert).
+ */
+export function receivableIdOf(r: Pick<CallbackRequest, 'event_type' | 'payload'>): string | null {
+  if (!r.event_type.startsWith('receivable.')) return null;
+  const id = r.payload.accounts_receivable_id;
+  return typeof id === 'string' && UUID.test(id) ? id.toLowerCase() : null;
 }
