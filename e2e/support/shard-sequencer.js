@@ -1,0 +1,53 @@
+// Splits the e2e files into shards of about equal running time, so e2e's test target can run two
+// jest processes side by side (project.json): files run one at a time within a shard, and the
+// 2-core CI machine carries two systems at once instead of one. Jest's own --shard splits by a hash
+// of the path, which put the two longest files (chaos, fuzz) in one shard in a trial; this assigns
+// the longest first to the shard with the least time so far (LPT), from the seconds below.
+const Sequencer = require('@jest/test-sequencer').default;
+const { basename } = require('node:path');
+
+// Seconds per file in CI runs (2026-11). Files not listed count as DEFAULT_SECONDS; only the long
+// ones matter for the balance, and a stale figure costs balance, never correctness.
+const SECONDS = {
+  'chaos.test.ts': 95,
+  'fuzz.test.ts': 75,
+  'start-script.test.ts': 66,
+  'admin-cli.test.ts': 63,
+  'console-tenant.test.ts': 45,
+  'console-operator.test.ts': 45,
+  'app-startup-errors.test.ts': 39,
+  'nats-restart.test.ts': 22,
+  'callbacks-crash.test.ts': 19,
+  'secret-rotation.test.ts': 16,
+  'hostile-receivers.test.ts': 15,
+  'accepted-promises.test.ts': 15,
+  'receivables-crash.test.ts': 15,
+  'postgres-outage.test.ts': 13,
+  'booklets-failure.test.ts': 12,
+  'built-system.test.ts': 12,
+  'ops-endpoints.test.ts': 11,
+};
+const DEFAULT_SECONDS = 8;
+
+const secondsOf = (test) => SECONDS[basename(test.path)] ?? DEFAULT_SECONDS;
+
+class DurationShardSequencer extends Sequencer {
+  shard(tests, { shardIndex, shardCount }) {
+    const load = new Array(shardCount).fill(0);
+    const picked = [];
+    const longestFirst = [...tests].sort((a, b) => secondsOf(b) - secondsOf(a) || (a.path < b.path ? -1 : 1));
+    for (const test of longestFirst) {
+      const shard = load.indexOf(Math.min(...load));
+      load[shard] += secondsOf(test);
+      if (shard === shardIndex - 1) picked.push(test);
+    }
+    return picked;
+  }
+
+  // Longest first within a shard too: a long file started last would finish alone.
+  sort(tests) {
+    return [...tests].sort((a, b) => secondsOf(b) - secondsOf(a) || (a.path < b.path ? -1 : 1));
+  }
+}
+
+module.exports = DurationShardSequencer;
