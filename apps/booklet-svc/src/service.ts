@@ -1,6 +1,6 @@
 import { connectBus } from '@payments/bus';
 import { BOOKLET_DOWNLOAD_PATH, Streams } from '@payments/contracts';
-import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { createDatabase, ensureDatabase, isDatabaseUnavailable, migrateToLatest } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
 import {
@@ -49,6 +49,8 @@ export async function startBookletService(
     credentials: config,
     // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
     streamSettings: config,
+    // Postgres away is an outage, not a failure of the job: retried without counting (JOB_MAX_FAILURES).
+    isOutage: isDatabaseUnavailable,
     logger,
     timeoutMs: config.busTimeoutMs,
     serveConcurrency: config.busServeConcurrency,

@@ -1,6 +1,6 @@
 import { connectBus } from '@payments/bus';
 import { Streams } from '@payments/contracts';
-import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { createDatabase, ensureDatabase, isDatabaseUnavailable, migrateToLatest } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, jobStreamMetrics, outboxLimitGauges } from '@payments/metrics';
@@ -49,6 +49,8 @@ export async function startReceivablesService(
     credentials: config,
     // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
     streamSettings: config,
+    // Postgres away is an outage, not a failure of the job: retried without counting (JOB_MAX_FAILURES).
+    isOutage: isDatabaseUnavailable,
     logger,
     timeoutMs: config.busTimeoutMs,
     serveConcurrency: config.busServeConcurrency,

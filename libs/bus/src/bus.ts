@@ -29,6 +29,12 @@ export interface BusOptions {
   claimCheckThreshold?: number;
   /** JOB_MAX_FAILURES, STREAM_MAX_BYTES and STREAM_REPLICAS (a service passes its config as it is); unset: the library's defaults. */
   streamSettings?: StreamSettings;
+  /**
+   * Whether a job handler's error is an outage of a dependency (e.g. libs/db's isDatabaseUnavailable),
+   * not a failure of the job: such a message is retried after a backoff without counting towards
+   * JOB_MAX_FAILURES, so a long Postgres outage does not dead-letter the work it held up.
+   */
+  isOutage?: (err: unknown) => boolean;
   /** Request handlers run at once (BUS_SERVE_CONCURRENCY); 64 when not given. */
   serveConcurrency?: number;
 }
@@ -97,6 +103,9 @@ export async function connectBus<R extends BusRegistryShape = BusRegistry>(opts:
     if (!connection.isClosed()) await connection.drain().catch(() => undefined);
   }
 
-  const streams = new DurableStreams<R['streams']>(connection, opts.prefix, log, opts.streamSettings);
+  const streams = new DurableStreams<R['streams']>(connection, opts.prefix, log, {
+    ...opts.streamSettings,
+    isOutage: opts.isOutage,
+  });
   return { connection, prefix: opts.prefix, subject, streams, request, serve: served.serve, close };
 }

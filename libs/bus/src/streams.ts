@@ -76,6 +76,13 @@ export interface StreamSettings {
   streamMaxBytes?: number;
   /** STREAM_REPLICAS: every stream's num_replicas (3 on a 3-node cluster); default 1. */
   streamReplicas?: number;
+  /** A handler error that is a dependency's outage: retried uncounted (BusOptions.isOutage). */
+  isOutage?: (err: unknown) => boolean;
+}
+
+/** The retry delay of a job held up by an outage: from the failure backoff, doubled per delivery, at most 30 s. */
+export function outageRetryMs(deliveryCount: number, firstMs: number): number {
+  return Math.min(30_000, firstMs * 2 ** Math.max(0, Math.min(deliveryCount - 1, 10)));
 }
 
 /**
@@ -117,6 +124,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
   readonly deadLetters: DeadLetterBox;
   private readonly failures: JobFailures;
   private readonly deadLetterListeners: Array<(stream: string) => void> = [];
+  private readonly isOutage: (err: unknown) => boolean;
+  private readonly outageBackoffMs: number;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -126,6 +135,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
   ) {
     this.maxBytes = settings.streamMaxBytes ?? DEFAULT_STREAM_MAX_BYTES;
     this.replicas = settings.streamReplicas ?? 1;
+    this.isOutage = settings.isOutage ?? (() => false);
+    this.outageBackoffMs = settings.jobFailureBackoffMs ?? 1_000;
     this.deadLetters = new DeadLetterBox(nc, () => this.jetstream(), prefix, this.maxBytes, this.replicas);
     this.failures = new JobFailures(
       () => this.jetstream(),
@@ -401,6 +412,18 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
       );
     } catch (err) {
       failSpan(span, err);
+      if (this.isOutage(err)) {
+        // Not the job's fault: counted, a long outage would dead-letter every job it held up.
+        const retryInMs = outageRetryMs(m.info.redeliveryCount, this.outageBackoffMs);
+        context.with(spanContext, () =>
+          this.logger.warn(
+            { err, stream, seq: m.seq, retryInMs },
+            'a dependency is out; the job is retried, uncounted',
+          ),
+        );
+        m.nak(retryInMs);
+        return span.end();
+      }
       context.with(spanContext, () =>
         this.logger.error({ err, stream, seq: m.seq }, 'message handler failed; its failure is counted'),
       );

@@ -134,6 +134,41 @@ it('dead-letters a job after JOB_MAX_FAILURES throws, not counting outage retrie
   }
 });
 
+it('retries a job held up by an outage (isOutage) without counting it, and still counts real failures', async () => {
+  class OutageError extends Error {}
+  const outageBus = await connectBus<TestRegistry>({
+    url: 'nats://127.0.0.1:4222',
+    prefix,
+    name: 'dead-letters-outage',
+    logger,
+    streamSettings: { jobMaxFailures: 3, jobFailureBackoffMs: 20 },
+    isOutage: (err) => err instanceof OutageError,
+  });
+  const calls = new Map<string, number>();
+  const consumption = await outageBus.streams.consumeEach(jobs, async ({ id }) => {
+    const n = (calls.get(id) ?? 0) + 1;
+    calls.set(id, n);
+    // Postgres away for 5 deliveries (more than the failure limit of 3), then back.
+    if (id === 'db-down' && n <= 5) throw new OutageError('connect ECONNREFUSED 127.0.0.1:5432');
+    if (id === 'bug') throw new Error('a real failure');
+    return 'done';
+  });
+  try {
+    await outageBus.streams.publish(jobs, { id: 'db-down' }, 'msg-db-down');
+    await outageBus.streams.publish(jobs, { id: 'bug' }, 'msg-bug');
+    await until(() => calls.get('db-down') === 6, 20_000);
+    await until(async () => (await bus.streams.deadLetters.list()).some((d) => d.msg_id === 'msg-bug'));
+    const dead = await bus.streams.deadLetters.list();
+    expect(dead.map((d) => d.msg_id)).not.toContain('msg-db-down');
+    expect(dead.find((d) => d.msg_id === 'msg-bug')).toMatchObject({ failures: 3 });
+    expect(calls.get('bug')).toBe(3);
+    await until(async () => (await messagesIn('jobs')) === 0);
+  } finally {
+    await consumption.stop();
+    await outageBus.close();
+  }
+});
+
 it('counts failures on the message, so another consumer (a restart, another instance) goes on counting', async () => {
   let calls = 0;
   const first = await bus.streams.consumeEach(jobs, async () => {
