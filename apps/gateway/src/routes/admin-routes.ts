@@ -12,8 +12,10 @@ import {
   AdminTenantCreateRequestSchema,
   buildAdminOpenApiDocument,
   compileValidator,
+  parseStatsQuery,
   ServiceError,
   SIGNING_SECRET_MAX_AGE_MS,
+  Subjects,
   type AdminProviderAccountRequest,
   type FieldError,
   type Validator,
@@ -165,6 +167,13 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
       limit,
     });
     answer(ctx, 200, { items: page.items, next_cursor: page.next === undefined ? null : String(page.next) });
+  });
+
+  // Registrations per bucket (issue 19): receivables-svc answers from its per-minute aggregates.
+  route('GET', `${p}/stats/registrations`, async (ctx) => {
+    const query = parseStatsQuery(ctx.query);
+    if (!query.ok) throw validationError(query.errors);
+    answer(ctx, 200, await bus.request(Subjects.receivables.registrationStats, query.value));
   });
 
   // The admin document: no credential needed to read what the routes are.

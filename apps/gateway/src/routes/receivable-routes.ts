@@ -19,8 +19,9 @@ import type { GatewayContext } from '../http/context';
 import { currentProviderAccount } from '../tenancy/provider-accounts';
 
 /**
- * Receivables: create (batch), cancel, search, consult (spec 4.7-4.10). In production a url_callback
- * naming a non-public address or localhost is refused (422) before anything is asked of the bus.
+ * Receivables: create (batch), cancel, search, consult (spec 4.7-4.10) and history (issue 19). In
+ * production a url_callback naming a non-public address or localhost is refused (422) before anything
+ * is asked of the bus.
  */
 export function receivableEndpoints(
   bus: Bus,
@@ -102,7 +103,22 @@ export function receivableEndpoints(
     },
   };
 
-  return [create, search, cancel, consult] as Endpoint<unknown>[];
+  // Its state changes, oldest first (issue 19); another tenant's id is answered 404 by receivables-svc.
+  const history: Endpoint<string> = {
+    method: 'get',
+    path: '/api/v1/accounts-receivable/:uuid/history',
+    idempotency: 'none',
+    parse: (ctx) => uuidParam(ctx, 'uuid'),
+    async handle(id, ctx) {
+      const reply = await bus.request(Subjects.receivables.history, {
+        tenant_id: ctx.state.tenantId!,
+        account_receivable_id: id,
+      });
+      return { status: 200, body: reply };
+    },
+  };
+
+  return [create, search, cancel, consult, history] as Endpoint<unknown>[];
 }
 
 /**

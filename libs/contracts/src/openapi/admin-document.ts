@@ -17,6 +17,7 @@ import {
   AdminTokenListSchema,
 } from '../admin';
 import { ErrorCatalog, type ErrorCode } from '../errors';
+import { RegistrationStatsSchema, STATS_WINDOW_NAMES } from '../stats';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../problem';
 import { OPENAPI_VERSION } from './document';
 import { SchemaRegistry } from './schema-registry';
@@ -187,7 +188,41 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     success: { status: 200, description: 'A page of the audit.', schema: AdminAuditPageSchema },
     errors: { validation_failed: BAD_INPUT },
   },
+  {
+    method: 'get',
+    path: '/admin/v1/stats/registrations',
+    operationId: 'adminRegistrationStats',
+    summary:
+      'Charges registered with the provider, and refused by it for good (rejected), per bucket: every bucket, oldest first',
+    queryParameters: statsQueryParameters(),
+    success: {
+      status: 200,
+      description: 'The series; the last bucket holds now (at most ~15 s stale).',
+      schema: RegistrationStatsSchema,
+    },
+    errors: { validation_failed: BAD_INPUT },
+  },
 ];
+
+/** ?window and ?tenant_id of the statistics. */
+function statsQueryParameters(): ParameterObject[] {
+  return [
+    {
+      name: 'window',
+      in: 'query',
+      required: false,
+      description: 'hour (default): 60 buckets of 60 s; day: 96 buckets of 900 s.',
+      schema: { type: 'string', enum: [...STATS_WINDOW_NAMES], default: 'hour' },
+    },
+    {
+      name: 'tenant_id',
+      in: 'query',
+      required: false,
+      description: "Only this tenant's; every tenant's without it.",
+      schema: { type: 'string', format: 'uuid' },
+    },
+  ];
+}
 
 function limitParameter(): ParameterObject {
   return {

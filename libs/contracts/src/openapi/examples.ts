@@ -17,6 +17,7 @@ import type {
 } from '../callbacks';
 import type { ClientCreateItem, ClientsCreateResponse, ClientUpdateRequest, ClientUpdateResponse } from '../clients';
 import type { CancelResponse, ReceivableCreateItem, ReceivablesCreateResponse } from '../receivables';
+import type { ReceivableHistory } from '../receivable-history';
 import type { ConsultResult, SearchRequest, SearchResultItem } from '../search';
 import type { ExampleObject, JsonValue } from './types';
 
@@ -263,6 +264,13 @@ export const consultPendingResponse: ConsultResult = {
   amount_due: 1240.2,
   amount_paid: 0,
   fee_amount: 0,
+};
+
+export const historyResponse: ReceivableHistory = {
+  items: [
+    { at: '2026-03-02T12:00:01.204Z', from_state: null, to_state: 'pending', reason: 'received' },
+    { at: '2026-03-04T17:05:09.123Z', from_state: 'pending', to_state: 'approved', reason: 'paid by pix' },
+  ],
 };
 
 /* Booklets ---------------------------------------------------------------------------------------- */

@@ -31,6 +31,7 @@ import {
   SLIP_PDF_PATH,
   SLIP_QRCODE_PATH,
 } from '../receivables';
+import { ReceivableHistorySchema } from '../receivable-history';
 import { ConsultResultSchema, SearchRequestSchema, SearchResponseSchema } from '../search';
 import * as ex from './examples';
 import type { ExampleObject, HttpMethod, JsonValue } from './types';
@@ -436,6 +437,31 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     errors: {
       ...GUARDED,
       ...IDEMPOTENCY_OPTIONAL,
+      not_found: 'no receivable with this id for the tenant',
+      validation_failed: 'uuid is not a UUID',
+      ...unavailable('receivables'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/accounts-receivable/{uuid}/history',
+    operationId: 'receivableHistory',
+    tag: 'Receivables',
+    summary: "A receivable's state changes",
+    description:
+      'Oldest first: its receipt (`from_state` null, `to_state` pending), then every change of state (paid, rejected by the provider, cancelled) with when and why. ' +
+      'Registration with the provider changes no state: it is told by the registered callback.',
+    security: 'access_token',
+    idempotency: 'none',
+    pathParameters: [uuidPath('The account_receivable_id of the charge', ex.Ids.receivableSlip)],
+    success: {
+      status: 200,
+      description: 'Its history.',
+      schema: ReceivableHistorySchema,
+      examples: { paid: ex.example('Received, then paid by PIX', ex.historyResponse) },
+    },
+    errors: {
+      ...GUARDED,
       not_found: 'no receivable with this id for the tenant',
       validation_failed: 'uuid is not a UUID',
       ...unavailable('receivables'),

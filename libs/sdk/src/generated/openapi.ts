@@ -161,6 +161,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/accounts-receivable/{uuid}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A receivable's state changes
+     * @description Oldest first: its receipt (`from_state` null, `to_state` pending), then every change of state (paid, rejected by the provider, cancelled) with when and why. Registration with the provider changes no state: it is told by the registered callback.
+     */
+    get: operations['receivableHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/bank-slips/downloads/{receivable_id}': {
     parameters: {
       query?: never;
@@ -841,6 +861,23 @@ export interface components {
        * @default 0
        */
       interest_amount?: number;
+    };
+    ReceivableHistory: {
+      items: components['schemas']['ReceivableHistoryEntry'][];
+    };
+    ReceivableHistoryEntry: {
+      /**
+       * Format: date-time
+       * @description When, ISO 8601
+       */
+      at: string;
+      from_state: ('pending' | 'approved' | 'rejected' | 'cancelled') | null;
+      /**
+       * @description Internal state name
+       * @enum {string}
+       */
+      to_state: 'pending' | 'approved' | 'rejected' | 'cancelled';
+      reason: string;
     };
     ReceivableLineItem: {
       description: string;
@@ -1807,6 +1844,86 @@ export interface operations {
         };
       };
       /** @description `idempotency_key_reused`: this Idempotency-Key was used with another request (method, path or body); `validation_failed`: uuid is not a UUID */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: over the tenant's rate limit; retry after Retry-After seconds */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: the receivables service is not running or did not answer in time, or the gateway cannot reach its database; retry after Retry-After seconds */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  receivableHistory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The account_receivable_id of the charge
+         * @example 9b2d7e10-4c3a-4e8b-8f1d-2a6c5b7e9d01
+         */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Its history. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReceivableHistory'];
+        };
+      };
+      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: no receivable with this id for the tenant */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: uuid is not a UUID */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
