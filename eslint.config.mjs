@@ -24,7 +24,7 @@ export default defineConfig(
     ignores: ['**/node_modules/**', '**/dist/**', '**/coverage/**', '.nx/**', 'tmp/**', 'demo-output/**', '.data/**'],
   },
   {
-    files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
+    files: ['**/*.{ts,tsx,mts,cts,js,mjs,cjs}'],
     extends: [js.configs.recommended, tseslint.configs.recommended],
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
@@ -37,7 +37,7 @@ export default defineConfig(
   },
   {
     // Sources only: the jest configs reach the workspace's jest.preset.js by a relative path, which is no project.
-    files: ['**/*.ts'],
+    files: ['**/*.{ts,tsx}'],
     plugins: { '@nx': nx },
     rules: {
       '@nx/enforce-module-boundaries': [

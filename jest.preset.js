@@ -4,6 +4,18 @@
 module.exports = {
   testEnvironment: 'node',
   transform: {
+    // apps/console's Preact components (server-rendered JSX, preact's automatic runtime).
+    '^.+\\.tsx$': [
+      '@swc/jest',
+      {
+        jsc: {
+          target: 'es2022',
+          parser: { syntax: 'typescript', tsx: true },
+          transform: { react: { runtime: 'automatic', importSource: 'preact' } },
+        },
+        module: { type: 'commonjs' },
+      },
+    ],
     '^.+\\.((t|j)sx?|mjs)$': [
       '@swc/jest',
       { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },

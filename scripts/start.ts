@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   } catch (err) {
     fail([describeStartupFailure(err)?.message ?? String(err)]);
   }
-  const appEnv = { ...env, ...peerUrls };
+  const appEnv: Record<string, string | undefined> = { ...env, ...peerUrls };
   const refusals = appConfigProblems(
     ports.map((p) => p.app),
     appEnv,
@@ -59,6 +59,7 @@ async function main(): Promise<void> {
 
   // The gateway's second port, its admin API (ADMIN_PORT, PORT + 600 by default): checked with the others.
   const adminPort = loadGatewayConfig(appEnv).adminPort;
+  Object.assign(appEnv, consoleGatewayUrls(appEnv, ports, adminPort));
   const problems = await preflight(config, [...ports, { app: 'gateway', variable: 'ADMIN_PORT', port: adminPort }]);
   if (problems.length > 0) fail(problems);
 
@@ -130,12 +131,30 @@ async function main(): Promise<void> {
     await waitUntilReady(ports, () => stopping || children.size < ports.length);
     if (!stopping && children.size === ports.length) {
       const sandbox = ports.find((p) => p.app === 'bank-sandbox')!.port;
+      const consolePort = ports.find((p) => p.app === 'console')!.port;
       say(
         `ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: gateway http://localhost:${gateway} (API reference http://localhost:${gateway}/docs), ` +
-          `bank sandbox http://localhost:${sandbox}, admin API http://localhost:${adminPort}; Ctrl-C stops every app`,
+          `bank sandbox http://localhost:${sandbox}, admin API http://localhost:${adminPort}, ` +
+          `console http://localhost:${consolePort}; Ctrl-C stops every app`,
       );
     }
   }
+}
+
+/**
+ * The console reaches the gateway's two ports by URL (GATEWAY_URL, GATEWAY_ADMIN_URL): when only the
+ * ports are moved, the URLs follow them unless set explicitly (a port of 0 is known to the gateway alone).
+ */
+function consoleGatewayUrls(
+  env: Record<string, string | undefined>,
+  ports: ReadonlyArray<{ variable: string; port: number }>,
+  adminPort: number,
+): Record<string, string> {
+  const urls: Record<string, string> = {};
+  const port = ports.find((p) => p.variable === 'PORT')?.port;
+  if (!env.GATEWAY_URL && port) urls.GATEWAY_URL = `http://127.0.0.1:${port}`;
+  if (!env.GATEWAY_ADMIN_URL && adminPort) urls.GATEWAY_ADMIN_URL = `http://127.0.0.1:${adminPort}`;
+  return urls;
 }
 
 /** Every problem that would stop an app from starting, one line each: ports, Postgres, NATS. */

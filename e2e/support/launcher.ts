@@ -17,6 +17,7 @@ export const APP_PORT_VARIABLES = [
   'CLIENTS_PORT',
   'CALLBACK_PORT',
   'BOOKLET_PORT',
+  'CONSOLE_PORT',
 ] as const;
 export type AppPortVariable = (typeof APP_PORT_VARIABLES)[number];
 

@@ -5,6 +5,7 @@ import { loadBookletConfig } from '@payments/booklet-svc';
 import { loadCallbackConfig } from '@payments/callback-svc';
 import { loadClientsConfig } from '@payments/clients-svc';
 import { loadCommonConfig } from '@payments/config';
+import { loadConsoleConfig } from '@payments/console';
 import { loadGatewayConfig } from '@payments/gateway';
 import { loadReceivablesConfig } from '@payments/receivables-svc';
 import { loadOptions } from '@payments/scripts/demo/options';
@@ -38,6 +39,7 @@ const LOADERS: Record<string, (env: Env) => unknown> = {
   'booklet-svc': loadBookletConfig,
   'callback-svc': loadCallbackConfig,
   'bank-sandbox': loadBankSandboxConfig,
+  console: loadConsoleConfig,
   '`npm start`': loadStartSettings,
   '`npm run demo`': (env) => loadOptions([], env),
 };

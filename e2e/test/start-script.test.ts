@@ -102,6 +102,7 @@ describe('stopping npm start', () => {
       'booklet-svc',
       'callback-svc',
       'clients-svc',
+      'console',
       'gateway',
       'receivables-svc',
     ]);
@@ -246,6 +247,7 @@ describe('npm start refuses to start, in one line, what would fail', () => {
         'CREDENTIALS_ENCRYPTION_KEY is missing',
         bus,
       ],
+      console: ['CONSOLE_SESSION_KEY is missing'],
     };
     expect(lines.map((l) => /^\[start\] ([a-z-]+): /.exec(l)?.[1])).toEqual(Object.keys(expected));
     for (const [app, problems] of Object.entries(expected)) {

@@ -7,6 +7,7 @@ import { loadBankSandboxConfig } from '@payments/bank-sandbox/src/config';
 import { loadBookletConfig } from '@payments/booklet-svc/src/config';
 import { loadCallbackConfig } from '@payments/callback-svc/src/config';
 import { loadClientsConfig } from '@payments/clients-svc/src/config';
+import { loadConsoleConfig } from '@payments/console/src/config';
 import { loadGatewayConfig } from '@payments/gateway/src/config';
 import { loadReceivablesConfig } from '@payments/receivables-svc/src/config';
 import { describeStartupFailure } from '@payments/lifecycle';
@@ -20,6 +21,7 @@ const LOADERS: Record<string, (env: Env) => unknown> = {
   'callback-svc': loadCallbackConfig,
   'bank-sandbox': loadBankSandboxConfig,
   gateway: loadGatewayConfig,
+  console: loadConsoleConfig,
 };
 
 /** One line per app that would refuse `env`, naming the app and what it says. */

@@ -20,6 +20,7 @@ export const APPS = [
   { app: 'callback-svc', variable: 'CALLBACK_PORT', fallback: 3400 },
   { app: 'bank-sandbox', variable: 'BANK_SANDBOX_PORT', fallback: 3100 },
   { app: 'gateway', variable: 'PORT', fallback: 3000 },
+  { app: 'console', variable: 'CONSOLE_PORT', fallback: 3700 },
 ] as const;
 
 export interface StartSettings {

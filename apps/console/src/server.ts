@@ -1,0 +1,106 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { ADMIN_OPENAPI_DOCUMENT_PATH } from '@payments/contracts';
+import { mountHealthRoutes } from '@payments/health';
+import type { Logger } from '@payments/logger';
+import type { ConsoleConfig } from './config';
+import { AdminApi } from './gateway/admin-api';
+import { publicApi } from './gateway/public-api';
+import type { ConsoleState } from './http/context';
+import { sameOriginOnly } from './http/csrf';
+import { errorHandler } from './http/error-handler';
+import { Flashes } from './http/flash';
+import { securityHeaders } from './http/security-headers';
+import { mountAuthRoutes } from './routes/auth-routes';
+import { operatorRouter } from './routes/operator-mount';
+import { SessionCodec } from './session/codec';
+import { SessionStore } from './session/store';
+import { tenantRouter } from './tenant/mount';
+import { STYLESHEET, STYLESHEET_PATH } from './views/stylesheet';
+
+export interface RunningConsole {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** The console's Koa application: pages over the gateway's public and admin APIs, no state of its own. */
+export function consoleApp(
+  config: ConsoleConfig,
+  logger: Logger,
+  options: { now?: () => number } = {},
+): Koa<ConsoleState> {
+  const api = publicApi(config.gatewayUrl);
+  const admin = new AdminApi(config.gatewayAdminUrl);
+  const sessions = new SessionStore({
+    codec: new SessionCodec(config.sessionKey, options.now),
+    api,
+    secureCookies: config.secureCookies,
+    now: options.now,
+  });
+  const flashes = new Flashes(config.sessionKey, config.secureCookies);
+  const flash = flashes.add.bind(flashes);
+
+  const app = new Koa<ConsoleState>();
+  app.use(securityHeaders);
+
+  // Ops and the stylesheet: no session, no CSRF check.
+  const open = new Router<ConsoleState>();
+  mountHealthRoutes(open, {
+    checks: [
+      { name: 'gateway', probe: () => reachable(`${config.gatewayUrl}/healthz`) },
+      // The admin API's document needs no credential: the cheapest proof the admin port answers.
+      { name: 'gateway-admin', probe: () => reachable(`${config.gatewayAdminUrl}${ADMIN_OPENAPI_DOCUMENT_PATH}`) },
+    ],
+  });
+  open.get(STYLESHEET_PATH, (ctx) => {
+    ctx.set('cache-control', 'public, max-age=31536000, immutable');
+    ctx.type = 'text/css; charset=utf-8';
+    ctx.body = STYLESHEET;
+  });
+  app.use(open.routes());
+
+  app.use(flashes.middleware());
+  app.use(errorHandler({ logger, endSession: (ctx) => sessions.clear(ctx), flash }));
+  app.use(sameOriginOnly);
+  app.use(sessions.middleware());
+
+  const pages = new Router<ConsoleState>();
+  mountAuthRoutes(pages, { api, admin, sessions, flash, now: options.now });
+  app.use(pages.routes());
+  app.use(tenantRouter({ api, flash, logger }).routes());
+  app.use(operatorRouter({ admin, adminUrl: config.gatewayAdminUrl, flash, logger }).routes());
+  return app;
+}
+
+/** Starts the console on config.port (0: any free port). */
+export async function startConsole(config: ConsoleConfig, logger: Logger): Promise<RunningConsole> {
+  if (config.sessionKeyIsEphemeral)
+    logger.warn('CONSOLE_SESSION_KEY is not set: sessions are sealed with a random key of this process (development)');
+  const app = consoleApp(config, logger);
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.port, () => resolve(s));
+    s.once('error', reject);
+  });
+  // Pages wait for the gateway at most GATEWAY_TIMEOUT_MS; a slow client gets no more than this.
+  server.requestTimeout = 30_000;
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port, gateway: config.gatewayUrl }, 'console listening');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+async function reachable(url: string): Promise<void> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+  await res.body?.cancel();
+  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+}

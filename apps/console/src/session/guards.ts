@@ -1,0 +1,41 @@
+import type { Context, Next } from 'koa';
+import type { ConsoleState } from '../http/context';
+import { ForbiddenError } from '../http/errors';
+import type { OperatorSession, TenantSession } from './codec';
+
+type Role = 'tenant' | 'operator';
+
+/**
+ * Pages of one role: without a session the browser is sent to the login page; a session of the other
+ * role gets 403 (a tenant's JWT never reaches the admin API, an operator's credential never the public one).
+ */
+export function requireRole(role: Role) {
+  return async (ctx: Context & { state: ConsoleState }, next: Next) => {
+    const session = ctx.state.session;
+    if (!session) {
+      if (ctx.method === 'GET') return ctx.redirect(`/login?next=${encodeURIComponent(ctx.originalUrl)}`);
+      throw new ForbiddenError('your session has ended: log in again');
+    }
+    if (session.role !== role)
+      throw new ForbiddenError(
+        role === 'operator'
+          ? 'these are operator pages: log out and log in with an operator credential'
+          : 'these are tenant pages: log out and log in with an integration token',
+      );
+    await next();
+  };
+}
+
+/** The tenant session of a page behind requireRole('tenant'). */
+export function tenantSession(ctx: { state: ConsoleState }): TenantSession {
+  const session = ctx.state.session;
+  if (session?.role !== 'tenant') throw new ForbiddenError('this page needs a tenant session');
+  return session;
+}
+
+/** The operator session of a page behind requireRole('operator'). */
+export function operatorSession(ctx: { state: ConsoleState }): OperatorSession {
+  const session = ctx.state.session;
+  if (session?.role !== 'operator') throw new ForbiddenError('this page needs an operator session');
+  return session;
+}

@@ -1,0 +1,21 @@
+import Router from '@koa/router';
+import type { Logger } from '@payments/logger';
+import type { PublicApi } from '../gateway/public-api';
+import type { ConsoleContext, ConsoleState } from '../http/context';
+import { requireRole } from '../session/guards';
+import { mountTenantRoutes } from './routes';
+
+export interface TenantRouteDeps {
+  /** The public API; every call carries tenantSession(ctx).jwt. */
+  api: PublicApi;
+  flash(ctx: ConsoleContext, kind: 'info' | 'error', text: string): void;
+  logger: Logger;
+}
+
+/** The tenant pages: prefix /tenant, every route behind requireRole('tenant'). */
+export function tenantRouter(deps: TenantRouteDeps): Router<ConsoleState> {
+  const router = new Router<ConsoleState>({ prefix: '/tenant' });
+  router.use(requireRole('tenant'));
+  mountTenantRoutes(router, deps);
+  return router;
+}
