@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GatewayError } from '../src/gateway/problem';
 import { adminClient, AdminApiError, expectData } from '../src/operator/admin-client';
 
 /**
@@ -86,7 +87,9 @@ it("a refusal is an AdminApiError carrying the gateway's problem document", asyn
   expect(err).toBeInstanceOf(AdminApiError);
   expect((err as AdminApiError).status).toBe(422);
   expect((err as AdminApiError).problem).toEqual(problem);
-  expect((err as AdminApiError).message).toBe('create tenant answered 422: validation_failed: name is missing');
+  expect((err as AdminApiError).message).toBe('create tenant: 422 Unprocessable Content: name is missing');
+  // The console's error handler renders GatewayErrors as the problem page.
+  expect(err).toBeInstanceOf(GatewayError);
 });
 
 it('an answer without a problem document (a proxy) still becomes a problem with its status', async () => {

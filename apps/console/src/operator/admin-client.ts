@@ -1,4 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
+import { GatewayError } from '../gateway/problem';
 import type { components, paths } from './generated/admin-openapi';
 
 /**
@@ -35,20 +36,16 @@ export function adminClient(options: AdminClientOptions): AdminApi {
 
 /**
  * A call the admin API refused, or could not be asked: the problem document to show on the page
- * (the gateway's own, or one the console makes for a gateway out of reach).
+ * (the gateway's own, or one the console makes for a gateway out of reach). A GatewayError, so the
+ * console's error handler renders it as the problem page, and a 401 (a revoked credential) ends the
+ * session.
  */
-export class AdminApiError extends Error {
-  override readonly name = 'AdminApiError';
+export class AdminApiError extends GatewayError {
+  // `declare`: narrows the type only (a field here would be set again, to undefined, after super()).
+  declare readonly problem: AdminProblem;
 
-  constructor(
-    readonly operation: string,
-    readonly problem: AdminProblem,
-  ) {
-    super(`${operation} answered ${problem.status}: ${problem.code}: ${problem.detail}`);
-  }
-
-  get status(): number {
-    return this.problem.status;
+  constructor(operation: string, problem: AdminProblem) {
+    super(operation, problem.status, problem);
   }
 }
 

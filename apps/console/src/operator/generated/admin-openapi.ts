@@ -158,6 +158,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/stats/registrations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Charges registered with the provider, and refused by it for good (rejected), per bucket: every bucket, oldest first */
+    get: operations['adminRegistrationStats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/stats/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Callback attempts delivered (2xx) and failed, events given up (dead), and p50/p99 attempt durations per bucket: every bucket, oldest first */
+    get: operations['adminDeliveryStats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/delivery-health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Callback delivery per tenant and per receiving host over the window, worst first (lowest success rate, then most failed), with events pending now */
+    get: operations['adminDeliveryHealth'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -344,6 +395,82 @@ export interface components {
     AdminTokenList: {
       items: components['schemas']['AdminToken'][];
     };
+    DeliveryHealth: {
+      /**
+       * @description hour: 60 buckets of 60 s; day: 96 buckets of 900 s
+       * @enum {string}
+       */
+      window: 'hour' | 'day';
+      /**
+       * Format: date-time
+       * @description Start of the window
+       */
+      from: string;
+      /**
+       * Format: date-time
+       * @description End of the window
+       */
+      to: string;
+      tenants: components['schemas']['TenantDeliveryHealth'][];
+      hosts: components['schemas']['HostDeliveryHealth'][];
+    };
+    DeliveryStats: {
+      /**
+       * @description hour: 60 buckets of 60 s; day: 96 buckets of 900 s
+       * @enum {string}
+       */
+      window: 'hour' | 'day';
+      /** @description 60 (hour) or 900 (day) */
+      bucket_seconds: number;
+      /**
+       * Format: date-time
+       * @description Start of the first bucket
+       */
+      from: string;
+      /**
+       * Format: date-time
+       * @description End of the last bucket (the one holding now)
+       */
+      to: string;
+      series: components['schemas']['DeliveryStatsBucket'][];
+    };
+    DeliveryStatsBucket: {
+      /**
+       * Format: date-time
+       * @description Start of the bucket
+       */
+      at: string;
+      /** @description Attempts answered 2xx */
+      delivered: number;
+      /** @description Attempts that did not succeed: non-2xx, timeout, network error */
+      failed: number;
+      /** @description Events given up (moved to dead) */
+      dead: number;
+      /** @description Median attempt duration; null with no attempts */
+      p50_ms: number | null;
+      /** @description 99th percentile of attempt durations; null with no attempts */
+      p99_ms: number | null;
+    };
+    HostDeliveryHealth: {
+      /** @description The callback URL's host */
+      host: string;
+      /** @description Attempts answered 2xx in the window */
+      delivered: number;
+      /** @description Attempts that did not succeed in the window */
+      failed: number;
+      /** @description Events given up in the window */
+      dead: number;
+      /** @description delivered / (delivered + failed); null with no attempts */
+      success_rate: number | null;
+      /** @description 99th percentile of attempt durations in the window; null with no attempts */
+      p99_ms: number | null;
+      /** @description Events pending now */
+      pending: number;
+      /** @description The last failed attempt's error and the start of the receiver's answer, at most 200 characters; receiver-controlled text: show it escaped */
+      last_error: string | null;
+      /** @description When the last failed attempt in the window was made */
+      last_failure_at: string | null;
+    };
     Problem: {
       /** @description URI reference naming the problem type */
       type: string;
@@ -383,6 +510,59 @@ export interface components {
       }[];
       /** @description Identifies the request in the logs; also in header X-Request-Id */
       request_id?: string;
+    };
+    RegistrationStats: {
+      /**
+       * @description hour: 60 buckets of 60 s; day: 96 buckets of 900 s
+       * @enum {string}
+       */
+      window: 'hour' | 'day';
+      /** @description 60 (hour) or 900 (day) */
+      bucket_seconds: number;
+      /**
+       * Format: date-time
+       * @description The first bucket’s start
+       */
+      from: string;
+      /**
+       * Format: date-time
+       * @description The last bucket’s end (the last bucket holds now)
+       */
+      to: string;
+      /** @description Every bucket, oldest first */
+      series: components['schemas']['RegistrationStatsBucket'][];
+    };
+    RegistrationStatsBucket: {
+      /**
+       * Format: date-time
+       * @description The bucket’s start, ISO 8601
+       */
+      at: string;
+      /** @description Charges registered with the provider in the bucket */
+      registered: number;
+      /** @description Charges whose registration failed for good (the provider refused them: state rejected) */
+      failed: number;
+    };
+    TenantDeliveryHealth: {
+      /** Format: uuid */
+      tenant_id: string;
+      tenant_name: string;
+      /** @description Attempts answered 2xx in the window */
+      delivered: number;
+      /** @description Attempts that did not succeed in the window */
+      failed: number;
+      /** @description Events given up in the window */
+      dead: number;
+      /** @description delivered / (delivered + failed); null with no attempts */
+      success_rate: number | null;
+      /** @description 99th percentile of attempt durations in the window; null with no attempts */
+      p99_ms: number | null;
+      /** @description Events pending now */
+      pending: number;
+      /** @description The last failed attempt's error and the start of the receiver's answer, at most 200 characters; receiver-controlled text: show it escaped */
+      last_error: string | null;
+      /** @description When the last failed attempt in the window was made */
+      last_failure_at: string | null;
     };
   };
   responses: never;
@@ -936,6 +1116,133 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['AdminAuditPage'];
+        };
+      };
+      /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminRegistrationStats: {
+    parameters: {
+      query?: {
+        /** @description hour (default): 60 buckets of 60 s; day: 96 buckets of 900 s. */
+        window?: 'hour' | 'day';
+        /** @description Only this tenant's; every tenant's without it. */
+        tenant_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The series; the last bucket holds now (at most ~15 s stale). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegistrationStats'];
+        };
+      };
+      /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminDeliveryStats: {
+    parameters: {
+      query?: {
+        /** @description hour (default): 60 buckets of 60 s; day: 96 buckets of 900 s. */
+        window?: 'hour' | 'day';
+        /** @description Only this tenant's; every tenant's without it. */
+        tenant_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The series; the last bucket holds now (at most ~15 s stale). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeliveryStats'];
+        };
+      };
+      /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminDeliveryHealth: {
+    parameters: {
+      query?: {
+        /** @description hour (default): 60 buckets of 60 s; day: 96 buckets of 900 s. */
+        window?: 'hour' | 'day';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Tenants and hosts. last_error is the receiver’s text: show it escaped. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeliveryHealth'];
         };
       };
       /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */

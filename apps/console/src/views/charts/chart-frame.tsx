@@ -1,3 +1,4 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
 import type { ComponentChildren } from 'preact';
 import { CHART_HEIGHT, CHART_WIDTH, coord, formatValue, PLOT, timeLabels, yOf } from './scale';
 

@@ -1,3 +1,4 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
 import { ChartFrame, type TimeChartProps } from './chart-frame';
 import { peak, spanText } from './describe';
 import { band, clock, coord, formatValue, maxOf, valueTicks, yOf } from './scale';

@@ -1,0 +1,303 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+import type Router from '@koa/router';
+import { parseStatsQuery, type StatsQuery } from '@payments/contracts';
+import type { ConsoleContext, ConsoleState } from '../http/context';
+import { BadInputError, NotFoundError } from '../http/errors';
+import { readForm, single } from '../http/form';
+import type { OperatorRouteDeps } from '../routes/operator-mount';
+import { operatorSession } from '../session/guards';
+import { render } from '../views/render';
+import { adminClient, AdminApiError, expectData, type AdminApi, type AdminSchemas } from './admin-client';
+import { AuditLogPage } from './pages/audit';
+import { DashboardPage } from './pages/dashboard';
+import { DeadLettersPage } from './pages/dead-letters';
+import type { PageContext } from './pages/frame';
+import { HealthPage } from './pages/health';
+import { SecretOncePage, TenantPage, TenantsPage } from './pages/tenants';
+
+/** Rows per page of the audit log, and dead letters listed. */
+const AUDIT_PAGE = 50;
+const DEAD_LETTERS_LISTED = 200;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The operator's pages, on the router with prefix /operator behind requireRole('operator')
+ * (routes/operator-mount.ts). Every call to the admin API carries the operator's own credential; a
+ * refusal reaches the error handler as an AdminApiError (a GatewayError) and is shown as the
+ * problem page, a 401 ending the session. Actions are POSTs answered by a redirect with a flash
+ * message, except those answering a secret, which is shown once on the answer page itself (never in
+ * a cookie).
+ */
+export function mountOperatorRoutes(router: Router<ConsoleState>, deps: OperatorRouteDeps): void {
+  const api = (ctx: ConsoleContext): AdminApi =>
+    adminClient({ baseUrl: deps.adminUrl, credential: operatorSession(ctx).credential });
+  const page = (ctx: ConsoleContext): PageContext => ({
+    session: operatorSession(ctx),
+    flash: ctx.state.flash,
+    path: ctx.path,
+  });
+
+  router.get('/', async (ctx) => {
+    const query = statsQuery(ctx);
+    const admin = api(ctx);
+    const params = { params: { query: { window: query.window, tenant_id: query.tenant_id } } };
+    const [deliveries, registrations] = await Promise.all([
+      expectData('delivery stats', admin.GET('/admin/v1/stats/deliveries', params)),
+      expectData('registration stats', admin.GET('/admin/v1/stats/registrations', params)),
+    ]);
+    render(
+      ctx,
+      <DashboardPage
+        page={page(ctx)}
+        window={query.window}
+        tenantId={query.tenant_id}
+        deliveries={deliveries}
+        registrations={registrations}
+      />,
+    );
+  });
+
+  router.get('/health', async (ctx) => {
+    const { window } = statsQuery(ctx);
+    const health = await expectData(
+      'delivery health',
+      api(ctx).GET('/admin/v1/delivery-health', { params: { query: { window } } }),
+    );
+    render(ctx, <HealthPage page={page(ctx)} window={window} health={health} />);
+  });
+
+  router.get('/tenants', async (ctx) => {
+    const { items } = await expectData('list tenants', api(ctx).GET('/admin/v1/tenants'));
+    render(ctx, <TenantsPage page={page(ctx)} tenants={items} />);
+  });
+
+  router.post('/tenants', async (ctx) => {
+    const form = await readForm(ctx);
+    const name = single(form.get('name'));
+    if (name === undefined) throw new BadInputError('name', "the new tenant's name is missing");
+    const created = await expectData('create tenant', api(ctx).POST('/admin/v1/tenants', { body: { name } }));
+    render(
+      ctx,
+      <SecretOncePage
+        page={page(ctx)}
+        title={`Tenant ${created.name} created`}
+        tenantId={created.tenant_id}
+        lead="The tenant's integration token (for its ERP) and its webhook signing secret."
+        secrets={[
+          { label: 'Integration token', value: created.integration_token, name: 'integration_token' },
+          { label: 'Signing secret', value: created.signing_secret, name: 'signing_secret' },
+        ]}
+      />,
+      201,
+    );
+  });
+
+  router.get('/tenants/:tenant_id', async (ctx) => {
+    const tenantId = ctx.params.tenant_id!;
+    const admin = api(ctx);
+    const { items } = await expectData('list tenants', admin.GET('/admin/v1/tenants'));
+    const tenant = items.find((t) => t.tenant_id === tenantId.toLowerCase());
+    if (!tenant) throw new NotFoundError('There is no tenant with this id.');
+    const path = { params: { path: { tenant_id: tenant.tenant_id } } };
+    const [tokens, account] = await Promise.all([
+      expectData('list tokens', admin.GET('/admin/v1/tenants/{tenant_id}/tokens', path)),
+      providerAccount(admin, tenant.tenant_id),
+    ]);
+    render(ctx, <TenantPage page={page(ctx)} tenant={tenant} tokens={tokens.items} account={account} />);
+  });
+
+  router.post('/tenants/:tenant_id/disable', async (ctx) => {
+    const tenantId = ctx.params.tenant_id!;
+    await expectData(
+      'disable tenant',
+      api(ctx).POST('/admin/v1/tenants/{tenant_id}/disable', { params: { path: { tenant_id: tenantId } } }),
+    );
+    deps.flash(ctx, 'info', 'The tenant is disabled: its tokens and JWTs are refused from now on.');
+    ctx.redirect(tenantPath(tenantId));
+  });
+
+  router.post('/tenants/:tenant_id/tokens', async (ctx) => {
+    const tenantId = ctx.params.tenant_id!;
+    const issued = await expectData(
+      'issue token',
+      api(ctx).POST('/admin/v1/tenants/{tenant_id}/tokens', { params: { path: { tenant_id: tenantId } } }),
+    );
+    render(
+      ctx,
+      <SecretOncePage
+        page={page(ctx)}
+        title="Integration token issued"
+        tenantId={issued.tenant_id}
+        lead="A new integration token for the tenant's ERP."
+        secrets={[{ label: 'Integration token', value: issued.integration_token, name: 'integration_token' }]}
+      />,
+      201,
+    );
+  });
+
+  router.post('/tokens/:token_id/revoke', async (ctx) => {
+    const form = await readForm(ctx);
+    const tenantId = single(form.get('tenant_id'));
+    await expectData(
+      'revoke token',
+      api(ctx).POST('/admin/v1/tokens/{token_id}/revoke', { params: { path: { token_id: ctx.params.token_id! } } }),
+    );
+    deps.flash(ctx, 'info', 'The token is revoked: JWTs issued from it stop working at once.');
+    ctx.redirect(tenantId !== undefined && UUID.test(tenantId) ? tenantPath(tenantId) : '/operator/tenants');
+  });
+
+  router.post('/tenants/:tenant_id/rotate-secret', async (ctx) => {
+    const tenantId = ctx.params.tenant_id!;
+    const form = await readForm(ctx);
+    const rotated = await expectData(
+      'rotate signing secret',
+      api(ctx).POST('/admin/v1/tenants/{tenant_id}/signing-secret/rotate', {
+        params: { path: { tenant_id: tenantId } },
+        body: overlap(form),
+      }),
+    );
+    render(
+      ctx,
+      <SecretOncePage
+        page={page(ctx)}
+        title="Signing secret rotated"
+        tenantId={rotated.tenant_id}
+        lead={`The tenant's new webhook signing secret. Until ${rotated.previous_valid_until} callbacks carry the old signature too.`}
+        secrets={[{ label: 'Signing secret', value: rotated.signing_secret, name: 'signing_secret' }]}
+      />,
+    );
+  });
+
+  router.post('/tenants/:tenant_id/provider-account', async (ctx) => {
+    const tenantId = ctx.params.tenant_id!;
+    const body = providerAccountRequest(await readForm(ctx));
+    const account = await expectData(
+      'set provider account',
+      api(ctx).PUT('/admin/v1/tenants/{tenant_id}/provider-account', {
+        params: { path: { tenant_id: tenantId } },
+        body,
+      }),
+    );
+    deps.flash(ctx, 'info', `The provider account is set (${account.provider}), for charges accepted from now on.`);
+    ctx.redirect(tenantPath(tenantId));
+  });
+
+  router.get('/dead-letters', async (ctx) => {
+    const { items } = await expectData(
+      'list dead letters',
+      api(ctx).GET('/admin/v1/dead-letters', { params: { query: { limit: DEAD_LETTERS_LISTED } } }),
+    );
+    render(ctx, <DeadLettersPage page={page(ctx)} items={items} limit={DEAD_LETTERS_LISTED} />);
+  });
+
+  router.post('/dead-letters/:id/redrive', async (ctx) => {
+    const id = Number(ctx.params.id);
+    if (!Number.isSafeInteger(id) || id < 1) throw new BadInputError('id', 'a dead letter id is a positive integer');
+    const result = await expectData(
+      'redrive dead letter',
+      api(ctx).POST('/admin/v1/dead-letters/{dead_letter_id}/redrive', { params: { path: { dead_letter_id: id } } }),
+    );
+    deps.flash(
+      ctx,
+      'info',
+      result.duplicate
+        ? `Dead letter ${id} was already published again (message ${result.msg_id}); it is removed.`
+        : `Dead letter ${id} is published again to ${result.stream} as message ${result.msg_id}.`,
+    );
+    ctx.redirect('/operator/dead-letters');
+  });
+
+  router.get('/audit', async (ctx) => {
+    const tenantId = single(ctx.query.tenant_id);
+    const cursor = single(ctx.query.cursor);
+    const audit = await expectData(
+      'audit log',
+      api(ctx).GET('/admin/v1/audit', { params: { query: { tenant_id: tenantId, cursor, limit: AUDIT_PAGE } } }),
+    );
+    render(ctx, <AuditLogPage page={page(ctx)} audit={audit} tenantId={tenantId} paged={cursor !== undefined} />);
+  });
+}
+
+function tenantPath(tenantId: string): string {
+  return `/operator/tenants/${encodeURIComponent(tenantId)}`;
+}
+
+/** ?window=hour|day[&tenant_id=] checked as the admin API checks it, each bad parameter named. */
+function statsQuery(ctx: ConsoleContext): StatsQuery {
+  const query = Object.fromEntries(Object.entries(ctx.query).filter(([, v]) => v !== '' && v !== undefined)) as Record<
+    string,
+    string | string[]
+  >;
+  const parsed = parseStatsQuery({ window: query.window, tenant_id: query.tenant_id });
+  if (!parsed.ok) throw new BadInputError(parsed.errors[0]!.path, parsed.errors[0]!.message);
+  return parsed.value;
+}
+
+/** The tenant's provider account, or undefined when it has none (the admin API answers 404). */
+async function providerAccount(
+  admin: AdminApi,
+  tenantId: string,
+): Promise<AdminSchemas['AdminProviderAccount'] | undefined> {
+  try {
+    return await expectData(
+      'show provider account',
+      admin.GET('/admin/v1/tenants/{tenant_id}/provider-account', { params: { path: { tenant_id: tenantId } } }),
+    );
+  } catch (err) {
+    if (err instanceof AdminApiError && err.status === 404) return undefined;
+    throw err;
+  }
+}
+
+/** overlap_hours of the rotate form: a number of hours (the admin API checks the range). */
+function overlap(form: URLSearchParams): AdminSchemas['AdminRotateSecretRequest'] {
+  const text = single(form.get('overlap_hours'));
+  if (text === undefined) return {};
+  const hours = Number(text);
+  if (!Number.isFinite(hours)) throw new BadInputError('overlap_hours', 'must be a number of hours (0 to 720)');
+  return { overlap_hours: hours };
+}
+
+const CREDENTIAL_FIELDS = ['client_id', 'client_secret', 'cert_pem', 'key_pem'] as const;
+
+/** The provider account form as the admin API takes it; empty optional fields are left out. */
+export function providerAccountRequest(form: URLSearchParams): AdminSchemas['AdminProviderAccountRequest'] {
+  const provider = single(form.get('provider'));
+  if (provider !== 'sandbox' && provider !== 'inter') throw new BadInputError('provider', 'must be sandbox or inter');
+  const optional = (name: string) => {
+    const value = single(form.get(name));
+    return value === undefined ? {} : { [name]: value };
+  };
+  const given = CREDENTIAL_FIELDS.filter((f) => single(form.get(f)) !== undefined);
+  if (given.length > 0 && given.length < CREDENTIAL_FIELDS.length)
+    throw new BadInputError(
+      'credentials',
+      'an inter account needs all four: client id, client secret, certificate and private key',
+    );
+  const beneficiary = {
+    name: single(form.get('beneficiary_name')) ?? '',
+    tax_id: single(form.get('beneficiary_tax_id')) ?? '',
+    ...Object.fromEntries(
+      ['city', 'pix_key', 'agency', 'account'].flatMap((f) => {
+        const v = single(form.get(`beneficiary_${f}`));
+        return v === undefined ? [] : [[f, v]];
+      }),
+    ),
+  };
+  return {
+    provider,
+    beneficiary,
+    ...optional('base_url'),
+    ...(given.length === CREDENTIAL_FIELDS.length
+      ? {
+          credentials: {
+            client_id: single(form.get('client_id'))!,
+            // Secrets as typed: PEM line breaks and surrounding spaces are the key's own.
+            client_secret: form.get('client_secret') ?? '',
+            cert_pem: form.get('cert_pem') ?? '',
+            key_pem: form.get('key_pem') ?? '',
+          },
+        }
+      : {}),
+  };
+}
