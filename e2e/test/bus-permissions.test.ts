@@ -348,6 +348,11 @@ it("a poison job is dead-lettered under the services' own users; the admin CLI, 
   const viaApi = await adminApi('POST', `/admin/v1/dead-letters/${again!.id}/redrive`);
   expect(viaApi.status).toBe(200);
   expect(viaApi.json.msg_id).toBe(`poison-under-auth:redrive:${dead!.id}:redrive:${again!.id}`);
+  // The callback statistics (admin) and a replay (public) too: the gateway asks, callback-svc answers.
+  expect((await adminApi('GET', '/admin/v1/stats/deliveries?window=day')).status).toBe(200);
+  expect((await adminApi('GET', '/admin/v1/delivery-health')).status).toBe(200);
+  const since = new Date(Date.now() - 3_600_000).toISOString();
+  expect((await tenant.api.send('POST', '/api/v1/callbacks/replay', { since })).status).toBe(202);
 
   // admin-cli's user reads no job stream and asks no service.
   const c = await connect({

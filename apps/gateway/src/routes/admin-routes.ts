@@ -36,6 +36,7 @@ import {
   type ProviderAccountInput,
 } from '../tenancy/provider-accounts';
 import { rotateSigningSecret } from '../tenancy/signing-secrets';
+import { mountDeliveryStatsRoutes } from './delivery-stats-routes';
 import { createTenant, disableTenant, issueToken, listTenants, listTokens, revokeToken } from '../tenancy/tenant-admin';
 
 type Middleware = (ctx: GatewayContext, next: Next) => Promise<unknown>;
@@ -175,6 +176,9 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
     if (!query.ok) throw validationError(query.errors);
     answer(ctx, 200, await bus.request(Subjects.receivables.registrationStats, query.value));
   });
+
+  // Deliveries per bucket and delivery health (issue 19): callback-svc answers from its aggregates.
+  mountDeliveryStatsRoutes(route, p, { db, bus }, answer);
 
   // The admin document: no credential needed to read what the routes are.
   const documentJson = JSON.stringify(buildAdminOpenApiDocument());

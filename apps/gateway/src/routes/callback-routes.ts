@@ -1,17 +1,23 @@
 import type { Bus } from '@payments/bus';
 import {
+  CALLBACK_REPLAY_MAX_DAYS,
   CallbackListQuerySchema,
+  CallbackReplayRequestSchema,
   compileValidator,
   EVENT_ID_PATTERN,
   ServiceError,
   Subjects,
   type CallbackListQuery,
+  type FieldError,
 } from '@payments/contracts';
 import type { GatewayContext } from '../http/context';
 import type { Endpoint } from '../http/endpoint';
+import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
 
 const validateQuery = compileValidator(CallbackListQuerySchema);
+const validateReplay = compileValidator(CallbackReplayRequestSchema);
+const DAY_MS = 24 * 60 * 60 * 1000;
 const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
 const DEFAULT_LIMIT = 50;
 
@@ -34,6 +40,7 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
         status: query.status,
         limit: query.limit ?? DEFAULT_LIMIT,
         cursor: query.cursor,
+        receivable_id: query.receivable_id?.toLowerCase(),
       });
       return {
         status: 200,
@@ -71,7 +78,43 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
     },
   };
 
-  return [list, get, retry] as Endpoint<unknown>[];
+  const replay: Endpoint<{ since: Date; until: Date | null }> = {
+    method: 'post',
+    path: '/api/v1/callbacks/replay',
+    idempotency: 'optional',
+    parse: (ctx) => replaySpan(ctx, new Date()),
+    async handle({ since, until }, ctx) {
+      const reply = await bus.request(Subjects.callbacks.replay, {
+        tenant_id: ctx.state.tenantId!,
+        since: since.toISOString(),
+        until: until?.toISOString() ?? null,
+      });
+      return { status: 202, body: reply };
+    },
+  };
+
+  return [list, get, retry, replay] as Endpoint<unknown>[];
+}
+
+/**
+ * The span of a replay: `since` a date-time neither in the future nor more than
+ * CALLBACK_REPLAY_MAX_DAYS back (a replay is for an outage just mended, not the whole history),
+ * `until` (optional) after it.
+ */
+function replaySpan(ctx: GatewayContext, now: Date): { since: Date; until: Date | null } {
+  // No body at all is a missing `since`, said as such.
+  const result = validateReplay(requestBody(ctx) ?? {});
+  if (!result.ok) throw validationError(result.errors);
+  const since = new Date(result.value.since);
+  const until = result.value.until === undefined ? null : new Date(result.value.until);
+  const errors: FieldError[] = [];
+  if (since.getTime() > now.getTime()) errors.push({ path: '/since', message: 'must not be in the future' });
+  else if (since.getTime() < now.getTime() - CALLBACK_REPLAY_MAX_DAYS * DAY_MS)
+    errors.push({ path: '/since', message: `must be at most ${CALLBACK_REPLAY_MAX_DAYS} days back` });
+  if (until !== null && until.getTime() <= since.getTime())
+    errors.push({ path: '/until', message: 'must be after since' });
+  if (errors.length > 0) throw validationError(errors);
+  return { since, until };
 }
 
 function eventIdParam(ctx: GatewayContext): string {

@@ -16,6 +16,7 @@ import {
   AdminTenantStatusSchema,
   AdminTokenListSchema,
 } from '../admin';
+import { DeliveryHealthSchema, DeliveryStatsSchema } from '../delivery-stats';
 import { ErrorCatalog, type ErrorCode } from '../errors';
 import { RegistrationStatsSchema, STATS_WINDOW_NAMES } from '../stats';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../problem';
@@ -199,6 +200,34 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
       status: 200,
       description: 'The series; the last bucket holds now (at most ~15 s stale).',
       schema: RegistrationStatsSchema,
+    },
+    errors: { validation_failed: BAD_INPUT },
+  },
+  {
+    method: 'get',
+    path: '/admin/v1/stats/deliveries',
+    operationId: 'adminDeliveryStats',
+    summary:
+      'Callback attempts delivered (2xx) and failed, events given up (dead), and p50/p99 attempt durations per bucket: every bucket, oldest first',
+    queryParameters: statsQueryParameters(),
+    success: {
+      status: 200,
+      description: 'The series; the last bucket holds now (at most ~15 s stale).',
+      schema: DeliveryStatsSchema,
+    },
+    errors: { validation_failed: BAD_INPUT },
+  },
+  {
+    method: 'get',
+    path: '/admin/v1/delivery-health',
+    operationId: 'adminDeliveryHealth',
+    summary:
+      'Callback delivery per tenant and per receiving host over the window, worst first (lowest success rate, then most failed), with events pending now',
+    queryParameters: statsQueryParameters().filter((q) => q.name === 'window'),
+    success: {
+      status: 200,
+      description: 'Tenants and hosts. last_error is the receiver’s text: show it escaped.',
+      schema: DeliveryHealthSchema,
     },
     errors: { validation_failed: BAD_INPUT },
   },

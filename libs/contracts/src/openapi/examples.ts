@@ -8,6 +8,8 @@ import type {
   BookletSentCallback,
   CallbackEventSummary,
   CallbackEventView,
+  CallbackReplayRequest,
+  CallbackReplayResponse,
   CallbackRetryResponse,
   CancellationCallback,
   CancellationFailedCallback,
@@ -335,6 +337,14 @@ export const callbackRetryResponse: CallbackRetryResponse = {
   status: 'success',
   message: 'the event was queued for delivery again',
   event_id: EventIds.cancelled,
+};
+
+export const callbackReplayRequest: CallbackReplayRequest = { since: '2026-02-21T09:30:00Z' };
+
+export const callbackReplayResponse: CallbackReplayResponse = {
+  replayed: 42,
+  since: '2026-02-21T09:30:00.000Z',
+  until: null,
 };
 
 /* Callback payloads (webhooks) -------------------------------------------------------------------- */

@@ -7,6 +7,8 @@ import {
   CallbackEventSummarySchema,
   CallbackEventViewSchema,
   CallbackListQuerySchema,
+  CallbackReplayRequestSchema,
+  CallbackReplayResponseSchema,
   CallbackRetryResponseSchema,
   CancellationCallbackSchema,
   CancellationFailedCallbackSchema,
@@ -625,6 +627,14 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
         required: false,
         example: 'MjAyNi0wMi0yMVQxMjowMDowMy4yMDRa',
       },
+      {
+        name: 'receivable_id',
+        description:
+          'Only the events of this charge (its registered, paid, cancelled... callbacks); events stored before this filter existed are not found by it',
+        schema: callbackQuery.receivable_id,
+        required: false,
+        example: ex.Ids.receivableSlip,
+      },
     ],
     success: {
       status: 200,
@@ -680,6 +690,38 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       ...IDEMPOTENCY_OPTIONAL,
       not_found: 'no event with this id for the tenant',
       conflict: 'the event is not dead (still pending, or delivered)',
+      ...unavailable('callbacks'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/callbacks/replay',
+    operationId: 'replayCallbacks',
+    tag: 'Callbacks',
+    summary: 'Redeliver every dead callback event of a time span',
+    description:
+      'Queues again, as retry does for one, every event of yours with status dead that was given up in [since, until) (until: now when absent), ' +
+      'each with a fresh run of attempts and the same webhook-id. At most 10,000 per call, those given up first; the answer says how many: ' +
+      'call again with the same span for the rest. For after an outage of your receiver.',
+    security: 'access_token',
+    idempotency: 'optional',
+    requestBody: {
+      description: 'The span in which the events were given up.',
+      schema: CallbackReplayRequestSchema,
+      examples: { outage: ex.example('Since the receiver went down', ex.callbackReplayRequest) },
+    },
+    success: {
+      status: 202,
+      description: 'Accepted: queued for delivery again.',
+      schema: CallbackReplayResponseSchema,
+      examples: { queued: ex.example('42 queued again', ex.callbackReplayResponse) },
+    },
+    errors: {
+      ...GUARDED,
+      ...JSON_BODY,
+      ...IDEMPOTENCY_OPTIONAL,
+      validation_failed:
+        'since is missing, not a date-time, in the future or more than 30 days back, or until is not a date-time after since',
       ...unavailable('callbacks'),
     },
   },

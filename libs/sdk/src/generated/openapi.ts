@@ -321,6 +321,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/callbacks/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Redeliver every dead callback event of a time span
+     * @description Queues again, as retry does for one, every event of yours with status dead that was given up in [since, until) (until: now when absent), each with a fresh run of attempts and the same webhook-id. At most 10,000 per call, those given up first; the answer says how many: call again with the same span for the rest. For after an outage of your receiver.
+     */
+    post: operations['replayCallbacks'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'receivable.registered': {
@@ -557,6 +577,25 @@ export interface components {
       created_at: string;
       delivered_at: string | null;
       attempts: components['schemas']['CallbackAttempt'][];
+    };
+    CallbackReplayRequest: {
+      /**
+       * Format: date-time
+       * @description ISO 8601 date-time: not in the future, at most 30 days back
+       */
+      since: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601 date-time, after since; default: now
+       */
+      until?: string;
+    };
+    CallbackReplayResponse: {
+      /** @description How many dead events were queued again (at most 10000) */
+      replayed: number;
+      /** Format: date-time */
+      since: string;
+      until: string | null;
     };
     CallbackRetryResponse: {
       /** @constant */
@@ -2394,6 +2433,11 @@ export interface operations {
          * @example MjAyNi0wMi0yMVQxMjowMDowMy4yMDRa
          */
         cursor?: string;
+        /**
+         * @description Only the events of this charge (its registered, paid, cancelled... callbacks); events stored before this filter existed are not found by it
+         * @example 9b2d7e10-4c3a-4e8b-8f1d-2a6c5b7e9d01
+         */
+        receivable_id?: string;
       };
       header?: never;
       path?: never;
@@ -2603,6 +2647,132 @@ export interface operations {
         };
       };
       /** @description `idempotency_key_reused`: this Idempotency-Key was used with another request (method, path or body) */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: over the tenant's rate limit; retry after Retry-After seconds */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: the callbacks service is not running or did not answer in time, or the gateway cannot reach its database; retry after Retry-After seconds */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  replayCallbacks: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Optional here. Any unique string (e.g. a UUID), 1 to 255 printable ASCII characters. Scope: your tenant, kept 24 h. The same key with the same request (method, path, JSON body regardless of key order) replays the stored answer with Idempotent-Replayed: true; with another request, 422; while the first is still running, 409. Validation failures and 5xx answers are not stored.
+         * @example 0b6f2c1e-7d4a-4f1b-9c3e-5a8d2f6b1c71
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKeyOptional'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The span in which the events were given up. */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CallbackReplayRequest'];
+      };
+    };
+    responses: {
+      /** @description Accepted: queued for delivery again. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackReplayResponse'];
+        };
+      };
+      /** @description `malformed_json`: the body is not valid JSON, or nests arrays and objects deeper than 32 levels; `idempotency_key_invalid`: the Idempotency-Key is not 1 to 255 printable ASCII characters */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `request_timeout`: the body did not arrive in time (REQUEST_TIMEOUT_MS, 30 s) */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `idempotency_request_in_progress`: a request with this Idempotency-Key is still running */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `payload_too_large`: the body is larger than 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `unsupported_media_type`: the body is not application/json */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `idempotency_key_reused`: this Idempotency-Key was used with another request (method, path or body); `validation_failed`: since is missing, not a date-time, in the future or more than 30 days back, or until is not a date-time after since */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
