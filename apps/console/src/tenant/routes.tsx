@@ -1,10 +1,194 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
+import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
-import type { ConsoleState } from '../http/context';
+import { bearer, ok } from '../gateway/public-api';
+import type { ConsoleContext, ConsoleState } from '../http/context';
+import { BadInputError, NotFoundError } from '../http/errors';
+import { readForm, single } from '../http/form';
+import { tenantSession } from '../session/guards';
+import { render } from '../views/render';
+import { isoDay, localValue, utcInstant } from './format';
 import type { TenantRouteDeps } from './mount';
+import { CallbackPage } from './pages/callback';
+import { CALLBACK_STATUSES, CallbacksPage, type CallbackStatus } from './pages/callbacks';
+import { ChargePage } from './pages/charge';
+import { CHARGE_STATES, ChargesPage, type ChargeFilters, type ChargeState } from './pages/charges';
 
-/** The tenant's pages (prefix /tenant): charges, callbacks, booklets. */
+/** Rows per page of the charges search and of the callbacks list. */
+const PAGE_SIZE = 50;
+/** The charge page lists at most this many of its callbacks (a charge has a handful). */
+const CHARGE_CALLBACKS = 100;
+/** The search's default span of emission dates: the last 30 days, today included. */
+const DEFAULT_SPAN_DAYS = 30;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EVENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The tenant's pages (prefix /tenant, behind requireRole('tenant')). Every gateway call carries the
+ * session's JWT: what the tenant may see is the gateway's decision, so another tenant's charge or
+ * event is the gateway's 404, shown as the not-found page.
+ */
 export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRouteDeps): void {
-  void router;
-  void deps;
+  const { api } = deps;
+  const auth = (ctx: ConsoleContext) => bearer(tenantSession(ctx).jwt);
+  const page = (ctx: ConsoleContext) => ({ session: tenantSession(ctx), flash: ctx.state.flash, path: ctx.path });
+
+  router.get('/', (ctx) => ctx.redirect('/tenant/charges'));
+
+  router.get('/charges', async (ctx) => {
+    const filters = chargeFilters(ctx);
+    const cursor = single(ctx.query.cursor);
+    const result = await api.POST('/api/v1/accounts-receivable/search', {
+      headers: auth(ctx),
+      body: {
+        state: filters.state,
+        start_date: filters.from,
+        end_date: filters.to,
+        limit: PAGE_SIZE,
+        ...(cursor ? { cursor } : {}),
+      },
+    });
+    const items = ok('POST /api/v1/accounts-receivable/search', result);
+    const next = result.response.headers.get('x-next-cursor') || undefined;
+    render(ctx, <ChargesPage {...page(ctx)} filters={filters} items={items} next={next} />);
+  });
+
+  router.get('/charges/lookup', (ctx) => {
+    const id = single(ctx.query.id);
+    if (!id || !UUID.test(id)) throw new BadInputError('id', 'a charge id is a UUID (its account_receivable_id)');
+    ctx.redirect(`/tenant/charges/${id.toLowerCase()}`);
+  });
+
+  router.get('/charges/:id', async (ctx) => {
+    const id = ctx.params.id ?? '';
+    if (!UUID.test(id)) throw new NotFoundError('No charge has this id.');
+    const path = { uuid: id };
+    const [charge, history, callbacks] = await Promise.all([
+      api
+        .POST('/api/v1/accounts-receivable/{uuid}/consult-transaction', { params: { path }, headers: auth(ctx) })
+        .then((r) => ok('POST /api/v1/accounts-receivable/{uuid}/consult-transaction', r)),
+      api
+        .GET('/api/v1/accounts-receivable/{uuid}/history', { params: { path }, headers: auth(ctx) })
+        .then((r) => ok('GET /api/v1/accounts-receivable/{uuid}/history', r)),
+      api
+        .GET('/api/v1/callbacks', {
+          params: { query: { receivable_id: id, limit: CHARGE_CALLBACKS } },
+          headers: auth(ctx),
+        })
+        .then((r) => ok('GET /api/v1/callbacks', r)),
+    ]);
+    render(ctx, <ChargePage {...page(ctx)} charge={charge} history={history.items} callbacks={callbacks} />);
+  });
+
+  router.get('/callbacks', async (ctx) => {
+    const status = callbackStatus(single(ctx.query.status));
+    const cursor = single(ctx.query.cursor);
+    const result = await api.GET('/api/v1/callbacks', {
+      params: { query: { status, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
+      headers: auth(ctx),
+    });
+    const items = ok('GET /api/v1/callbacks', result);
+    const next = result.response.headers.get('x-next-cursor') || undefined;
+    render(
+      ctx,
+      <CallbacksPage
+        {...page(ctx)}
+        status={status}
+        items={items}
+        next={next}
+        replaySince={localValue(Date.now() - 60 * 60_000)}
+      />,
+    );
+  });
+
+  router.get('/callbacks/:event_id', async (ctx) => {
+    const eventId = ctx.params.event_id ?? '';
+    if (!EVENT_ID.test(eventId)) throw new NotFoundError('No callback has this id.');
+    const event = ok(
+      'GET /api/v1/callbacks/{event_id}',
+      await api.GET('/api/v1/callbacks/{event_id}', { params: { path: { event_id: eventId } }, headers: auth(ctx) }),
+    );
+    render(ctx, <CallbackPage {...page(ctx)} event={event} />);
+  });
+
+  router.post('/callbacks/replay', async (ctx) => {
+    const form = await readForm(ctx);
+    const since = utcInstant(single(form.get('since')));
+    if (!since) throw new BadInputError('since', 'give a date and time (UTC)');
+    const untilText = single(form.get('until'));
+    const until = utcInstant(untilText);
+    if (untilText && !until) throw new BadInputError('until', 'give a date and time (UTC), or leave it empty');
+    const answer = ok(
+      'POST /api/v1/callbacks/replay',
+      await api.POST('/api/v1/callbacks/replay', {
+        headers: { ...auth(ctx), 'Idempotency-Key': randomUUID() },
+        body: { since, ...(until ? { until } : {}) },
+      }),
+    );
+    deps.flash(
+      ctx,
+      'info',
+      `${answer.replayed} dead callback${answer.replayed === 1 ? '' : 's'} queued for delivery again.`,
+    );
+    ctx.redirect('/tenant/callbacks');
+  });
+
+  router.post('/callbacks/:event_id/retry', async (ctx) => {
+    const eventId = ctx.params.event_id ?? '';
+    if (!EVENT_ID.test(eventId)) throw new NotFoundError('No callback has this id.');
+    ok(
+      'POST /api/v1/callbacks/{event_id}/retry',
+      await api.POST('/api/v1/callbacks/{event_id}/retry', {
+        params: { path: { event_id: eventId } },
+        headers: { ...auth(ctx), 'Idempotency-Key': randomUUID() },
+      }),
+    );
+    deps.flash(ctx, 'info', 'Queued for delivery again.');
+    ctx.redirect(`/tenant/callbacks/${encodeURIComponent(eventId)}`);
+  });
+
+  router.post('/booklets', async (ctx) => {
+    const form = await readForm(ctx);
+    const slipId = single(form.get('payment_slip_id'));
+    const urlCallback = single(form.get('url_callback'));
+    const back = single(form.get('back'));
+    if (!slipId || !UUID.test(slipId)) throw new BadInputError('payment_slip_id', 'a booklet id is a UUID');
+    if (!urlCallback) throw new BadInputError('url_callback', 'say where the download link is to be sent');
+    const answer = ok(
+      'POST /api/v1/bank-slip-booklet/{uuid}',
+      await api.POST('/api/v1/bank-slip-booklet/{uuid}', {
+        params: { path: { uuid: slipId }, header: { 'Idempotency-Key': randomUUID() } },
+        headers: auth(ctx),
+        body: { url_callback: urlCallback },
+      }),
+    );
+    deps.flash(
+      ctx,
+      'info',
+      `${answer.message} The booklet.sent callback with its download link goes to ${urlCallback}.`,
+    );
+    ctx.redirect(back && /^\/tenant\/charges\/[0-9a-f-]{36}$/i.test(back) ? back : '/tenant/callbacks');
+  });
+}
+
+/** The search's filters from the query string: a bad one is named (400), nothing is asked. */
+function chargeFilters(ctx: ConsoleContext): ChargeFilters {
+  const now = Date.now();
+  const state = (single(ctx.query.state) ?? 'all') as ChargeState;
+  if (!CHARGE_STATES.includes(state)) throw new BadInputError('state', `one of ${CHARGE_STATES.join(', ')}`);
+  const from = single(ctx.query.from) ?? isoDay(now, -(DEFAULT_SPAN_DAYS - 1));
+  const to = single(ctx.query.to) ?? isoDay(now);
+  if (!DAY.test(from) || Number.isNaN(Date.parse(from))) throw new BadInputError('from', 'a date, YYYY-MM-DD');
+  if (!DAY.test(to) || Number.isNaN(Date.parse(to))) throw new BadInputError('to', 'a date, YYYY-MM-DD');
+  if (to < from) throw new BadInputError('to', 'must not be before from');
+  return { state, from, to };
+}
+
+function callbackStatus(value: string | undefined): CallbackStatus | undefined {
+  if (value === undefined) return undefined;
+  if (!(CALLBACK_STATUSES as readonly string[]).includes(value))
+    throw new BadInputError('status', `one of ${CALLBACK_STATUSES.join(', ')}, or any`);
+  return value as CallbackStatus;
 }

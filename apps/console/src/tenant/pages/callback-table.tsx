@@ -1,0 +1,44 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+import type { components } from '@payments/sdk';
+import { when } from '../format';
+import { Badge } from './parts';
+
+type CallbackEventSummary = components['schemas']['CallbackEventSummary'];
+
+/** Callback events, each linking to its attempts. */
+export function CallbackTable({ items, id }: { items: readonly CallbackEventSummary[]; id: string }) {
+  return (
+    <table id={id}>
+      <thead>
+        <tr>
+          <th>Event</th>
+          <th>Type</th>
+          <th>Status</th>
+          <th class="num">Attempts</th>
+          <th>Created</th>
+          <th>Delivered / next attempt</th>
+          <th>URL</th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((e) => (
+          <tr data-event={e.event_id}>
+            <td class="mono">
+              <a href={`/tenant/callbacks/${encodeURIComponent(e.event_id)}`}>{e.event_id}</a>
+            </td>
+            <td>{e.event_type}</td>
+            <td>
+              <Badge value={e.status} />
+            </td>
+            <td class="num">{e.attempt_count}</td>
+            <td>{when(e.created_at)}</td>
+            <td>
+              {e.delivered_at ? when(e.delivered_at) : e.next_attempt_at ? `next ${when(e.next_attempt_at)}` : '—'}
+            </td>
+            <td class="mono">{e.url}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,70 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+import type { components } from '@payments/sdk';
+import type { Flash } from '../../http/context';
+import type { TenantSession } from '../../session/codec';
+import { Layout } from '../../views/layout';
+import { duration, when } from '../format';
+import { Badge, Facts } from './parts';
+
+type CallbackEventView = components['schemas']['CallbackEventView'];
+
+export interface CallbackPageProps {
+  session: TenantSession;
+  flash: readonly Flash[];
+  path: string;
+  event: CallbackEventView;
+}
+
+/** One callback event with every delivery attempt; a dead one can be sent again. */
+export function CallbackPage({ session, flash, path, event }: CallbackPageProps) {
+  return (
+    <Layout title={`Callback ${event.event_id}`} session={session} flash={flash} path={path}>
+      <h1>
+        Callback <span class="mono">{event.event_id}</span>
+      </h1>
+      <Facts
+        rows={[
+          ['Type', event.event_type],
+          ['Status', <Badge value={event.status} />],
+          ['URL', <span class="mono">{event.url}</span>],
+          ['Created', when(event.created_at)],
+          ['Delivered', event.delivered_at ? when(event.delivered_at) : '—'],
+        ]}
+      />
+      {event.status === 'dead' && (
+        <div class="actions">
+          <form method="post" action={`/tenant/callbacks/${encodeURIComponent(event.event_id)}/retry`} id="retry">
+            <button type="submit">Retry delivery</button>
+          </form>
+        </div>
+      )}
+      <h2>Attempts</h2>
+      {event.attempts.length === 0 ? (
+        <p class="muted">No attempt yet.</p>
+      ) : (
+        <table id="attempts">
+          <thead>
+            <tr>
+              <th class="num">#</th>
+              <th>When</th>
+              <th class="num">Status code</th>
+              <th>Error</th>
+              <th class="num">Duration</th>
+            </tr>
+          </thead>
+          <tbody>
+            {event.attempts.map((a, i) => (
+              <tr>
+                <td class="num">{i + 1}</td>
+                <td>{when(a.attempted_at)}</td>
+                <td class="num">{a.status_code ?? 'no answer'}</td>
+                <td class="error-text">{a.error ?? ''}</td>
+                <td class="num">{duration(a.duration_ms)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Layout>
+  );
+}

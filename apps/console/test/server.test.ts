@@ -1,0 +1,291 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@payments/logger';
+import { loadConsoleConfig } from '../src/config';
+import { CONTENT_SECURITY_POLICY } from '../src/http/security-headers';
+import { consoleApp } from '../src/server';
+
+/**
+ * The console's own HTTP behaviour, in-process, against a stand-in gateway on a local port (the
+ * console's only peer; its real behaviour is the e2e browser tests'): headers, the CSRF check, the
+ * session cookie, role guards and how gateway refusals are shown.
+ */
+const TENANT = '7f0c1a52-0000-4000-8000-000000000001';
+const XSS = '<img src=x onerror=alert(1)>';
+
+/** A JWT-shaped token (the console reads sub, iat and exp; the gateway alone verifies). */
+function fakeJwt(sub: string, ttlSeconds: number, ageSeconds = 0): string {
+  const iat = Math.floor(Date.now() / 1000) - ageSeconds;
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `${part({ alg: 'EdDSA' })}.${part({ sub, iat, exp: iat + ttlSeconds })}.${randomBytes(16).toString('base64url')}`;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+let gateway: Server;
+let gatewayUrl: string;
+let routes: Record<string, Handler>;
+let console_: Server;
+let base: string;
+let issuedJwt: string;
+
+function json(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
+  res.writeHead(status, { 'content-type': type });
+  res.end(JSON.stringify(body));
+}
+
+beforeAll(async () => {
+  gateway = createServer((req, res) => {
+    const route = routes[`${req.method} ${req.url?.split('?')[0]}`];
+    if (route) return route(req, res);
+    json(res, 404, { title: 'Not Found', status: 404, detail: 'no such thing' }, 'application/problem+json');
+  });
+  await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
+  gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+  const config = loadConsoleConfig({
+    NODE_ENV: 'development',
+    CONSOLE_PORT: '0',
+    GATEWAY_URL: gatewayUrl,
+    GATEWAY_ADMIN_URL: gatewayUrl,
+    CONSOLE_SESSION_KEY: randomBytes(32).toString('base64'),
+  });
+  console_ = consoleApp(config, createLogger('console', 'silent')).listen(0, '127.0.0.1');
+  await new Promise((r) => console_.once('listening', r));
+  base = `http://127.0.0.1:${(console_.address() as AddressInfo).port}`;
+});
+
+beforeEach(() => {
+  issuedJwt = fakeJwt(TENANT, 3600);
+  routes = {
+    'POST /api/v1/authenticate': (req, res) =>
+      req.headers.authorization === 'Bearer itk_good'
+        ? json(res, 200, { access_token: issuedJwt, token_type: 'Bearer', expires_in: 3600 })
+        : json(
+            res,
+            401,
+            { title: 'Unauthorized', status: 401, detail: `unknown token ${XSS}` },
+            'application/problem+json',
+          ),
+  };
+});
+
+afterAll(async () => {
+  console_.closeAllConnections();
+  gateway.closeAllConnections();
+  await new Promise((r) => console_.close(r));
+  await new Promise((r) => gateway.close(r));
+});
+
+function post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, ...headers },
+    body: new URLSearchParams(form).toString(),
+  });
+}
+
+/** Logs in as the tenant: the session cookie (name=value). */
+async function tenantCookie(): Promise<string> {
+  const res = await post('/login/tenant', { token: 'itk_good' });
+  expect(res.status).toBe(302);
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('console_session='));
+  return cookie!.split(';')[0];
+}
+
+describe('every answer', () => {
+  it.each(['/login', '/nowhere', '/healthz'])('%s carries the CSP and the security headers', async (path) => {
+    const res = await fetch(`${base}${path}`);
+    await res.text();
+    expect(res.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+    expect(CONTENT_SECURITY_POLICY).toContain("default-src 'none'");
+    expect(CONTENT_SECURITY_POLICY).not.toContain('script-src');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('pages link only the hashed stylesheet, served as CSS and cached', async () => {
+    const html = await (await fetch(`${base}/login`)).text();
+    const href = /<link rel="stylesheet" href="([^"]+)"/.exec(html)?.[1];
+    expect(href).toMatch(/^\/static\/console-[0-9a-f]{10}\.css$/);
+    expect(html).not.toMatch(/<script|style=/);
+    const css = await fetch(`${base}${href}`);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(css.headers.get('cache-control')).toContain('immutable');
+    expect(await css.text()).toContain('body');
+  });
+});
+
+describe('tenant login', () => {
+  it('sets the sealed session cookie HttpOnly, SameSite=Strict; the JWT is in no page', async () => {
+    const res = await post('/login/tenant', { token: 'itk_good' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/tenant/charges');
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('console_session='))!;
+    expect(cookie).toMatch(/; HttpOnly/);
+    expect(cookie).toMatch(/; SameSite=Strict/);
+    expect(cookie).toMatch(/; Path=\//);
+    expect(cookie).not.toContain(issuedJwt);
+    expect(cookie).not.toContain('itk_good');
+
+    routes['POST /api/v1/accounts-receivable/search'] = (_req, res) => json(res, 200, []);
+    const page = await fetch(`${base}/tenant/charges`, { headers: { cookie: cookie.split(';')[0] } });
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain(TENANT);
+    expect(html).not.toContain(issuedJwt);
+    expect(html).not.toContain(issuedJwt.split('.')[1]);
+  });
+
+  it("a refused token shows the gateway's detail, escaped, and sets no session", async () => {
+    const res = await post('/login/tenant', { token: 'itk_bad' });
+    expect(res.status).toBe(401);
+    const html = await res.text();
+    expect(html).toContain('unknown token &lt;img src=x onerror=alert(1)>');
+    expect(html).not.toContain('<img');
+    expect(res.headers.getSetCookie().some((c) => c.startsWith('console_session='))).toBe(false);
+  });
+
+  it('a tampered cookie is no session: the page sends the browser to log in, and the cookie is deleted', async () => {
+    const cookie = await tenantCookie();
+    const tampered = cookie.slice(0, -3) + (cookie.endsWith('AAA') ? 'BBB' : 'AAA');
+    const res = await fetch(`${base}/tenant/charges`, { headers: { cookie: tampered }, redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/login?next=%2Ftenant%2Fcharges');
+    expect(res.headers.getSetCookie().find((c) => c.startsWith('console_session='))).toMatch(/Max-Age=0/);
+  });
+
+  it('a gateway 401 ends the session (a revoked token): back to the login page', async () => {
+    const cookie = await tenantCookie();
+    routes['POST /api/v1/accounts-receivable/search'] = (_req, res) =>
+      json(res, 401, { title: 'Unauthorized', status: 401, detail: 'token revoked' }, 'application/problem+json');
+    const res = await fetch(`${base}/tenant/charges`, { headers: { cookie }, redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/login');
+    expect(res.headers.getSetCookie().find((c) => c.startsWith('console_session='))).toMatch(/Max-Age=0/);
+  });
+
+  it('renews a JWT close to its exp with /refresh-token, and keeps the session', async () => {
+    issuedJwt = fakeJwt(TENANT, 3600, 3480); // 2 minutes left of an hour: within the refresh margin
+    const cookie = await tenantCookie();
+    const renewed = fakeJwt(TENANT, 3600);
+    let refreshedWith = '';
+    routes['POST /api/v1/refresh-token'] = (req, res) => {
+      refreshedWith = req.headers.authorization ?? '';
+      json(res, 200, { access_token: renewed, token_type: 'bearer', expires_in: 3600 });
+    };
+    let searchedWith = '';
+    routes['POST /api/v1/accounts-receivable/search'] = (req, res) => {
+      searchedWith = req.headers.authorization ?? '';
+      json(res, 200, []);
+    };
+    const res = await fetch(`${base}/tenant/charges`, { headers: { cookie } });
+    expect(res.status).toBe(200);
+    expect(refreshedWith).toBe(`Bearer ${issuedJwt}`);
+    expect(searchedWith).toBe(`Bearer ${renewed}`);
+    const cookieAfter = res.headers.getSetCookie().find((c) => c.startsWith('console_session='))!;
+    expect(cookieAfter).toMatch(/Max-Age=3[56]\d\d/);
+  });
+});
+
+describe('guards', () => {
+  it('a POST from another origin, or with no Origin at all, is refused before anything happens', async () => {
+    let called = 0;
+    routes['POST /api/v1/authenticate'] = (_req, res) => {
+      called += 1;
+      json(res, 200, {});
+    };
+    const foreign = await post('/login/tenant', { token: 'itk_good' }, { origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    const crossSite = await fetch(`${base}/login/tenant`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
+      body: 'token=itk_good',
+    });
+    expect(crossSite.status).toBe(403);
+    const bare = await fetch(`${base}/login/tenant`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'token=itk_good',
+    });
+    expect(bare.status).toBe(403);
+    expect(called).toBe(0);
+  });
+
+  it('a tenant session gets 403 on operator pages; nobody is sent to log in', async () => {
+    const cookie = await tenantCookie();
+    const asTenant = await fetch(`${base}/operator`, { headers: { cookie }, redirect: 'manual' });
+    expect(asTenant.status).toBe(403);
+    expect(await asTenant.text()).toContain('operator pages');
+    const anonymous = await fetch(`${base}/tenant/callbacks`, { redirect: 'manual' });
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.headers.get('location')).toBe('/login?next=%2Ftenant%2Fcallbacks');
+  });
+
+  it('an operator credential is checked by the admin API before any session exists', async () => {
+    routes['GET /admin/v1/audit'] = (req, res) =>
+      req.headers.authorization === 'Bearer opk_goodgoodgood'
+        ? json(res, 200, { items: [], next_cursor: null })
+        : json(res, 401, { title: 'Unauthorized', status: 401, detail: 'revoked' }, 'application/problem+json');
+    const refused = await post('/login/operator', { credential: 'opk_revokedrevoked' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.getSetCookie().some((c) => c.startsWith('console_session='))).toBe(false);
+    const tenantToken = await post('/login/operator', { credential: 'itk_notanoperator' });
+    expect(tenantToken.status).toBe(400);
+    const accepted = await post('/login/operator', { credential: 'opk_goodgoodgood' });
+    expect(accepted.status).toBe(302);
+    const cookie = accepted.headers.getSetCookie().find((c) => c.startsWith('console_session='))!;
+    expect(cookie).toMatch(/HttpOnly; SameSite=Strict; Max-Age=(28799|28800)$/);
+    const tenantPage = await fetch(`${base}/tenant/charges`, { headers: { cookie: cookie.split(';')[0] } });
+    expect(tenantPage.status).toBe(403);
+  });
+});
+
+describe('gateway refusals as pages', () => {
+  it("another tenant's charge (the gateway's 404) is the not-found page; a malformed id never reaches it", async () => {
+    const cookie = await tenantCookie();
+    const res = await fetch(`${base}/tenant/charges/00000000-0000-4000-8000-00000000000a`, { headers: { cookie } });
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain('no such thing');
+    const bad = await fetch(`${base}/tenant/charges/${encodeURIComponent('<x>')}`, { headers: { cookie } });
+    expect(bad.status).toBe(404);
+  });
+
+  it("a bad filter is named before the gateway is asked; the gateway's 400 fields are listed", async () => {
+    const cookie = await tenantCookie();
+    const bad = await fetch(`${base}/tenant/charges?state=nope`, { headers: { cookie } });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('state: one of all, pending');
+    routes['POST /api/v1/accounts-receivable/search'] = (_req, res) =>
+      json(
+        res,
+        400,
+        {
+          title: 'Bad Request',
+          status: 400,
+          detail: 'invalid',
+          errors: [{ in: 'body', path: '/end_date', message: XSS }],
+        },
+        'application/problem+json',
+      );
+    const refused = await fetch(`${base}/tenant/charges?from=2026-01-01&to=2026-01-02`, { headers: { cookie } });
+    expect(refused.status).toBe(400);
+    const html = await refused.text();
+    expect(html).toContain('/end_date');
+    expect(html).not.toContain('<img');
+  });
+
+  it('a gateway out of reach is a 502 page', async () => {
+    const cookie = await tenantCookie();
+    const saved = routes;
+    routes = {
+      ...saved,
+      'GET /api/v1/callbacks': (req) => req.socket.destroy(),
+    };
+    const res = await fetch(`${base}/tenant/callbacks`, { headers: { cookie } });
+    expect(res.status).toBe(502);
+    expect(await res.text()).toContain('The gateway did not answer');
+  });
+});
