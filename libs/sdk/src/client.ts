@@ -72,9 +72,9 @@ export class PaymentsClient {
     } while (cursor !== undefined);
   }
 
-  /** Every callback event (newest first), optionally of one status, page after page. */
+  /** Every callback event (newest first), optionally of one status or one charge, page after page. */
   async *callbacks(
-    query: { status?: CallbackEventSummary['status']; limit?: number } = {},
+    query: { status?: CallbackEventSummary['status']; limit?: number; receivable_id?: string } = {},
   ): AsyncGenerator<CallbackEventSummary> {
     let cursor: string | undefined;
     do {
