@@ -1,5 +1,6 @@
 import type { Logger } from '@payments/logger';
 import { AttemptRecorder } from './attempt-recorder';
+import { ClaimReturns } from './claim-returns';
 import { noTracing, type AttemptEnd, type DeliveryTracing } from './delivery-tracing';
 import { HeldEvents } from './held-events';
 import { targetHostOf, type ClaimedEvent, type NewCallbackEvent } from './callback-event';
@@ -51,6 +52,11 @@ export interface DeliveryLimits {
 const CLAIM_BEYOND_TIMEOUT_MS = 50_000;
 /** Claims at most this many rows per query; a larger room is filled by several. */
 const MAX_CLAIM = 1_000;
+/**
+ * How long a stopping worker keeps trying bookkeeping that Postgres does not take (recording
+ * attempts, giving claims back): what is left then ends with the worker's lease.
+ */
+const STOP_BOOKKEEPING_GRACE_MS = 5_000;
 /** Hosts remembered as having a backlog in the queue (see noteHostBacklog). */
 const MAX_BACKLOG_HOSTS = 10_000;
 /**
@@ -117,6 +123,10 @@ export class DeliveryEngine {
   private pumping: Promise<void> | undefined;
   private wakeAgain = false;
   private readonly recorder: AttemptRecorder;
+  /** Claims given back unused, tried again while Postgres is away. */
+  private readonly returns: ClaimReturns;
+  /** When failing bookkeeping is given up: once stopping, after STOP_BOOKKEEPING_GRACE_MS. */
+  private giveUpBookkeepingAt = Infinity;
   private readonly lease: WorkerLease;
   private readonly workers: DeliveryEngineConfig['workers'];
   private lastReapAt = 0;
@@ -141,7 +151,9 @@ export class DeliveryEngine {
     this.onAttempt = config.onAttempt ?? (() => undefined);
     this.tracing = config.tracing ?? noTracing;
     const { limits } = config;
-    this.recorder = new AttemptRecorder({ store: this.store, logger: this.logger, tracing: this.tracing });
+    const giveUp = () => Date.now() >= this.giveUpBookkeepingAt;
+    this.recorder = new AttemptRecorder({ store: this.store, logger: this.logger, tracing: this.tracing, giveUp });
+    this.returns = new ClaimReturns({ store: this.store, logger: this.logger, tracing: this.tracing, giveUp });
     this.held = new HeldEvents({
       concurrency: limits.concurrency,
       hostConcurrency: limits.hostConcurrency,
@@ -225,22 +237,19 @@ export class DeliveryEngine {
 
   /**
    * Stops claiming, gives the claims of events not started back to the queue (another worker takes
-   * them at once, not when their lease ends), and waits for deliveries in flight to be recorded.
+   * them at once, not when their lease ends), and waits for deliveries in flight to be recorded. With
+   * Postgres away, bookkeeping is tried for STOP_BOOKKEEPING_GRACE_MS more; what is left then ends
+   * with the worker's lease.
    */
   async stop(): Promise<void> {
     this.running = false;
+    this.giveUpBookkeepingAt = Date.now() + STOP_BOOKKEEPING_GRACE_MS;
     clearTimeout(this.timer);
     await this.pumping;
-    const waiting = this.held.drainWaiting();
-    if (waiting.length > 0) {
-      await this.store
-        .release(waiting)
-        .catch((err: unknown) =>
-          this.logger.warn({ err, count: waiting.length }, 'could not give claims back; they end with their lease'),
-        );
-    }
+    void this.returns.giveBack(this.held.drainWaiting());
     await Promise.allSettled([...this.inFlight]);
     await this.recorder.flush();
+    await this.returns.flush();
     await this.lease
       .stop()
       .catch((err: unknown) =>
@@ -253,17 +262,8 @@ export class DeliveryEngine {
    * (and given back, if they are still ours); whatever is due is claimed again under the new lease.
    */
   private dropHeld(): void {
-    const waiting = this.held.drainWaiting();
     this.backlogBeyondRoom = true;
-    if (waiting.length > 0)
-      void this.store
-        .release(waiting)
-        .catch((err: unknown) =>
-          this.logger.warn(
-            { err, count: waiting.length },
-            'could not give claims back; they are reaped with the lease',
-          ),
-        );
+    void this.returns.giveBack(this.held.drainWaiting());
   }
 
   /**
@@ -346,12 +346,13 @@ export class DeliveryEngine {
     if (!this.lease.holds) return;
     const { start, expired } = this.held.takeStartable();
     if (expired.length > 0) {
-      // Their rows come due when the lease ends; whoever claims them then delivers them.
+      // Given back (due now) rather than left until their lease ends: whoever claims them delivers them.
       this.logger.warn(
         { count: expired.length },
         'held callbacks dropped near the end of their lease; they will be claimed again',
       );
       for (const e of expired) this.noteHostBacklog(e.targetHost);
+      void this.returns.giveBack(expired);
     }
     for (const event of start) this.dispatch(event);
   }
@@ -394,7 +395,7 @@ export class DeliveryEngine {
       .catch((err) =>
         this.logger.error(
           { err, eventId: event.eventId },
-          'delivery bookkeeping failed; the lease will expire and it will be retried',
+          'delivery failed unexpectedly; its claim ends with the lease and it will be retried',
         ),
       )
       .finally(() => {
@@ -412,6 +413,19 @@ export class DeliveryEngine {
     return this.tracing.attempt(event, (end) => this.attempt(event, end, answered));
   }
 
+  /**
+   * Gives the claim back, due shortly. When Postgres is away too (the gateway cannot read the secret
+   * for the same reason), it is given back due at once as soon as Postgres answers: by then the
+   * "shortly" has passed. The event keeps its global slot until then, as an unrecorded attempt does.
+   */
+  private async postpone(event: ClaimedEvent): Promise<void> {
+    try {
+      await this.store.postpone(event, new Date(Date.now() + Math.max(1_000, this.limits.pollIntervalMs)));
+    } catch {
+      await this.returns.giveBack([event]);
+    }
+  }
+
   private async attempt(
     event: ClaimedEvent,
     end: (how: AttemptEnd) => void,
@@ -426,7 +440,8 @@ export class DeliveryEngine {
         { err, eventId: event.eventId, tenantId: event.tenantId },
         'signing secret unavailable; postponing delivery',
       );
-      await this.store.postpone(event, new Date(Date.now() + Math.max(1_000, this.limits.pollIntervalMs)));
+      answered(); // the receiver was never called
+      await this.postpone(event);
       end({ status: 'postponed', httpStatus: null, error: null });
       return;
     }
