@@ -211,7 +211,14 @@ describe('guards', () => {
       body: 'token=itk_good',
     });
     expect(bare.status).toBe(403);
+    const nullOrigin = await post('/login/tenant', { token: 'itk_good' }, { origin: 'null' });
+    expect(nullOrigin.status).toBe(403);
     expect(called).toBe(0);
+  });
+
+  it("takes Chromium's form POST under Referrer-Policy no-referrer: Origin null, Sec-Fetch-Site same-origin", async () => {
+    const res = await post('/login/tenant', { token: 'itk_good' }, { origin: 'null', 'sec-fetch-site': 'same-origin' });
+    expect(res.status).toBe(302);
   });
 
   it('a tenant session gets 403 on operator pages; nobody is sent to log in', async () => {

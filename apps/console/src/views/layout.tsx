@@ -30,6 +30,8 @@ export function Layout({ title, session, flash = [], path = '', children }: Layo
         <meta name="referrer" content="no-referrer" />
         <title>{`${title} · Payments console`}</title>
         <link rel="stylesheet" href={STYLESHEET_PATH} />
+        {/* No favicon request (it would be a 404 on every page). */}
+        <link rel="icon" href="data:," />
       </head>
       <body>
         <header class="top">

@@ -1,0 +1,348 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'puppeteer-core';
+import { loadConsoleConfig, startConsole, type RunningConsole } from '@payments/console';
+import type { CallbackEventSummary, CallbackEventView } from '@payments/contracts';
+import { createLogger } from '@payments/logger';
+import {
+  describeWithBrowser,
+  follow,
+  launchBrowser,
+  open,
+  screenshot,
+  submit,
+  textOf,
+  watchedPage,
+} from '../support/browser';
+import { clientPayload, receivablePayload } from '../support/fixtures';
+import { CallbackReceiver, waitFor } from '../support/receiver';
+import { startSystem, type TestSystem, type TestTenant } from '../support/system';
+
+/**
+ * The tenant's console in Chromium, against the whole system: log in with the integration token,
+ * find a charge, open its failing callback, see the attempts, retry it and see it delivered; another
+ * tenant's session sees none of it; attacker text stays text under the CSP.
+ */
+const FAST = {
+  CALLBACK_RETRY_SCHEDULE_MS: '150,150,150',
+  CALLBACK_RETRY_JITTER_PERCENT: '0',
+  CALLBACK_TIMEOUT_MS: '1000',
+  CALLBACK_POLL_INTERVAL_MS: '50',
+  PROVIDER_RETRIES: '0',
+};
+const XSS = '<img src=x onerror=alert(1)>';
+/** Any JWT (header.payload of base64url JSON objects): none may appear in a page. */
+const JWT_PATTERN = /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}/;
+
+let system: TestSystem;
+let console_: RunningConsole;
+let browser: Browser;
+let receiver: CallbackReceiver;
+let receiverFails = true;
+let tenantA: TestTenant;
+let tenantB: TestTenant;
+let chargeId: string;
+let eventId: string;
+
+async function eventOf(tenant: TestTenant, id: string): Promise<CallbackEventView> {
+  const res = await tenant.api.send<CallbackEventView>('GET', `/api/v1/callbacks/${id}`);
+  expect(res.status).toBe(200);
+  return res.json;
+}
+
+/** Logs `tenant` in through the login form of a fresh browser context: its page. */
+async function loggedIn(tenant: TestTenant) {
+  const context = await browser.createBrowserContext();
+  const watched = await watchedPage(context);
+  await open(watched.page, `${console_.url}/login`);
+  await watched.page.type('#tenant-login input[name=token]', tenant.integrationToken);
+  const landed = await submit(watched.page, '#tenant-login button[type=submit]');
+  expect(landed.status()).toBe(200);
+  expect(new URL(watched.page.url()).pathname).toBe('/tenant/charges');
+  return { ...watched, context };
+}
+
+/** No element made of attacker text, and the text itself visible. */
+async function expectTextNotMarkup(page: Page, selector: string): Promise<void> {
+  expect(await page.$$eval('img', (imgs) => imgs.length)).toBe(0);
+  expect(await textOf(page, selector)).toContain(XSS);
+}
+
+describeWithBrowser('the tenant console in Chromium', () => {
+  beforeAll(async () => {
+    system = await startSystem({ withReceivables: true, env: FAST });
+    receiver = await new CallbackReceiver(() => ({ status: receiverFails ? 500 : 204 })).start();
+    console_ = await startConsole(
+      loadConsoleConfig({
+        NODE_ENV: 'development',
+        CONSOLE_PORT: '0',
+        GATEWAY_URL: system.gateway.url,
+        GATEWAY_ADMIN_URL: system.gateway.adminUrl,
+        CONSOLE_SESSION_KEY: randomBytes(32).toString('base64'),
+        LOG_LEVEL: 'silent',
+      }),
+      createLogger('console', 'silent'),
+    );
+    [tenantA, tenantB] = await Promise.all([system.newTenant('Tenant A'), system.newTenant('Tenant B')]);
+
+    // Tenant A: a payer whose name is markup, and a charge whose callbacks go to a failing receiver.
+    const client = clientPayload({ name: XSS });
+    expect((await tenantA.api.postIdempotent('/api/v1/clients', [client])).status).toBe(201);
+    const today = new Date().toISOString().slice(0, 10);
+    const charge = receivablePayload(client.client_id, receiver.url, { emission_date: today, due_date: '2099-12-15' });
+    chargeId = charge.account_receivable_id;
+    expect((await tenantA.api.postIdempotent('/api/v1/accounts-receivable', [charge])).status).toBe(202);
+    await waitFor(
+      async () => {
+        const res = await tenantA.api.send<CallbackEventSummary[]>('GET', '/api/v1/callbacks?status=dead');
+        eventId = res.json?.[0]?.event_id ?? '';
+        return eventId !== '';
+      },
+      30_000,
+      'the registered callback to die at the failing receiver',
+    );
+    browser = await launchBrowser();
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await console_?.stop();
+    await receiver?.stop();
+    await system?.stop();
+  });
+
+  it('logs in, finds the charge, opens its failing callback, retries it and sees it delivered', async () => {
+    const { page, dialogs, consoleErrors, context } = await loggedIn(tenantA);
+    try {
+      await screenshot(page, 'tenant-charges');
+
+      // Search: pending charges emitted in the default span (the last 30 days).
+      await page.select('#charge-search select[name=state]', 'pending');
+      const found = await submit(page, '#charge-search button[type=submit]');
+      expect(found.status()).toBe(200);
+      expect(new URL(page.url()).searchParams.get('state')).toBe('pending');
+      const row = `#charges tr[data-charge="${chargeId}"]`;
+      expect(await page.$(row)).not.toBeNull();
+      await expectTextNotMarkup(page, `${row} td.payer`);
+
+      // The charge: payment data, its state history, its callbacks.
+      await follow(page, `${row} a`);
+      expect(new URL(page.url()).pathname).toBe(`/tenant/charges/${chargeId}`);
+      await expectTextNotMarkup(page, '#payer-name');
+      expect(await textOf(page, 'dl.facts')).toContain('R$');
+      expect(await textOf(page, '#history')).toMatch(/pending/);
+      const eventRow = `#charge-callbacks tr[data-event="${eventId}"]`;
+      expect(await textOf(page, eventRow)).toMatch(/receivable\.registered[\s\S]*dead/);
+      await screenshot(page, 'tenant-charge');
+
+      // The failing callback: every attempt with its status code, error and duration.
+      await follow(page, `${eventRow} a`);
+      expect(new URL(page.url()).pathname).toBe(`/tenant/callbacks/${eventId}`);
+      const attempts = await page.$$eval('#attempts tbody tr', (rows) =>
+        rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.innerText.trim())),
+      );
+      expect(attempts).toHaveLength(4); // the first attempt and 3 retries
+      for (const [, , status, error, duration] of attempts) {
+        expect(status).toBe('500');
+        expect(error).toBe('HTTP 500');
+        expect(duration).toMatch(/^\d+ ms$|^\d+\.\d s$/);
+      }
+      await screenshot(page, 'tenant-callback-dead');
+
+      // The receiver mended: retry, then the page shows it delivered.
+      receiverFails = false;
+      await submit(page, '#retry button');
+      expect(await textOf(page, '.flash.info')).toContain('Queued for delivery again');
+      await waitFor(
+        async () => {
+          await page.reload({ waitUntil: 'domcontentloaded' });
+          return (await textOf(page, 'dl.facts')).includes('delivered');
+        },
+        15_000,
+        'the page to show the event delivered',
+      );
+      expect(await page.$('#retry')).toBeNull();
+      const last = await page.$$eval('#attempts tbody tr:last-child td', (tds) => tds.map((td) => td.innerText.trim()));
+      expect(last[2]).toBe('204');
+      expect(receiver.forEvent(eventId).at(-1)?.answered).toBe(204);
+      await screenshot(page, 'tenant-callback-delivered');
+
+      expect(dialogs).toEqual([]);
+      expect(consoleErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it("keeps tenant B out of tenant A's charge and callback, in the browser and on the API", async () => {
+    // A dead event of A's to try: a retry that got through would change its status.
+    receiverFails = true;
+    const client = clientPayload();
+    expect((await tenantA.api.postIdempotent('/api/v1/clients', [client])).status).toBe(201);
+    const victim = receivablePayload(client.client_id, receiver.url);
+    expect((await tenantA.api.postIdempotent('/api/v1/accounts-receivable', [victim])).status).toBe(202);
+    let victimEvent = '';
+    await waitFor(
+      async () => {
+        const res = await tenantA.api.send<CallbackEventSummary[]>(
+          'GET',
+          `/api/v1/callbacks?status=dead&receivable_id=${victim.account_receivable_id}`,
+        );
+        victimEvent = res.json?.[0]?.event_id ?? '';
+        return victimEvent !== '';
+      },
+      30_000,
+      "A's second callback to die",
+    );
+
+    const { page, context } = await loggedIn(tenantB);
+    try {
+      for (const path of [
+        `/tenant/charges/${victim.account_receivable_id}`,
+        `/tenant/callbacks/${victimEvent}`,
+        `/tenant/charges/${chargeId}`,
+        `/tenant/callbacks/${eventId}`,
+      ]) {
+        const res = await open(page, `${console_.url}${path}`);
+        expect({ path, status: res.status() }).toEqual({ path, status: 404 });
+        expect(await textOf(page, 'h1')).toBe('Not Found');
+        expect(await page.$('#retry')).toBeNull();
+      }
+      // Not in B's lists either.
+      await open(page, `${console_.url}/tenant/callbacks?status=dead`);
+      expect(await page.$(`tr[data-event="${victimEvent}"]`)).toBeNull();
+
+      // A retry forged from B's page (a form posted to A's event): the gateway's 404, nothing retried.
+      await open(page, `${console_.url}/tenant/callbacks`);
+      const forged = await Promise.all([
+        page.waitForNavigation({ waitUntil: 'domcontentloaded' }),
+        page.evaluate((action) => {
+          const form = document.createElement('form');
+          form.method = 'post';
+          form.action = action;
+          document.body.append(form);
+          form.submit();
+        }, `/tenant/callbacks/${victimEvent}/retry`),
+      ]);
+      expect(forged[0]?.status()).toBe(404);
+      await new Promise((r) => setTimeout(r, 500)); // a retry, had it happened, would be under way
+      expect((await eventOf(tenantA, victimEvent)).status).toBe('dead');
+      expect(receiver.forEvent(victimEvent)).toHaveLength(4);
+    } finally {
+      await context.close();
+    }
+
+    // The same through the public API with B's own JWT.
+    const b = tenantB.api;
+    expect(
+      (await b.post(`/api/v1/accounts-receivable/${victim.account_receivable_id}/consult-transaction`)).status,
+    ).toBe(404);
+    expect((await b.send('GET', `/api/v1/accounts-receivable/${victim.account_receivable_id}/history`)).status).toBe(
+      404,
+    );
+    expect((await b.send('GET', `/api/v1/callbacks/${victimEvent}`)).status).toBe(404);
+    expect((await b.postIdempotent(`/api/v1/callbacks/${victimEvent}/retry`, undefined)).status).toBe(404);
+    const listed = await b.send<CallbackEventSummary[]>(
+      'GET',
+      `/api/v1/callbacks?receivable_id=${victim.account_receivable_id}`,
+    );
+    expect(listed.status).toBe(200);
+    expect(listed.json).toEqual([]);
+    const replay = await b.postIdempotent<{ replayed: number }>('/api/v1/callbacks/replay', {
+      since: new Date(Date.now() - 3_600_000).toISOString(),
+    });
+    expect(replay.status).toBe(202);
+    expect(replay.json.replayed).toBe(0);
+    expect((await eventOf(tenantA, victimEvent)).status).toBe('dead');
+  }, 60_000);
+
+  it('serves every page under the CSP, with the session cookie HttpOnly and SameSite=Strict, and no JWT in any page', async () => {
+    const { page, context } = await loggedIn(tenantA);
+    try {
+      const cookies = await context.cookies();
+      const session = cookies.find((c) => c.name === 'console_session');
+      expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+      expect(session!.value).not.toMatch(JWT_PATTERN);
+      expect(await page.evaluate(() => document.cookie)).toBe(''); // nothing readable by a script
+
+      for (const path of [
+        '/tenant/charges',
+        `/tenant/charges/${chargeId}`,
+        '/tenant/callbacks',
+        `/tenant/callbacks/${eventId}`,
+      ]) {
+        const res = await open(page, `${console_.url}${path}`);
+        expect({ path, status: res.status() }).toEqual({ path, status: 200 });
+        expect(res.headers()['content-security-policy']).toBe(
+          "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        );
+        const html = await page.content();
+        expect({ path, jwt: JWT_PATTERN.exec(html)?.[0] }).toEqual({ path, jwt: undefined });
+        expect(html).not.toContain(tenantA.accessToken);
+        expect(await page.$$('script')).toHaveLength(0);
+      }
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it("shows a receiver's error holding markup as text, under the CSP (a gateway answering it)", async () => {
+    // The public API says `HTTP 500` of a failed attempt; an error text of the receiver's own making
+    // reaches the tenant pages only through a gateway that says so: a stand-in gateway answers one.
+    const jwt = `${Buffer.from('{"alg":"EdDSA"}').toString('base64url')}.${Buffer.from(
+      JSON.stringify({
+        sub: tenantA.tenantId,
+        iat: Math.floor(Date.now() / 1000),
+        exp: Math.floor(Date.now() / 1000) + 600,
+      }),
+    ).toString('base64url')}.sig`;
+    const stand: Server = createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url === '/api/v1/authenticate')
+        return res.end(JSON.stringify({ access_token: jwt, token_type: 'Bearer', expires_in: 600 }));
+      if (req.url === '/api/v1/callbacks/evt_markup')
+        return res.end(
+          JSON.stringify({
+            event_id: 'evt_markup',
+            event_type: 'receivable.registered',
+            url: 'https://erp.example.com/callbacks',
+            status: 'dead',
+            created_at: new Date().toISOString(),
+            delivered_at: null,
+            attempts: [{ attempted_at: new Date().toISOString(), status_code: 502, error: XSS, duration_ms: 31 }],
+          }),
+        );
+      res.statusCode = 404;
+      res.end('{}');
+    });
+    await new Promise<void>((r) => stand.listen(0, '127.0.0.1', r));
+    const standUrl = `http://127.0.0.1:${(stand.address() as AddressInfo).port}`;
+    const other = await startConsole(
+      loadConsoleConfig({
+        NODE_ENV: 'development',
+        CONSOLE_PORT: '0',
+        GATEWAY_URL: standUrl,
+        GATEWAY_ADMIN_URL: standUrl,
+      }),
+      createLogger('console', 'silent'),
+    );
+    const context = await browser.createBrowserContext();
+    try {
+      const { page, dialogs } = await watchedPage(context);
+      await open(page, `${other.url}/login`);
+      await page.type('#tenant-login input[name=token]', 'itk_anything');
+      await submit(page, '#tenant-login button[type=submit]');
+      const res = await open(page, `${other.url}/tenant/callbacks/evt_markup`);
+      expect(res.status()).toBe(200);
+      expect(res.headers()['content-security-policy']).toContain("default-src 'none'");
+      await expectTextNotMarkup(page, '#attempts td.error-text');
+      expect(dialogs).toEqual([]);
+    } finally {
+      await context.close();
+      await other.stop();
+      stand.closeAllConnections();
+      await new Promise((r) => stand.close(r));
+    }
+  }, 30_000);
+});
