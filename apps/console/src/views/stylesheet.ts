@@ -57,6 +57,11 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
 svg.chart { background: #fff; border: 1px solid var(--line); max-width: 100%; height: auto; }
 svg.chart text { font-size: 11px; fill: var(--muted); }
+svg.chart text.chart-title { font-size: 14px; font-weight: 600; fill: var(--fg); }
+svg.chart text.chart-empty { font-size: 13px; }
+.charts { display: flex; flex-direction: column; gap: 14px; }
+tr.health-bad td { background: #fdf1f0; }
+tr.health-warn td { background: #fff9eb; }
 `;
 
 export const STYLESHEET_PATH = `/static/console-${createHash('sha256').update(STYLESHEET).digest('hex').slice(0, 10)}.css`;
