@@ -415,8 +415,9 @@ export class DeliveryEngine {
 
   /**
    * Gives the claim back, due shortly. When Postgres is away too (the gateway cannot read the secret
-   * for the same reason), it is given back due at once as soon as Postgres answers: by then the
-   * "shortly" has passed. The event keeps its global slot until then, as an unrecorded attempt does.
+   * for the same reason), it goes with the other claims given back, due at once, in the first write
+   * Postgres takes (after the outage, so "shortly" has passed). The event keeps its global slot until
+   * then, as an unrecorded attempt does.
    */
   private async postpone(event: ClaimedEvent): Promise<void> {
     try {
