@@ -1,6 +1,6 @@
 /** The operator's navigation (the layout shows it to an operator session). */
 export const OPERATOR_NAV: ReadonlyArray<{ href: string; label: string }> = [
-  { href: '/operator', label: 'Dashboard' },
+  { href: '/operator/dashboard', label: 'Dashboard' },
   { href: '/operator/tenants', label: 'Tenants' },
   { href: '/operator/health', label: 'Delivery health' },
   { href: '/operator/dead-letters', label: 'Dead letters' },

@@ -37,7 +37,10 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
     path: ctx.path,
   });
 
-  router.get('/', async (ctx) => {
+  // The dashboard has a path of its own, so the navigation marks it alone (not every /operator page).
+  router.get('/', (ctx) => ctx.redirect(`/operator/dashboard${ctx.querystring ? `?${ctx.querystring}` : ''}`));
+
+  router.get('/dashboard', async (ctx) => {
     const query = statsQuery(ctx);
     const admin = api(ctx);
     const params = { params: { query: { window: query.window, tenant_id: query.tenant_id } } };
@@ -210,12 +213,30 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
   router.get('/audit', async (ctx) => {
     const tenantId = single(ctx.query.tenant_id);
     const cursor = single(ctx.query.cursor);
+    const limit = pageSize(single(ctx.query.limit));
     const audit = await expectData(
       'audit log',
-      api(ctx).GET('/admin/v1/audit', { params: { query: { tenant_id: tenantId, cursor, limit: AUDIT_PAGE } } }),
+      api(ctx).GET('/admin/v1/audit', { params: { query: { tenant_id: tenantId, cursor, limit } } }),
     );
-    render(ctx, <AuditLogPage page={page(ctx)} audit={audit} tenantId={tenantId} paged={cursor !== undefined} />);
+    render(
+      ctx,
+      <AuditLogPage
+        page={page(ctx)}
+        audit={audit}
+        tenantId={tenantId}
+        limit={limit === AUDIT_PAGE ? undefined : limit}
+        paged={cursor !== undefined}
+      />,
+    );
   });
+}
+
+/** ?limit= of the audit page: rows per page, AUDIT_PAGE by default (the admin API checks the range). */
+function pageSize(text: string | undefined): number {
+  if (text === undefined) return AUDIT_PAGE;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new BadInputError('limit', 'must be a whole number of rows');
+  return n;
 }
 
 function tenantPath(tenantId: string): string {

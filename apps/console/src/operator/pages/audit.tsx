@@ -10,14 +10,20 @@ export interface AuditProps {
   audit: AuditPage;
   /** The filter in force, if any. */
   tenantId: string | undefined;
+  /** Rows per page when not the default (kept in the links). */
+  limit: number | undefined;
   /** Whether this page is a later one (a link back to the first). */
   paged: boolean;
 }
 
 /** Who changed what and when, oldest first, a page at a time (the cursor goes in the link). */
-export function AuditLogPage({ page, audit, tenantId, paged }: AuditProps) {
+export function AuditLogPage({ page, audit, tenantId, limit, paged }: AuditProps) {
   const query = (extra: Record<string, string>) =>
-    `/operator/audit?${new URLSearchParams({ ...(tenantId ? { tenant_id: tenantId } : {}), ...extra }).toString()}`;
+    `/operator/audit?${new URLSearchParams({
+      ...(tenantId ? { tenant_id: tenantId } : {}),
+      ...(limit === undefined ? {} : { limit: String(limit) }),
+      ...extra,
+    }).toString()}`;
   return (
     <OperatorFrame page={page} title="Audit log">
       <form method="get" action="/operator/audit" class="filters">

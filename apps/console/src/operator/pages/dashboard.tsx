@@ -17,10 +17,11 @@ export interface DashboardProps {
 export function DashboardPage({ page, window, tenantId, deliveries, registrations }: DashboardProps) {
   return (
     <OperatorFrame page={page} title="Dashboard">
-      <WindowSwitch path="/operator" window={window} tenantId={tenantId} />
+      <WindowSwitch path="/operator/dashboard" window={window} tenantId={tenantId} />
       {tenantId && (
         <p class="muted">
-          Tenant <span class="mono">{tenantId}</span> only. <a href={`/operator?window=${window}`}>All tenants</a>
+          Tenant <span class="mono">{tenantId}</span> only.{' '}
+          <a href={`/operator/dashboard?window=${window}`}>All tenants</a>
         </p>
       )}
       <div class="charts">

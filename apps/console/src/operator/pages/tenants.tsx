@@ -82,7 +82,7 @@ export function TenantPage({ page, tenant, tokens, account }: TenantPageProps) {
       </dl>
       <div class="actions">
         <a href={`/operator/audit?tenant_id=${tenant.tenant_id}`}>Audit of this tenant</a>
-        <a href={`/operator?tenant_id=${tenant.tenant_id}`}>Its charts</a>
+        <a href={`/operator/dashboard?tenant_id=${tenant.tenant_id}`}>Its charts</a>
       </div>
 
       <h2>Integration tokens</h2>

@@ -1,0 +1,193 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+import { render } from 'preact-render-to-string';
+import type { DeliveryHealth } from '@payments/contracts';
+import type { AdminSchemas } from '../src/operator/admin-client';
+import { AuditLogPage } from '../src/operator/pages/audit';
+import type { PageContext } from '../src/operator/pages/frame';
+import { HealthPage, rateClass } from '../src/operator/pages/health';
+import { SecretOncePage, TenantPage, TenantsPage } from '../src/operator/pages/tenants';
+import { providerAccountRequest } from '../src/operator/routes';
+
+const HOSTILE = '<img src=x onerror=alert(1)>';
+const ESCAPED = '&lt;img src=x onerror=alert(1)>';
+const page: PageContext = {
+  session: { role: 'operator', credential: 'opk_x', startedAt: 0, expiresAt: 1 },
+  flash: [],
+  path: '/operator/tenants',
+};
+const tenant: AdminSchemas['AdminTenant'] = {
+  tenant_id: '7b0f3c8e-2d1a-4c55-9f6e-0a1b2c3d4e5f',
+  name: HOSTILE,
+  status: 'active',
+  created_at: '2026-11-26T09:00:00.000Z',
+  active_tokens: 1,
+};
+
+it('a tenant named like markup is text on the list and on its page; the credential is never on a page', () => {
+  for (const html of [
+    render(<TenantsPage page={page} tenants={[tenant]} />),
+    render(<TenantPage page={page} tenant={tenant} tokens={[]} account={undefined} />),
+  ]) {
+    expect(html).not.toContain('<img');
+    expect(html).toContain(ESCAPED);
+    expect(html).not.toContain('opk_x');
+    expect(html).not.toMatch(/\sstyle=/);
+  }
+});
+
+it("a tenant's page: tokens with revoke forms for the active ones, and the actions of an active tenant", () => {
+  const tokens: Array<AdminSchemas['AdminToken']> = [
+    { token_id: 'a', token_hint: 'itk_abc123', created_at: tenant.created_at, revoked_at: null, last_used_at: null },
+    {
+      token_id: 'b',
+      token_hint: 'itk_def456',
+      created_at: tenant.created_at,
+      revoked_at: tenant.created_at,
+      last_used_at: null,
+    },
+  ];
+  const html = render(<TenantPage page={page} tenant={tenant} tokens={tokens} account={undefined} />);
+  expect(html.match(/action="\/operator\/tokens\/[ab]\/revoke"/g)).toEqual(['action="/operator/tokens/a/revoke"']);
+  expect(html).toContain(`action="/operator/tenants/${tenant.tenant_id}/disable"`);
+  expect(html).toContain(`action="/operator/tenants/${tenant.tenant_id}/tokens"`);
+  // No provider account: the form is unfolded.
+  expect(html).toMatch(/<details class="panel" open/);
+  const disabled = render(
+    <TenantPage page={page} tenant={{ ...tenant, status: 'disabled' }} tokens={tokens} account={undefined} />,
+  );
+  expect(disabled).not.toContain('/disable"');
+  expect(disabled).not.toContain(`/tokens"`);
+});
+
+it('a secret shown once is on its answer page, escaped like all text', () => {
+  const html = render(
+    <SecretOncePage
+      page={page}
+      title="Signing secret rotated"
+      tenantId={tenant.tenant_id}
+      lead="The new secret."
+      secrets={[{ label: 'Signing secret', value: 'whsec_<b>', name: 'signing_secret' }]}
+    />,
+  );
+  expect(html).toContain('<dd class="mono" data-secret="signing_secret">whsec_&lt;b></dd>');
+  expect(html).toContain('it is shown once and never again');
+});
+
+it('the audit log links its next page with the cursor, keeping the filter and page size', () => {
+  const html = render(
+    <AuditLogPage
+      page={page}
+      audit={{
+        items: [
+          {
+            id: 7,
+            at: '2026-11-26T09:00:00.000Z',
+            operator: HOSTILE,
+            action: 'tenant.create',
+            tenant_id: tenant.tenant_id,
+            details: { name: HOSTILE, n: 2, ok: true, none: null },
+          },
+        ],
+        next_cursor: '7',
+      }}
+      tenantId={tenant.tenant_id}
+      limit={2}
+      paged={true}
+    />,
+  );
+  expect(html).toContain(`href="/operator/audit?tenant_id=${tenant.tenant_id}&amp;limit=2&amp;cursor=7" rel="next"`);
+  expect(html).toContain(`href="/operator/audit?tenant_id=${tenant.tenant_id}&amp;limit=2">First page`);
+  expect(html).toContain(`name=${ESCAPED} n=2 ok=true none=null`);
+  expect(html).not.toContain('<img');
+  const last = render(
+    <AuditLogPage
+      page={page}
+      audit={{ items: [], next_cursor: null }}
+      tenantId={undefined}
+      limit={undefined}
+      paged={false}
+    />,
+  );
+  expect(last).not.toContain('rel="next"');
+  expect(last).toContain('Nothing recorded.');
+});
+
+it("delivery health: a receiver's error and a tenant's name are text; rows tinted by success rate", () => {
+  const fields = { delivered: 1, failed: 9, dead: 2, success_rate: 0.1, p99_ms: 1500, pending: 3 };
+  const health: DeliveryHealth = {
+    window: 'hour',
+    from: '2026-11-26T08:00:00.000Z',
+    to: '2026-11-26T09:00:00.000Z',
+    tenants: [
+      {
+        tenant_id: tenant.tenant_id,
+        tenant_name: HOSTILE,
+        ...fields,
+        last_error: `HTTP 500: ${HOSTILE}`,
+        last_failure_at: '2026-11-26T08:59:00.000Z',
+      },
+    ],
+    hosts: [{ host: 'erp.example:8443', ...fields, last_error: null, last_failure_at: null }],
+  };
+  const html = render(<HealthPage page={page} window="hour" health={health} />);
+  expect(html).not.toContain('<img');
+  expect(html).toContain(`<span class="error-text last-error">HTTP 500: ${ESCAPED}</span>`);
+  expect(html).toContain(`>${ESCAPED}</a>`);
+  expect(html).toContain('>10.0%<');
+  expect(html).toContain('>1.5 s<');
+  expect(html.match(/class="health-bad"/g)).toHaveLength(2);
+  expect([rateClass(null), rateClass(0.5), rateClass(0.95), rateClass(0.995)]).toEqual([
+    undefined,
+    'health-bad',
+    'health-warn',
+    undefined,
+  ]);
+});
+
+describe('providerAccountRequest', () => {
+  const form = (fields: Record<string, string>) => new URLSearchParams(fields);
+
+  it('takes the form as the admin API does, leaving empty optional fields out', () => {
+    expect(
+      providerAccountRequest(
+        form({
+          provider: 'sandbox',
+          beneficiary_name: ' Acme Ltda ',
+          beneficiary_tax_id: '11.222.333/0001-81',
+          beneficiary_city: '',
+          beneficiary_pix_key: 'pix@acme.example',
+          base_url: '',
+          client_id: '',
+        }),
+      ),
+    ).toEqual({
+      provider: 'sandbox',
+      beneficiary: { name: 'Acme Ltda', tax_id: '11.222.333/0001-81', pix_key: 'pix@acme.example' },
+    });
+  });
+
+  it('sends inter credentials only all four together, PEMs as typed', () => {
+    const full = providerAccountRequest(
+      form({
+        provider: 'inter',
+        beneficiary_name: 'A',
+        beneficiary_tax_id: 'B',
+        base_url: 'https://cdpj.partners.bancointer.com.br',
+        client_id: 'id',
+        client_secret: 's',
+        cert_pem: '-----BEGIN CERTIFICATE-----\nx\n',
+        key_pem: '-----BEGIN PRIVATE KEY-----\ny\n',
+      }),
+    );
+    expect(full.credentials).toEqual({
+      client_id: 'id',
+      client_secret: 's',
+      cert_pem: '-----BEGIN CERTIFICATE-----\nx\n',
+      key_pem: '-----BEGIN PRIVATE KEY-----\ny\n',
+    });
+    expect(() => providerAccountRequest(form({ provider: 'inter', beneficiary_name: 'A', client_id: 'id' }))).toThrow(
+      'credentials: an inter account needs all four',
+    );
+    expect(() => providerAccountRequest(form({ provider: 'bank' }))).toThrow('provider: must be sandbox or inter');
+  });
+});
