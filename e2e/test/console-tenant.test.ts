@@ -43,6 +43,7 @@ let receiverFails = true;
 let tenantA: TestTenant;
 let tenantB: TestTenant;
 let chargeId: string;
+let paymentSlipId: string;
 let eventId: string;
 
 async function eventOf(tenant: TestTenant, id: string): Promise<CallbackEventView> {
@@ -71,7 +72,7 @@ async function expectTextNotMarkup(page: Page, selector: string): Promise<void> 
 
 describeWithBrowser('the tenant console in Chromium', () => {
   beforeAll(async () => {
-    system = await startSystem({ withReceivables: true, env: FAST });
+    system = await startSystem({ withReceivables: true, withBooklets: true, env: FAST });
     receiver = await new CallbackReceiver(() => ({ status: receiverFails ? 500 : 204 })).start();
     console_ = await startConsole(
       loadConsoleConfig({
@@ -92,6 +93,7 @@ describeWithBrowser('the tenant console in Chromium', () => {
     const today = new Date().toISOString().slice(0, 10);
     const charge = receivablePayload(client.client_id, receiver.url, { emission_date: today, due_date: '2099-12-15' });
     chargeId = charge.account_receivable_id;
+    paymentSlipId = charge.payment_slip_id;
     expect((await tenantA.api.postIdempotent('/api/v1/accounts-receivable', [charge])).status).toBe(202);
     await waitFor(
       async () => {
@@ -282,6 +284,67 @@ describeWithBrowser('the tenant console in Chromium', () => {
         expect(html).not.toContain(tenantA.accessToken);
         expect(await page.$$('script')).toHaveLength(0);
       }
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('requests a booklet for the charge and downloads its PDF through the console', async () => {
+    receiverFails = false;
+    const { page, context } = await loggedIn(tenantA);
+    try {
+      await open(page, `${console_.url}/tenant/charges/${chargeId}`);
+      await follow(page, '#booklet-link');
+      expect(await page.$eval('#booklet-request input[name=url_callback]', (e) => (e as HTMLInputElement).value)).toBe(
+        receiver.url,
+      );
+      await page.type('#booklet-request input[name=payment_slip_id]', paymentSlipId);
+      const requested = await submit(page, '#booklet-request button[type=submit]');
+      expect(requested.status()).toBe(200);
+      expect(await textOf(page, '.flash.info')).toContain('booklet.sent callback');
+      await screenshot(page, 'tenant-booklets');
+
+      let link = '';
+      await waitFor(
+        () => {
+          const sent = receiver.received
+            .map((r) => JSON.parse(r.body) as { type?: string; payment_slip_id?: string; download?: string })
+            .find((b) => b.type === 'sent' && b.payment_slip_id === paymentSlipId);
+          link = sent?.download ?? '';
+          return link !== '';
+        },
+        30_000,
+        'the booklet.sent callback',
+      );
+      // The form leads to the console's download; fetched here with the browser's cookie (an attachment
+      // ends a navigation in Chromium without a page to look at).
+      await page.type('#booklet-download input[name=link]', link);
+      const action = await page.$eval('#booklet-download', (f) => (f as HTMLFormElement).action);
+      const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+      const pdf = await fetch(`${action}?${new URLSearchParams({ link })}`, { headers: { cookie } });
+      expect(pdf.status).toBe(200);
+      expect(pdf.headers.get('content-type')).toBe('application/pdf');
+      expect(pdf.headers.get('content-disposition')).toMatch(/^attachment; filename="booklet-[A-Za-z0-9_-]+\.pdf"$/);
+      expect(
+        Buffer.from(await pdf.arrayBuffer())
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-');
+
+      // The console asks GATEWAY_URL only: a link naming another host (a metadata address) is re-based,
+      // never fetched there; an altered signature is the gateway's 403, shown as such.
+      const foreign = await fetch(
+        `${action}?${new URLSearchParams({ link: link.replace(/^http:\/\/[^/]+/, 'http://169.254.169.254') })}`,
+        { headers: { cookie } },
+      );
+      expect(foreign.status).toBe(200); // re-based on GATEWAY_URL: the host of the link is never asked
+      const altered = await fetch(
+        `${action}?${new URLSearchParams({ link: link.replace(/signature=[^&]+/, 'signature=x') })}`,
+        {
+          headers: { cookie },
+        },
+      );
+      expect(altered.status).toBe(403);
     } finally {
       await context.close();
     }

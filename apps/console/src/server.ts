@@ -70,7 +70,7 @@ export function consoleApp(
   const pages = new Router<ConsoleState>();
   mountAuthRoutes(pages, { api, admin, sessions, flash, now: options.now });
   app.use(pages.routes());
-  app.use(tenantRouter({ api, flash, logger }).routes());
+  app.use(tenantRouter({ api, gatewayUrl: config.gatewayUrl, flash, logger }).routes());
   app.use(operatorRouter({ admin, adminUrl: config.gatewayAdminUrl, flash, logger }).routes());
   return app;
 }

@@ -284,6 +284,27 @@ describe('gateway refusals as pages', () => {
     expect(html).not.toContain('<img');
   });
 
+  it('a booklet download takes only a booklet link, and asks GATEWAY_URL for it whatever host the link names', async () => {
+    const cookie = await tenantCookie();
+    let asked = '';
+    routes['GET /api/v1/bank-slip-booklet/downloads/bk_1'] = (req, res) => {
+      asked = req.url ?? '';
+      res.writeHead(200, { 'content-type': 'application/pdf' });
+      res.end('%PDF-1.7 fake');
+    };
+    const download = (link: string) =>
+      fetch(`${base}/tenant/booklets/download?${new URLSearchParams({ link })}`, { headers: { cookie } });
+    for (const link of ['http://169.254.169.254/latest/meta-data', `${gatewayUrl}/api/v1/callbacks`, 'not a url'])
+      expect({ link, status: (await download(link)).status }).toEqual({ link, status: 400 });
+    const pdf = await download(
+      'http://elsewhere.example/api/v1/bank-slip-booklet/downloads/bk_1?expires=9&signature=s&x=1',
+    );
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-disposition')).toBe('attachment; filename="booklet-bk_1.pdf"');
+    expect(await pdf.text()).toBe('%PDF-1.7 fake');
+    expect(asked).toBe('/api/v1/bank-slip-booklet/downloads/bk_1?expires=9&signature=s');
+  });
+
   it('a gateway out of reach is a 502 page', async () => {
     const cookie = await tenantCookie();
     const saved = routes;

@@ -8,6 +8,8 @@ import { mountTenantRoutes } from './routes';
 export interface TenantRouteDeps {
   /** The public API; every call carries tenantSession(ctx).jwt. */
   api: PublicApi;
+  /** GATEWAY_URL: booklet downloads are fetched from it (and only from it). */
+  gatewayUrl: string;
   flash(ctx: ConsoleContext, kind: 'info' | 'error', text: string): void;
   logger: Logger;
 }

@@ -1,7 +1,11 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type Router from '@koa/router';
+import { BOOKLET_DOWNLOAD_PATH } from '@payments/contracts';
 import { bearer, ok } from '../gateway/public-api';
+import { asProblem, GATEWAY_TIMEOUT_MS, GatewayError, GatewayUnreachableError } from '../gateway/problem';
 import type { ConsoleContext, ConsoleState } from '../http/context';
 import { BadInputError, NotFoundError } from '../http/errors';
 import { readForm, single } from '../http/form';
@@ -9,6 +13,7 @@ import { tenantSession } from '../session/guards';
 import { render } from '../views/render';
 import { isoDay, localValue, utcInstant } from './format';
 import type { TenantRouteDeps } from './mount';
+import { BookletsPage } from './pages/booklets';
 import { CallbackPage } from './pages/callback';
 import { CALLBACK_STATUSES, CallbacksPage, type CallbackStatus } from './pages/callbacks';
 import { ChargePage } from './pages/charge';
@@ -149,11 +154,21 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
     ctx.redirect(`/tenant/callbacks/${encodeURIComponent(eventId)}`);
   });
 
+  router.get('/booklets', (ctx) => {
+    render(
+      ctx,
+      <BookletsPage
+        {...page(ctx)}
+        paymentSlipId={single(ctx.query.payment_slip_id)}
+        urlCallback={single(ctx.query.url_callback)}
+      />,
+    );
+  });
+
   router.post('/booklets', async (ctx) => {
     const form = await readForm(ctx);
     const slipId = single(form.get('payment_slip_id'));
     const urlCallback = single(form.get('url_callback'));
-    const back = single(form.get('back'));
     if (!slipId || !UUID.test(slipId)) throw new BadInputError('payment_slip_id', 'a booklet id is a UUID');
     if (!urlCallback) throw new BadInputError('url_callback', 'say where the download link is to be sent');
     const answer = ok(
@@ -167,10 +182,60 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
     deps.flash(
       ctx,
       'info',
-      `${answer.message} The booklet.sent callback with its download link goes to ${urlCallback}.`,
+      `${answer.message} Its download link comes in the booklet.sent callback to ${urlCallback}.`,
     );
-    ctx.redirect(back && /^\/tenant\/charges\/[0-9a-f-]{36}$/i.test(back) ? back : '/tenant/callbacks');
+    ctx.redirect('/tenant/booklets');
   });
+
+  router.get('/booklets/download', async (ctx) => {
+    const link = bookletLink(single(ctx.query.link), deps.gatewayUrl);
+    let response: Response;
+    try {
+      response = await fetch(link, { signal: AbortSignal.timeout(GATEWAY_TIMEOUT_MS * 3) });
+    } catch (err) {
+      throw new GatewayUnreachableError(`GET ${BOOKLET_DOWNLOAD_PATH}`, err);
+    }
+    if (!response.ok || !response.body) {
+      const body: unknown = await response.json().catch(() => undefined);
+      throw new GatewayError(`GET ${BOOKLET_DOWNLOAD_PATH}`, response.status, asProblem(body, response.status));
+    }
+    const id = link.pathname.slice(BOOKLET_DOWNLOAD_PATH.length + 1);
+    ctx.type = 'application/pdf';
+    ctx.set('content-disposition', `attachment; filename="booklet-${id}.pdf"`);
+    ctx.set('cache-control', 'private, no-store');
+    const length = response.headers.get('content-length');
+    if (length) ctx.length = Number(length);
+    // Streamed as it arrives: a booklet of a thousand installments is megabytes.
+    ctx.body = Readable.fromWeb(response.body as WebReadableStream);
+  });
+}
+
+/**
+ * A booklet's signed download link, only when it is this gateway's booklet download (path and
+ * query exactly as booklet-svc signs them), re-based on GATEWAY_URL: the console fetches no other
+ * address for anyone.
+ */
+function bookletLink(text: string | undefined, gatewayUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text ?? '');
+  } catch {
+    throw new BadInputError('link', 'paste the download link of the booklet.sent callback');
+  }
+  const id = url.pathname.startsWith(`${BOOKLET_DOWNLOAD_PATH}/`)
+    ? url.pathname.slice(BOOKLET_DOWNLOAD_PATH.length + 1)
+    : '';
+  const expires = url.searchParams.get('expires');
+  const signature = url.searchParams.get('signature');
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(id) || !expires || !signature)
+    throw new BadInputError(
+      'link',
+      `a booklet link looks like ${BOOKLET_DOWNLOAD_PATH}/<id>?expires=...&signature=...`,
+    );
+  const link = new URL(`${gatewayUrl}${BOOKLET_DOWNLOAD_PATH}/${id}`);
+  link.searchParams.set('expires', expires);
+  link.searchParams.set('signature', signature);
+  return link;
 }
 
 /** The search's filters from the query string: a bad one is named (400), nothing is asked. */

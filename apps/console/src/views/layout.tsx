@@ -8,6 +8,7 @@ import { STYLESHEET_PATH } from './stylesheet';
 export const TENANT_NAV: ReadonlyArray<{ href: string; label: string }> = [
   { href: '/tenant/charges', label: 'Charges' },
   { href: '/tenant/callbacks', label: 'Callbacks' },
+  { href: '/tenant/booklets', label: 'Booklets' },
 ];
 
 export interface LayoutProps {

@@ -67,26 +67,14 @@ export function ChargePage({ session, flash, path, charge, history, callbacks }:
         <CallbackTable items={callbacks} id="charge-callbacks" />
       )}
       <h2>Booklet</h2>
-      <form method="post" action="/tenant/booklets" class="filters" id="booklet-request">
-        <label>
-          Booklet id (payment_slip_id)
-          <input name="payment_slip_id" size={40} required placeholder="00000000-0000-0000-0000-000000000000" />
-        </label>
-        <label>
-          Send the download link to
-          <input
-            name="url_callback"
-            size={40}
-            required
-            value={callbackUrl ?? ''}
-            placeholder="https://erp.example.com/callbacks"
-          />
-        </label>
-        <input type="hidden" name="back" value={path} />
-        <button type="submit" class="secondary">
-          Request booklet
-        </button>
-      </form>
+      <p>
+        <a
+          href={`/tenant/booklets?${new URLSearchParams(callbackUrl ? { url_callback: callbackUrl } : {}).toString()}`}
+          id="booklet-link"
+        >
+          Request or download this charge's booklet
+        </a>
+      </p>
     </Layout>
   );
 }
