@@ -40,6 +40,7 @@ const MUTATING = new Set([
   'cancelReceivable',
   'requestBooklet',
   'retryCallback',
+  'replayCallbacks',
 ]);
 
 let system: TestSystem;

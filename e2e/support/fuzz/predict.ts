@@ -1,6 +1,8 @@
 import { gunzipSync, inflateSync } from 'node:zlib';
 import {
+  CALLBACK_REPLAY_MAX_DAYS,
   CallbackListQuerySchema,
+  CallbackReplayRequestSchema,
   ClientsCreateRequestSchema,
   ClientUpdateRequestSchema,
   compileValidator,
@@ -48,6 +50,7 @@ const IDEMPOTENCY: Record<string, 'required' | 'optional' | 'none'> = {
   searchReceivables: 'optional',
   consultReceivable: 'optional',
   retryCallback: 'optional',
+  replayCallbacks: 'optional',
   listCallbacks: 'none',
   getCallback: 'none',
 };
@@ -119,6 +122,18 @@ const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
 const validateClients = compileValidator(ClientsCreateRequestSchema);
 const validateUpdate = compileValidator(ClientUpdateRequestSchema);
 const validateCallbackQuery = compileValidator(CallbackListQuerySchema);
+const validateReplay = compileValidator(CallbackReplayRequestSchema);
+
+/** A replay's span: since neither in the future nor over CALLBACK_REPLAY_MAX_DAYS back, until after it. */
+function replaySpanRefusal(body: unknown): string | undefined {
+  const { since, until } = body as { since: string; until?: string };
+  const from = Date.parse(since);
+  // A margin either side: the gateway's clock moves on between the judgement and the request.
+  if (from > Date.now() - 60_000 || from < Date.now() - CALLBACK_REPLAY_MAX_DAYS * 86_400_000 + 60_000)
+    return 'since out of range';
+  if (until !== undefined && Date.parse(until) <= from) return 'until not after since';
+  return undefined;
+}
 
 /** Path segments after the fixed prefix, decoded as the router decodes them (undecodable: kept). */
 function decodePathParams(path: string): string[] {
@@ -162,6 +177,8 @@ function operationRefusal(
     case 'getCallback':
     case 'retryCallback':
       return EVENT_ID.test(segments[4] ?? '') ? undefined : 'event id';
+    case 'replayCallbacks':
+      return refusedBy(validateReplay(copy()), 'body') ?? replaySpanRefusal(body);
     case 'listCallbacks': {
       const raw: Record<string, unknown> = {};
       for (const k of new Set(query.keys())) {
