@@ -57,6 +57,7 @@ async function loggedIn(tenant: TestTenant) {
   const context = await browser.createBrowserContext();
   const watched = await watchedPage(context);
   await open(watched.page, `${console_.url}/login`);
+  await screenshot(watched.page, 'login');
   await watched.page.type('#tenant-login input[name=token]', tenant.integrationToken);
   const landed = await submit(watched.page, '#tenant-login button[type=submit]');
   expect(landed.status()).toBe(200);
