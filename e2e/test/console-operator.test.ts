@@ -385,4 +385,31 @@ describeWithBrowser('the operator console in a browser', () => {
       await context2.close();
     }
   }, 30_000);
+
+  it("an operator's session ends at the next page once the credential is revoked (the admin API checks it on every call)", async () => {
+    const made = await runAdmin(system.databaseUrl, ['operator', 'create', '--name', 'Leaving Ops', '--json'], {
+      env: { ADMIN_OPERATOR: 'test' },
+    });
+    const leaving = JSON.parse(made.stdout) as { operator_id: string; credential: string };
+    const context = await browser.createBrowserContext();
+    try {
+      const { page: other } = await watchedPage(context);
+      expect(await open('/login', other)).toBe(200);
+      await other.type('#operator-login input[name=credential]', leaving.credential);
+      expect(await submit('#operator-login button[type=submit]', other)).toBe(200);
+      expect(await open('/operator/tenants', other)).toBe(200);
+      const revoked = await runAdmin(system.databaseUrl, ['operator', 'revoke', leaving.operator_id], {
+        env: { ADMIN_OPERATOR: 'test' },
+      });
+      expect(revoked.code).toBe(0);
+      expect(await open('/operator/tenants', other)).toBe(200);
+      expect(new URL(other.url()).pathname).toBe('/login');
+      expect(await texts('.flash.error', other)).toEqual([expect.stringContaining('Your session has ended')]);
+      // And it stays ended: the cookie is gone.
+      expect(await open('/operator/tenants', other)).toBe(200);
+      expect(new URL(other.url()).pathname).toBe('/login');
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
 });
