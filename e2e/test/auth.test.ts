@@ -179,7 +179,8 @@ describe('protected endpoints', () => {
 describe('expiry', () => {
   let shortLived: TestSystem;
   beforeAll(async () => {
-    shortLived = await startSystem({ env: { JWT_TTL_SECONDS: '1' } });
+    // 3 s: the first call must still find it valid on a loaded machine (two e2e shards at once).
+    shortLived = await startSystem({ env: { JWT_TTL_SECONDS: '3' } });
   });
   afterAll(async () => {
     await shortLived?.stop();
@@ -188,7 +189,7 @@ describe('expiry', () => {
   it('refuses an expired JWT on protected endpoints and on refresh', async () => {
     const tenant = await shortLived.newTenant();
     expect((await tenant.api.postIdempotent('/api/v1/clients', [clientPayload()])).status).toBe(201);
-    await new Promise((r) => setTimeout(r, 2100));
+    await new Promise((r) => setTimeout(r, 4100));
     const res = await tenant.api.postIdempotent('/api/v1/clients', [clientPayload()]);
     expectUnauthorized(res);
     expect(detailOf(res)).toBe(EXPIRED);

@@ -26,7 +26,7 @@ import { startSystem, type TestSystem, type TestTenant } from '../support/system
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20240517);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 8_000);
-const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 75_000);
+const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 100_000);
 /** Requests in flight: enough to keep the gateway busy, few enough for a 2-core machine. */
 const CONCURRENCY = 6;
 /** The issue's bar: at least this many generated requests across every endpoint. */

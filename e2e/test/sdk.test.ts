@@ -167,15 +167,16 @@ describe('idempotency and retries', () => {
     const tenant = await system.newTenant('SDK burst');
     const { client, sent } = sdkFor(tenant, { maxAttempts: 6 });
     await client.tokens.accessToken();
-    // Eight at once against a burst of 4 per second.
+    // Twelve at once against a burst of 4 per second: some are refused however slowly a loaded
+    // machine lets them arrive (the bucket refills 4 per second).
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => client.api.POST('/api/v1/clients', { body: [clientItem()] })),
+      Array.from({ length: 12 }, () => client.api.POST('/api/v1/clients', { body: [clientItem()] })),
     );
-    expect(results.map((r) => r.response.status)).toEqual(Array(8).fill(201));
+    expect(results.map((r) => r.response.status)).toEqual(Array(12).fill(201));
 
     const calls = sent.filter((s) => s.path === '/api/v1/clients');
     const limited = calls.filter((s) => s.status === 429);
-    expect(limited.length).toBeGreaterThanOrEqual(4);
+    expect(limited.length).toBeGreaterThanOrEqual(1);
     for (const refused of limited) {
       const retry = calls.find((s) => s.at > refused.at && s.idempotencyKey === refused.idempotencyKey);
       expect(retry).toBeDefined();
