@@ -190,6 +190,31 @@ describe('tenant login', () => {
   });
 });
 
+describe('session end', () => {
+  it('logout deletes the cookie and says so on the login page', async () => {
+    const cookie = await tenantCookie();
+    const res = await post('/logout', {}, { cookie });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/login');
+    const cookies = res.headers.getSetCookie();
+    expect(cookies.find((c) => c.startsWith('console_session='))).toMatch(/^console_session=; .*Max-Age=0/);
+    const flash = cookies.find((c) => c.startsWith('console_flash='))!.split(';')[0];
+    const login = await (await fetch(`${base}/login`, { headers: { cookie: flash } })).text();
+    expect(login).toContain('You are logged out.');
+  });
+
+  it('a JWT the gateway will not renew ends the session at its refresh', async () => {
+    issuedJwt = fakeJwt(TENANT, 3600, 3480);
+    const cookie = await tenantCookie();
+    routes['POST /api/v1/refresh-token'] = (_req, res) =>
+      json(res, 401, { title: 'Unauthorized', status: 401, detail: 'revoked' }, 'application/problem+json');
+    const res = await fetch(`${base}/tenant/charges`, { headers: { cookie }, redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/login?next=%2Ftenant%2Fcharges');
+    expect(res.headers.getSetCookie().find((c) => c.startsWith('console_session='))).toMatch(/Max-Age=0/);
+  });
+});
+
 describe('guards', () => {
   it('a POST from another origin, or with no Origin at all, is refused before anything happens', async () => {
     let called = 0;
