@@ -1,7 +1,7 @@
 # One image per app, chosen by the APP build argument:
 #   docker build --build-arg APP=gateway -t payments/gateway .
-# APP is one of gateway, bank-sandbox, receivables-svc, clients-svc, callback-svc, booklet-svc;
-# docker-compose.yml builds all six. The build stage runs `npm run build` (Nx + esbuild: each app's
+# APP is one of gateway, bank-sandbox, receivables-svc, clients-svc, callback-svc, booklet-svc, console;
+# docker-compose.yml builds all seven. The build stage runs `npm run build` (Nx + esbuild: each app's
 # dist/apps/<app>/main.js bundles our own code and the @payments/* libraries, npm packages stay
 # external); the runtime stage holds one app's build output and only that app's production
 # dependencies, and runs `node dist/apps/<app>/main.js` as the unprivileged user node. Built, an app
@@ -36,8 +36,8 @@ FROM ${NODE_IMAGE} AS prod-deps
 ARG APP
 WORKDIR /srv
 COPY --from=manifests /srv ./
-RUN case "$APP" in gateway|bank-sandbox|receivables-svc|clients-svc|callback-svc|booklet-svc) ;; \
-      *) echo "build argument APP must be gateway, bank-sandbox, receivables-svc, clients-svc, callback-svc or booklet-svc (got '$APP')" >&2; exit 1 ;; \
+RUN case "$APP" in gateway|bank-sandbox|receivables-svc|clients-svc|callback-svc|booklet-svc|console) ;; \
+      *) echo "build argument APP must be gateway, bank-sandbox, receivables-svc, clients-svc, callback-svc, booklet-svc or console (got '$APP')" >&2; exit 1 ;; \
     esac \
  && npm install --omit=dev --workspace "apps/$APP" --no-audit --no-fund --loglevel=warn \
  && rm -rf node_modules/@payments
@@ -66,6 +66,6 @@ RUN node -e "const app = process.env.APP; \
 USER node
 # Ready when GET /readyz on the app's own port answers 2xx (the image has no curl: Node's fetch).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "const [name, port] = { gateway: ['PORT', 3000], 'bank-sandbox': ['BANK_SANDBOX_PORT', 3100], 'receivables-svc': ['RECEIVABLES_PORT', 3200], 'clients-svc': ['CLIENTS_PORT', 3300], 'callback-svc': ['CALLBACK_PORT', 3400], 'booklet-svc': ['BOOKLET_PORT', 3500] }[process.env.APP]; fetch('http://127.0.0.1:' + (process.env[name] || port) + '/readyz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const [name, port] = { gateway: ['PORT', 3000], 'bank-sandbox': ['BANK_SANDBOX_PORT', 3100], 'receivables-svc': ['RECEIVABLES_PORT', 3200], 'clients-svc': ['CLIENTS_PORT', 3300], 'callback-svc': ['CALLBACK_PORT', 3400], 'booklet-svc': ['BOOKLET_PORT', 3500], console: ['CONSOLE_PORT', 3700] }[process.env.APP]; fetch('http://127.0.0.1:' + (process.env[name] || port) + '/readyz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # exec: node becomes PID 1 and receives SIGTERM itself (graceful drain on `docker stop`).
 CMD ["sh", "-c", "exec node dist/apps/$APP/main.js"]
