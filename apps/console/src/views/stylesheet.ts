@@ -60,6 +60,7 @@ svg.chart text { font-size: 11px; fill: var(--muted); }
 svg.chart text.chart-title { font-size: 14px; font-weight: 600; fill: var(--fg); }
 svg.chart text.chart-empty { font-size: 13px; }
 .charts { display: flex; flex-direction: column; gap: 14px; }
+dl.totals { margin-bottom: 14px; }
 tr.health-bad td { background: #fdf1f0; }
 tr.health-warn td { background: #fff9eb; }
 `;
