@@ -246,6 +246,17 @@ describe('guards', () => {
     expect(res.status).toBe(302);
   });
 
+  it("behind a TLS proxy, trusts the browser's Sec-Fetch-Site over an Origin it cannot compare", async () => {
+    const proxied = await post(
+      '/login/tenant',
+      { token: 'itk_good' },
+      { origin: 'https://console.example.com', 'sec-fetch-site': 'same-origin' },
+    );
+    expect(proxied.status).toBe(302);
+    const sameSite = await post('/login/tenant', { token: 'itk_good' }, { 'sec-fetch-site': 'same-site' });
+    expect(sameSite.status).toBe(403);
+  });
+
   it('a tenant session gets 403 on operator pages; nobody is sent to log in', async () => {
     const cookie = await tenantCookie();
     const asTenant = await fetch(`${base}/operator`, { headers: { cookie }, redirect: 'manual' });
