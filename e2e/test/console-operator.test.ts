@@ -335,6 +335,16 @@ describeWithBrowser('the operator console in a browser', () => {
       expect(await text(`svg#registrations-${window} desc`)).toMatch(/\b([6-9]|\d\d+) registered\b/);
       if (window === 'hour') await shoot('dashboard');
     }
+    // One tenant's figures, chosen in the form (the tenants' names are text there too).
+    expect(await page.$$('img')).toHaveLength(0);
+    await page.select('select[name=tenant_id]', tenant.tenantId);
+    expect(await submit('form.filters button[type=submit]')).toBe(200);
+    expect(new URL(page.url()).searchParams.get('tenant_id')).toBe(tenant.tenantId);
+    expect(new URL(page.url()).searchParams.get('window')).toBe('day');
+    expect(await text('dl.totals')).toMatch(
+      /4 delivered, 8 failed; 2 events dead\s*Registrations\s*6 registered, 0 refused/,
+    );
+    expect(await page.$$eval('svg#deliveries-day .series-delivered rect.bar', (els) => els.length)).toBeGreaterThan(0);
   }, 90_000);
 
   it('delivery health per tenant and per host shows the receiver’s error as text', async () => {

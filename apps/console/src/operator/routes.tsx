@@ -44,9 +44,10 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
     const query = statsQuery(ctx);
     const admin = api(ctx);
     const params = { params: { query: { window: query.window, tenant_id: query.tenant_id } } };
-    const [deliveries, registrations] = await Promise.all([
+    const [deliveries, registrations, tenants] = await Promise.all([
       expectData('delivery stats', admin.GET('/admin/v1/stats/deliveries', params)),
       expectData('registration stats', admin.GET('/admin/v1/stats/registrations', params)),
+      expectData('list tenants', admin.GET('/admin/v1/tenants')),
     ]);
     render(
       ctx,
@@ -56,6 +57,7 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
         tenantId={query.tenant_id}
         deliveries={deliveries}
         registrations={registrations}
+        tenants={tenants.items}
       />,
     );
   });

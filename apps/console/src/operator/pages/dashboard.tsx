@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type { DeliveryStats, RegistrationStats, StatsWindow } from '@payments/contracts';
 import { LineChart, StackedBarChart } from '../../views/charts';
+import type { AdminSchemas } from '../admin-client';
 import { deliveriesChart, latencyChart, registrationsChart } from '../dashboard-charts';
 import { OperatorFrame, type PageContext } from './frame';
 
@@ -11,19 +12,47 @@ export interface DashboardProps {
   tenantId: string | undefined;
   deliveries: DeliveryStats;
   registrations: RegistrationStats;
+  /** For the tenant filter. */
+  tenants: ReadonlyArray<Pick<AdminSchemas['AdminTenant'], 'tenant_id' | 'name'>>;
 }
 
 /** Deliveries by outcome, delivery latency and registrations, over the last hour or day. */
-export function DashboardPage({ page, window, tenantId, deliveries, registrations }: DashboardProps) {
+export function DashboardPage({ page, window, tenantId, deliveries, registrations, tenants }: DashboardProps) {
+  const total = <K extends string>(series: ReadonlyArray<Record<K, number | null>>, key: K) =>
+    series.reduce((sum, b) => sum + (b[key] ?? 0), 0);
   return (
     <OperatorFrame page={page} title="Dashboard">
       <WindowSwitch path="/operator/dashboard" window={window} tenantId={tenantId} />
-      {tenantId && (
-        <p class="muted">
-          Tenant <span class="mono">{tenantId}</span> only.{' '}
-          <a href={`/operator/dashboard?window=${window}`}>All tenants</a>
-        </p>
-      )}
+      <form method="get" action="/operator/dashboard" class="filters">
+        <input type="hidden" name="window" value={window} />
+        <label>
+          Tenant
+          <select name="tenant_id">
+            <option value="" selected={!tenantId}>
+              All tenants
+            </option>
+            {tenants.map((t) => (
+              <option key={t.tenant_id} value={t.tenant_id} selected={t.tenant_id === tenantId}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="secondary">
+          Show
+        </button>
+      </form>
+      <dl class="facts totals">
+        <dt>Delivery attempts</dt>
+        <dd>
+          {total(deliveries.series, 'delivered')} delivered, {total(deliveries.series, 'failed')} failed;{' '}
+          {total(deliveries.series, 'dead')} events dead
+        </dd>
+        <dt>Registrations</dt>
+        <dd>
+          {total(registrations.series, 'registered')} registered, {total(registrations.series, 'failed')} refused
+        </dd>
+      </dl>
       <div class="charts">
         <StackedBarChart {...deliveriesChart(deliveries)} />
         <LineChart {...latencyChart(deliveries)} />
