@@ -143,7 +143,7 @@ export const CallbackAttemptSchema = Type.Object({
   duration_ms: Type.Integer(),
 });
 
-/** GET /api/v1/callbacks/{event_id}. */
+/** GET /api/v1/callbacks/{event_id}: the event, its attempts and its payload (the list leaves the payload out). */
 export const CallbackEventViewSchema = Type.Object(
   {
     event_id: Type.String(),
@@ -153,6 +153,11 @@ export const CallbackEventViewSchema = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     attempts: Type.Array(CallbackAttemptSchema),
+    payload: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+      description:
+        'The JSON body POSTed to the url on every attempt (its shape follows event_type: see the webhooks); ' +
+        'null if the stored body is not a JSON object',
+    }),
   },
   { $id: 'CallbackEventView' },
 );

@@ -179,9 +179,22 @@ describe('callback delivery request and visibility', () => {
         { attempted_at: '2026-11-23T14:05:09.200Z', status_code: 500, error: null, duration_ms: 35 },
         { attempted_at: '2026-11-23T14:05:14.300Z', status_code: null, error: 'ECONNREFUSED', duration_ms: 2 },
       ],
+      payload: request.payload,
     };
-    expect(compileValidator(CallbackEventViewSchema)(view).ok).toBe(true);
-    expect(compileValidator(CallbackEventViewSchema)({ ...view, status: 'failed' }).ok).toBe(false);
+    const validateView = compileValidator(CallbackEventViewSchema);
+    expect(validateView(view).ok).toBe(true);
+    expect(validateView({ ...view, payload: null }).ok).toBe(true);
+    expect(validateView({ ...view, status: 'failed' }).ok).toBe(false);
+    // The payload is an object (the body sent) or null (a body that is not one); always present.
+    const { payload: _omit, ...withoutPayload } = view;
+    for (const [bad, path] of [
+      [{ ...view, payload: 'x' }, '/payload'],
+      [{ ...view, payload: [1] }, '/payload'],
+      [withoutPayload, '/payload'],
+    ] as const) {
+      const r = validateView(bad);
+      expect(r.ok ? [] : r.errors.map((e) => e.path)).toEqual([path]);
+    }
     const query = compileValidator(CallbackListQuerySchema);
     expect(query({ status: 'dead', limit: 500 }).ok).toBe(true);
     expect(query({ limit: 501 }).ok).toBe(false);

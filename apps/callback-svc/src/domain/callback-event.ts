@@ -48,6 +48,25 @@ export interface EventView {
   attemptCount: number;
   nextAttemptAt: Date | null;
   attempts?: AttemptView[];
+  /** The body sent on every attempt; only the detail (find) reads it, the list leaves it out. */
+  body?: string;
+}
+
+/**
+ * The payload of an event, as the visibility API shows it: its stored body (the exact bytes sent)
+ * parsed. Producers always send a JSON object; anything else (a row written some other way) is null
+ * rather than a failed request.
+ */
+export function payloadOf(body: string): Record<string, unknown> | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 export function targetHostOf(url: string): string {

@@ -203,6 +203,7 @@ export class EventStore {
       .execute();
     return {
       ...toView(row),
+      body: row.body,
       attempts: attempts.map((a) => ({
         attemptedAt: a.attempted_at,
         statusCode: a.status_code,

@@ -8,7 +8,7 @@ import {
   type CallbackEventSummary,
   type CallbackEventView,
 } from '@payments/contracts';
-import type { EventView } from '../domain/callback-event';
+import { payloadOf, type EventView } from '../domain/callback-event';
 import { deliveryHealth, deliveryStats, type DeliveryStatsReader } from '../domain/delivery-stats';
 import type { EventStore } from '../domain/event-store';
 
@@ -146,6 +146,7 @@ function toView(v: EventView): CallbackEventView {
       error: a.error,
       duration_ms: a.durationMs,
     })),
+    payload: v.body === undefined ? null : payloadOf(v.body),
   };
 }
 

@@ -60,7 +60,8 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
         tenant_id: ctx.state.tenantId!,
         event_id: eventId,
       });
-      return { status: 200, body: view };
+      // An older callback-svc (mid-deploy) answers without the payload: said as unknown, not left out.
+      return { status: 200, body: { ...view, payload: view.payload ?? null } };
     },
   };
 

@@ -49,6 +49,7 @@ export const Ids = {
 export const EventIds = {
   registered: 'evt_registered_4c1f0e9a7b2d4e6f8a9b0c1d2e3f4a5b',
   cancelled: 'evt_cancel1_4c1f0e9a7b2d4e6f8a9b0c1d2e3f4a5b',
+  bookletSent: 'evt_booklet_e1f2a3b4c5d64e7f8a9b0c1d2e3f4a5b',
 } as const;
 
 const URL_CALLBACK = 'https://erp.example.com.br/webhooks/cobrancas';
@@ -314,25 +315,6 @@ export const callbackListResponse: CallbackEventSummary[] = [
   },
 ];
 
-export const callbackEventView: CallbackEventView = {
-  event_id: EventIds.cancelled,
-  event_type: 'receivable.cancelled',
-  url: URL_CALLBACK,
-  status: 'delivered',
-  created_at: '2026-02-21T12:00:03.204Z',
-  delivered_at: '2026-02-21T12:00:39.117Z',
-  attempts: [
-    { attempted_at: '2026-02-21T12:00:03.311Z', status_code: 503, error: 'HTTP 503', duration_ms: 142 },
-    {
-      attempted_at: '2026-02-21T12:00:09.020Z',
-      status_code: null,
-      error: 'timeout after 10000 ms',
-      duration_ms: 10001,
-    },
-    { attempted_at: '2026-02-21T12:00:39.031Z', status_code: 200, error: null, duration_ms: 86 },
-  ],
-};
-
 export const callbackRetryResponse: CallbackRetryResponse = {
   status: 'success',
   message: 'the event was queued for delivery again',
@@ -406,6 +388,40 @@ export const bookletFailedCallback: BookletFailedCallback = {
   type: 'sent',
   payment_slip_id: Ids.paymentSlip,
   error: { code: 'no_installments', message: 'every installment of this booklet was cancelled or rejected' },
+};
+
+/* Callback event details (they show the payload, so they follow the payloads) -------------------- */
+
+export const callbackEventView: CallbackEventView = {
+  event_id: EventIds.cancelled,
+  event_type: 'receivable.cancelled',
+  url: URL_CALLBACK,
+  status: 'delivered',
+  created_at: '2026-02-21T12:00:03.204Z',
+  delivered_at: '2026-02-21T12:00:39.117Z',
+  attempts: [
+    { attempted_at: '2026-02-21T12:00:03.311Z', status_code: 503, error: 'HTTP 503', duration_ms: 142 },
+    {
+      attempted_at: '2026-02-21T12:00:09.020Z',
+      status_code: null,
+      error: 'timeout after 10000 ms',
+      duration_ms: 10001,
+    },
+    { attempted_at: '2026-02-21T12:00:39.031Z', status_code: 200, error: null, duration_ms: 86 },
+  ],
+  payload: cancellationCallback,
+};
+
+/** The detail of a booklet's sent event: its payload holds the signed download link. */
+export const bookletSentEventView: CallbackEventView = {
+  event_id: EventIds.bookletSent,
+  event_type: 'booklet.sent',
+  url: URL_CALLBACK,
+  status: 'delivered',
+  created_at: '2026-02-21T14:10:27.415Z',
+  delivered_at: '2026-02-21T14:10:27.702Z',
+  attempts: [{ attempted_at: '2026-02-21T14:10:27.530Z', status_code: 204, error: null, duration_ms: 171 }],
+  payload: bookletSentCallback,
 };
 
 /* Problems ---------------------------------------------------------------------------------------- */

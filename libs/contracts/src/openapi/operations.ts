@@ -656,7 +656,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     operationId: 'getCallback',
     tag: 'Callbacks',
     summary: 'Inspect a callback event',
-    description: 'The event with every delivery attempt, oldest first; `status_code` is null when no HTTP answer came.',
+    description:
+      'The event with every delivery attempt, oldest first (`status_code` is null when no HTTP answer came), and its ' +
+      '`payload`: the JSON body POSTed on every attempt, as the webhook of its `event_type` describes it. A ' +
+      "booklet's `download` link, for one, can be read back here from its `booklet.sent` event.",
     security: 'access_token',
     idempotency: 'none',
     pathParameters: [eventIdPath],
@@ -664,7 +667,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       status: 200,
       description: 'The event.',
       schema: CallbackEventViewSchema,
-      examples: { delivered: ex.example('Delivered on the third attempt', ex.callbackEventView) },
+      examples: {
+        delivered: ex.example('Delivered on the third attempt', ex.callbackEventView),
+        booklet_sent: ex.example("A booklet's sent event, its download link in the payload", ex.bookletSentEventView),
+      },
     },
     errors: { ...GUARDED, not_found: 'no event with this id for the tenant', ...unavailable('callbacks') },
   },

@@ -290,7 +290,7 @@ export interface paths {
     };
     /**
      * Inspect a callback event
-     * @description The event with every delivery attempt, oldest first; `status_code` is null when no HTTP answer came.
+     * @description The event with every delivery attempt, oldest first (`status_code` is null when no HTTP answer came), and its `payload`: the JSON body POSTed on every attempt, as the webhook of its `event_type` describes it. A booklet's `download` link, for one, can be read back here from its `booklet.sent` event.
      */
     get: operations['getCallback'];
     put?: never;
@@ -577,6 +577,10 @@ export interface components {
       created_at: string;
       delivered_at: string | null;
       attempts: components['schemas']['CallbackAttempt'][];
+      /** @description The JSON body POSTed to the url on every attempt (its shape follows event_type: see the webhooks); null if the stored body is not a JSON object */
+      payload: {
+        [key: string]: unknown;
+      } | null;
     };
     CallbackReplayRequest: {
       /**
