@@ -82,6 +82,7 @@ it('sends a signed failure callback when installments stay unregistered past BOO
   const event = await tenant.api.send<CallbackEventView>('GET', `/api/v1/callbacks/${delivery.headers['webhook-id']}`);
   expect(event.status).toBe(200);
   expect(event.json).toMatchObject({ event_type: 'booklet.failed', status: 'delivered' });
+  expect(event.json.payload).toEqual(JSON.parse(delivery.body));
 });
 
 it('sends a no_installments failure when every installment is cancelled before the booklet is built', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { BookletResponse, Problem } from '@payments/contracts';
+import { isDeepStrictEqual } from 'node:util';
+import type { BookletResponse, CallbackEventView, Problem } from '@payments/contracts';
 import { signLink } from '@payments/signed-links';
 import { readPdf } from '@payments/test-support/pdf-text';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
@@ -78,6 +79,16 @@ it('builds a 12-installment booklet: preparing, then a sent callback whose signe
     download: expect.stringContaining(`${system.gateway.url}/api/v1/bank-slip-booklet/downloads/`),
     installments: 12,
   });
+
+  // The link can be read back from the event's detail too (GET /api/v1/callbacks/{webhook-id}).
+  const sentDelivery = receiver.received.find((x) => isDeepStrictEqual(JSON.parse(x.body), sent))!;
+  const event = await tenant.api.send<CallbackEventView>(
+    'GET',
+    `/api/v1/callbacks/${sentDelivery.headers['webhook-id']}`,
+  );
+  expect(event.status).toBe(200);
+  expect(event.json).toMatchObject({ event_type: 'booklet.sent', payload: sent });
+  expect(event.json.payload?.download).toBe(sent.download);
 
   const pdf = await fetch(sent.download); // no bearer token
   expect(pdf.status).toBe(200);

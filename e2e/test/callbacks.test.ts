@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
@@ -231,6 +232,55 @@ describe('visibility API', () => {
     expect(list.status).toBe(200);
     expect(list.json).toEqual([]);
     expect((await tenant.api.send('GET', '/api/v1/callbacks/evt_does_not_exist')).status).toBe(404);
+  });
+
+  it("shows an event's payload in its detail only: a registered one, and a booklet's link in booklet.sent", async () => {
+    const t = await system.newTenant('Payloads');
+    const r = await receiver();
+    const charge = randomUUID();
+    const registered = publisher.request(t.tenantId, r.url, {
+      success: true,
+      type: 'registered',
+      accounts_receivable_id: charge,
+      payment_data: {
+        typeable_line: '23790448095616862379336011058009740430000124020',
+        barcode: '23797404300001240200448056168623793601105800',
+        our_number: '00000123',
+        pix_copy_and_paste: '00020126450014br.gov.bcb.pix0118fulano@example.com5204000053039865802BR6304F170',
+        qrcode_image: `https://bank.test/charges/${charge}/qrcode.png`,
+        pdf: `https://bank.test/charges/${charge}/slip.pdf`,
+      },
+    });
+    const slip = randomUUID();
+    const download = `${system.gateway.url}/api/v1/bank-slip-booklet/downloads/${randomUUID()}?expires=1893456000&signature=c2lnbmF0dXJl`;
+    const sent = publisher.request(
+      t.tenantId,
+      r.url,
+      { success: true, type: 'sent', payment_slip_id: slip, download, installments: 12 },
+      'booklet.sent',
+    );
+    await publisher.publish(registered);
+    await publisher.publish(sent);
+    await waitFor(() => r.delivered().length === 2, 10_000, 'deliveries');
+    for (const request of [registered, sent]) {
+      const view = await eventView(t, request.event_id);
+      expect(view.event_type).toBe(request.event_type);
+      // The object the receiver got, byte for byte the body it was signed over.
+      const body = r.received.find((x) => x.headers['webhook-id'] === request.event_id)!.body;
+      expect(view.payload).toEqual(JSON.parse(body));
+      expect(view.payload).toEqual(request.payload);
+    }
+    const booklet = await eventView(t, sent.event_id);
+    expect(booklet.payload?.download).toBe(download);
+    // The list stays small: no payloads in its items.
+    const list = await t.api.send<CallbackEventSummary[]>('GET', '/api/v1/callbacks');
+    expect(list.json.map((e) => e.event_id).sort()).toEqual([registered.event_id, sent.event_id].sort());
+    for (const item of list.json) expect(item).not.toHaveProperty('payload');
+    // Another tenant gets a 404 that carries nothing of it.
+    const stranger = await system.newTenant('Payload stranger');
+    const refused = await stranger.api.send('GET', `/api/v1/callbacks/${sent.event_id}`);
+    expect(refused.status).toBe(404);
+    expect(JSON.stringify(refused.json)).not.toContain('signature');
   });
 
   it('pages newest first with X-Next-Cursor and filters by status', async () => {
