@@ -14,6 +14,7 @@ export const PORT_VARIABLES = {
   'clients-svc': 'CLIENTS_PORT',
   'callback-svc': 'CALLBACK_PORT',
   'booklet-svc': 'BOOKLET_PORT',
+  console: 'CONSOLE_PORT',
 } as const;
 
 export type AppName = keyof typeof PORT_VARIABLES;

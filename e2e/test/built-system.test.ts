@@ -52,6 +52,9 @@ beforeAll(async () => {
     PROVIDER_BASE_URL: `http://127.0.0.1:${ports['bank-sandbox']}`,
     BANK_SANDBOX_PUBLIC_URL: `http://127.0.0.1:${ports['bank-sandbox']}`,
     BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${ports['receivables-svc']}/provider/webhooks/bank-sandbox`,
+    // The console's /readyz asks both of the gateway's ports (the admin one is PORT + 600 here).
+    GATEWAY_URL: `http://127.0.0.1:${ports.gateway}`,
+    GATEWAY_ADMIN_URL: `http://127.0.0.1:${ports.gateway + 600}`,
   };
   receiver = await new CallbackReceiver().start();
   for (const app of APPS) apps.push(new BuiltApp(app, ports[app], env).start());
