@@ -139,6 +139,16 @@ describe('tenant login', () => {
     expect(html).not.toContain(issuedJwt.split('.')[1]);
   });
 
+  it('returns to the console page it was sent from, and to no other address', async () => {
+    const after = async (next: string) =>
+      (await post('/login/tenant', { token: 'itk_good', next })).headers.get('location');
+    expect(await after('/tenant/callbacks?status=dead')).toBe('/tenant/callbacks?status=dead');
+    expect(await after('//evil.example/tenant')).toBe('/tenant/charges');
+    expect(await after('https://evil.example/')).toBe('/tenant/charges');
+    expect(await after('/operator')).toBe('/tenant/charges');
+    expect(await after('/tenant\\@evil.example')).toBe('/tenant/charges');
+  });
+
   it("a refused token shows the gateway's detail, escaped, and sets no session", async () => {
     const res = await post('/login/tenant', { token: 'itk_bad' });
     expect(res.status).toBe(401);
