@@ -1,5 +1,12 @@
 import { nanos, nuid, type JetStreamClient, type ObjectStore } from 'nats';
+import { retryTransient } from './jetstream-retry';
 import { untilStreamLed } from './stream-setup';
+
+/**
+ * How long opening the store is tried again while the cluster is not ready: it is opened on the first
+ * large body, inside a request, so no longer than a request's default wait (BUS_TIMEOUT_MS).
+ */
+const OPEN_RETRY_MS = 10_000;
 
 /**
  * NATS refuses messages above the server's max_payload (1 MB by default), and a 1 MiB request body
@@ -35,7 +42,11 @@ export class ClaimCheck {
     return this.store;
   }
 
-  private async openStore(): Promise<ObjectStore> {
+  private openStore(): Promise<ObjectStore> {
+    return retryTransient(`object store ${this.bucket}`, () => this.openOrUpdateStore(), { budgetMs: OPEN_RETRY_MS });
+  }
+
+  private async openOrUpdateStore(): Promise<ObjectStore> {
     const { maxBytes, replicas } = this.limits;
     const store = await this.js.views.os(this.bucket, {
       ttl: nanos(this.ttlMs),

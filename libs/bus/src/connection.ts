@@ -1,4 +1,5 @@
 import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
+import type { Logger } from '@payments/logger';
 import { authOptions, type NatsCredentials } from './auth';
 import { inboxPrefixOf } from './inbox';
 import { natsServers } from './servers';
@@ -13,6 +14,8 @@ export interface ConnectionSettings {
   credentials?: NatsCredentials;
   /** Subject prefix of this connection's reply inboxes; default inboxPrefixOf(name). */
   inboxPrefix?: string;
+  /** Where the JetStream check's retries (a cluster not ready at start) are logged. */
+  logger?: Logger;
 }
 
 /** The options of every bus connection: reconnect for ever, every half second, after a lost server. */
@@ -38,7 +41,7 @@ export async function openConnection(settings: ConnectionSettings): Promise<Nats
     .catch((err: unknown) => {
       throw explainNatsConnectError(err, settings.url);
     });
-  await requireJetStream(connection, settings.url).catch(async (err: unknown) => {
+  await requireJetStream(connection, settings.url, { logger: settings.logger }).catch(async (err: unknown) => {
     await connection.close().catch(() => undefined);
     throw err;
   });

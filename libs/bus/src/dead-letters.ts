@@ -19,7 +19,8 @@ import {
   type DeadLetterView,
   type RedriveResult,
 } from '@payments/contracts';
-import { addOrUpdateStream } from './stream-setup';
+import type { Logger } from '@payments/logger';
+import { ensureStream } from './stream-setup';
 
 /** Why a message was given up on: its last error and how many failures were counted. */
 export interface DeathCause {
@@ -61,6 +62,8 @@ export class DeadLetterBox {
     private readonly maxBytes: number,
     /** STREAM_REPLICAS, as for every stream. */
     private readonly replicas = 1,
+    /** Where ensure's retries (cluster not ready at start) are logged. */
+    private readonly logger?: Logger,
   ) {}
 
   get streamName(): string {
@@ -81,7 +84,6 @@ export class DeadLetterBox {
   }
 
   private async ensureOnce(): Promise<void> {
-    const jsm = await this.nc.jetstreamManager();
     const config = {
       name: this.streamName,
       subjects: [this.subject],
@@ -92,7 +94,7 @@ export class DeadLetterBox {
       num_replicas: this.replicas,
       duplicate_window: nanos(DeadLetterStream.duplicateWindowMs),
     };
-    await addOrUpdateStream(jsm, config);
+    await ensureStream(this.nc, config, this.logger);
   }
 
   /**

@@ -26,3 +26,4 @@ export { DEFAULT_STREAM_MAX_BYTES, publishErrorText, type StreamFill } from './s
 export { BusUnavailableError, checkBus, type CheckBusOptions, displayNatsUrl, type BusProblem } from './unavailable';
 export { NoReplyError } from './requester';
 export { natsServers } from './servers';
+export { isTransientJetStreamError, JetStreamNotReadyError, retryTransient, STARTUP_RETRY_MS } from './jetstream-retry';

@@ -1,7 +1,24 @@
-import type { JetStreamManager, StreamConfig } from 'nats';
+import type { JetStreamManager, NatsConnection, StreamConfig } from 'nats';
+import type { Logger } from '@payments/logger';
+import { retryTransient } from './jetstream-retry';
 
 /** How long ensure waits for a stream whose replicas changed to have a leader again. */
 const LEADER_TIMEOUT_MS = 15_000;
+
+/**
+ * addOrUpdateStream at start-up: tried again (logged, for up to STARTUP_RETRY_MS) while the cluster
+ * is not ready (a request timed out, no meta leader yet...), so that instances started together with
+ * the cluster, or during a leader election, wait for it rather than exit. Other errors fail at once.
+ */
+export function ensureStream(
+  nc: NatsConnection,
+  config: Partial<StreamConfig> & { name: string },
+  logger?: Logger,
+): Promise<void> {
+  return retryTransient(`stream ${config.name}`, async () => addOrUpdateStream(await nc.jetstreamManager(), config), {
+    logger,
+  });
+}
 
 /**
  * Creates the stream, or brings an existing one to `config` (max_bytes, num_replicas...). Safe from

@@ -26,7 +26,8 @@ import { DeadLetterBox } from './dead-letters';
 import { FairQueues } from './fair-queues';
 import { DEFAULT_JOB_MAX_FAILURES, JobFailures } from './job-failures';
 import { DEFAULT_STREAM_MAX_BYTES, streamFill, type StreamFill } from './stream-limits';
-import { addOrUpdateStream } from './stream-setup';
+import { retryTransient } from './jetstream-retry';
+import { ensureStream } from './stream-setup';
 import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
 
 /** consumeFairly's default window: messages held at once, queued per key. */
@@ -137,7 +138,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     this.replicas = settings.streamReplicas ?? 1;
     this.isOutage = settings.isOutage ?? (() => false);
     this.outageBackoffMs = settings.jobFailureBackoffMs ?? 1_000;
-    this.deadLetters = new DeadLetterBox(nc, () => this.jetstream(), prefix, this.maxBytes, this.replicas);
+    this.deadLetters = new DeadLetterBox(nc, () => this.jetstream(), prefix, this.maxBytes, this.replicas, logger);
     this.failures = new JobFailures(
       () => this.jetstream(),
       this.deadLetters,
@@ -179,7 +180,6 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
   }
 
   private async ensureOne(spec: StreamSpec): Promise<void> {
-    const jsm = await this.nc.jetstreamManager();
     const config = {
       name: this.streamName(spec),
       subjects: [this.subject(spec)],
@@ -191,7 +191,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
       discard: DiscardPolicy.New,
       num_replicas: this.replicas,
     };
-    await addOrUpdateStream(jsm, config);
+    await ensureStream(this.nc, config, this.logger);
   }
 
   /**
@@ -449,15 +449,22 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     const stream = this.streamName(spec);
     // Where this consumer's poison and failing messages go: created before the first one comes.
     await this.deadLetters.ensure();
-    const jsm = await this.nc.jetstreamManager();
-    await jsm.consumers.add(stream, {
-      durable_name: spec.consumer,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(ackWaitMs),
-      max_ack_pending: 20_000,
-    });
-    const consumer = await this.nc.jetstream().consumers.get(stream, spec.consumer);
+    // At start, as ensure: tried again while the cluster is not ready (the add is idempotent).
+    const consumer = await retryTransient(
+      `consumer ${stream}/${spec.consumer}`,
+      async () => {
+        const jsm = await this.nc.jetstreamManager();
+        await jsm.consumers.add(stream, {
+          durable_name: spec.consumer,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          ack_wait: nanos(ackWaitMs),
+          max_ack_pending: 20_000,
+        });
+        return this.nc.jetstream().consumers.get(stream, spec.consumer);
+      },
+      { logger: this.logger },
+    );
     // Short-lived pulls: after a crash (kill -9) the server may still hold the dead client's pull
     // request, and messages it takes wait for ack_wait before redelivery; expiring pulls bound that.
     return consumer.consume({ max_messages: maxMessages, expires: 5_000 });

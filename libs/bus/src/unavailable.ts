@@ -1,6 +1,8 @@
 import { connect, type NatsConnection } from 'nats';
+import type { Logger } from '@payments/logger';
 import { authOptions, CredsFileError, type NatsCredentials } from './auth';
 import { inboxPrefixOf } from './inbox';
+import { isNoResponders, isTransientJetStreamError, retryTransient } from './jetstream-retry';
 import { natsServers } from './servers';
 
 /**
@@ -91,10 +93,22 @@ export function explainNatsConnectError(err: unknown, url: string): unknown {
   return err;
 }
 
-/** Fails with a BusUnavailableError when the server has JetStream turned off (it answers 503). */
-export async function requireJetStream(connection: NatsConnection, url: string): Promise<void> {
+/**
+ * Fails with a BusUnavailableError when the server has JetStream turned off (no responders, or a 503
+ * API error other than a cluster's "temporarily unavailable"). A cluster without a meta leader yet,
+ * or a request that times out, is tried again (retryTransient, logged when a logger is given).
+ */
+export async function requireJetStream(
+  connection: NatsConnection,
+  url: string,
+  retry: { logger?: Logger; budgetMs?: number } = {},
+): Promise<void> {
   try {
-    await connection.jetstreamManager();
+    await retryTransient('the account check ($JS.API.INFO)', () => connection.jetstreamManager(), {
+      ...retry,
+      // No responders here is a server without JetStream, not one still starting: said at once.
+      isTransient: (err) => isTransientJetStreamError(err) && !isNoResponders(err),
+    });
   } catch (err) {
     if ((err as { code?: string }).code === '503') {
       const shown = displayNatsUrl(url);
@@ -140,7 +154,8 @@ export async function checkBus(url: string, opts: CheckBusOptions = {}): Promise
     throw explainNatsConnectError(err, url);
   }
   try {
-    await requireJetStream(connection, url);
+    // A preflight: a cluster not ready is waited for no longer than a connection attempt.
+    await requireJetStream(connection, url, { budgetMs: opts.timeoutMs ?? 5_000 });
   } finally {
     await connection.close().catch(() => undefined);
   }
