@@ -179,11 +179,7 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
         body: { url_callback: urlCallback },
       }),
     );
-    deps.flash(
-      ctx,
-      'info',
-      `${answer.message} Its download link comes in the booklet.sent callback to ${urlCallback}.`,
-    );
+    deps.flash(ctx, 'info', `${answer.message} The booklet.sent callback goes to ${urlCallback}.`);
     ctx.redirect('/tenant/booklets');
   });
 

@@ -44,9 +44,10 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .flash.info { background: #eaf5ee; border-color: #9fd0ae; color: var(--ok); }
 .flash.error { background: #fbeceb; border-color: #e5aaa6; color: var(--bad); }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; background: #eceff3; color: var(--muted); }
-.badge.delivered, .badge.paid, .badge.registered, .badge.active { background: #e2f3e8; color: var(--ok); }
-.badge.dead, .badge.failed, .badge.registration_failed, .badge.disabled, .badge.cancelled { background: #fbe3e1; color: var(--bad); }
-.badge.pending, .badge.retrying, .badge.pending_registration { background: #fff4db; color: var(--warn); }
+.badge.delivered, .badge.paid, .badge.registered, .badge.active, .badge.approved, .badge.aprovada { background: #e2f3e8; color: var(--ok); }
+.badge.dead, .badge.failed, .badge.registration_failed, .badge.disabled, .badge.cancelled,
+  .badge.rejected, .badge.rejeitada, .badge.cancelada { background: #fbe3e1; color: var(--bad); }
+.badge.pending, .badge.retrying, .badge.pending_registration, .badge.pendente { background: #fff4db; color: var(--warn); }
 .muted { color: var(--muted); }
 .error-text { color: var(--bad); white-space: pre-wrap; word-break: break-word; }
 .pager { display: flex; gap: 12px; margin-top: 12px; }
