@@ -60,6 +60,7 @@ describe('attacker-controlled text is rendered as text', () => {
           created_at: '2026-11-26T09:00:00Z',
           delivered_at: null,
           attempts: [{ attempted_at: '2026-11-26T09:00:01Z', status_code: 500, error: XSS, duration_ms: 12 }],
+          payload: { payer_name: XSS },
         },
       }),
     );
