@@ -303,26 +303,25 @@ describeWithBrowser('the tenant console in Chromium', () => {
       const requested = await submit(page, '#booklet-request button[type=submit]');
       expect(requested.status()).toBe(200);
       expect(await textOf(page, '.flash.info')).toContain('booklet.sent callback');
-      await screenshot(page, 'tenant-booklets');
 
-      let link = '';
+      // Built: its booklet.sent event shows among the latest booklets, and its page offers the PDF.
       await waitFor(
-        () => {
-          const sent = receiver.received
-            .map((r) => JSON.parse(r.body) as { type?: string; payment_slip_id?: string; download?: string })
-            .find((b) => b.type === 'sent' && b.payment_slip_id === paymentSlipId);
-          link = sent?.download ?? '';
-          return link !== '';
+        async () => {
+          await page.reload({ waitUntil: 'domcontentloaded' });
+          return (await textOf(page, '#booklet-events')).includes('booklet.sent');
         },
         30_000,
-        'the booklet.sent callback',
+        'the booklet.sent event on the Booklets page',
       );
-      // The form leads to the console's download; fetched here with the browser's cookie (an attachment
-      // ends a navigation in Chromium without a page to look at).
-      await page.type('#booklet-download input[name=link]', link);
-      const action = await page.$eval('#booklet-download', (f) => (f as HTMLFormElement).action);
+      await screenshot(page, 'tenant-booklets');
+      await follow(page, '#booklet-events tbody tr a');
+      const bookletEvent = new URL(page.url()).pathname.split('/').pop()!;
+      expect(await textOf(page, '#payload')).toContain(paymentSlipId);
+      const href = await page.$eval('#booklet-download', (a) => (a as HTMLAnchorElement).href);
+
+      // Fetched with the browser's cookie: an attachment ends a navigation in Chromium with no page to see.
       const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-      const pdf = await fetch(`${action}?${new URLSearchParams({ link })}`, { headers: { cookie } });
+      const pdf = await fetch(href, { headers: { cookie } });
       expect(pdf.status).toBe(200);
       expect(pdf.headers.get('content-type')).toBe('application/pdf');
       expect(pdf.headers.get('content-disposition')).toMatch(/^attachment; filename="booklet-[A-Za-z0-9_-]+\.pdf"$/);
@@ -332,20 +331,27 @@ describeWithBrowser('the tenant console in Chromium', () => {
           .toString(),
       ).toBe('%PDF-');
 
-      // The console asks GATEWAY_URL only: a link naming another host (a metadata address) is re-based,
-      // never fetched there; an altered signature is the gateway's 403, shown as such.
-      const foreign = await fetch(
-        `${action}?${new URLSearchParams({ link: link.replace(/^http:\/\/[^/]+/, 'http://169.254.169.254') })}`,
+      // The link pasted: the same PDF. Altered, the gateway's 403.
+      const link = (await eventOf(tenantA, bookletEvent)).payload?.download as string;
+      const pasted = await fetch(`${console_.url}/tenant/booklets/download?${new URLSearchParams({ link })}`, {
+        headers: { cookie },
+      });
+      expect(pasted.status).toBe(200);
+      const altered = await fetch(
+        `${console_.url}/tenant/booklets/download?${new URLSearchParams({ link: link.replace(/signature=[^&]+/, 'signature=x') })}`,
         { headers: { cookie } },
       );
-      expect(foreign.status).toBe(200); // re-based on GATEWAY_URL: the host of the link is never asked
-      const altered = await fetch(
-        `${action}?${new URLSearchParams({ link: link.replace(/signature=[^&]+/, 'signature=x') })}`,
-        {
-          headers: { cookie },
-        },
-      );
       expect(altered.status).toBe(403);
+
+      // Tenant B asking for A's booklet by A's event: the gateway's 404, no PDF.
+      const b = await loggedIn(tenantB);
+      try {
+        const res = await open(b.page, `${console_.url}/tenant/booklets/download?event=${bookletEvent}`);
+        expect(res.status()).toBe(404);
+        expect(await textOf(b.page, 'h1')).toBe('Not Found');
+      } finally {
+        await b.context.close();
+      }
     } finally {
       await context.close();
     }
@@ -375,6 +381,7 @@ describeWithBrowser('the tenant console in Chromium', () => {
             created_at: new Date().toISOString(),
             delivered_at: null,
             attempts: [{ attempted_at: new Date().toISOString(), status_code: 502, error: XSS, duration_ms: 31 }],
+            payload: null,
           }),
         );
       res.statusCode = 404;

@@ -351,6 +351,44 @@ describe('gateway refusals as pages', () => {
     expect(asked).toBe('/api/v1/bank-slip-booklet/downloads/bk_1?expires=9&signature=s');
   });
 
+  it("downloads a booklet by the tenant's own booklet.sent event; an event of another kind has no PDF", async () => {
+    const cookie = await tenantCookie();
+    routes['GET /api/v1/bank-slip-booklet/downloads/bk_2'] = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/pdf' });
+      res.end('%PDF-1.7 two');
+    };
+    const event = (id: string, type: string, payload: object) => ({
+      event_id: id,
+      event_type: type,
+      url: 'https://erp.example.com/cb',
+      status: 'delivered',
+      created_at: '2026-11-26T09:00:00Z',
+      delivered_at: '2026-11-26T09:00:01Z',
+      attempts: [],
+      payload,
+    });
+    routes['GET /api/v1/callbacks/evt_booklet_2'] = (_req, res) =>
+      json(
+        res,
+        200,
+        event('evt_booklet_2', 'booklet.sent', {
+          type: 'sent',
+          download: 'https://gw.example/api/v1/bank-slip-booklet/downloads/bk_2?expires=9&signature=s',
+        }),
+      );
+    routes['GET /api/v1/callbacks/evt_paid_1'] = (_req, res) =>
+      json(res, 200, event('evt_paid_1', 'receivable.paid', { type: 'paid', download: 'x' }));
+    const pdf = await fetch(`${base}/tenant/booklets/download?event=evt_booklet_2`, { headers: { cookie } });
+    expect(pdf.status).toBe(200);
+    expect(await pdf.text()).toBe('%PDF-1.7 two');
+    const page = await (await fetch(`${base}/tenant/callbacks/evt_booklet_2`, { headers: { cookie } })).text();
+    expect(page).toContain('href="/tenant/booklets/download?event=evt_booklet_2"');
+    expect((await fetch(`${base}/tenant/booklets/download?event=evt_paid_1`, { headers: { cookie } })).status).toBe(
+      404,
+    );
+    expect((await fetch(`${base}/tenant/booklets/download?event=evt_other`, { headers: { cookie } })).status).toBe(404);
+  });
+
   it('a gateway out of reach is a 502 page', async () => {
     const cookie = await tenantCookie();
     const saved = routes;

@@ -14,13 +14,15 @@ import { render } from '../views/render';
 import { isoDay, localValue, utcInstant } from './format';
 import type { TenantRouteDeps } from './mount';
 import { BookletsPage } from './pages/booklets';
-import { CallbackPage } from './pages/callback';
+import { bookletLink, CallbackPage } from './pages/callback';
 import { CALLBACK_STATUSES, CallbacksPage, type CallbackStatus } from './pages/callbacks';
 import { ChargePage } from './pages/charge';
 import { CHARGE_STATES, ChargesPage, type ChargeFilters, type ChargeState } from './pages/charges';
 
 /** Rows per page of the charges search and of the callbacks list. */
 const PAGE_SIZE = 50;
+/** The Booklets page looks for booklet events among this many latest callbacks. */
+const BOOKLET_SCAN = 200;
 /** The charge page lists at most this many of its callbacks (a charge has a handful). */
 const CHARGE_CALLBACKS = 100;
 /** The search's default span of emission dates: the last 30 days, today included. */
@@ -154,13 +156,18 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
     ctx.redirect(`/tenant/callbacks/${encodeURIComponent(eventId)}`);
   });
 
-  router.get('/booklets', (ctx) => {
+  router.get('/booklets', async (ctx) => {
+    const latest = ok(
+      'GET /api/v1/callbacks',
+      await api.GET('/api/v1/callbacks', { params: { query: { limit: BOOKLET_SCAN } }, headers: auth(ctx) }),
+    );
     render(
       ctx,
       <BookletsPage
         {...page(ctx)}
         paymentSlipId={single(ctx.query.payment_slip_id)}
         urlCallback={single(ctx.query.url_callback)}
+        events={latest.filter((e) => e.event_type.startsWith('booklet.'))}
       />,
     );
   });
@@ -184,7 +191,7 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
   });
 
   router.get('/booklets/download', async (ctx) => {
-    const link = bookletLink(single(ctx.query.link), deps.gatewayUrl);
+    const link = bookletDownload(await downloadLinkText(ctx), deps.gatewayUrl);
     let response: Response;
     try {
       response = await fetch(link, { signal: AbortSignal.timeout(GATEWAY_TIMEOUT_MS * 3) });
@@ -204,6 +211,23 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
     // Streamed as it arrives: a booklet of a thousand installments is megabytes.
     ctx.body = Readable.fromWeb(response.body as WebReadableStream);
   });
+
+  /**
+   * The link to download: the `download` of one of the tenant's own booklet.sent events (`?event=`,
+   * read with its JWT: another tenant's event is the gateway's 404), or one pasted (`?link=`).
+   */
+  async function downloadLinkText(ctx: ConsoleContext): Promise<string | undefined> {
+    const eventId = single(ctx.query.event);
+    if (eventId === undefined) return single(ctx.query.link);
+    if (!EVENT_ID.test(eventId)) throw new NotFoundError('No callback has this id.');
+    const event = ok(
+      'GET /api/v1/callbacks/{event_id}',
+      await api.GET('/api/v1/callbacks/{event_id}', { params: { path: { event_id: eventId } }, headers: auth(ctx) }),
+    );
+    const link = bookletLink(event);
+    if (!link) throw new NotFoundError('This callback is no booklet.sent event: it holds no download link.');
+    return link;
+  }
 }
 
 /**
@@ -211,7 +235,7 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
  * query exactly as booklet-svc signs them), re-based on GATEWAY_URL: the console fetches no other
  * address for anyone.
  */
-function bookletLink(text: string | undefined, gatewayUrl: string): URL {
+function bookletDownload(text: string | undefined, gatewayUrl: string): URL {
   let url: URL;
   try {
     url = new URL(text ?? '');

@@ -49,6 +49,7 @@ button.danger { background: var(--bad); border-color: var(--bad); }
   .badge.rejected, .badge.rejeitada, .badge.cancelada { background: #fbe3e1; color: var(--bad); }
 .badge.pending, .badge.retrying, .badge.pending_registration, .badge.pendente { background: #fff4db; color: var(--warn); }
 .muted { color: var(--muted); }
+pre.payload { background: #fff; border: 1px solid var(--line); padding: 12px 14px; overflow-x: auto; white-space: pre-wrap; margin: 0; }
 .error-text { color: var(--bad); white-space: pre-wrap; word-break: break-word; }
 .pager { display: flex; gap: 12px; margin-top: 12px; }
 .actions { display: flex; gap: 10px; flex-wrap: wrap; margin: 12px 0; }

@@ -1,7 +1,9 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
+import type { components } from '@payments/sdk';
 import type { Flash } from '../../http/context';
 import type { TenantSession } from '../../session/codec';
 import { Layout } from '../../views/layout';
+import { CallbackTable } from './callback-table';
 
 export interface BookletsPageProps {
   session: TenantSession;
@@ -10,14 +12,16 @@ export interface BookletsPageProps {
   /** Prefilled fields (from a charge page's link). */
   paymentSlipId?: string;
   urlCallback?: string;
+  /** The tenant's latest booklet events (booklet.sent carries the download link). */
+  events: readonly components['schemas']['CallbackEventSummary'][];
 }
 
 /**
- * Booklets: request one (its signed download link travels in the booklet.sent callback, to the
- * ERP's URL: the public API hands it to no one else), and download one through the console from
- * that link.
+ * Booklets: request one; once built, its booklet.sent event (listed here) carries the signed download
+ * link, and the event's page downloads the PDF through the console. A link received by the ERP can be
+ * pasted too.
  */
-export function BookletsPage({ session, flash, path, paymentSlipId, urlCallback }: BookletsPageProps) {
+export function BookletsPage({ session, flash, path, paymentSlipId, urlCallback, events }: BookletsPageProps) {
   return (
     <Layout title="Booklets" session={session} flash={flash} path={path}>
       <h1>Booklets</h1>
@@ -43,7 +47,15 @@ export function BookletsPage({ session, flash, path, paymentSlipId, urlCallback 
         </label>
         <button type="submit">Request booklet</button>
       </form>
-      <h2>Download a booklet</h2>
+      <h2>Latest booklets</h2>
+      {events.length === 0 ? (
+        <p class="muted" id="no-booklets">
+          No booklet event among the latest callbacks.
+        </p>
+      ) : (
+        <CallbackTable items={events} id="booklet-events" />
+      )}
+      <h2>Download a booklet from its link</h2>
       <form method="get" action="/tenant/booklets/download" class="stack" id="booklet-download">
         <label>
           The download link of the booklet.sent callback

@@ -31,6 +31,13 @@ export function CallbackPage({ session, flash, path, event }: CallbackPageProps)
           ['Delivered', event.delivered_at ? when(event.delivered_at) : '—'],
         ]}
       />
+      {bookletLink(event) && (
+        <div class="actions">
+          <a href={`/tenant/booklets/download?event=${encodeURIComponent(event.event_id)}`} id="booklet-download">
+            Download the booklet PDF
+          </a>
+        </div>
+      )}
       {event.status === 'dead' && (
         <div class="actions">
           <form method="post" action={`/tenant/callbacks/${encodeURIComponent(event.event_id)}/retry`} id="retry">
@@ -65,6 +72,20 @@ export function CallbackPage({ session, flash, path, event }: CallbackPageProps)
           </tbody>
         </table>
       )}
+      <h2>Payload</h2>
+      {event.payload === null ? (
+        <p class="muted">Not a JSON object.</p>
+      ) : (
+        <pre class="mono payload" id="payload">
+          {JSON.stringify(event.payload, null, 2)}
+        </pre>
+      )}
     </Layout>
   );
+}
+
+/** The signed download link of a booklet.sent event's payload, when it has one. */
+export function bookletLink(event: Pick<CallbackEventView, 'event_type' | 'payload'>): string | undefined {
+  const download = event.event_type === 'booklet.sent' ? event.payload?.download : undefined;
+  return typeof download === 'string' ? download : undefined;
 }
