@@ -53,14 +53,24 @@ export async function refresh(api: PublicApi, jwt: string): Promise<IssuedToken 
 function issued(jwt: string, expiresIn: number): IssuedToken {
   // Read, not verified: the gateway verifies it on every call; the console only schedules and labels.
   const claims = jwtClaims(jwt);
-  const sub = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8') || '{}') as {
-    sub?: unknown;
-  };
+  const tenantId = subjectOf(jwt);
+  if (!tenantId) throw new Error('the gateway answered an access token without a subject (sub)');
   const now = Date.now();
   return {
     jwt,
-    tenantId: typeof sub.sub === 'string' ? sub.sub : '',
+    tenantId,
     issuedAt: claims.iat !== undefined ? claims.iat * 1000 : now,
     expiresAt: claims.exp !== undefined ? claims.exp * 1000 : now + expiresIn * 1000,
   };
+}
+
+/** The JWT's sub (the tenant id), or undefined when it has none or is no JWT. */
+function subjectOf(jwt: string): string | undefined {
+  try {
+    const payload: unknown = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8'));
+    const sub = typeof payload === 'object' && payload !== null ? (payload as { sub?: unknown }).sub : undefined;
+    return typeof sub === 'string' && sub !== '' ? sub : undefined;
+  } catch {
+    return undefined;
+  }
 }
