@@ -228,6 +228,8 @@ describe('request-reply', () => {
   beforeAll(async () => {
     server = await connectBus<Registry>({ url: 'nats://127.0.0.1:4222', prefix, name: 'echo-server', logger });
     server.serve('echo', async ({ text }) => ({ text }), { queue: 'echo' });
+    // The subscription reaches the server before the first request (a loaded machine raced it: 503).
+    await server.connection.flush();
   });
   afterAll(() => server.close());
 
