@@ -45,6 +45,8 @@ let tenantB: TestTenant;
 let chargeId: string;
 let paymentSlipId: string;
 let eventId: string;
+/** Tenant A's second charge's callback, left dead by the isolation test (for the replay). */
+let victimEvent = '';
 
 async function eventOf(tenant: TestTenant, id: string): Promise<CallbackEventView> {
   const res = await tenant.api.send<CallbackEventView>('GET', `/api/v1/callbacks/${id}`);
@@ -185,7 +187,6 @@ describeWithBrowser('the tenant console in Chromium', () => {
     expect((await tenantA.api.postIdempotent('/api/v1/clients', [client])).status).toBe(201);
     const victim = receivablePayload(client.client_id, receiver.url);
     expect((await tenantA.api.postIdempotent('/api/v1/accounts-receivable', [victim])).status).toBe(202);
-    let victimEvent = '';
     await waitFor(
       async () => {
         const res = await tenantA.api.send<CallbackEventSummary[]>(
@@ -356,6 +357,27 @@ describeWithBrowser('the tenant console in Chromium', () => {
       await context.close();
     }
   }, 60_000);
+
+  it('replays every dead callback since a time: the one left dead is delivered', async () => {
+    receiverFails = false;
+    expect((await eventOf(tenantA, victimEvent)).status).toBe('dead');
+    const { page, context } = await loggedIn(tenantA);
+    try {
+      await open(page, `${console_.url}/tenant/callbacks?status=dead`);
+      expect(await page.$(`#callbacks tr[data-event="${victimEvent}"]`)).not.toBeNull();
+      // The form's default `since` is an hour ago (UTC): the dead event of a few seconds ago is in it.
+      await submit(page, '#replay button[type=submit]');
+      expect(new URL(page.url()).pathname).toBe('/tenant/callbacks');
+      expect(await textOf(page, '.flash.info')).toBe('1 dead callback queued for delivery again.');
+      await waitFor(
+        async () => (await eventOf(tenantA, victimEvent)).status === 'delivered',
+        15_000,
+        'the replayed event to be delivered',
+      );
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
 
   it("shows a receiver's error holding markup as text, under the CSP (a gateway answering it)", async () => {
     // The public API says `HTTP 500` of a failed attempt; an error text of the receiver's own making
