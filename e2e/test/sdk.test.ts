@@ -183,7 +183,7 @@ describe('idempotency and retries', () => {
       expect(retry!.body).toBe(refused.body);
       expect(retry!.at - refused.at).toBeGreaterThanOrEqual(990); // Retry-After: 1
     }
-    expect(new Set(calls.filter((s) => s.status === 201).map((s) => s.idempotencyKey)).size).toBe(8);
+    expect(new Set(calls.filter((s) => s.status === 201).map((s) => s.idempotencyKey)).size).toBe(12);
   });
 });
 
