@@ -6,7 +6,6 @@ import { ADMIN_OPENAPI_DOCUMENT_PATH } from '@payments/contracts';
 import { mountHealthRoutes } from '@payments/health';
 import type { Logger } from '@payments/logger';
 import type { ConsoleConfig } from './config';
-import { AdminApi } from './gateway/admin-api';
 import { publicApi } from './gateway/public-api';
 import type { ConsoleState } from './http/context';
 import { sameOriginOnly } from './http/csrf';
@@ -33,7 +32,6 @@ export function consoleApp(
   options: { now?: () => number } = {},
 ): Koa<ConsoleState> {
   const api = publicApi(config.gatewayUrl);
-  const admin = new AdminApi(config.gatewayAdminUrl);
   const sessions = new SessionStore({
     codec: new SessionCodec(config.sessionKey, options.now),
     api,
@@ -68,10 +66,10 @@ export function consoleApp(
   app.use(sessions.middleware());
 
   const pages = new Router<ConsoleState>();
-  mountAuthRoutes(pages, { api, admin, sessions, flash, now: options.now });
+  mountAuthRoutes(pages, { api, adminUrl: config.gatewayAdminUrl, sessions, flash, now: options.now });
   app.use(pages.routes());
   app.use(tenantRouter({ api, gatewayUrl: config.gatewayUrl, flash, logger }).routes());
-  app.use(operatorRouter({ admin, adminUrl: config.gatewayAdminUrl, flash, logger }).routes());
+  app.use(operatorRouter({ adminUrl: config.gatewayAdminUrl, flash, logger }).routes());
   return app;
 }
 

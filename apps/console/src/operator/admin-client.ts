@@ -1,4 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
+import { OPERATOR_CREDENTIAL_PREFIX } from '@payments/contracts';
 import { GatewayError } from '../gateway/problem';
 import type { components, paths } from './generated/admin-openapi';
 
@@ -32,6 +33,20 @@ export function adminClient(options: AdminClientOptions): AdminApi {
     headers: { authorization: `Bearer ${options.credential}`, accept: 'application/json' },
     fetch: (request) => transport(new Request(request, { signal: AbortSignal.timeout(timeoutMs) })),
   });
+}
+
+/**
+ * Whether the admin API takes this credential, at sign-in: the cheapest authenticated read (one audit
+ * row). Throws AdminApiError (401) when it does not.
+ */
+export async function checkOperatorCredential(baseUrl: string, credential: string): Promise<void> {
+  const admin = adminClient({ baseUrl, credential });
+  await expectData('GET /admin/v1/audit', admin.GET('/admin/v1/audit', { params: { query: { limit: 1 } } }));
+}
+
+/** Operator credentials look like `opk_...`; anything else is refused before calling the gateway. */
+export function looksLikeOperatorCredential(text: string): boolean {
+  return text.startsWith(OPERATOR_CREDENTIAL_PREFIX) && /^[A-Za-z0-9_-]{8,200}$/.test(text);
 }
 
 /**

@@ -1,10 +1,9 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type Router from '@koa/router';
-import type { AdminApi } from '../gateway/admin-api';
-import { looksLikeOperatorCredential } from '../gateway/admin-api';
 import { GatewayError } from '../gateway/problem';
 import { authenticate, type PublicApi } from '../gateway/public-api';
 import type { ConsoleContext, ConsoleState } from '../http/context';
+import { checkOperatorCredential, looksLikeOperatorCredential } from '../operator/admin-client';
 import { readForm, single } from '../http/form';
 import { OPERATOR_IDLE_MS } from '../session/codec';
 import type { SessionStore } from '../session/store';
@@ -13,7 +12,8 @@ import { render } from '../views/render';
 
 export interface AuthRouteDeps {
   api: PublicApi;
-  admin: AdminApi;
+  /** GATEWAY_ADMIN_URL: an operator's credential is checked there at sign-in. */
+  adminUrl: string;
   sessions: SessionStore;
   flash(ctx: ConsoleContext, kind: 'info' | 'error', text: string): void;
   now?: () => number;
@@ -63,7 +63,7 @@ export function mountAuthRoutes(router: Router<ConsoleState>, deps: AuthRouteDep
     if (!credential || !looksLikeOperatorCredential(credential))
       return loginError(ctx, 400, 'operator', 'credential: an operator credential starts with opk_', next);
     try {
-      await deps.admin.check(credential);
+      await checkOperatorCredential(deps.adminUrl, credential);
     } catch (err) {
       if (err instanceof GatewayError && err.status < 500)
         return loginError(ctx, err.status, 'operator', err.problem.detail ?? 'the admin API refused it', next);

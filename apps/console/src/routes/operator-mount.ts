@@ -1,15 +1,12 @@
 import Router from '@koa/router';
 import type { Logger } from '@payments/logger';
-import type { AdminApi } from '../gateway/admin-api';
 import type { ConsoleContext, ConsoleState } from '../http/context';
 import { mountOperatorRoutes } from '../operator/routes';
 import { requireRole } from '../session/guards';
 
 /** What the operator pages get (apps/console/src/operator/routes.tsx). */
 export interface OperatorRouteDeps {
-  /** The admin API; call it with operatorSession(ctx).credential. */
-  admin: AdminApi;
-  /** GATEWAY_ADMIN_URL, for a client of the operator pages' own. */
+  /** GATEWAY_ADMIN_URL: the pages' admin client calls it with operatorSession(ctx).credential. */
   adminUrl: string;
   /** Shows a message on the next page (after a POST's redirect). */
   flash(ctx: ConsoleContext, kind: 'info' | 'error', text: string): void;
