@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Uuid } from './common';
-import { STATS_WINDOW_NAMES, type StatsWindow } from './stats';
+import { statsSeriesSchema, StatsWindowSchema, type StatsWindow } from './stats';
 
 /**
  * The admin API's delivery statistics (issue 19): GET /admin/v1/stats/deliveries (a series of buckets)
@@ -8,10 +8,6 @@ import { STATS_WINDOW_NAMES, type StatsWindow } from './stats';
  * from its per-minute aggregates; the gateway adds the tenants' names. Windows and buckets: ./stats.
  */
 
-const WindowSchema = Type.Union(
-  STATS_WINDOW_NAMES.map((w) => Type.Literal(w)),
-  { description: 'hour: 60 buckets of 60 s; day: 96 buckets of 900 s' },
-);
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 const NullableMs = (description: string) => Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description });
 const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
@@ -31,16 +27,7 @@ export const DeliveryStatsBucketSchema = Type.Object(
 export type DeliveryStatsBucket = Static<typeof DeliveryStatsBucketSchema>;
 
 /** GET /admin/v1/stats/deliveries: every bucket of the window (zeros included), oldest first. */
-export const DeliveryStatsSchema = Type.Object(
-  {
-    window: WindowSchema,
-    bucket_seconds: Type.Integer({ minimum: 1, description: '60 (hour) or 900 (day)' }),
-    from: Timestamp('Start of the first bucket'),
-    to: Timestamp('End of the last bucket (the one holding now)'),
-    series: Type.Array(DeliveryStatsBucketSchema),
-  },
-  { $id: 'DeliveryStats' },
-);
+export const DeliveryStatsSchema = statsSeriesSchema(DeliveryStatsBucketSchema, 'DeliveryStats');
 export type DeliveryStats = Static<typeof DeliveryStatsSchema>;
 
 const healthFields = {
@@ -76,7 +63,7 @@ export type HostDeliveryHealth = Static<typeof HostDeliveryHealthSchema>;
 /** GET /admin/v1/delivery-health: tenants and hosts, worst first (lowest success_rate, then most failed). */
 export const DeliveryHealthSchema = Type.Object(
   {
-    window: WindowSchema,
+    window: StatsWindowSchema,
     from: Timestamp('Start of the window'),
     to: Timestamp('End of the window'),
     tenants: Type.Array(TenantDeliveryHealthSchema),

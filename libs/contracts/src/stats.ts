@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FieldError } from './errors';
 import type { ValidationResult } from './validation';
 
@@ -68,10 +68,24 @@ export function parseStatsQuery(query: Record<string, string | string[] | undefi
   };
 }
 
-const StatsWindowSchema = Type.Union(
+export const StatsWindowSchema = Type.Union(
   STATS_WINDOW_NAMES.map((w) => Type.Literal(w)),
   { description: 'hour: 60 buckets of 60 s; day: 96 buckets of 900 s' },
 );
+
+/** A stats answer: the window, its buckets' size and span, and every bucket (of `bucket`'s shape), oldest first. */
+export function statsSeriesSchema<B extends TSchema>(bucket: B, $id: string) {
+  return Type.Object(
+    {
+      window: StatsWindowSchema,
+      bucket_seconds: Type.Integer({ minimum: 1, description: '60 (hour) or 900 (day)' }),
+      from: Type.String({ format: 'date-time', description: 'The first bucket’s start' }),
+      to: Type.String({ format: 'date-time', description: 'The last bucket’s end (the last bucket holds now)' }),
+      series: Type.Array(bucket, { description: 'Every bucket, oldest first' }),
+    },
+    { $id },
+  );
+}
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
 
 /* Registrations (receivables-svc) ------------------------------------------------------------------ */
@@ -87,16 +101,7 @@ export const RegistrationStatsBucketSchema = Type.Object(
 export type RegistrationStatsBucket = Static<typeof RegistrationStatsBucketSchema>;
 
 /** 200 of GET /admin/v1/stats/registrations. */
-export const RegistrationStatsSchema = Type.Object(
-  {
-    window: StatsWindowSchema,
-    bucket_seconds: Type.Integer({ minimum: 1, description: '60 (hour) or 900 (day)' }),
-    from: Type.String({ format: 'date-time', description: 'The first bucket’s start' }),
-    to: Type.String({ format: 'date-time', description: 'The last bucket’s end (the last bucket holds now)' }),
-    series: Type.Array(RegistrationStatsBucketSchema, { description: 'Every bucket, oldest first' }),
-  },
-  { $id: 'RegistrationStats' },
-);
+export const RegistrationStatsSchema = statsSeriesSchema(RegistrationStatsBucketSchema, 'RegistrationStats');
 export type RegistrationStats = Static<typeof RegistrationStatsSchema>;
 
 /** gateway -> receivables-svc: a tenant's registrations (or everyone's without tenant_id). */

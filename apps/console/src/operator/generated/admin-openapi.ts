@@ -424,14 +424,15 @@ export interface components {
       bucket_seconds: number;
       /**
        * Format: date-time
-       * @description Start of the first bucket
+       * @description The first bucket’s start
        */
       from: string;
       /**
        * Format: date-time
-       * @description End of the last bucket (the one holding now)
+       * @description The last bucket’s end (the last bucket holds now)
        */
       to: string;
+      /** @description Every bucket, oldest first */
       series: components['schemas']['DeliveryStatsBucket'][];
     };
     DeliveryStatsBucket: {
