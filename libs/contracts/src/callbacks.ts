@@ -136,11 +136,20 @@ export function batchCallbackRequests(
 export const CallbackStatuses = ['pending', 'delivered', 'dead'] as const;
 export type CallbackStatus = (typeof CallbackStatuses)[number];
 
+/** The most of a receiver's answer an attempt keeps (characters; read as the first 1,024 bytes, as UTF-8). */
+export const MAX_RESPONSE_EXCERPT = 1024;
+
 export const CallbackAttemptSchema = Type.Object({
   attempted_at: Type.String({ format: 'date-time' }),
   status_code: Type.Union([Type.Integer(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
   duration_ms: Type.Integer(),
+  response_excerpt: Type.Union([Type.String({ maxLength: MAX_RESPONSE_EXCERPT }), Type.Null()], {
+    description:
+      "The start of the receiver's answer body (its first 1,024 bytes, read as UTF-8: bytes that are not UTF-8, " +
+      "and NUL, show as U+FFFD); null when no answer came or it was empty. Text of your receiver's making, not " +
+      'ours: display it escaped',
+  }),
 });
 
 /** GET /api/v1/callbacks/{event_id}: the event, its attempts and its payload (the list leaves the payload out). */

@@ -8,6 +8,7 @@ import {
   CallbackRequestBatchSchema,
   CallbackRequestSchema,
   MAX_CALLBACK_BATCH,
+  MAX_RESPONSE_EXCERPT,
   CancellationCallbackSchema,
   CancellationFailedCallbackSchema,
   compileValidator,
@@ -176,8 +177,20 @@ describe('callback delivery request and visibility', () => {
       created_at: '2026-11-23T14:05:09.123Z',
       delivered_at: null,
       attempts: [
-        { attempted_at: '2026-11-23T14:05:09.200Z', status_code: 500, error: null, duration_ms: 35 },
-        { attempted_at: '2026-11-23T14:05:14.300Z', status_code: null, error: 'ECONNREFUSED', duration_ms: 2 },
+        {
+          attempted_at: '2026-11-23T14:05:09.200Z',
+          status_code: 500,
+          error: null,
+          duration_ms: 35,
+          response_excerpt: '<h1>oops</h1>',
+        },
+        {
+          attempted_at: '2026-11-23T14:05:14.300Z',
+          status_code: null,
+          error: 'ECONNREFUSED',
+          duration_ms: 2,
+          response_excerpt: null,
+        },
       ],
       payload: request.payload,
     };
@@ -194,6 +207,19 @@ describe('callback delivery request and visibility', () => {
     ] as const) {
       const r = validateView(bad);
       expect(r.ok ? [] : r.errors.map((e) => e.path)).toEqual([path]);
+    }
+    // Each attempt's excerpt: a string of at most MAX_RESPONSE_EXCERPT characters, or null; always present.
+    const [first, second] = view.attempts;
+    const { response_excerpt: _none, ...withoutExcerpt } = first!;
+    const withAttempt = (a: object) => ({ ...view, attempts: [a, second] });
+    expect(validateView(withAttempt({ ...first, response_excerpt: 'x'.repeat(MAX_RESPONSE_EXCERPT) })).ok).toBe(true);
+    for (const bad of [
+      { ...first, response_excerpt: 'x'.repeat(MAX_RESPONSE_EXCERPT + 1) },
+      { ...first, response_excerpt: 1 },
+      withoutExcerpt,
+    ]) {
+      const r = validateView(withAttempt(bad));
+      expect(r.ok ? [] : r.errors.map((e) => e.path)).toEqual(['/attempts/0/response_excerpt']);
     }
     const query = compileValidator(CallbackListQuerySchema);
     expect(query({ status: 'dead', limit: 500 }).ok).toBe(true);

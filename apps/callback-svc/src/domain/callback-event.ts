@@ -36,6 +36,8 @@ export interface AttemptView {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** The start of the receiver's answer (storableExcerpt); null when none came or it was empty. */
+  responseExcerpt: string | null;
 }
 
 export interface EventView {

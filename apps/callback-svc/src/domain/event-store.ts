@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { CallbacksDatabase, EventRow, EventStatus } from '../db/schema';
 import { targetHostOf, type ClaimedEvent, type EventView, type NewCallbackEvent } from './callback-event';
 import type { ClaimRoom } from './held-events';
-import type { AttemptOutcome } from './http-delivery';
+import { storableExcerpt, type AttemptOutcome } from './http-delivery';
 
 /**
  * Postgres is the delivery queue: events wait as `pending` rows with a due time (`next_attempt_at`).
@@ -101,7 +101,7 @@ export class EventStore {
           insert into attempts (event_id, tenant_id, attempted_at, status_code, error, duration_ms, response_excerpt)
           select * from unnest(${current.map((r) => r.event.eventId)}::text[], ${current.map((r) => r.event.tenantId)}::uuid[], ${current.map((r) => r.attemptedAt)}::timestamptz[],
             ${current.map((r) => r.outcome.statusCode)}::int[], ${current.map((r) => r.outcome.error)}::text[], ${current.map((r) => r.outcome.durationMs)}::int[],
-            ${current.map((r) => r.outcome.responseExcerpt)}::text[])`.execute(trx);
+            ${current.map((r) => storableExcerpt(r.outcome.responseExcerpt))}::text[])`.execute(trx);
       return { stale: results.filter((r) => !isWritten(r)) };
     });
   }
@@ -196,7 +196,7 @@ export class EventStore {
     if (!row) return undefined;
     const attempts = await this.db
       .selectFrom('attempts')
-      .select(['attempted_at', 'status_code', 'error', 'duration_ms'])
+      .select(['attempted_at', 'status_code', 'error', 'duration_ms', 'response_excerpt'])
       .where('event_id', '=', eventId)
       .orderBy('attempted_at')
       .orderBy('id')
@@ -209,6 +209,7 @@ export class EventStore {
         statusCode: a.status_code,
         error: a.error,
         durationMs: a.duration_ms,
+        responseExcerpt: a.response_excerpt,
       })),
     };
   }

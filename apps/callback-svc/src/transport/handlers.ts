@@ -145,6 +145,7 @@ function toView(v: EventView): CallbackEventView {
       status_code: a.statusCode,
       error: a.error,
       duration_ms: a.durationMs,
+      response_excerpt: a.responseExcerpt,
     })),
     payload: v.body === undefined ? null : payloadOf(v.body),
   };

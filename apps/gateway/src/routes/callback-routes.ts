@@ -60,8 +60,10 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
         tenant_id: ctx.state.tenantId!,
         event_id: eventId,
       });
-      // An older callback-svc (mid-deploy) answers without the payload: said as unknown, not left out.
-      return { status: 200, body: { ...view, payload: view.payload ?? null } };
+      // An older callback-svc (mid-deploy) answers without the payload or the attempts' excerpts:
+      // said as unknown, not left out.
+      const attempts = view.attempts.map((a) => ({ ...a, response_excerpt: a.response_excerpt ?? null }));
+      return { status: 200, body: { ...view, attempts, payload: view.payload ?? null } };
     },
   };
 

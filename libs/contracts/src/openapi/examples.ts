@@ -400,14 +400,27 @@ export const callbackEventView: CallbackEventView = {
   created_at: '2026-02-21T12:00:03.204Z',
   delivered_at: '2026-02-21T12:00:39.117Z',
   attempts: [
-    { attempted_at: '2026-02-21T12:00:03.311Z', status_code: 503, error: 'HTTP 503', duration_ms: 142 },
+    {
+      attempted_at: '2026-02-21T12:00:03.311Z',
+      status_code: 503,
+      error: 'HTTP 503',
+      duration_ms: 142,
+      response_excerpt: '{"error":"database is in maintenance, try again later"}',
+    },
     {
       attempted_at: '2026-02-21T12:00:09.020Z',
       status_code: null,
-      error: 'timeout after 10000 ms',
+      error: 'no answer within 10000 ms',
       duration_ms: 10001,
+      response_excerpt: null,
     },
-    { attempted_at: '2026-02-21T12:00:39.031Z', status_code: 200, error: null, duration_ms: 86 },
+    {
+      attempted_at: '2026-02-21T12:00:39.031Z',
+      status_code: 200,
+      error: null,
+      duration_ms: 86,
+      response_excerpt: '{"received":true}',
+    },
   ],
   payload: cancellationCallback,
 };
@@ -420,7 +433,15 @@ export const bookletSentEventView: CallbackEventView = {
   status: 'delivered',
   created_at: '2026-02-21T14:10:27.415Z',
   delivered_at: '2026-02-21T14:10:27.702Z',
-  attempts: [{ attempted_at: '2026-02-21T14:10:27.530Z', status_code: 204, error: null, duration_ms: 171 }],
+  attempts: [
+    {
+      attempted_at: '2026-02-21T14:10:27.530Z',
+      status_code: 204,
+      error: null,
+      duration_ms: 171,
+      response_excerpt: null,
+    },
+  ],
   payload: bookletSentCallback,
 };
 

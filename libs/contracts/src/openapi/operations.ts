@@ -657,7 +657,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     tag: 'Callbacks',
     summary: 'Inspect a callback event',
     description:
-      'The event with every delivery attempt, oldest first (`status_code` is null when no HTTP answer came), and its ' +
+      'The event with every delivery attempt, oldest first (`status_code` is null when no HTTP answer came; ' +
+      "`response_excerpt` is the start of your receiver's answer, as it sent it: show it escaped), and its " +
       '`payload`: the JSON body POSTed on every attempt, as the webhook of its `event_type` describes it. A ' +
       "booklet's `download` link, for one, can be read back here from its `booklet.sent` event.",
     security: 'access_token',

@@ -290,7 +290,7 @@ export interface paths {
     };
     /**
      * Inspect a callback event
-     * @description The event with every delivery attempt, oldest first (`status_code` is null when no HTTP answer came), and its `payload`: the JSON body POSTed on every attempt, as the webhook of its `event_type` describes it. A booklet's `download` link, for one, can be read back here from its `booklet.sent` event.
+     * @description The event with every delivery attempt, oldest first (`status_code` is null when no HTTP answer came; `response_excerpt` is the start of your receiver's answer, as it sent it: show it escaped), and its `payload`: the JSON body POSTed on every attempt, as the webhook of its `event_type` describes it. A booklet's `download` link, for one, can be read back here from its `booklet.sent` event.
      */
     get: operations['getCallback'];
     put?: never;
@@ -552,6 +552,8 @@ export interface components {
       status_code: number | null;
       error: string | null;
       duration_ms: number;
+      /** @description The start of the receiver's answer body (its first 1,024 bytes, read as UTF-8: bytes that are not UTF-8, and NUL, show as U+FFFD); null when no answer came or it was empty. Text of your receiver's making, not ours: display it escaped */
+      response_excerpt: string | null;
     };
     CallbackEventList: components['schemas']['CallbackEventSummary'][];
     CallbackEventSummary: {
