@@ -12,6 +12,7 @@ import { loadBankSandboxConfig } from '@payments/bank-sandbox';
 import { loadBookletConfig } from '@payments/booklet-svc';
 import { loadCallbackConfig } from '@payments/callback-svc';
 import { loadClientsConfig } from '@payments/clients-svc';
+import { loadConsoleConfig } from '@payments/console';
 import { loadGatewayConfig } from '@payments/gateway';
 import { HEALTHZ_PATH, READYZ_PATH } from '@payments/health';
 import { loadReceivablesConfig } from '@payments/receivables-svc';
@@ -45,10 +46,14 @@ import {
  * - every selector (Service, PDB, NetworkPolicy, workload) matches the pods of some Deployment or
  *   StatefulSet, every HPA scales a rendered Deployment, probes hit a declared port: the app's own;
  * - NATS: the servers the apps are given are the StatefulSet's pods, STREAM_REPLICAS is its size, and
- *   nats-server accepts the config its pods render (deploy/nats's bus users with the Secret's passwords).
+ *   nats-server accepts the config its pods render (deploy/nats's bus users with the Secret's passwords);
+ * - the console: it reaches the gateway's public and admin ports through their Services and nothing
+ *   else, only its pods are admitted to the admin port (no other pod, namespace, address or Ingress),
+ *   and its Ingress serves it over TLS on a host of its own.
  */
 
-type Loader = (env: Env) => { nodeEnv: string; port: number };
+/** What the checks read of a loaded config: the port the app listens on, and the gateway's admin port. */
+type Loader = (env: Env) => { nodeEnv: string; port: number; adminPort?: number };
 
 /** Each app's Deployment name, and the loader of its settings. */
 const LOADERS: Record<string, Loader> = {
@@ -57,14 +62,18 @@ const LOADERS: Record<string, Loader> = {
   'receivables-svc': loadReceivablesConfig,
   'booklet-svc': loadBookletConfig,
   'callback-svc': loadCallbackConfig,
+  console: loadConsoleConfig,
   'bank-sandbox': loadBankSandboxConfig,
 };
 
+/** The apps every overlay deploys: the services and the console. */
+const SYSTEM = ['gateway', 'clients-svc', 'receivables-svc', 'booklet-svc', 'callback-svc', 'console'];
+
 /** Each overlay, with the apps it must deploy. */
 const OVERLAYS: Record<string, string[]> = {
-  production: ['gateway', 'clients-svc', 'receivables-svc', 'booklet-svc', 'callback-svc'],
-  sandbox: Object.keys(LOADERS),
-  'production-cnpg': ['gateway', 'clients-svc', 'receivables-svc', 'booklet-svc', 'callback-svc'],
+  production: SYSTEM,
+  sandbox: [...SYSTEM, 'bank-sandbox'],
+  'production-cnpg': SYSTEM,
 };
 
 /** Variables an app reads outside its loader: libs/telemetry's (docs/configuration.md, "OpenTelemetry"). */
@@ -162,9 +171,10 @@ if (!kubectl) {
       });
 
       it('probes /readyz and /healthz on the port the app listens on, which its container declares', () => {
-        const { port } = load(env);
+        const { port, adminPort } = load(env);
         const declared = (container.ports ?? []).map((p) => p.containerPort);
-        expect(declared).toEqual([port]);
+        // The gateway declares its admin port too (ADMIN_PORT, set: a random one could not be declared).
+        expect(declared).toEqual(adminPort === undefined ? [port] : [port, adminPort]);
         expect(probePorts(container)).toEqual({
           readinessProbe: { path: READYZ_PATH, port },
           livenessProbe: { path: HEALTHZ_PATH, port },
@@ -247,22 +257,90 @@ if (!kubectl) {
       expect(problems).toEqual([]);
     });
 
-    it('exposes only the gateway and the provider webhooks through the Ingress', () => {
+    it('exposes only the gateway, the provider webhooks and the console through the Ingress', () => {
       const routes = ofKind(objects, 'Ingress').flatMap((i) =>
         specOf<IngressSpec>(i).rules.flatMap((r) => r.http.paths.map((p) => `${p.path} -> ${p.backend.service.name}`)),
       );
-      expect(routes.sort()).toEqual(['/api -> gateway', '/docs -> gateway', '/provider/webhooks -> receivables-svc']);
+      expect(routes.sort()).toEqual([
+        '/ -> console',
+        '/api -> gateway',
+        '/docs -> gateway',
+        '/provider/webhooks -> receivables-svc',
+      ]);
       // Default deny, in and out, for every pod of the namespace.
       const deny = specOf<NetworkPolicySpec>(named(objects, 'NetworkPolicy', 'default-deny'));
       expect(deny).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
-      // Only the gateway and receivables-svc admit traffic from another namespace (the Ingress controller).
+      // Only the gateway, receivables-svc and the console admit traffic from another namespace (the Ingress
+      // controller); the gateway on its public port only (the admin port: the next test).
       const fromOutside = ofKind(objects, 'NetworkPolicy')
         .filter((n) =>
           (specOf<NetworkPolicySpec>(n).ingress ?? []).some((r) => r.from?.some((p) => p.namespaceSelector)),
         )
         .flatMap((n) => appsSelectedBy(specOf<NetworkPolicySpec>(n).podSelector, objects));
       const cnpgOperatorOnly = overlay === 'production-cnpg' ? ['payments-pg'] : [];
-      expect([...new Set(fromOutside)].sort()).toEqual([...cnpgOperatorOnly, 'gateway', 'receivables-svc'].sort());
+      expect([...new Set(fromOutside)].sort()).toEqual(
+        [...cnpgOperatorOnly, 'console', 'gateway', 'receivables-svc'].sort(),
+      );
+    });
+
+    it("keeps the gateway's admin port private: the console's pods alone reach it, no Ingress routes to it", () => {
+      expect(adminPortExposure(objects)).toEqual({ consoleAdmitted: true, others: [] });
+    });
+
+    it("lets the console reach the gateway's public and admin ports, and nothing else but DNS", () => {
+      const gatewayPorts = (appContainer(named(objects, 'Deployment', 'gateway')).ports ?? []).map(
+        (p) => `gateway:${p.containerPort}`,
+      );
+      expect(gatewayPorts).toHaveLength(2);
+      expect(egressOf('console', objects).sort()).toEqual(gatewayPorts.sort());
+    });
+
+    it("points the console at the gateway's Services, on the ports the gateway's loader listens on", () => {
+      const envOf = (app: string) =>
+        containerEnv(appContainer(named(objects, 'Deployment', app)), objects, exampleSecrets);
+      const gateway = loadGatewayConfig(envOf('gateway'));
+      const consoleEnv = envOf('console');
+      const gatewayPods = podTemplateOf(named(objects, 'Deployment', 'gateway'));
+      const reached = [consoleEnv.GATEWAY_URL!, consoleEnv.GATEWAY_ADMIN_URL!].map((url) => {
+        const { hostname, port } = new URL(url);
+        const service = specOf<ServiceSpec>(named(objects, 'Service', hostname));
+        const servicePort = service.ports.find((p) => p.port === Number(port));
+        const target = gatewayPods.spec.containers[0].ports?.find(
+          (p) => p.name === servicePort?.targetPort || p.containerPort === servicePort?.targetPort,
+        );
+        return {
+          url,
+          selectsGateway: matches({ matchLabels: service.selector }, gatewayPods.metadata.labels),
+          containerPort: target?.containerPort,
+        };
+      });
+      expect(reached).toEqual([
+        { url: consoleEnv.GATEWAY_URL, selectsGateway: true, containerPort: gateway.port },
+        { url: consoleEnv.GATEWAY_ADMIN_URL, selectsGateway: true, containerPort: gateway.adminPort },
+      ]);
+      // The admin API has a Service of its own, apart from the one the Ingress sends ERPs to.
+      expect(new URL(consoleEnv.GATEWAY_ADMIN_URL!).hostname).not.toBe(new URL(consoleEnv.GATEWAY_URL!).hostname);
+    });
+
+    it('serves the console over TLS only, on a host of its own, with Secure cookies', () => {
+      const ingresses = ofKind(objects, 'Ingress').map((i) => specOf<IngressSpec>(i));
+      const consoleIngresses = ingresses.filter((i) =>
+        i.rules.some((r) => r.http.paths.some((p) => p.backend.service.name === 'console')),
+      );
+      expect(consoleIngresses).toHaveLength(1);
+      const [ingress] = consoleIngresses;
+      const hosts = ingress.rules.map((r) => r.host);
+      expect(hosts).toHaveLength(1);
+      expect(ingress.tls?.flatMap((t) => t.hosts)).toEqual(hosts);
+      expect(ingress.tls?.every((t) => typeof t.secretName === 'string' && t.secretName !== '')).toBe(true);
+      // Nothing else on its host: its cookies and its same-origin check are the console's alone.
+      const sharing = ingresses
+        .flatMap((i) => i.rules)
+        .filter((r) => r.host === hosts[0])
+        .flatMap((r) => r.http.paths.map((p) => p.backend.service.name));
+      expect([...new Set(sharing)]).toEqual(['console']);
+      const env = containerEnv(appContainer(named(objects, 'Deployment', 'console')), objects, exampleSecrets);
+      expect(loadConsoleConfig(env).secureCookies).toBe(true);
     });
 
     it('hands out public URLs whose hosts the Ingress routes to the right app', () => {
@@ -346,12 +424,15 @@ if (!kubectl) {
         expect(Object.keys(dataOf(user)).sort()).toEqual(['password', 'username']);
         // Session mode: each client connection holds a server connection. Every instance at the HPA's
         // maximum plus a rolling upgrade's surge, each with its pool full and its start-up connection.
+        // Every app that has a database (not the console, which talks to the gateway only).
         const clients = ofKind(objects, 'Deployment')
+          .filter((d) => 'DATABASE_URL' in containerEnv(appContainer(d), objects, exampleSecrets))
           .map((d) => {
             const hpa = specOf<HpaSpec>(named(objects, 'HorizontalPodAutoscaler', d.metadata.name));
             const surge = specOf<{ strategy: { rollingUpdate: { maxSurge: number } } }>(d).strategy.rollingUpdate
               .maxSurge;
             const pool = Number(containerEnv(appContainer(d), objects, exampleSecrets).DATABASE_POOL_SIZE);
+            if (!Number.isInteger(pool)) throw new Error(`${d.metadata.name} has a database but no DATABASE_POOL_SIZE`);
             return (hpa.maxReplicas + surge) * (pool + 1);
           })
           .reduce((a, b) => a + b, 0);
@@ -379,6 +460,72 @@ if (!kubectl) {
     expect(() => new Deployment(misspelt as never).validate()).not.toThrow();
     expect(knownFields.unknownFields(misspelt)).toEqual(['.spec.template.spec.containers[0].readinesProbe']);
   });
+
+  it('sees every other way to the admin port: a namespace, any pod, any port, an address, an Ingress', () => {
+    const objects = render('production');
+    const toGateway = (name: string, ingress: unknown[]): K8sObject => ({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name },
+      spec: {
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'gateway' } },
+        policyTypes: ['Ingress'],
+        ingress,
+      },
+    });
+    const ingressNginx = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
+    const consolePods = { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'console' } } };
+    const rogues = [
+      toGateway('from-ingress-controller', [{ from: [ingressNginx], ports: [{ protocol: 'TCP', port: 'admin' }] }]),
+      toGateway('from-every-pod', [{ from: [{ podSelector: {} }], ports: [{ port: 3600 }] }]),
+      toGateway('every-port', [
+        { from: [{ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'callback-svc' } } }] },
+      ]),
+      toGateway('port-range', [
+        { from: [{ ipBlock: { cidr: '10.0.0.0/8' } }], ports: [{ port: 3000, endPort: 4000 }] },
+      ]),
+      toGateway('every-source', [{ ports: [{ port: 'admin' }] }]),
+      toGateway('console-anywhere', [
+        { from: [{ ...consolePods, namespaceSelector: {} }], ports: [{ port: 'admin' }] },
+      ]),
+    ];
+    for (const rogue of rogues)
+      expect(adminPortExposure([...objects, rogue])).toEqual({
+        consoleAdmitted: true,
+        others: [expect.stringContaining(`NetworkPolicy ${rogue.metadata.name}:`)],
+      });
+    // Another port from outside, or the admin port over UDP, is not the admin API.
+    const harmless = [
+      toGateway('public-port', [{ from: [ingressNginx], ports: [{ port: 'http' }] }]),
+      toGateway('udp', [{ from: [ingressNginx], ports: [{ protocol: 'UDP', port: 3600 }] }]),
+    ];
+    expect(adminPortExposure([...objects, ...harmless])).toEqual({ consoleAdmitted: true, others: [] });
+    // An Ingress path to the admin Service, or the Service as a load balancer.
+    const ingress = structuredClone(named(objects, 'Ingress', 'gateway'));
+    specOf<IngressSpec>(ingress).rules[0].http.paths.push({
+      path: '/admin',
+      backend: { service: { name: 'gateway-admin', port: { name: 'admin' } } },
+    });
+    const balanced = structuredClone(named(objects, 'Service', 'gateway-admin'));
+    Object.assign(specOf<ServiceSpec>(balanced), { type: 'LoadBalancer' });
+    const rest = objects.filter((o) => o !== named(objects, 'Ingress', 'gateway'));
+    expect(adminPortExposure([...rest, ingress]).others).toEqual([
+      'Ingress gateway: /admin goes to the admin port (Service gateway-admin)',
+    ]);
+    const others = objects.filter((o) => o !== named(objects, 'Service', 'gateway-admin'));
+    expect(adminPortExposure([...others, balanced]).others).toEqual([
+      'Service gateway-admin: type LoadBalancer opens the admin port outside the cluster',
+    ]);
+    // Without the console's rule, the console is not admitted (its pages would fail).
+    const withoutConsole = objects.filter(
+      (o) => !(o.kind === 'NetworkPolicy' && o.metadata.name === 'gateway-from-console'),
+    );
+    expect(adminPortExposure(withoutConsole)).toEqual({ consoleAdmitted: false, others: [] });
+    // The console's egress, opened to anywhere, is seen.
+    const open = { ...structuredClone(named(objects, 'NetworkPolicy', 'console-to-gateway')), metadata: { name: 'x' } };
+    Object.assign(specOf<NetworkPolicySpec>(open), { egress: [{ ports: [{ port: 443 }] }] });
+    expect(egressOf('console', [...objects, open])).toContain('anywhere:443');
+  });
 }
 
 interface HpaSpec {
@@ -387,10 +534,12 @@ interface HpaSpec {
   metrics: { resource?: { name: string } }[];
 }
 interface ServiceSpec {
+  type?: string;
   selector: Record<string, string>;
   ports: { name: string; port: number; targetPort: string | number }[];
 }
 interface IngressSpec {
+  tls?: { hosts: string[]; secretName?: string }[];
   rules: {
     host: string;
     http: { paths: { path: string; backend: { service: { name: string; port: { name: string } } } }[] };
@@ -399,12 +548,18 @@ interface IngressSpec {
 interface NetworkPolicyPeer {
   podSelector?: LabelSelector;
   namespaceSelector?: LabelSelector;
+  ipBlock?: { cidr: string };
+}
+interface NetworkPolicyPort {
+  protocol?: string;
+  port?: number | string;
+  endPort?: number;
 }
 interface NetworkPolicySpec {
   podSelector: LabelSelector;
-  policyTypes: string[];
-  ingress?: { from?: NetworkPolicyPeer[] }[];
-  egress?: { to?: NetworkPolicyPeer[] }[];
+  policyTypes?: string[];
+  ingress?: { from?: NetworkPolicyPeer[]; ports?: NetworkPolicyPort[] }[];
+  egress?: { to?: NetworkPolicyPeer[]; ports?: NetworkPolicyPort[] }[];
 }
 interface ClusterSpec {
   instances: number;
@@ -449,6 +604,112 @@ function appsSelectedBy(selector: LabelSelector, objects: K8sObject[]): string[]
     .filter((c) => matches(selector, { 'cnpg.io/cluster': c.metadata.name }))
     .map((c) => c.metadata.name);
   return [...workloads, ...clusters];
+}
+
+/** Whether a policy rule's ports take in a TCP container port (no ports: every port). */
+function coversPort(ports: NetworkPolicyPort[] | undefined, port: { name?: string; containerPort: number }): boolean {
+  if (!ports || ports.length === 0) return true;
+  return ports.some(({ protocol = 'TCP', port: p, endPort }) => {
+    if (protocol !== 'TCP') return false;
+    if (p === undefined) return true;
+    if (typeof p === 'string') return p === port.name;
+    return endPort === undefined ? p === port.containerPort : p <= port.containerPort && port.containerPort <= endPort;
+  });
+}
+
+/** The ingress (or egress) rules of every NetworkPolicy that applies to pods with these labels. */
+function rulesFor(objects: K8sObject[], labels: Record<string, string>, direction: 'Ingress' | 'Egress') {
+  return ofKind(objects, 'NetworkPolicy').flatMap((policy) => {
+    const spec = specOf<NetworkPolicySpec>(policy);
+    // Without policyTypes, Kubernetes takes Ingress, and Egress if there are egress rules.
+    const types = spec.policyTypes ?? ['Ingress', ...(spec.egress ? ['Egress'] : [])];
+    if (!matches(spec.podSelector, labels) || !types.includes(direction)) return [];
+    const rules = direction === 'Ingress' ? (spec.ingress ?? []) : (spec.egress ?? []);
+    return rules.map((rule) => ({
+      policy: policy.metadata.name,
+      peers: 'from' in rule ? rule.from : (rule as { to?: NetworkPolicyPeer[] }).to,
+      ports: rule.ports,
+    }));
+  });
+}
+
+/**
+ * Who reaches the gateway's admin port (the container port named admin): whether some NetworkPolicy
+ * admits the console's pods, and everything else that opens it: a rule admitting any other peer (another
+ * app's pods, every pod, a namespace, an address block, every source), an Ingress path to a Service
+ * port that targets it, or a Service that is not ClusterIP.
+ */
+function adminPortExposure(objects: K8sObject[]): { consoleAdmitted: boolean; others: string[] } {
+  const gateway = named(objects, 'Deployment', 'gateway');
+  const labels = podTemplateOf(gateway).metadata.labels;
+  const admin = appContainer(gateway).ports?.find((p) => p.name === 'admin');
+  if (!admin) throw new Error('the gateway declares no port named admin');
+  const others: string[] = [];
+  let consoleAdmitted = false;
+  for (const { policy, peers, ports } of rulesFor(objects, labels, 'Ingress')) {
+    if (!coversPort(ports, admin)) continue;
+    if (!peers || peers.length === 0) others.push(`NetworkPolicy ${policy}: every source`);
+    for (const peer of peers ?? []) {
+      const consoleOnly =
+        peer.podSelector !== undefined &&
+        peer.namespaceSelector === undefined &&
+        peer.ipBlock === undefined &&
+        peer.podSelector.matchLabels?.['app.kubernetes.io/name'] === 'console' &&
+        appsSelectedBy(peer.podSelector, objects).join() === 'console';
+      if (consoleOnly) consoleAdmitted = true;
+      else others.push(`NetworkPolicy ${policy}: ${JSON.stringify(peer)}`);
+    }
+  }
+  const adminServices = ofKind(objects, 'Service').filter((s) => {
+    const spec = specOf<ServiceSpec>(s);
+    return (
+      matches({ matchLabels: spec.selector }, labels) &&
+      spec.ports.some((p) => p.targetPort === admin.name || p.targetPort === admin.containerPort)
+    );
+  });
+  for (const service of adminServices) {
+    const { type = 'ClusterIP', ports } = specOf<ServiceSpec>(service);
+    if (type !== 'ClusterIP')
+      others.push(`Service ${service.metadata.name}: type ${type} opens the admin port outside the cluster`);
+    const adminPortNames = ports
+      .filter((p) => p.targetPort === admin.name || p.targetPort === admin.containerPort)
+      .map((p) => p.name);
+    for (const ingress of ofKind(objects, 'Ingress'))
+      for (const rule of specOf<IngressSpec>(ingress).rules)
+        for (const { path, backend } of rule.http.paths)
+          if (backend.service.name === service.metadata.name && adminPortNames.includes(backend.service.port.name))
+            others.push(
+              `Ingress ${ingress.metadata.name}: ${path} goes to the admin port (Service ${service.metadata.name})`,
+            );
+  }
+  return { consoleAdmitted, others };
+}
+
+/**
+ * Where an app's pods may connect, as "<apps>:<port>" per peer and port of every egress rule that
+ * applies to them ("anywhere" for a rule with no peers, "any" for no ports); cluster DNS left out.
+ */
+function egressOf(app: string, objects: K8sObject[]): string[] {
+  const labels = podTemplateOf(named(objects, 'Deployment', app)).metadata.labels;
+  const isDns = (peers: NetworkPolicyPeer[] | undefined, ports: NetworkPolicyPort[] | undefined) =>
+    (peers ?? []).length > 0 &&
+    (peers ?? []).every((p) => p.podSelector?.matchLabels?.['k8s-app'] === 'kube-dns') &&
+    (ports ?? []).length > 0 &&
+    (ports ?? []).every((p) => p.port === 53);
+  return rulesFor(objects, labels, 'Egress')
+    .filter(({ peers, ports }) => !isDns(peers, ports))
+    .flatMap(({ peers, ports }) => {
+      const to =
+        peers && peers.length > 0
+          ? peers.map((peer) =>
+              peer.podSelector && !peer.namespaceSelector && !peer.ipBlock
+                ? appsSelectedBy(peer.podSelector, objects).join('+')
+                : JSON.stringify(peer),
+            )
+          : ['anywhere'];
+      const on = ports && ports.length > 0 ? ports.map((p) => String(p.port ?? 'any')) : ['any'];
+      return to.flatMap((peer) => on.map((port) => `${peer}:${port}`));
+    });
 }
 
 /** Each probe's HTTP path and the container port number it hits (a named port resolved). */
@@ -506,7 +767,7 @@ function exampleSecrets(secret: K8sObject): Record<string, string> {
 function exampleValue(key: string): string {
   if (key === 'JWT_PRIVATE_KEY')
     return generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  if (key === 'CREDENTIALS_ENCRYPTION_KEY') return randomBytes(32).toString('base64');
+  if (key === 'CREDENTIALS_ENCRYPTION_KEY' || key === 'CONSOLE_SESSION_KEY') return randomBytes(32).toString('base64');
   if (key === 'DATABASE_URL') return 'postgres://payments:secret@postgres.example.com:5432/receivables';
   return `p${randomBytes(12).toString('hex')}`;
 }
