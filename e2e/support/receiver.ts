@@ -10,11 +10,11 @@ export interface ReceivedCallback {
   answered: number | null;
 }
 
-/** Decides the answer to the n-th request (0-based): a status, optional headers, or 'hang'. */
+/** Decides the answer to the n-th request (0-based): a status, optional headers and body, or 'hang'. */
 export type Behaviour = (
   n: number,
   req: IncomingMessage,
-) => { status: number; headers?: Record<string, string> } | 'hang';
+) => { status: number; headers?: Record<string, string>; body?: string } | 'hang';
 
 /** A real HTTP server on a local port standing in for an ERP's callback URL. */
 export class CallbackReceiver {
@@ -51,7 +51,7 @@ export class CallbackReceiver {
         }
         record.answered = decision.status;
         res.writeHead(decision.status, { 'content-type': 'application/json', ...decision.headers });
-        res.end('{"ok":true}');
+        res.end(decision.body ?? '{"ok":true}');
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));

@@ -59,13 +59,31 @@ describe('attacker-controlled text is rendered as text', () => {
           status: 'dead',
           created_at: '2026-11-26T09:00:00Z',
           delivered_at: null,
-          attempts: [{ attempted_at: '2026-11-26T09:00:01Z', status_code: 500, error: XSS, duration_ms: 12 }],
+          attempts: [
+            {
+              attempted_at: '2026-11-26T09:00:01Z',
+              status_code: 500,
+              error: XSS,
+              duration_ms: 12,
+              response_excerpt: `</pre>${XSS}`,
+            },
+            {
+              attempted_at: '2026-11-26T09:00:02Z',
+              status_code: null,
+              error: 'x',
+              duration_ms: 1,
+              response_excerpt: null,
+            },
+          ],
           payload: { payer_name: XSS },
         },
       }),
     );
     expectInert(html);
     expect(html).toContain('&quot;'); // the quote in the URL stays inside its text
+    // The receiver's answer, closing tag and all, is the text of its own <pre>; none for no answer.
+    expect(html).toContain('<pre class="mono excerpt">&lt;/pre>&lt;img src=x onerror=alert(1)></pre>');
+    expect(html.match(/<pre class="mono excerpt">/g)).toHaveLength(1);
   });
 
   it("a gateway problem's detail and fields on the error page", () => {

@@ -51,6 +51,8 @@ button.danger { background: var(--bad); border-color: var(--bad); }
 .muted { color: var(--muted); }
 pre.payload { background: #fff; border: 1px solid var(--line); padding: 12px 14px; overflow-x: auto; white-space: pre-wrap; margin: 0; }
 .error-text { color: var(--bad); white-space: pre-wrap; word-break: break-word; }
+pre.excerpt { background: #fff; border: 1px solid var(--line); padding: 4px 6px; margin: 0; font-size: 12px;
+  max-width: 36em; max-height: 6.5em; overflow: auto; white-space: pre-wrap; word-break: break-all; }
 .pager { display: flex; gap: 12px; margin-top: 12px; }
 .actions { display: flex; gap: 10px; flex-wrap: wrap; margin: 12px 0; }
 .problem { background: #fff; border: 1px solid var(--line); padding: 16px 20px; }

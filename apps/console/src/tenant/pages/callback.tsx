@@ -57,6 +57,7 @@ export function CallbackPage({ session, flash, path, event }: CallbackPageProps)
               <th class="num">Status code</th>
               <th>Error</th>
               <th class="num">Duration</th>
+              <th>Response</th>
             </tr>
           </thead>
           <tbody>
@@ -67,6 +68,9 @@ export function CallbackPage({ session, flash, path, event }: CallbackPageProps)
                 <td class="num">{a.status_code ?? 'no answer'}</td>
                 <td class="error-text">{a.error ?? ''}</td>
                 <td class="num">{duration(a.duration_ms)}</td>
+                <td class="response">
+                  <Excerpt text={a.response_excerpt} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -82,6 +86,16 @@ export function CallbackPage({ session, flash, path, event }: CallbackPageProps)
       )}
     </Layout>
   );
+}
+
+/**
+ * The start of the receiver's answer to an attempt: the receiver's text, so only ever a string child
+ * (escaped when rendered). A long one scrolls inside a box of a few lines. Absent on the answers of an
+ * older gateway: said as none, like null.
+ */
+function Excerpt({ text }: { text: string | null | undefined }) {
+  if (!text) return <span class="muted">—</span>;
+  return <pre class="mono excerpt">{text}</pre>;
 }
 
 /** The signed download link of a booklet.sent event's payload, when it has one. */
