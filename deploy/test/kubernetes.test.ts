@@ -618,18 +618,20 @@ function coversPort(ports: NetworkPolicyPort[] | undefined, port: { name?: strin
 }
 
 /** The ingress (or egress) rules of every NetworkPolicy that applies to pods with these labels. */
-function rulesFor(objects: K8sObject[], labels: Record<string, string>, direction: 'Ingress' | 'Egress') {
+function rulesFor(
+  objects: K8sObject[],
+  labels: Record<string, string>,
+  direction: 'Ingress' | 'Egress',
+): { policy: string; peers?: NetworkPolicyPeer[]; ports?: NetworkPolicyPort[] }[] {
   return ofKind(objects, 'NetworkPolicy').flatMap((policy) => {
     const spec = specOf<NetworkPolicySpec>(policy);
     // Without policyTypes, Kubernetes takes Ingress, and Egress if there are egress rules.
     const types = spec.policyTypes ?? ['Ingress', ...(spec.egress ? ['Egress'] : [])];
     if (!matches(spec.podSelector, labels) || !types.includes(direction)) return [];
-    const rules = direction === 'Ingress' ? (spec.ingress ?? []) : (spec.egress ?? []);
-    return rules.map((rule) => ({
-      policy: policy.metadata.name,
-      peers: 'from' in rule ? rule.from : (rule as { to?: NetworkPolicyPeer[] }).to,
-      ports: rule.ports,
-    }));
+    const policyName = policy.metadata.name;
+    return direction === 'Ingress'
+      ? (spec.ingress ?? []).map(({ from, ports }) => ({ policy: policyName, peers: from, ports }))
+      : (spec.egress ?? []).map(({ to, ports }) => ({ policy: policyName, peers: to, ports }));
   });
 }
 
