@@ -265,6 +265,12 @@ describe('guards', () => {
     expect(proxied.status).toBe(302);
     const sameSite = await post('/login/tenant', { token: 'itk_good' }, { 'sec-fetch-site': 'same-site' });
     expect(sameSite.status).toBe(403);
+    // A browser without Sec-Fetch-Site: its Origin is the https address the proxy served, this host.
+    const host = new URL(base).host;
+    const httpsOrigin = await post('/login/tenant', { token: 'itk_good' }, { origin: `https://${host}` });
+    expect(httpsOrigin.status).toBe(302);
+    const otherHost = await post('/login/tenant', { token: 'itk_good' }, { origin: `https://evil.${host}` });
+    expect(otherHost.status).toBe(403);
   });
 
   it('a tenant session gets 403 on operator pages; nobody is sent to log in', async () => {

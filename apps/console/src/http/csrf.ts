@@ -21,7 +21,8 @@ export async function sameOriginOnly(ctx: Context, next: Next): Promise<void> {
         throw new ForbiddenError('this form was sent from another site; open the console and try again');
     } else if (origin === '' || origin === 'null') {
       throw new ForbiddenError('a form of this console sends Sec-Fetch-Site or Origin; this request had neither');
-    } else if (origin !== `${ctx.protocol}://${ctx.host}`) {
+    } else if (origin !== `${ctx.protocol}://${ctx.host}` && origin !== `https://${ctx.host}`) {
+      // https too: behind a proxy that ends TLS (the Kubernetes Ingress) this server sees http.
       throw new ForbiddenError(`this form was sent from another site (${origin}); open the console and try again`);
     }
   }
