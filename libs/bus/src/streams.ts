@@ -284,7 +284,10 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
    * Handles messages one by one, up to `concurrency` at once, each acked or retried on its own
    * outcome. A handler that throws has its failure counted and the message retried after a backoff,
    * until JOB_MAX_FAILURES, when it is dead-lettered; a message that is not JSON or not its stream's
-   * messageSchema (poison) is dead-lettered at once, without reaching the handler.
+   * messageSchema (poison) is dead-lettered at once, without reaching the handler. Messages taken
+   * while every slot is busy are held and kept alive with in-progress acks until they start
+   * (consumeFairly with one key, its window): a plain pull left up to 2 x concurrency of them in the
+   * client's buffer, redelivered (the work done twice) once they waited longer than the ack wait.
    */
   async consumeEach<S extends RegisteredStream<M>>(
     spec: S,
@@ -292,25 +295,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     opts: { concurrency?: number; ackWaitMs?: number } = {},
   ): Promise<Consumption> {
     const concurrency = opts.concurrency ?? 16;
-    const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
-    const messages = await this.openConsumer(spec, ackWaitMs, concurrency * 2);
-    const inFlight = new Set<Promise<void>>();
-
-    const loop = (async () => {
-      for await (const m of messages) {
-        while (inFlight.size >= concurrency) await Promise.race(inFlight);
-        const work: Promise<void> = this.handleOne(spec, handler, m, ackWaitMs).finally(() => inFlight.delete(work));
-        inFlight.add(work);
-      }
-    })();
-
-    return {
-      async stop() {
-        await messages.close().catch(() => undefined);
-        await loop.catch(() => undefined);
-        await Promise.allSettled([...inFlight]);
-      },
-    };
+    return this.consumeFairly(spec, handler, { ...opts, concurrency, key: () => '' });
   }
 
   /**

@@ -24,7 +24,8 @@ const streamOf = <N extends string>(name: N) =>
 const longJobs = streamOf('long');
 const orphaned = streamOf('orphaned');
 const batched = streamOf('batched');
-const specs = [longJobs, orphaned, batched];
+const queued = streamOf('queued');
+const specs = [longJobs, orphaned, batched, queued];
 type TestRegistry = {
   requests: Record<string, never>;
   streams: Record<(typeof specs)[number]['subject'], { n: number }>;
@@ -61,6 +62,26 @@ it('keeps a job whose handler runs three ack waits long: it is handled once', as
   await sleep(4_500);
   await consumption.stop();
   expect(deliveries).toEqual([101]);
+});
+
+it('keeps the jobs consumeEach holds for a busy slot: each handled once, however long the queue', async () => {
+  const deliveries: string[] = [];
+  // One slot, jobs of 1.5 ack waits each: the fourth waits 4.5 ack waits for its turn.
+  const consumption = await bus.streams.consumeEach(
+    queued,
+    async ({ n }, info) => {
+      deliveries.push(`${n}#${info.deliveryCount}`);
+      await sleep(1_500);
+      return 'done';
+    },
+    { concurrency: 1, ackWaitMs: 1_000 },
+  );
+  for (let n = 1; n <= 4; n++) await bus.streams.publish(queued, { n }, `queued-${n}`);
+  const end = Date.now() + 15_000;
+  while (deliveries.length < 4 && Date.now() < end) await sleep(100);
+  await sleep(1_600);
+  await consumption.stop();
+  expect(deliveries).toEqual(['1#1', '2#1', '3#1', '4#1']);
 });
 
 it('keeps a batch whose handler runs three ack waits long', async () => {
