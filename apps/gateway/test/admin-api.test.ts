@@ -12,13 +12,13 @@ import {
   type OpenApiDocument,
   type StreamSpec,
 } from '@payments/contracts';
-import { createDatabase, createTestDatabase } from '@payments/db';
 import { createLogger } from '@payments/logger';
 import { createOperator } from '../src/admin/operators';
 import { loadGatewayConfig } from '../src/config';
-import { SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
-import { startGateway, type RunningGateway } from '../src/server';
+import type { RunningGateway } from '../src/server';
+import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-under-test';
+import { call, type Answer } from './support/http';
 
 /*
  * The admin API (issue 19) against the real gateway, Postgres and NATS: operators made by the admin
@@ -28,65 +28,24 @@ import { startGateway, type RunningGateway } from '../src/server';
 
 const silent = createLogger('test', 'silent');
 const ROOT = join(__dirname, '../../..');
-const prefix = `t${randomBytes(5).toString('hex')}`;
+let running: GatewayUnderTest;
 let gateway: RunningGateway;
 let db: Kysely<GatewayDatabase>;
 let databaseUrl: string;
-let dropDatabase: () => Promise<void>;
+let prefix: string;
 /** The credential `operator create` printed. */
 let credential: string;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  databaseUrl = database.url;
-  dropDatabase = database.drop;
-  gateway = await startGateway(
-    loadGatewayConfig({
-      DATABASE_URL: database.url,
-      BUS_PREFIX: prefix,
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      BUS_TIMEOUT_MS: '2000',
-    }),
-    silent,
-  );
-  db = createDatabase<GatewayDatabase>({ url: database.url, schema: SCHEMA, poolSize: 2 });
+  running = await startGatewayUnderTest();
+  ({ gateway, db, databaseUrl, prefix } = running);
 });
 
 afterAll(async () => {
-  await gateway?.stop();
-  await db?.destroy();
-  await dropDatabase?.();
+  await running?.stop();
 });
 
 /* Helpers ----------------------------------------------------------------------------------------- */
-
-interface Answer {
-  status: number;
-  type: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions read any field
-  json: any;
-  text: string;
-}
-
-async function call(base: string, method: string, path: string, auth?: string, body?: unknown): Promise<Answer> {
-  const headers: Record<string, string> = {};
-  if (auth) headers.authorization = `Bearer ${auth}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(base + path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, type: res.headers.get('content-type') ?? '', json, text };
-}
 
 const admin = (method: string, path: string, body?: unknown, auth: string | undefined = credential) =>
   call(gateway.adminUrl, method, path, auth, body);

@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { connectBus, type Bus } from '@payments/bus';
 import {
   QueueGroups,
   ServiceError,
@@ -8,13 +5,8 @@ import {
   type CallbackEventView,
   type CallbackGetCommand,
 } from '@payments/contracts';
-import { createDatabase, createTestDatabase } from '@payments/db';
-import { createLogger } from '@payments/logger';
-import { loadGatewayConfig } from '../src/config';
-import { SCHEMA } from '../src/db/migrations';
-import type { GatewayDatabase } from '../src/db/schema';
-import { startGateway, type RunningGateway } from '../src/server';
 import { createTenant } from '../src/tenancy/tenant-admin';
+import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-under-test';
 
 /*
  * GET /api/v1/callbacks/{event_id}, the gateway's side: each attempt's response_excerpt passes through
@@ -23,13 +15,7 @@ import { createTenant } from '../src/tenancy/tenant-admin';
  * second bus connection plays callback-svc.
  */
 
-const silent = createLogger('test', 'silent');
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const prefix = `t${randomBytes(5).toString('hex')}`;
-let gateway: RunningGateway;
-let db: Kysely<GatewayDatabase>;
-let bus: Bus;
-let dropDatabase: () => Promise<void>;
+let running: GatewayUnderTest;
 const asked: CallbackGetCommand[] = [];
 /** What callback-svc answers, by event id (an older one's shape is allowed: the wire is untyped). */
 const views = new Map<string, unknown>();
@@ -51,20 +37,8 @@ const event = {
 };
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  dropDatabase = database.drop;
-  gateway = await startGateway(
-    loadGatewayConfig({
-      DATABASE_URL: database.url,
-      BUS_PREFIX: prefix,
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      BUS_TIMEOUT_MS: '2000',
-    }),
-    silent,
-  );
-  db = createDatabase<GatewayDatabase>({ url: database.url, schema: SCHEMA, poolSize: 2 });
-  bus = await connectBus({ url: NATS_URL, prefix, name: 'test-callbacks', logger: silent });
+  running = await startGatewayUnderTest();
+  const bus = await running.standIn('test-callbacks');
   bus.serve(
     Subjects.callbacks.get,
     async (cmd) => {
@@ -79,15 +53,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await gateway?.stop();
-  await bus?.close();
-  await db?.destroy();
-  await dropDatabase?.();
+  await running?.stop();
 });
 
 async function tenantJwt(): Promise<{ tenantId: string; jwt: string }> {
-  const tenant = await createTenant(db, 'Callbacks Ltda', { mode: 'development' });
-  const res = await fetch(`${gateway.url}/api/v1/authenticate`, {
+  const tenant = await createTenant(running.db, 'Callbacks Ltda', { mode: 'development' });
+  const res = await fetch(`${running.gateway.url}/api/v1/authenticate`, {
     method: 'POST',
     headers: { authorization: `Bearer ${tenant.integration_token}` },
   });
@@ -97,7 +68,7 @@ async function tenantJwt(): Promise<{ tenantId: string; jwt: string }> {
 }
 
 async function detail(eventId: string, jwt: string): Promise<{ status: number; json: CallbackEventView }> {
-  const res = await fetch(`${gateway.url}/api/v1/callbacks/${eventId}`, {
+  const res = await fetch(`${running.gateway.url}/api/v1/callbacks/${eventId}`, {
     headers: { authorization: `Bearer ${jwt}` },
   });
   return { status: res.status, json: (await res.json()) as CallbackEventView };

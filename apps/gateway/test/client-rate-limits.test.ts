@@ -1,54 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { BOOKLET_DOWNLOAD_PATH, SLIP_PDF_PATH } from '@payments/contracts';
-import { createDatabase, createTestDatabase } from '@payments/db';
-import { createLogger } from '@payments/logger';
-import { loadGatewayConfig } from '../src/config';
 import type { GatewayContext } from '../src/http/context';
 import { clientAddress, credentialKey } from '../src/http/rate-limit';
-import { SCHEMA } from '../src/db/migrations';
-import type { GatewayDatabase } from '../src/db/schema';
-import { startGateway, type RunningGateway } from '../src/server';
+import type { RunningGateway } from '../src/server';
 import { createTenant } from '../src/tenancy/tenant-admin';
+import { startGatewayUnderTest as start, type GatewayUnderTest as Running } from './support/gateway-under-test';
 
 /*
  * Issue 16: the auth endpoints are limited per client address and per credential, the signed
  * downloads per client address; over a limit, 429 problem+json with Retry-After. Each gateway here
  * runs with limits small enough to reach in a few requests.
  */
-
-const silent = createLogger('test', 'silent');
-
-interface Running {
-  gateway: RunningGateway;
-  db: Kysely<GatewayDatabase>;
-  stop(): Promise<void>;
-}
-
-async function start(env: Record<string, string>): Promise<Running> {
-  const database = await createTestDatabase();
-  const gateway = await startGateway(
-    loadGatewayConfig({
-      DATABASE_URL: database.url,
-      BUS_PREFIX: `t${randomBytes(5).toString('hex')}`,
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      BUS_TIMEOUT_MS: '2000',
-      ...env,
-    }),
-    silent,
-  );
-  const db = createDatabase<GatewayDatabase>({ url: database.url, schema: SCHEMA, poolSize: 2 });
-  return {
-    gateway,
-    db,
-    async stop() {
-      await gateway.stop();
-      await db.destroy();
-      await database.drop();
-    },
-  };
-}
 
 function authenticate(gateway: RunningGateway, token: string, headers: Record<string, string> = {}) {
   return fetch(`${gateway.url}/api/v1/authenticate`, {

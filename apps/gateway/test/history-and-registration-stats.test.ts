@@ -1,6 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { connectBus, type Bus } from '@payments/bus';
 import {
   PROBLEM_CONTENT_TYPE,
   QueueGroups,
@@ -11,14 +10,12 @@ import {
   type ReceivableHistoryCommand,
   type RegistrationStatsCommand,
 } from '@payments/contracts';
-import { createDatabase, createTestDatabase } from '@payments/db';
-import { createLogger } from '@payments/logger';
 import { createOperator } from '../src/admin/operators';
-import { loadGatewayConfig } from '../src/config';
-import { SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
-import { startGateway, type RunningGateway } from '../src/server';
+import type { RunningGateway } from '../src/server';
 import { createTenant } from '../src/tenancy/tenant-admin';
+import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-under-test';
+import { call } from './support/http';
 
 /*
  * Issue 19 through HTTP, the gateway's side: GET /api/v1/accounts-receivable/{uuid}/history with a
@@ -28,13 +25,9 @@ import { createTenant } from '../src/tenancy/tenant-admin';
  * it was asked.
  */
 
-const silent = createLogger('test', 'silent');
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const prefix = `t${randomBytes(5).toString('hex')}`;
+let running: GatewayUnderTest;
 let gateway: RunningGateway;
 let db: Kysely<GatewayDatabase>;
-let bus: Bus;
-let dropDatabase: () => Promise<void>;
 let operatorCredential: string;
 
 const historyAsked: ReceivableHistoryCommand[] = [];
@@ -43,20 +36,9 @@ const statsAsked: RegistrationStatsCommand[] = [];
 const histories = new Map<string, ReceivableHistory>();
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  dropDatabase = database.drop;
-  gateway = await startGateway(
-    loadGatewayConfig({
-      DATABASE_URL: database.url,
-      BUS_PREFIX: prefix,
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      BUS_TIMEOUT_MS: '2000',
-    }),
-    silent,
-  );
-  db = createDatabase<GatewayDatabase>({ url: database.url, schema: SCHEMA, poolSize: 2 });
-  bus = await connectBus({ url: NATS_URL, prefix, name: 'test-receivables', logger: silent });
+  running = await startGatewayUnderTest();
+  ({ gateway, db } = running);
+  const bus = await running.standIn('test-receivables');
   bus.serve(
     Subjects.receivables.history,
     async (cmd) => {
@@ -87,24 +69,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await gateway?.stop();
-  await bus?.close();
-  await db?.destroy();
-  await dropDatabase?.();
+  await running?.stop();
 });
 
-interface Answer {
-  status: number;
-  type: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions read any field
-  json: any;
-}
-
-async function get(base: string, path: string, token?: string): Promise<Answer> {
-  const res = await fetch(base + path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-  const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? '', json: text ? JSON.parse(text) : undefined };
-}
+const get = (base: string, path: string, token?: string) => call(base, 'GET', path, token);
 
 async function tenantWithToken(name: string): Promise<{ tenantId: string; integrationToken: string; jwt: string }> {
   const tenant = await createTenant(db, name, { mode: 'development' });

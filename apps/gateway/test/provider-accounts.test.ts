@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { connectBus, type Bus } from '@payments/bus';
+import type { Bus } from '@payments/bus';
 import {
   API_OPERATIONS,
   QueueGroups,
@@ -12,13 +12,11 @@ import {
   type ReceivablesCreateCommand,
 } from '@payments/contracts';
 import { DEV_CREDENTIALS_ENCRYPTION_KEY, open, parseEncryptionKey } from '@payments/credential-seal';
-import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
-import { createLogger } from '@payments/logger';
+import { createDatabase, migrateToLatest } from '@payments/db';
 import { signLink } from '@payments/signed-links';
-import { loadGatewayConfig } from '../src/config';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
-import { startGateway, type RunningGateway } from '../src/server';
+import type { RunningGateway } from '../src/server';
 import {
   currentProviderAccount,
   DEVELOPMENT_PAYEE_TAX_ID,
@@ -30,6 +28,7 @@ import {
   type ProviderAccountInput,
 } from '../src/tenancy/provider-accounts';
 import { AdminError, createTenant } from '../src/tenancy/tenant-admin';
+import { startGatewayUnderTest } from './support/gateway-under-test';
 
 /*
  * Provider accounts on the gateway's side (DESIGN 7): versions set by the operator, the development
@@ -37,8 +36,6 @@ import { AdminError, createTenant } from '../src/tenancy/tenant-admin';
  * tenant without one is refused with 422 no_provider_account before anything reaches the bus.
  */
 
-const silent = createLogger('test', 'silent');
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const PEM_CERT = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const PEM_KEY = '-----BEGIN PRIVATE KEY-----\nMC4C\n-----END PRIVATE KEY-----\n';
 
@@ -53,32 +50,9 @@ interface Running {
 
 /** A gateway on its own database and bus prefix; `env` on top (NODE_ENV=production, its secrets). */
 async function start(env: Record<string, string> = {}, beforeStart?: (url: string) => Promise<void>) {
-  const database = await createTestDatabase();
-  const prefix = `t${randomBytes(5).toString('hex')}`;
-  const config = loadGatewayConfig({
-    DATABASE_URL: database.url,
-    BUS_PREFIX: prefix,
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    BUS_TIMEOUT_MS: '2000',
-    ...env,
-  });
-  await beforeStart?.(database.url);
-  const gateway = await startGateway(config, silent);
-  const db = createDatabase<GatewayDatabase>({ url: database.url, schema: SCHEMA, poolSize: 2 });
-  const bus = await connectBus({ url: NATS_URL, prefix, name: 'test-receivables', logger: silent });
-  return {
-    gateway,
-    db,
-    bus,
-    downloadLinkSecret: config.downloadLinkSecret,
-    async stop() {
-      await gateway.stop();
-      await bus.close();
-      await db.destroy();
-      await database.drop();
-    },
-  } satisfies Running;
+  const running = await startGatewayUnderTest(env, { beforeStart });
+  const bus = await running.standIn('test-receivables');
+  return { ...running, bus, downloadLinkSecret: running.config.downloadLinkSecret } satisfies Running;
 }
 
 const productionEnv = () => ({

@@ -1,15 +1,12 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import type { Kysely } from 'kysely';
-import { createDatabase, createTestDatabase } from '@payments/db';
-import { createLogger } from '@payments/logger';
-import { loadGatewayConfig } from '../src/config';
-import { SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
-import { startGateway, type RunningGateway } from '../src/server';
+import type { RunningGateway } from '../src/server';
 import { createTenant } from '../src/tenancy/tenant-admin';
+import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-under-test';
 
 /*
  * DESIGN 7, Bad input: bodies that would crash a parser or hold a connection are refused by the
@@ -18,26 +15,14 @@ import { createTenant } from '../src/tenancy/tenant-admin';
  */
 
 const REQUEST_TIMEOUT_MS = 1_000;
+let running: GatewayUnderTest;
 let gateway: RunningGateway;
 let db: Kysely<GatewayDatabase>;
-let drop: () => Promise<void>;
 let jwt: string;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  gateway = await startGateway(
-    loadGatewayConfig({
-      DATABASE_URL: database.url,
-      BUS_PREFIX: `t${randomBytes(5).toString('hex')}`,
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      BUS_TIMEOUT_MS: '2000',
-      REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-    }),
-    createLogger('test', 'silent'),
-  );
-  db = createDatabase<GatewayDatabase>({ url: database.url, schema: SCHEMA, poolSize: 2 });
+  running = await startGatewayUnderTest({ REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
+  ({ gateway, db } = running);
   const tenant = await createTenant(db, 'Bad input');
   const auth = await fetch(`${gateway.url}/api/v1/authenticate`, {
     method: 'POST',
@@ -47,9 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await gateway?.stop();
-  await db?.destroy();
-  await drop?.();
+  await running?.stop();
 });
 
 function post(path: string, body: string | Buffer, headers: Record<string, string> = {}) {
