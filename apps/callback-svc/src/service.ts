@@ -1,11 +1,11 @@
 import { connectBus } from '@payments/bus';
 import { Streams } from '@payments/contracts';
-import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { createDatabase, ensureDatabase, ensureOnlineIndexes, migrateToLatest } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, httpMetrics, jobStreamMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
 import type { CallbackConfig } from './config';
-import { migrations, SCHEMA } from './db/migrations';
+import { migrations, onlineIndexes, SCHEMA } from './db/migrations';
 import type { CallbacksDatabase } from './db/schema';
 import { DeliveryStatsStore } from './db/delivery-stats-store';
 import { DeliveryEngine, type AttemptListener } from './domain/delivery-engine';
@@ -40,6 +40,8 @@ export async function startCallbackService(
     poolSize: config.databasePoolSize,
   });
   await migrateToLatest(db, SCHEMA, migrations, logger);
+  // In the background, one instance at a time; readiness does not wait: queries work without them, slower.
+  const indexes = ensureOnlineIndexes(db, SCHEMA, onlineIndexes, logger);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,
@@ -117,6 +119,7 @@ export async function startCallbackService(
     port: ops.port,
     url: ops.url,
     async stop() {
+      await indexes.stop(); // cancels a build under way: the next start repairs it
       await ops.stop();
       await Promise.all(workers.map((w) => w.stop()));
       await rollup.stop();

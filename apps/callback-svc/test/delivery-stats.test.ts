@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
+import { createDatabase, createTestDatabase, ensureOnlineIndexesOnce, migrateToLatest } from '@payments/db';
 import { DeliveryStatsStore } from '../src/db/delivery-stats-store';
-import { migrations, SCHEMA } from '../src/db/migrations';
+import { migrations, onlineIndexes, SCHEMA } from '../src/db/migrations';
 import type { CallbacksDatabase } from '../src/db/schema';
 import {
   bucketOf,
@@ -31,6 +31,12 @@ beforeAll(async () => {
   // A second pool: another instance of the service.
   other = createDatabase<CallbacksDatabase>({ url: test.url, schema: SCHEMA, poolSize: 2 });
   await migrateToLatest(db, SCHEMA, migrations);
+  // As the service builds them after migrating (in the background there): these queries run with them.
+  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  expect(await ensureOnlineIndexesOnce(db, SCHEMA, onlineIndexes, quiet)).toEqual({
+    status: 'done',
+    built: onlineIndexes.map((i) => i.name),
+  });
   store = new EventStore(db);
   stats = new DeliveryStatsStore(db);
 });

@@ -1,12 +1,18 @@
 import { connectBus } from '@payments/bus';
 import { Streams } from '@payments/contracts';
-import { createDatabase, ensureDatabase, isDatabaseUnavailable, migrateToLatest } from '@payments/db';
+import {
+  createDatabase,
+  ensureDatabase,
+  ensureOnlineIndexes,
+  isDatabaseUnavailable,
+  migrateToLatest,
+} from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, jobStreamMetrics, outboxLimitGauges } from '@payments/metrics';
 import { OutboxRelay, outboxBacklogSummary } from '@payments/outbox';
 import type { ReceivablesConfig } from './config';
-import { migrations, SCHEMA } from './db/migrations';
+import { migrations, onlineIndexes, SCHEMA } from './db/migrations';
 import type { ReceivablesDatabase } from './db/schema';
 import { PostgresProviderAccounts } from './db/provider-accounts';
 import { createPaymentProviders } from './provider/providers';
@@ -41,6 +47,8 @@ export async function startReceivablesService(
     poolSize: config.databasePoolSize,
   });
   await migrateToLatest(db, SCHEMA, migrations, logger);
+  // In the background, one instance at a time; readiness does not wait: queries work without them, slower.
+  const indexes = ensureOnlineIndexes(db, SCHEMA, onlineIndexes, logger);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,
@@ -117,6 +125,7 @@ export async function startReceivablesService(
     port: http.port,
     url: `http://127.0.0.1:${http.port}`,
     async stop() {
+      await indexes.stop(); // cancels a build under way: the next start repairs it
       await http.stop();
       await Promise.all(workers.map((w) => w.stop()));
       await relay.stop();

@@ -2,3 +2,4 @@ export * from './database';
 export * from './migrate';
 export * from './test-database';
 export * from './unavailable';
+export * from './online-indexes';

@@ -1,3 +1,4 @@
+import type { OnlineIndex } from '@payments/db';
 import { sql, type Kysely, type Migration, type RawBuilder } from 'kysely';
 
 export const SCHEMA = 'callbacks';
@@ -162,14 +163,9 @@ export const migrations: Record<string, Migration> = {
       // ingest, for GET /api/v1/callbacks?receivable_id=. Null for other events and for rows older
       // than this migration (their charges' callbacks are not found by the filter).
       await db.schema.alterTable('events').addColumn('receivable_id', 'uuid').execute();
-      await sql`create index events_tenant_receivable_idx on events (tenant_id, receivable_id, created_at desc, event_id desc)
-        where receivable_id is not null`.execute(db);
-      // A replay (POST /api/v1/callbacks/replay) reads a tenant's dead events by when they died; the
-      // rollup reads everyone's events that died in the last minutes.
-      await sql`create index events_tenant_dead_idx on events (tenant_id, dead_at) where status = 'dead'`.execute(db);
-      await sql`create index events_dead_at_idx on events (dead_at) where status = 'dead'`.execute(db);
-      // The rollup reads the attempts of the last minutes: without this, a scan of every attempt.
-      await db.schema.createIndex('attempts_attempted_at_idx').on('attempts').column('attempted_at').execute();
+      // Its index, and those the rollup and the replay read on events and attempts, are built
+      // concurrently after the migrations (onlineIndexes below): a build in this transaction would
+      // hold writes to these large tables (ingest, claims, attempts) for its whole length.
       // Deliveries per minute, tenant and receiving host (GET /admin/v1/stats/deliveries and
       // /admin/v1/delivery-health), rebuilt from attempts and events by the rollup
       // (domain/delivery-stats.ts), never written by the delivery path. Attempt durations are a
@@ -215,6 +211,39 @@ export const migrations: Record<string, Migration> = {
     },
   },
 };
+
+/**
+ * Indexes on the large tables, built with CREATE INDEX CONCURRENTLY in the background after the
+ * migrations (libs/db ensureOnlineIndexes): writes go on during the build, and the queries they serve
+ * work without them (slower) until they are there. Indexes of new, empty tables stay in migrations.
+ */
+export const onlineIndexes: OnlineIndex[] = [
+  // GET /api/v1/callbacks?receivable_id= (events.receivable_id, migration 0007).
+  {
+    name: 'events_tenant_receivable_idx',
+    table: 'events',
+    sql: `create index concurrently if not exists events_tenant_receivable_idx
+      on events (tenant_id, receivable_id, created_at desc, event_id desc) where receivable_id is not null`,
+  },
+  // A replay (POST /api/v1/callbacks/replay) reads a tenant's dead events by when they died.
+  {
+    name: 'events_tenant_dead_idx',
+    table: 'events',
+    sql: `create index concurrently if not exists events_tenant_dead_idx on events (tenant_id, dead_at) where status = 'dead'`,
+  },
+  // The delivery rollup reads everyone's events that died in the last minutes...
+  {
+    name: 'events_dead_at_idx',
+    table: 'events',
+    sql: `create index concurrently if not exists events_dead_at_idx on events (dead_at) where status = 'dead'`,
+  },
+  // ...and the attempts of the last minutes: without this, a scan of every attempt.
+  {
+    name: 'attempts_attempted_at_idx',
+    table: 'attempts',
+    sql: `create index concurrently if not exists attempts_attempted_at_idx on attempts (attempted_at)`,
+  },
+];
 
 /**
  * claim_due_events as 0004 wrote it (see there for how it claims); `setOnClaim` is what a claim writes

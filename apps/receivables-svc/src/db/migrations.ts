@@ -1,3 +1,4 @@
+import type { OnlineIndex } from '@payments/db';
 import { sql, type Kysely, type Migration } from 'kysely';
 import { outboxMigration, outboxRetryMigration, outboxTraceContextMigration } from '@payments/outbox';
 
@@ -171,13 +172,10 @@ export const migrations: Record<string, Migration> = {
       // When the provider registered a charge: what the registration statistics count. Rows registered
       // before this migration stay null (the statistics start with it; they look back 8 days at most).
       await sql`alter table receivables add column registered_at timestamptz`.execute(db);
-      await sql`create index receivables_registered_at_idx on receivables (registered_at)
-        where registered_at is not null`.execute(db);
-      // Registrations that failed for good: the provider's refusal moves a charge to rejected (the only way there).
-      await sql`create index state_history_rejected_at_idx on state_history (at) where to_state = 'rejected'`.execute(
-        db,
-      );
-      // Per tenant and minute, re-aggregated from the rows above by the rollup (domain/registration-stats.ts).
+      // The statistics' indexes on receivables and state_history are built concurrently after the
+      // migrations (onlineIndexes below): a build in this transaction would hold charge intake and
+      // every state change for its whole length.
+      // Per tenant and minute, re-aggregated from those rows by the rollup (domain/registration-stats.ts).
       await sql`create table registrations_per_minute (
         minute timestamptz not null,
         tenant_id uuid not null,
@@ -188,3 +186,25 @@ export const migrations: Record<string, Migration> = {
     },
   },
 };
+
+/**
+ * Indexes on the large tables, built with CREATE INDEX CONCURRENTLY in the background after the
+ * migrations (libs/db ensureOnlineIndexes): writes go on during the build, and the queries they serve
+ * work without them (slower) until they are there. Indexes of new, empty tables stay in migrations.
+ */
+export const onlineIndexes: OnlineIndex[] = [
+  // Charges registered in the last minutes, for the registration statistics (receivables.registered_at, 0008).
+  {
+    name: 'receivables_registered_at_idx',
+    table: 'receivables',
+    sql: `create index concurrently if not exists receivables_registered_at_idx on receivables (registered_at)
+      where registered_at is not null`,
+  },
+  // Registrations that failed for good: the provider's refusal moves a charge to rejected (the only way there).
+  {
+    name: 'state_history_rejected_at_idx',
+    table: 'state_history',
+    sql: `create index concurrently if not exists state_history_rejected_at_idx on state_history (at)
+      where to_state = 'rejected'`,
+  },
+];
