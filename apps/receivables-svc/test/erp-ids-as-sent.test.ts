@@ -15,22 +15,18 @@ import {
   outbox,
   row,
   scopeOf,
-  startStateFixture,
   TestProvider,
+  TZ,
+  useStateFixture,
   workerDeps,
   type StateFixture,
 } from './state-fixture';
 
 // DESIGN 7: the ERP's ids match in any letter case and come back exactly as it sent them at creation.
 
-const TZ = 'America/Sao_Paulo';
 let f: StateFixture;
-
-beforeAll(async () => {
-  f = await startStateFixture();
-});
-afterAll(async () => {
-  await f?.stop();
+useStateFixture((fixture) => {
+  f = fixture;
 });
 
 /** A UUID in mixed case: neither its lower- nor its upper-case form. */

@@ -1,6 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { connectBus, type Bus } from '@payments/bus';
+import type { Bus } from '@payments/bus';
 import { ServiceError, Subjects, type RegistrationJob } from '@payments/contracts';
 import type { ReceivableRow } from '../src/db/schema';
 import { processCancellation, requestCancellation } from '../src/domain/cancellation';
@@ -8,32 +8,27 @@ import { receivableHistory } from '../src/domain/history';
 import { recordPayment } from '../src/domain/payments';
 import { registerReceivables } from '../src/domain/registration';
 import { registrationStats, rollUpRegistrations } from '../src/domain/registration-stats';
-import { registerHandlers } from '../src/transport/bus-handlers';
-import { IntakePriority } from '../src/transport/intake-priority';
 import { startRegistrationRollup } from '../src/transport/rollup';
 import {
   acceptOne,
   providersOf,
   rowById,
   scopeOf,
-  startStateFixture,
+  serveOverBus,
   TestProvider,
+  TZ,
+  useStateFixture,
   workerDeps,
+  type ServedBus,
   type StateFixture,
 } from './state-fixture';
 
 // Issue 19 on receivables-svc's side: a receivable's history (endpoint A) and the registration
 // statistics (endpoint E) with their per-minute rollup, against a real Postgres and NATS.
 
-const TZ = 'America/Sao_Paulo';
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 let f: StateFixture;
-
-beforeAll(async () => {
-  f = await startStateFixture();
-});
-afterAll(async () => {
-  await f?.stop();
+useStateFixture((fixture) => {
+  f = fixture;
 });
 
 const job = (r: Pick<ReceivableRow, 'id' | 'tenant_id'>): RegistrationJob => ({
@@ -289,24 +284,14 @@ describe('registration rollup and statistics', () => {
 });
 
 describe('over the bus', () => {
+  let served: ServedBus;
   let bus: Bus;
-  let handlers: ReturnType<typeof registerHandlers>;
   beforeAll(async () => {
-    const prefix = `t${randomBytes(5).toString('hex')}`;
-    bus = await connectBus({ url: NATS_URL, prefix, name: 'receivables-test', logger: f.logger, timeoutMs: 5_000 });
-    handlers = registerHandlers(bus, {
-      db: f.db,
-      clients: f.clients,
-      providers: providersOf(new TestProvider()),
-      accounts: f.accounts,
-      timeZone: TZ,
-      priority: new IntakePriority({ maxDeferMs: 0, quietMs: 0 }),
-      onEnqueued: () => undefined,
-    });
+    served = await serveOverBus(f, providersOf(new TestProvider()));
+    ({ bus } = served);
   });
   afterAll(async () => {
-    for (const h of handlers ?? []) h.unsubscribe();
-    await bus?.close();
+    await served?.stop();
   });
 
   it('answers a history, and not_found for another tenant', async () => {

@@ -1,5 +1,5 @@
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { connectBus, type Bus } from '@payments/bus';
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Bus } from '@payments/bus';
 import {
   ServiceError,
   SLIP_PDF_PATH,
@@ -24,9 +24,7 @@ import { ProviderUnavailableError, type ProviderPayment } from '../src/domain/po
 import { registerReceivables } from '../src/domain/registration';
 import { LEGACY_SANDBOX_ACCOUNT } from '../src/provider/legacy-account';
 import { slipLinkExpiry } from '../src/provider/slip-links';
-import { registerHandlers } from '../src/transport/bus-handlers';
 import { startProviderWebhookServer } from '../src/transport/http-server';
-import { IntakePriority } from '../src/transport/intake-priority';
 import {
   accountVersion,
   callbacksFor,
@@ -36,10 +34,13 @@ import {
   providersOf,
   row,
   rowById,
+  serveOverBus,
   startStateFixture,
   TEST_LINKS,
   TestProvider,
+  TZ,
   workerDeps,
+  type ServedBus,
   type StateFixture,
 } from './state-fixture';
 
@@ -48,9 +49,7 @@ import {
 // Postgres is real (the fixture's throw-away database), so are the webhook HTTP server and NATS;
 // the banks are our PaymentProvider port filled by test doubles.
 
-const TZ = 'America/Sao_Paulo';
 const SECRET = 'sandbox-webhook-secret';
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 let f: StateFixture;
 /** The banks behind the webhook server and the bus handlers: tests set what they answer. */
@@ -815,26 +814,16 @@ describe('installments of a booklet', () => {
 });
 
 describe('slip PDF and QR code on the bus', () => {
+  let served: ServedBus;
   let bus: Bus;
-  let handlers: ReturnType<typeof registerHandlers>;
   const bank = new TestProvider('inter_');
 
   beforeAll(async () => {
-    const prefix = `t${randomBytes(5).toString('hex')}`;
-    bus = await connectBus({ url: NATS_URL, prefix, name: 'receivables-test', logger: f.logger, timeoutMs: 5_000 });
-    handlers = registerHandlers(bus, {
-      db: f.db,
-      clients: f.clients,
-      providers: providersOf(bank),
-      accounts: f.accounts,
-      timeZone: TZ,
-      priority: new IntakePriority({ maxDeferMs: 0, quietMs: 0 }),
-      onEnqueued: () => undefined,
-    });
+    served = await serveOverBus(f, providersOf(bank));
+    ({ bus } = served);
   });
   afterAll(async () => {
-    for (const h of handlers ?? []) h.unsubscribe();
-    await bus?.close();
+    await served?.stop();
   });
 
   const ask = (receivableId: string) =>

@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { connectBus, type Bus } from '@payments/bus';
 import {
   MESSAGE_VERSION_FIELD,
   Streams,
@@ -31,6 +32,8 @@ import {
   type ProviderChargeState,
 } from '../src/domain/ports';
 import { SignedSlipLinks } from '../src/provider/slip-links';
+import { registerHandlers } from '../src/transport/bus-handlers';
+import { IntakePriority } from '../src/transport/intake-priority';
 
 /**
  * The receivables schema migrated into a throw-away database, with the domain's two outside ports
@@ -48,6 +51,11 @@ export interface StateFixture {
   accountFor(tenantId: string, provider?: ProviderKind): ProviderAccountVersion;
   stop(): Promise<void>;
 }
+
+/** The time zone the tests run the service in (local due dates and statistics buckets). */
+export const TZ = 'America/Sao_Paulo';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 /** The gateway's side of slip PDF and QR code links, for tests that check them. */
 export const TEST_LINKS = { publicBaseUrl: 'https://api.example.com', downloadLinkSecret: 'test-link-secret' };
@@ -79,6 +87,46 @@ export async function startStateFixture(): Promise<StateFixture> {
     async stop() {
       await db.destroy();
       await test.drop();
+    },
+  };
+}
+
+/** One fixture for the whole test file: started before its tests, stopped after them; `use` gets it. */
+export function useStateFixture(use: (f: StateFixture) => void): void {
+  let fixture: StateFixture | undefined;
+  beforeAll(async () => {
+    fixture = await startStateFixture();
+    use(fixture);
+  });
+  afterAll(async () => {
+    await fixture?.stop();
+  });
+}
+
+/** receivables-svc's bus handlers on a bus prefix of their own, over the fixture and these banks. */
+export interface ServedBus {
+  /** A connection on that prefix: the gateway's side, to ask the handlers with. */
+  bus: Bus;
+  stop(): Promise<void>;
+}
+
+export async function serveOverBus(f: StateFixture, providers: PaymentProviders): Promise<ServedBus> {
+  const prefix = `t${randomBytes(5).toString('hex')}`;
+  const bus = await connectBus({ url: NATS_URL, prefix, name: 'receivables-test', logger: f.logger, timeoutMs: 5_000 });
+  const handlers = registerHandlers(bus, {
+    db: f.db,
+    clients: f.clients,
+    providers,
+    accounts: f.accounts,
+    timeZone: TZ,
+    priority: new IntakePriority({ maxDeferMs: 0, quietMs: 0 }),
+    onEnqueued: () => undefined,
+  });
+  return {
+    bus,
+    async stop() {
+      for (const h of handlers) h.unsubscribe();
+      await bus.close();
     },
   };
 }

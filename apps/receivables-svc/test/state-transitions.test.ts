@@ -24,8 +24,9 @@ import {
   row,
   rowById,
   scopeOf,
-  startStateFixture,
   TestProvider,
+  TZ,
+  useStateFixture,
   workerDeps,
   type StateFixture,
 } from './state-fixture';
@@ -35,14 +36,9 @@ import {
 // directory are the domain's own ports, filled by test doubles; what a transition queues (jobs and
 // callbacks) is read back from the outbox it writes in the same transaction.
 
-const TZ = 'America/Sao_Paulo';
 let f: StateFixture;
-
-beforeAll(async () => {
-  f = await startStateFixture();
-});
-afterAll(async () => {
-  await f?.stop();
+useStateFixture((fixture) => {
+  f = fixture;
 });
 
 const deps = (provider: TestProvider) => workerDeps(f, provider);
