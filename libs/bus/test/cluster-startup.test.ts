@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { StreamSpec } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
-import { startNatsCluster, type NatsCluster } from '@payments/test-support/nats-cluster';
+import type { NatsCluster } from '@payments/test-support/nats-cluster';
 import { connectBus, type Bus } from '../src';
+import { useNatsCluster } from './support/nats-servers';
 
 // A service started before its 3-node cluster has a quorum (nats-server 2.9.10): the whole cluster
 // restarted and only one node back, JetStream answers "temporarily unavailable" (no meta leader).
@@ -30,27 +31,28 @@ function capturingLogger(lines: Line[]) {
   return createLogger('cluster-startup-test', 'warn', { write: (l: string) => lines.push(JSON.parse(l) as Line) });
 }
 
-beforeAll(async () => {
-  cluster = await startNatsCluster({ size: 3 });
-}, 60_000);
-
-afterAll(async () => {
-  for (const bus of opened) await bus.close().catch(() => undefined);
-  await cluster?.close();
+useNatsCluster(opened, (started) => {
+  cluster = started;
 });
+
+/** A service's bus on the cluster, its streams at three replicas, logging its warnings to `lines`. */
+async function connectR3(name: string, lines: Line[]): Promise<Bus<TestRegistry>> {
+  const bus = await connectBus<TestRegistry>({
+    url: cluster.url,
+    prefix,
+    name,
+    logger: capturingLogger(lines),
+    streamSettings: { streamReplicas: 3 },
+  });
+  opened.push(bus);
+  return bus;
+}
 
 it('waits for the quorum at start: ensure, the dead-letter stream and a consumer succeed once it forms', async () => {
   const [n1, n2, n3] = cluster.nodes;
   // Connected while the cluster is whole; then every node goes down and only n1 comes back.
   const earlyLines: Line[] = [];
-  const early = await connectBus<TestRegistry>({
-    url: cluster.url,
-    prefix,
-    name: 'early',
-    logger: capturingLogger(earlyLines),
-    streamSettings: { streamReplicas: 3 },
-  });
-  opened.push(early);
+  const early = await connectR3('early', earlyLines);
   for (const node of cluster.nodes) await cluster.stop(node.name);
   await cluster.start(n1.name);
 
@@ -63,14 +65,7 @@ it('waits for the quorum at start: ensure, the dead-letter stream and a consumer
   // A service that starts now: even its connection's JetStream check finds no meta leader.
   const lateLines: Line[] = [];
   const lateStart = (async () => {
-    const late = await connectBus<TestRegistry>({
-      url: cluster.url,
-      prefix,
-      name: 'late',
-      logger: capturingLogger(lateLines),
-      streamSettings: { streamReplicas: 3 },
-    });
-    opened.push(late);
+    const late = await connectR3('late', lateLines);
     await late.streams.ensure(jobs);
     await late.streams.deadLetters.ensure();
     return late;

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StreamSpec } from '@payments/contracts';
@@ -12,13 +11,13 @@ import {
   retryTransient,
   STARTUP_RETRY_MS,
 } from '../src/jetstream-retry';
+import { freePort, spawnNatsServer } from './support/nats-servers';
 
 // Start-up JetStream requests are tried again only while the cluster is not ready (timeouts, no
 // responders, "temporarily unavailable"); anything else, a refused permission first, fails at once.
 // The real-server case: a nats-server of this test's whose user may check JetStream but not create
 // streams, as a misconfigured deploy/nats would be.
 
-const BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const logger = createLogger('bus-test', 'silent');
 const natsError = (code: string, api?: { code: number; err_code: number; description: string }) =>
   Object.assign(new Error(code), { code, ...(api ? { api_error: api } : {}) });
@@ -129,20 +128,9 @@ const servers: ChildProcess[] = [];
 
 /** A nats-server of this test's with `config` (its listen line added); resolves to its URL once it is ready. */
 async function startServer(name: string, config: string): Promise<string> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((r) => probe.close(r));
+  const port = await freePort();
   writeFileSync(join(dir, `${name}.conf`), `listen: 127.0.0.1:${port}\n${config}`);
-  const child = spawn(BIN, ['-c', join(dir, `${name}.conf`)]);
-  servers.push(child);
-  let output = '';
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const end = Date.now() + 20_000;
-  while (!output.includes('Server is ready')) {
-    if (child.exitCode !== null || Date.now() > end) throw new Error(`nats-server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  servers.push(await spawnNatsServer(['-c', join(dir, `${name}.conf`)]));
   return `nats://127.0.0.1:${port}`;
 }
 

@@ -1,19 +1,11 @@
-import { createServer } from 'node:net';
 import { createLogger } from '@payments/logger';
 import { BusUnavailableError, checkBus, connectBus, natsServers } from '../src';
+import { freePort as closedPort } from './support/nats-servers';
 
 // NATS_URL may list a cluster's servers: the service starts when any one of them is up.
 
 const logger = createLogger('servers-test', 'silent');
 const realNats = 'nats://127.0.0.1:4222';
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 it('splits NATS_URL on commas, trimming spaces and dropping empty entries', () => {
   expect(natsServers(' nats://a:4222, nats://b:4222 ,,nats://c:4222,')).toEqual([

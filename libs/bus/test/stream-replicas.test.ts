@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Exchange, StreamSpec } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
-import { startNatsCluster, type NatsCluster } from '@payments/test-support/nats-cluster';
+import type { NatsCluster } from '@payments/test-support/nats-cluster';
 import { connectBus, type Bus } from '../src';
+import { useNatsCluster } from './support/nats-servers';
 
 // STREAM_REPLICAS on a private 3-node cluster (nats-server 2.9.10): a stream created with one replica
 // is raised to three when a service starts with STREAM_REPLICAS=3, not left as it was; the
@@ -45,13 +46,8 @@ async function replicasOf(bus: Bus<TestRegistry>, stream: string) {
   }
 }
 
-beforeAll(async () => {
-  cluster = await startNatsCluster({ size: 3 });
-}, 60_000);
-
-afterAll(async () => {
-  for (const bus of opened) await bus.close().catch(() => undefined);
-  await cluster?.close();
+useNatsCluster(opened, (started) => {
+  cluster = started;
 });
 
 it('connects with a NATS_URL listing the three servers', async () => {

@@ -1,14 +1,13 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@payments/logger';
 import { BusUnavailableError, checkBus, connectBus } from '../src';
+import { freePort, spawnNatsServer } from './support/nats-servers';
 
 /** TLS to NATS by configuration: a nats-server of this test's, its certificate signed by a CA of its own. */
 
-const BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const logger = createLogger('bus-test', 'silent');
 const dir = mkdtempSync(join(tmpdir(), 'bus-tls-'));
 const file = (name: string) => join(dir, name);
@@ -46,14 +45,6 @@ function makeServerCertificate(ca: string): void {
   );
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 beforeAll(async () => {
   makeCa('ca');
   makeCa('other-ca');
@@ -64,7 +55,7 @@ beforeAll(async () => {
   );
   const port = await freePort();
   url = `nats://127.0.0.1:${port}`;
-  const child = spawn(BIN, [
+  server = await spawnNatsServer([
     '-c',
     file('nats.conf'),
     '-js',
@@ -75,14 +66,6 @@ beforeAll(async () => {
     '-p',
     String(port),
   ]);
-  server = child;
-  let output = '';
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const end = Date.now() + 20_000;
-  while (!output.includes('Server is ready')) {
-    if (child.exitCode !== null || Date.now() > end) throw new Error(`nats-server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }, 30_000);
 
 afterAll(() => {

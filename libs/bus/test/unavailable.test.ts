@@ -1,16 +1,8 @@
-import { createServer } from 'node:net';
 import { createLogger } from '@payments/logger';
 import { BusUnavailableError, checkBus, connectBus, displayNatsUrl } from '../src';
+import { freePort } from './support/nats-servers';
 
 const logger = createLogger('bus-test', 'silent');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 it('connectBus to a NATS out of reach fails with one line naming the URL and the fix', async () => {
   const port = await freePort();
