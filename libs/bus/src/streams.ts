@@ -5,6 +5,7 @@ import {
   nanos,
   RetentionPolicy,
   StorageType,
+  type Consumer,
   type ConsumerMessages,
   type JetStreamClient,
   type JsMsg,
@@ -32,6 +33,11 @@ import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTrace
 
 /** consumeFairly's default window: messages held at once, queued per key. */
 export const DEFAULT_FAIR_WINDOW = 512;
+/**
+ * How long a pull request lives. Short: after a crash (kill -9) the server may still hold the dead
+ * client's pull request, and messages it takes wait for ack_wait before redelivery; expiring pulls bound that.
+ */
+const PULL_EXPIRES_MS = 5_000;
 /** The key of a message that cannot be decoded: it is dead-lettered when its turn comes. */
 const POISON = Symbol('poison');
 
@@ -286,8 +292,9 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
    * until JOB_MAX_FAILURES, when it is dead-lettered; a message that is not JSON or not its stream's
    * messageSchema (poison) is dead-lettered at once, without reaching the handler. Messages taken
    * while every slot is busy are held and kept alive with in-progress acks until they start
-   * (consumeFairly with one key, its window): a plain pull left up to 2 x concurrency of them in the
-   * client's buffer, redelivered (the work done twice) once they waited longer than the ack wait.
+   * (consumeFairly with one key, its window), and no more are taken than the window has room for: a
+   * message waiting unread in the client's buffer has no in-progress ack, and was redelivered (the
+   * work done twice) once it waited longer than the ack wait.
    */
   async consumeEach<S extends RegisteredStream<M>>(
     spec: S,
@@ -304,9 +311,12 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
    * a key with a long backlog and one with a few messages share the `concurrency` slots equally. Outcomes, failures and dead letters
    * are consumeEach's. The fairness is only as wide as the window: messages beyond it are still taken
    * in stream order, so a key whose messages lie behind more than `window` of another's waits until
-   * the window reaches them. Held messages are kept from redelivery with in-progress acks (every
-   * third of ackWaitMs), and a message's ack wait starts again when its handler starts. On stop,
-   * queued messages are released (nak) for another consumer at once, and those in flight finish.
+   * the window reaches them. Messages are pulled on demand: each pull (a fetch, expiring after 5 s)
+   * asks for at most the room left in the window, so every message received is held at once; those
+   * beyond the window stay in the stream, free for another instance. Held messages are kept from
+   * redelivery with in-progress acks (every third of ackWaitMs), and a message's ack wait starts
+   * again when its handler starts. On stop, queued messages are released (nak) for another consumer
+   * at once, and those in flight finish.
    */
   async consumeFairly<S extends RegisteredStream<M>>(
     spec: S,
@@ -316,11 +326,15 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     const concurrency = opts.concurrency ?? 16;
     const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const window = Math.max(concurrency, opts.window ?? DEFAULT_FAIR_WINDOW);
-    // The client's own buffer stays small: what it holds unread is not yet kept alive by the window.
-    const messages = await this.openConsumer(spec, ackWaitMs, Math.min(window, Math.max(concurrency * 2, 64)));
+    // Pulls of a quarter window at least, unless the slots are about to run dry: fewer round trips.
+    const refill = Math.max(1, Math.floor(window / 4));
+    const consumer = await this.openConsumer(spec, ackWaitMs);
+    const stream = this.streamName(spec);
     const queues = new FairQueues<JsMsg>();
     const inFlight = new Set<Promise<void>>();
     let spaceFreed: (() => void) | undefined;
+    let pull: ConsumerMessages | undefined;
+    let napEnded: (() => void) | undefined;
 
     let stopping = false;
     const pump = () => {
@@ -348,14 +362,53 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     const keepAlive = setInterval(() => queues.forEach((m) => m.working()), Math.max(1, Math.floor(ackWaitMs / 3)));
     keepAlive.unref();
 
+    /** Room in the window, once there is enough for a pull (0 when stopping). */
+    const room = async (): Promise<number> => {
+      const free = () => window - queues.size - inFlight.size;
+      while (!stopping && (free() <= 0 || (free() < refill && queues.size >= concurrency)))
+        await new Promise<void>((r) => (spaceFreed = r));
+      spaceFreed = undefined;
+      return stopping ? 0 : free();
+    };
+    const nap = (ms: number) =>
+      new Promise<void>((r) => {
+        const timer = setTimeout(r, ms);
+        napEnded = () => {
+          clearTimeout(timer);
+          r();
+        };
+      });
+
+    // Pull on demand: each pull asks for no more than the window has room for, and every message it
+    // brings goes straight into the queues, where keepAlive covers it. A message left unread in the
+    // client's buffer (consume()'s prefetch) had no in-progress ack and came back after the ack wait
+    // while this instance still held it: the job ran twice.
     const loop = (async () => {
-      for await (const m of messages) {
-        while (!stopping && queues.size + inFlight.size >= window) await new Promise<void>((r) => (spaceFreed = r));
-        spaceFreed = undefined;
-        if (stopping) m.nak();
-        else {
-          queues.push(keyOf(m), m);
-          pump();
+      let failures = 0;
+      for (let max = await room(); !stopping; max = await room()) {
+        try {
+          pull = await consumer.fetch({ max_messages: max, expires: PULL_EXPIRES_MS });
+          if (stopping) {
+            // Not iterated yet, so its pull was not sent: closing frees its subscription and timers.
+            void pull.close();
+            break;
+          }
+          for await (const m of pull) {
+            if (stopping) m.nak();
+            else {
+              queues.push(keyOf(m), m);
+              pump();
+            }
+          }
+          failures = 0;
+        } catch (err) {
+          // The stream's leader moving, JetStream not up yet, a reconnect: pulled again shortly.
+          if (stopping || this.nc.isClosed()) break;
+          failures += 1;
+          this.logger.warn({ err, stream, failures }, 'a pull for job messages failed; pulling again');
+          await nap(Math.min(5_000, 250 * 2 ** Math.min(failures - 1, 5)));
+        } finally {
+          pull = undefined;
         }
       }
     })();
@@ -364,7 +417,9 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
       async stop() {
         stopping = true;
         spaceFreed?.();
-        await messages.close().catch(() => undefined);
+        napEnded?.();
+        // Ends the pull being read (the loop naks what it still brings); not awaited: only reading settles it.
+        void pull?.close().catch(() => undefined);
         await loop.catch(() => undefined);
         clearInterval(keepAlive);
         for (let taken = queues.next(); taken; taken = queues.next()) taken.item.nak();
@@ -430,7 +485,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     m.nak(outcome.retryInMs);
   }
 
-  private async openConsumer(spec: StreamSpec, ackWaitMs: number, maxMessages: number): Promise<ConsumerMessages> {
+  private async openConsumer(spec: StreamSpec, ackWaitMs: number): Promise<Consumer> {
     const stream = this.streamName(spec);
     // Where this consumer's poison and failing messages go: created before the first one comes.
     await this.deadLetters.ensure();
@@ -450,9 +505,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
       },
       { logger: this.logger },
     );
-    // Short-lived pulls: after a crash (kill -9) the server may still hold the dead client's pull
-    // request, and messages it takes wait for ack_wait before redelivery; expiring pulls bound that.
-    return consumer.consume({ max_messages: maxMessages, expires: 5_000 });
+    return consumer;
   }
 
   async consume<S extends RegisteredStream<M>>(
@@ -462,7 +515,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
   ): Promise<Consumption> {
     const stream = this.streamName(spec);
     const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
-    const messages = await this.openConsumer(spec, ackWaitMs, 1_000);
+    const consumer = await this.openConsumer(spec, ackWaitMs);
+    const messages = await consumer.consume({ max_messages: 1_000, expires: PULL_EXPIRES_MS });
     const maxBatch = opts.maxBatch ?? 500;
     const pending: JsMsg[] = [];
     let flushing: Promise<void> | undefined;

@@ -7,8 +7,8 @@ import { FairQueues } from '../src/fair-queues';
 
 /**
  * consumeFairly on a real NATS: a key with a long backlog does not hold back another key's few jobs
- * (within the window); held jobs are not redelivered while they wait; failures and poison are
- * dead-lettered as by consumeEach.
+ * (within the window); held jobs are not redelivered while they wait, nor are those the window has
+ * no room for (it does not take them); failures and poison are dead-lettered as by consumeEach.
  */
 
 const logger = createLogger('fair-consumer-test', 'silent');
@@ -27,7 +27,9 @@ const fifo = streamOf('fifo');
 const narrow = streamOf('narrow');
 const held = streamOf('held');
 const failing = streamOf('failing');
-const specs = [fair, fifo, narrow, held, failing];
+const full = streamOf('full');
+const spill = streamOf('spill');
+const specs = [fair, fifo, narrow, held, failing, full, spill];
 type Job = { key: string; n: number };
 type TestRegistry = {
   requests: Record<string, never>;
@@ -148,6 +150,71 @@ it('keeps held jobs from redelivery past the ack wait, and gives each handler a 
     expect([...runs.values()]).toEqual(Array(8).fill(1));
   } finally {
     await consumption.stop();
+  }
+});
+
+it('takes no more than its window has room for: jobs beyond it wait on the stream, none redelivered', async () => {
+  for (let n = 1; n <= 6; n++) await bus.streams.publish(full, { key: 'A', n }, `full-A-${n}`);
+  const deliveries: string[] = [];
+  // One slot, a window of 2, jobs of 1.5 ack waits: the window is full for the whole run, and the jobs
+  // it has no room for must not wait in the client, where no in-progress ack keeps them.
+  const consumption = await bus.streams.consumeFairly(
+    full,
+    async (job, info) => {
+      deliveries.push(`${job.n}#${info.deliveryCount}`);
+      await sleep(1_500);
+      return 'done';
+    },
+    { key: (job) => job.key, concurrency: 1, window: 2, ackWaitMs: 1_000 },
+  );
+  try {
+    await until(() => deliveries.length >= 6, 25_000);
+    await sleep(1_600); // the last job done, and one more ack wait for a redelivery to show
+    expect(deliveries).toEqual(['1#1', '2#1', '3#1', '4#1', '5#1', '6#1']);
+  } finally {
+    await consumption.stop();
+  }
+}, 40_000);
+
+it('leaves the jobs beyond its window to another instance, and stops without waiting for its pull', async () => {
+  const other = await connectBus<TestRegistry>({ url: 'nats://127.0.0.1:4222', prefix, name: 'fair-other', logger });
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const mine: number[] = [];
+  const theirs: number[] = [];
+  const busy = await bus.streams.consumeFairly(
+    spill,
+    async (job) => {
+      mine.push(job.n);
+      await released;
+      return 'done';
+    },
+    { key: (job) => job.key, concurrency: 1, window: 2 },
+  );
+  let idle: Consumption | undefined;
+  try {
+    await publish(spill, 'A', 6);
+    await until(() => mine.length === 1);
+    await sleep(200); // its window (the job running, one queued) is full
+    idle = await other.streams.consumeFairly(
+      spill,
+      async (job) => {
+        theirs.push(job.n);
+        return 'done';
+      },
+      { key: (job) => job.key, concurrency: 4 },
+    );
+    await until(() => theirs.length === 4, 5_000);
+    expect([mine, theirs.sort()]).toEqual([[0], [2, 3, 4, 5]]);
+  } finally {
+    release();
+    await until(() => mine.length === 2);
+    // Its window has room again and its next pull waits up to 5 s for a job: stop ends that pull.
+    const stopping = Date.now();
+    await busy.stop();
+    expect(Date.now() - stopping).toBeLessThan(2_000);
+    await idle?.stop();
+    await other.close();
   }
 });
 
