@@ -393,7 +393,10 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
             void pull.close();
             break;
           }
+          const began = Date.now();
+          let received = 0;
           for await (const m of pull) {
+            received += 1;
             if (stopping) m.nak();
             else {
               queues.push(keyOf(m), m);
@@ -401,6 +404,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
             }
           }
           failures = 0;
+          // A pull that ends at once with nothing (the server refusing it) must not turn into a busy loop.
+          if (received === 0 && Date.now() - began < 1_000) await nap(250);
         } catch (err) {
           // The stream's leader moving, JetStream not up yet, a reconnect: pulled again shortly.
           if (stopping || this.nc.isClosed()) break;
