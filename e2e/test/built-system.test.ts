@@ -122,8 +122,11 @@ it('builds a booklet PDF: tenant from the built admin CLI, client, installments 
   const requested = await api.postIdempotent<BookletResponse>(`/api/v1/bank-slip-booklet/${slip}`, {
     url_callback: receiver!.url,
   });
-  expect(requested.status).toBe(202);
-  expect(requested.json).toMatchObject({ success: true, type: 'preparing', payment_slip_id: slip });
+  // Status and body together: a refusal's problem detail shows in the failure.
+  expect({ status: requested.status, body: requested.json }).toMatchObject({
+    status: 202,
+    body: { success: true, type: 'preparing', payment_slip_id: slip },
+  });
   await waitFor(() => bookletSent(receiver!, slip) !== undefined, 30_000, 'the booklet callback');
   const sent = bookletSent(receiver!, slip)!;
   expect(sent.download).toContain(`${gateway.url}/api/v1/bank-slip-booklet/downloads/`);
