@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '@payments/test-support/free-port';
 
 /** Shared helpers for the benchmarks: percentiles, a counting receiver, formatting. */
 export function percentile(sorted: number[], p: number): number {
@@ -116,14 +117,7 @@ export function developmentUnlessSet(): void {
   if (!process.env.NODE_ENV) process.env.NODE_ENV = 'development';
 }
 
-/** A TCP port free at the time of asking (for an app the bench starts). */
-export async function freePort(): Promise<number> {
-  const s = createNetServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+export { freePort };
 
 /**
  * Starts apps/<app>/src/main.ts in its own Node process, as `npm start` does, and resolves once its

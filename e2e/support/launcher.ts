@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { connect as connectTcp, createServer } from 'node:net';
+import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
 import { connect as connectNats } from 'nats';
 import { natsServers } from '@payments/bus';
 import pg from 'pg';
+import { freePort } from '@payments/test-support/free-port';
 
 /** The repository root: where `npm start` runs. */
 export const ROOT = join(__dirname, '..', '..');
@@ -84,13 +85,7 @@ export function app(name: string, env: Record<string, string>): Launched {
   );
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
+export { freePort };
 
 /** A free port for each app. */
 export async function freeAppPorts(): Promise<Record<AppPortVariable, number>> {

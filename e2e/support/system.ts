@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'nats';
 import { natsServers } from '@payments/bus';
-import { createServer } from 'node:net';
 import { loadBankSandboxConfig, startBankSandbox } from '@payments/bank-sandbox';
 import { loadBookletConfig, startBookletService, type RunningBookletService } from '@payments/booklet-svc';
 import { loadCallbackConfig, startCallbackService, type RunningCallbackService } from '@payments/callback-svc';
@@ -24,6 +23,7 @@ import {
 import { createLogger } from '@payments/logger';
 import { PaymentsClient } from '@payments/sdk';
 import { ApiClient } from './api-client';
+import { freePort } from '@payments/test-support/free-port';
 
 export interface TestSystem {
   databaseUrl: string;
@@ -82,13 +82,7 @@ export interface SystemOptions {
 }
 
 /** A free TCP port (to wire the sandbox's webhook to receivables-svc before either starts). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
+export { freePort };
 
 /**
  * The real system for one test file: its own Postgres database and its own NATS subject prefix, so

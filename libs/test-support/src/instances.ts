@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 
 /**
  * Several instances of the system's apps, each its own OS process (apps/<app>/src/main.ts run by
@@ -30,13 +30,7 @@ export const SERVICES: readonly AppName[] = [
   'gateway',
 ];
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
+export { freePort } from './free-port';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 
 /**
  * A private NATS cluster for tests: N nats-server processes with JetStream on loopback ports, each
@@ -52,14 +52,6 @@ interface Node {
   process?: ChildProcess;
   exited?: Promise<void>;
   log: string[];
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
