@@ -104,6 +104,17 @@ export async function startReceivablesService(
     priority,
     onEnqueued,
   });
+  // What runs without the HTTP server, stopped in one place: by stop(), and when the server cannot
+  // start (its port taken), so an in-process start (the e2e tests) leaves nothing running.
+  const stopBackground = async () => {
+    await indexes.stop(); // cancels a build under way: the next start repairs it
+    await Promise.all(workers.map((w) => w.stop()));
+    await relay.stop();
+    await rollup.stop();
+    await providers.close();
+    await bus.close();
+    await db.destroy();
+  };
   const http = await startProviderWebhookServer({
     db,
     providers,
@@ -115,6 +126,9 @@ export async function startReceivablesService(
     onEnqueued,
     readiness: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
     metrics,
+  }).catch(async (err: unknown) => {
+    await stopBackground().catch((stopErr: unknown) => logger.error({ err: stopErr }, 'stopping after a failed start'));
+    throw err;
   });
   logger.info(
     { busPrefix: config.busPrefix, port: http.port, sandbox: config.provider.baseUrl, inter: config.inter.baseUrl },
@@ -125,14 +139,8 @@ export async function startReceivablesService(
     port: http.port,
     url: `http://127.0.0.1:${http.port}`,
     async stop() {
-      await indexes.stop(); // cancels a build under way: the next start repairs it
       await http.stop();
-      await Promise.all(workers.map((w) => w.stop()));
-      await relay.stop();
-      await rollup.stop();
-      await providers.close();
-      await bus.close();
-      await db.destroy();
+      await stopBackground();
     },
   };
 }
