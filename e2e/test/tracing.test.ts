@@ -226,15 +226,22 @@ it("continues the payment's trace through the provider webhook to the paid callb
   // The sandbox queued the webhook with the pay request's context; its delivery, the webhook's handling
   // in receivables-svc and the callback to the ERP all continue that trace.
   expect(paid.headers.traceparent).toMatch(new RegExp(`^00-${payTraceId}-`));
-  const complete = () => byName(collector.trace(payTraceId), 'callback-svc', 'deliver callback').length > 0;
-  await waitFor(complete, 15_000, 'the delivery span in the payment trace').catch(() => undefined);
+  const webhookPosts = (spans: CollectedSpan[]) =>
+    spans.filter(
+      (s) =>
+        s.service === 'bank-sandbox' &&
+        s.kind === OtlpKind.client &&
+        s.attributes['url.path'] === '/provider/webhooks/bank-sandbox',
+    );
+  // Each process exports on its own schedule: under CI load the sandbox's batch can arrive after
+  // callback-svc's, so wait for both ends of the chain before judging how they link.
+  const complete = () => {
+    const trace = collector.trace(payTraceId);
+    return webhookPosts(trace).length > 0 && byName(trace, 'callback-svc', 'deliver callback').length > 0;
+  };
+  await waitFor(complete, 20_000, 'the webhook and delivery spans in the payment trace').catch(() => undefined);
   const spans = collector.trace(payTraceId);
-  const webhookPost = spans.filter(
-    (s) =>
-      s.service === 'bank-sandbox' &&
-      s.kind === OtlpKind.client &&
-      s.attributes['url.path'] === '/provider/webhooks/bank-sandbox',
-  );
+  const webhookPost = webhookPosts(spans);
   expect(webhookPost).toHaveLength(1);
   const handled = spans.filter(
     (s) => s.service === 'receivables-svc' && s.kind === OtlpKind.server && s.parentSpanId === webhookPost[0].spanId,
