@@ -2,6 +2,7 @@ import { connectBus } from '@payments/bus';
 import { Streams } from '@payments/contracts';
 import { createDatabase, ensureDatabase, ensureOnlineIndexes, migrateToLatest } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
+import { startPeriodic } from '@payments/lifecycle';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, httpMetrics, jobStreamMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
 import type { CallbackConfig } from './config';
@@ -9,7 +10,7 @@ import { migrations, onlineIndexes, SCHEMA } from './db/migrations';
 import type { CallbacksDatabase } from './db/schema';
 import { DeliveryStatsStore } from './db/delivery-stats-store';
 import { DeliveryEngine, type AttemptListener } from './domain/delivery-engine';
-import { DeliveryRollup } from './domain/delivery-stats';
+import { DeliveryRollup, ROLLUP_INTERVAL_MS } from './domain/delivery-stats';
 import { EventStore } from './domain/event-store';
 import { WorkerRegistry } from './domain/worker-registry';
 import { createHttpDelivery } from './transport/undici-http-delivery';
@@ -101,8 +102,13 @@ export async function startCallbackService(
   const stats = new DeliveryStatsStore(db);
   registerHandlers(bus, { store, stats, onRetry: () => engine.wake() });
   // Every instance runs it; the advisory lock lets one at a time do the work.
-  const rollup = new DeliveryRollup({ store: stats, logger });
-  rollup.start();
+  const deliveryRollup = new DeliveryRollup({ store: stats });
+  const rollup = startPeriodic(() => deliveryRollup.runOnce(), {
+    intervalMs: ROLLUP_INTERVAL_MS,
+    logger,
+    what: 'delivery stats rollup',
+    runAtStart: true,
+  });
   await engine.start();
   const workers = await startWorkers(bus, { engine, logger });
   const ops = await startOpsServer({

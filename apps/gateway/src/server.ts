@@ -7,6 +7,7 @@ import { keyring } from '@payments/credential-seal';
 import { ServiceError } from '@payments/contracts';
 import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
 import { migrationsCheck, mountHealthRoutes, natsCheck, postgresCheck } from '@payments/health';
+import { startPeriodic } from '@payments/lifecycle';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
 import { requireAccessToken } from './auth/require-access-token';
@@ -146,11 +147,11 @@ export async function startGateway(
     },
   );
 
-  const sweeper = setInterval(
-    () => void idempotency.deleteExpired().catch((err) => logger.warn({ err }, 'idempotency sweep failed')),
-    10 * 60_000,
-  );
-  sweeper.unref();
+  const sweeper = startPeriodic(() => idempotency.deleteExpired(), {
+    intervalMs: 10 * 60_000,
+    logger,
+    what: 'idempotency sweep',
+  });
   logger.info({ port, adminPort, busPrefix: config.busPrefix, nodeEnv: config.nodeEnv }, 'gateway listening');
 
   return {
@@ -161,9 +162,10 @@ export async function startGateway(
     adminPort,
     adminRoutes: admin.routes,
     async stop() {
-      clearInterval(sweeper);
+      const sweepDone = sweeper.stop(); // no new sweep; one in flight ends before Postgres is released
       // Stop accepting connections, let requests in flight finish, then release NATS and Postgres.
       await Promise.all([server, adminServer].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      await sweepDone;
       await bus.close();
       await db.destroy();
     },

@@ -6,7 +6,6 @@ import {
   type HostDeliveryHealth,
   type StatsWindow,
 } from '@payments/contracts';
-import type { Logger } from '@payments/logger';
 
 /**
  * Delivery statistics (issue 19): per-minute aggregates of attempts and dead events, per tenant and
@@ -201,50 +200,19 @@ export interface DeliveryRollupStore {
   rollUp(lookbackMinutes: number, retentionDays: number): Promise<boolean>;
 }
 
+/** Between rollups (service.ts schedules them): the current minute is at most that stale (plus a run's time). */
+export const ROLLUP_INTERVAL_MS = 5_000;
+
 export interface DeliveryRollupConfig {
   store: DeliveryRollupStore;
-  logger: Logger;
-  /** Between runs. Default 5 s: the current minute is at most that stale (plus a run's time). */
-  intervalMs?: number;
 }
 
-/** Runs the rollup every few seconds on this instance; any instance may, the lock lets one at a time. */
+/** One rollup run; any instance may run it, the store's lock lets one at a time do the work. */
 export class DeliveryRollup {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
-  private readonly intervalMs: number;
-
-  constructor(private readonly config: DeliveryRollupConfig) {
-    this.intervalMs = config.intervalMs ?? 5_000;
-  }
+  constructor(private readonly config: DeliveryRollupConfig) {}
 
   /** One run now; false when another instance held the lock. */
   runOnce(): Promise<boolean> {
     return this.config.store.rollUp(ROLLUP_LOOKBACK_MINUTES, STATS_RETENTION_DAYS);
-  }
-
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .catch((err: unknown) => this.config.logger.warn({ err }, 'delivery stats rollup failed; next run retries'))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule(this.intervalMs);
-        });
-    }, delayMs);
-    this.timer.unref();
   }
 }
