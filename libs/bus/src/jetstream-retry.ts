@@ -1,3 +1,4 @@
+import { doublingDelayMs } from '@payments/backoff';
 import type { Logger } from '@payments/logger';
 
 /**
@@ -85,10 +86,10 @@ export async function retryTransient<T>(what: string, attempt: () => Promise<T>,
     } catch (err) {
       if (!isTransient(err)) throw err;
       const elapsedMs = Date.now() - started;
-      const retryInMs = Math.min(
-        opts.maxDelayMs ?? MAX_DELAY_MS,
-        (opts.firstDelayMs ?? FIRST_DELAY_MS) * 2 ** (tries - 1),
-      );
+      const retryInMs = doublingDelayMs(tries, {
+        firstMs: opts.firstDelayMs ?? FIRST_DELAY_MS,
+        maxMs: opts.maxDelayMs ?? MAX_DELAY_MS,
+      });
       if (elapsedMs + retryInMs > budgetMs) throw new JetStreamNotReadyError(what, tries, elapsedMs, err);
       opts.logger?.warn(
         { target: what, try: tries, retryInMs, reason: describe(err) },

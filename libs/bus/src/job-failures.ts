@@ -1,3 +1,4 @@
+import { doublingDelayMs } from '@payments/backoff';
 import { headers as natsHeaders, type JetStreamClient, type JsMsg, type MsgHdrs } from 'nats';
 import {
   compileValidator,
@@ -163,7 +164,7 @@ export class JobFailures {
   }
 
   private backoff(failures: number): number {
-    return Math.min(MAX_FAILURE_BACKOFF_MS, this.settings.failureBackoffMs * 2 ** Math.max(0, failures - 1));
+    return doublingDelayMs(failures, { firstMs: this.settings.failureBackoffMs, maxMs: MAX_FAILURE_BACKOFF_MS });
   }
 }
 

@@ -1,3 +1,4 @@
+import { doublingDelayMs } from '@payments/backoff';
 import type { Logger } from '@payments/logger';
 import type { DeliveryTracing } from './delivery-tracing';
 import type { AttemptResult, EventStore } from './event-store';
@@ -24,7 +25,7 @@ export interface AttemptRecorderConfig {
  * sooner they move on. One statement per try whatever the count, so a long outage costs little.
  */
 export function bookkeepingRetryDelayMs(attempt: number): number {
-  return Math.min(1_000, 50 * 2 ** attempt);
+  return doublingDelayMs(attempt + 1, { firstMs: 50, maxMs: 1_000 });
 }
 
 /** Failed tries of one write logged: the first, then one in this many (about every 20 s at 1 s apart). */

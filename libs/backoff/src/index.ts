@@ -1,0 +1,1 @@
+export { type DoublingDelay, doublingDelayMs } from './doubling-delay';
