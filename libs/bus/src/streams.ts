@@ -6,7 +6,6 @@ import {
   RetentionPolicy,
   StorageType,
   type Consumer,
-  type ConsumerMessages,
   type JetStreamClient,
   type JsMsg,
   type NatsConnection,
@@ -21,10 +20,12 @@ import {
   type StreamRegistry,
   type StreamSpec,
 } from '@payments/contracts';
+import { doublingDelayMs } from '@payments/backoff';
 import type { Logger } from '@payments/logger';
 import { extractFromHeaders, MessagingAttributes, recordFailure } from '@payments/telemetry';
 import { DeadLetterBox } from './dead-letters';
 import { FairQueues } from './fair-queues';
+import { PullLoop } from './pull-loop';
 import { DEFAULT_JOB_MAX_FAILURES, JobFailures } from './job-failures';
 import { DEFAULT_STREAM_MAX_BYTES, streamFill, type StreamFill } from './stream-limits';
 import { retryTransient } from './jetstream-retry';
@@ -33,11 +34,6 @@ import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTrace
 
 /** consumeFairly's default window: messages held at once, queued per key. */
 export const DEFAULT_FAIR_WINDOW = 512;
-/**
- * How long a pull request lives. Short: after a crash (kill -9) the server may still hold the dead
- * client's pull request, and messages it takes wait for ack_wait before redelivery; expiring pulls bound that.
- */
-const PULL_EXPIRES_MS = 5_000;
 /** The key of a message that cannot be decoded: it is dead-lettered when its turn comes. */
 const POISON = Symbol('poison');
 
@@ -57,21 +53,31 @@ export const DEFAULT_ACK_WAIT_MS = 10_000;
  * one ack wait.
  */
 async function whileBeating<T>(messages: readonly JsMsg[], ackWaitMs: number, work: () => Promise<T>): Promise<T> {
+  const beat = keepBeating((each) => messages.forEach(each), ackWaitMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+/**
+ * Sends an in-progress ack for every message `forEach` visits, every third of the ack wait, until the
+ * returned timer is cleared; the timer does not keep the process alive.
+ */
+function keepBeating(forEach: (each: (m: JsMsg) => void) => void, ackWaitMs: number): NodeJS.Timeout {
   const beat = setInterval(
     () => {
       try {
-        messages.forEach((m) => m.working());
+        forEach((m) => m.working());
       } catch {
         // The connection is closing: the ack wait runs out and the job goes to another instance.
       }
     },
     Math.max(1, Math.floor(ackWaitMs / 3)),
   );
-  try {
-    return await work();
-  } finally {
-    clearInterval(beat);
-  }
+  beat.unref();
+  return beat;
 }
 
 export interface StreamSettings {
@@ -89,7 +95,7 @@ export interface StreamSettings {
 
 /** The retry delay of a job held up by an outage: from the failure backoff, doubled per delivery, at most 30 s. */
 export function outageRetryMs(deliveryCount: number, firstMs: number): number {
-  return Math.min(30_000, firstMs * 2 ** Math.max(0, Math.min(deliveryCount - 1, 10)));
+  return doublingDelayMs(deliveryCount, { firstMs, maxMs: 30_000 });
 }
 
 /**
@@ -329,14 +335,10 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     // Pulls of a quarter window at least, unless the slots are about to run dry: fewer round trips.
     const refill = Math.max(1, Math.floor(window / 4));
     const consumer = await this.openConsumer(spec, ackWaitMs);
-    const stream = this.streamName(spec);
     const queues = new FairQueues<JsMsg>();
     const inFlight = new Set<Promise<void>>();
-    let spaceFreed: (() => void) | undefined;
-    let pull: ConsumerMessages | undefined;
-    let napEnded: (() => void) | undefined;
-
     let stopping = false;
+
     const pump = () => {
       while (!stopping && inFlight.size < concurrency) {
         const taken = queues.next();
@@ -348,7 +350,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
           .finally(() => {
             queues.finished(key);
             inFlight.delete(work);
-            spaceFreed?.();
+            puller.roomFreed();
             pump();
           });
         inFlight.add(work);
@@ -359,73 +361,28 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
       const item = this.failures.peek<StreamMessage<S, M>>(spec, m);
       return item === undefined ? POISON : opts.key(item);
     };
-    const keepAlive = setInterval(() => queues.forEach((m) => m.working()), Math.max(1, Math.floor(ackWaitMs / 3)));
-    keepAlive.unref();
+    const keepAlive = keepBeating((each) => queues.forEach(each), ackWaitMs);
 
-    /** Room in the window, once there is enough for a pull (0 when stopping). */
-    const room = async (): Promise<number> => {
-      const free = () => window - queues.size - inFlight.size;
-      while (!stopping && (free() <= 0 || (free() < refill && queues.size >= concurrency)))
-        await new Promise<void>((r) => (spaceFreed = r));
-      spaceFreed = undefined;
-      return stopping ? 0 : free();
-    };
-    const nap = (ms: number) =>
-      new Promise<void>((r) => {
-        const timer = setTimeout(r, ms);
-        napEnded = () => {
-          clearTimeout(timer);
-          r();
-        };
-      });
-
-    // Pull on demand: each pull asks for no more than the window has room for, and every message it
-    // brings goes straight into the queues, where keepAlive covers it. A message left unread in the
-    // client's buffer (consume()'s prefetch) had no in-progress ack and came back after the ack wait
-    // while this instance still held it: the job ran twice.
-    const loop = (async () => {
-      let failures = 0;
-      for (let max = await room(); !stopping; max = await room()) {
-        try {
-          pull = await consumer.fetch({ max_messages: max, expires: PULL_EXPIRES_MS });
-          if (stopping) {
-            // Not iterated yet, so its pull was not sent: closing frees its subscription and timers.
-            void pull.close();
-            break;
-          }
-          const began = Date.now();
-          let received = 0;
-          for await (const m of pull) {
-            received += 1;
-            if (stopping) m.nak();
-            else {
-              queues.push(keyOf(m), m);
-              pump();
-            }
-          }
-          failures = 0;
-          // A pull that ends at once with nothing (the server refusing it) must not turn into a busy loop.
-          if (received === 0 && Date.now() - began < 1_000) await nap(250);
-        } catch (err) {
-          // The stream's leader moving, JetStream not up yet, a reconnect: pulled again shortly.
-          if (stopping || this.nc.isClosed()) break;
-          failures += 1;
-          this.logger.warn({ err, stream, failures }, 'a pull for job messages failed; pulling again');
-          await nap(Math.min(5_000, 250 * 2 ** Math.min(failures - 1, 5)));
-        } finally {
-          pull = undefined;
-        }
-      }
-    })();
+    const puller = new PullLoop(consumer, {
+      // Room in the window, once there is enough for a pull: every message pulled goes straight into
+      // the queues, where keepAlive covers it.
+      room: () => {
+        const free = window - queues.size - inFlight.size;
+        return free <= 0 || (free < refill && queues.size >= concurrency) ? 0 : free;
+      },
+      receive: (m) => {
+        queues.push(keyOf(m), m);
+        pump();
+      },
+      logger: this.logger,
+      stream: this.streamName(spec),
+      isClosed: () => this.nc.isClosed(),
+    });
 
     return {
       async stop() {
         stopping = true;
-        spaceFreed?.();
-        napEnded?.();
-        // Ends the pull being read (the loop naks what it still brings); not awaited: only reading settles it.
-        void pull?.close().catch(() => undefined);
-        await loop.catch(() => undefined);
+        await puller.stop();
         clearInterval(keepAlive);
         for (let taken = queues.next(); taken; taken = queues.next()) taken.item.nak();
         await Promise.allSettled([...inFlight]);
@@ -521,69 +478,79 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     const stream = this.streamName(spec);
     const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
     const consumer = await this.openConsumer(spec, ackWaitMs);
-    const messages = await consumer.consume({ max_messages: 1_000, expires: PULL_EXPIRES_MS });
     const maxBatch = opts.maxBatch ?? 500;
+    // Held at once: the batch being handled and the next one filling; pulled again once a quarter batch is free.
+    const window = 2 * maxBatch;
+    const refill = Math.max(1, Math.floor(maxBatch / 4));
     const pending: JsMsg[] = [];
+    let handling = 0;
     let flushing: Promise<void> | undefined;
 
     const flush = async () => {
       while (pending.length > 0) {
         const batch = pending.splice(0, maxBatch);
-        const items: StreamMessage<S, M>[] = [];
-        const good: JsMsg[] = [];
-        // One span per message, in its producer's trace; the batch's work runs in a span that links them.
-        const spans: Array<{ span: Span; context: Context }> = [];
-        for (const m of batch) {
-          const consumed = this.startConsumerSpan(spec, m);
-          // Poison (not JSON, or not the stream's messageSchema) is dead-lettered alone; the batch goes on.
-          const decoded = await this.failures.decode<StreamMessage<S, M>>(spec, stream, m);
-          if (decoded) {
-            items.push(decoded.value);
-            good.push(m);
-            spans.push(consumed);
-          } else {
-            consumed.span.setAttribute('messaging.nats.dead_lettered', true);
-            consumed.span.end();
-          }
-        }
-        if (good.length === 0) continue;
-        const links: Link[] = spans.map((s) => ({ context: s.span.spanContext() }));
-        const batchSpan = tracer.startSpan(
-          `process ${spec.name} batch`,
-          {
-            kind: SpanKind.CONSUMER,
-            attributes: this.attributes(spec, 'process', 'consume', {
-              [MessagingAttributes.consumerGroup]: spec.consumer,
-              [MessagingAttributes.batchCount]: good.length,
-            }),
-            links,
-          },
-          ROOT_CONTEXT,
-        );
+        handling = batch.length;
         try {
-          const outcomes = await whileBeating(good, ackWaitMs, () =>
-            context.with(contextWith(batchSpan), () =>
-              handler(items, {
-                deliveryCounts: good.map((m) => m.info.redeliveryCount),
-                contexts: spans.map((s) => s.context),
-              }),
-            ),
-          );
-          await Promise.all(good.map((m, i) => this.settle(spec, stream, m, outcomes?.[i] ?? 'done', spans[i].span)));
-        } catch (err) {
-          failSpan(batchSpan, err);
-          for (const s of spans) recordFailure(s.span, err, { exception: false });
-          context.with(contextWith(batchSpan), () =>
-            this.logger.error(
-              { err, stream, count: good.length },
-              'batch handler failed; messages will be redelivered',
-            ),
-          );
-          for (const m of good) m.nak(1_000);
+          await handleBatch(batch);
+        } finally {
+          handling = 0;
+          puller.roomFreed();
         }
-        batchSpan.end();
-        for (const s of spans) s.span.end();
       }
+    };
+
+    const handleBatch = async (batch: JsMsg[]) => {
+      const items: StreamMessage<S, M>[] = [];
+      const good: JsMsg[] = [];
+      // One span per message, in its producer's trace; the batch's work runs in a span that links them.
+      const spans: Array<{ span: Span; context: Context }> = [];
+      for (const m of batch) {
+        const consumed = this.startConsumerSpan(spec, m);
+        // Poison (not JSON, or not the stream's messageSchema) is dead-lettered alone; the batch goes on.
+        const decoded = await this.failures.decode<StreamMessage<S, M>>(spec, stream, m);
+        if (decoded) {
+          items.push(decoded.value);
+          good.push(m);
+          spans.push(consumed);
+        } else {
+          consumed.span.setAttribute('messaging.nats.dead_lettered', true);
+          consumed.span.end();
+        }
+      }
+      if (good.length === 0) return;
+      const links: Link[] = spans.map((s) => ({ context: s.span.spanContext() }));
+      const batchSpan = tracer.startSpan(
+        `process ${spec.name} batch`,
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: this.attributes(spec, 'process', 'consume', {
+            [MessagingAttributes.consumerGroup]: spec.consumer,
+            [MessagingAttributes.batchCount]: good.length,
+          }),
+          links,
+        },
+        ROOT_CONTEXT,
+      );
+      try {
+        const outcomes = await whileBeating(good, ackWaitMs, () =>
+          context.with(contextWith(batchSpan), () =>
+            handler(items, {
+              deliveryCounts: good.map((m) => m.info.redeliveryCount),
+              contexts: spans.map((s) => s.context),
+            }),
+          ),
+        );
+        await Promise.all(good.map((m, i) => this.settle(spec, stream, m, outcomes?.[i] ?? 'done', spans[i].span)));
+      } catch (err) {
+        failSpan(batchSpan, err);
+        for (const s of spans) recordFailure(s.span, err, { exception: false });
+        context.with(contextWith(batchSpan), () =>
+          this.logger.error({ err, stream, count: good.length }, 'batch handler failed; messages will be redelivered'),
+        );
+        for (const m of good) m.nak(1_000);
+      }
+      batchSpan.end();
+      for (const s of spans) s.span.end();
     };
 
     // A message pushed after flush() saw `pending` empty but before its end cleared `flushing` would
@@ -594,18 +561,29 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
         if (pending.length > 0) kick();
       });
     };
-    const loop = (async () => {
-      for await (const m of messages) {
+    // Messages waiting for their batch are kept from redelivery with in-progress acks; the batch in
+    // hand has its own (whileBeating).
+    const keepAlive = keepBeating((each) => pending.forEach(each), ackWaitMs);
+    const puller = new PullLoop(consumer, {
+      room: () => {
+        const free = window - pending.length - handling;
+        return free >= refill || (pending.length === 0 && handling === 0) ? free : 0;
+      },
+      receive: (m) => {
         pending.push(m);
         kick();
-      }
-    })();
+      },
+      logger: this.logger,
+      stream,
+      isClosed: () => this.nc.isClosed(),
+    });
 
     return {
       async stop() {
-        await messages.close().catch(() => undefined);
-        await loop.catch(() => undefined);
+        // What was pulled is still handled (and acked) before stop resolves.
+        await puller.stop();
         while (flushing) await flushing;
+        clearInterval(keepAlive);
       },
     };
   }

@@ -25,7 +25,8 @@ const longJobs = streamOf('long');
 const orphaned = streamOf('orphaned');
 const batched = streamOf('batched');
 const queued = streamOf('queued');
-const specs = [longJobs, orphaned, batched, queued];
+const batchQueue = streamOf('batchqueue');
+const specs = [longJobs, orphaned, batched, queued, batchQueue];
 type TestRegistry = {
   requests: Record<string, never>;
   streams: Record<(typeof specs)[number]['subject'], { n: number }>;
@@ -98,6 +99,25 @@ it('keeps a batch whose handler runs three ack waits long', async () => {
   await sleep(4_500);
   await consumption.stop();
   expect(calls).toBe(1);
+});
+
+it('keeps the messages waiting behind a slow batch: each handled once', async () => {
+  const seen: string[] = [];
+  // Batches of 2, each taking 1.5 ack waits: the last of 8 messages waits 4.5 ack waits for its batch.
+  const consumption = await bus.streams.consume(
+    batchQueue,
+    async (items, info) => {
+      items.forEach((item, i) => seen.push(`${item.n}#${info.deliveryCounts[i]}`));
+      await sleep(1_500);
+    },
+    { maxBatch: 2, ackWaitMs: 1_000 },
+  );
+  for (let n = 1; n <= 8; n++) await bus.streams.publish(batchQueue, { n }, `batchqueue-${n}`);
+  const end = Date.now() + 20_000;
+  while (seen.length < 8 && Date.now() < end) await sleep(100);
+  await sleep(1_600);
+  await consumption.stop();
+  expect([...seen].sort()).toEqual(['1#1', '2#1', '3#1', '4#1', '5#1', '6#1', '7#1', '8#1']);
 });
 
 it('gives the job of a consumer that went away to another within about one ack wait', async () => {
