@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs the e2e suites as two jest shards side by side (shard-sequencer.js balances them) and waits for
+# both: nx's parallel run-commands stops the other shard as soon as one fails, which hid the rest of
+# its results in CI. Exits non-zero if either shard failed. Extra arguments go to both jest runs.
+set -u
+jest --shard=1/2 "$@" &
+first=$!
+jest --shard=2/2 "$@"
+second=$?
+wait "$first"
+first=$?
+[ "$first" -eq 0 ] && [ "$second" -eq 0 ]
