@@ -9,6 +9,7 @@ import {
   runMode,
   type RunMode,
 } from '@payments/config';
+import { GATEWAY_TIMEOUT_MS } from './gateway/problem';
 
 type Env = Record<string, string | undefined>;
 
@@ -26,6 +27,11 @@ export interface ConsoleConfig {
   gatewayUrl: string;
   /** GATEWAY_ADMIN_URL: the gateway's admin API (operator pages); keep it private, as ADMIN_PORT. */
   gatewayAdminUrl: string;
+  /**
+   * The deadline of one call to either API (GATEWAY_TIMEOUT_MS, 10 s): past it the page says the gateway
+   * did not answer in time. No variable of its own yet; tests set it here.
+   */
+  gatewayTimeoutMs: number;
   /** CONSOLE_SESSION_KEY (32 bytes, base64): seals the session cookie. */
   sessionKey: Buffer;
   /** True when no key was set (development): a random one per process, so a restart logs everyone out. */
@@ -59,6 +65,7 @@ export function loadConsoleConfig(env: Env = process.env): ConsoleConfig {
     port: envInt('CONSOLE_PORT', 3700, env),
     gatewayUrl: baseUrl('GATEWAY_URL', 'http://127.0.0.1:3000', env),
     gatewayAdminUrl: baseUrl('GATEWAY_ADMIN_URL', 'http://127.0.0.1:3600', env),
+    gatewayTimeoutMs: GATEWAY_TIMEOUT_MS,
     sessionKey: rawKey === undefined ? PROCESS_SESSION_KEY : sessionKey(rawKey),
     sessionKeyIsEphemeral: rawKey === undefined,
     secureCookies: envBool('CONSOLE_SECURE_COOKIES', false, env),

@@ -7,6 +7,7 @@ import { mountHealthRoutes } from '@payments/health';
 import type { Logger } from '@payments/logger';
 import type { ConsoleConfig } from './config';
 import { publicApi } from './gateway/public-api';
+import { adminClient } from './operator/admin-client';
 import type { ConsoleState } from './http/context';
 import { sameOriginOnly } from './http/csrf';
 import { errorHandler } from './http/error-handler';
@@ -31,7 +32,10 @@ export function consoleApp(
   logger: Logger,
   options: { now?: () => number } = {},
 ): Koa<ConsoleState> {
-  const api = publicApi(config.gatewayUrl);
+  const { gatewayTimeoutMs } = config;
+  const api = publicApi(config.gatewayUrl, { gatewayTimeoutMs });
+  // One admin client per operator request: it carries that operator's credential.
+  const admin = (credential: string) => adminClient({ baseUrl: config.gatewayAdminUrl, credential, gatewayTimeoutMs });
   const sessions = new SessionStore({
     codec: new SessionCodec(config.sessionKey, options.now),
     api,
@@ -66,10 +70,10 @@ export function consoleApp(
   app.use(sessions.middleware());
 
   const pages = new Router<ConsoleState>();
-  mountAuthRoutes(pages, { api, adminUrl: config.gatewayAdminUrl, sessions, flash, now: options.now });
+  mountAuthRoutes(pages, { api, admin, sessions, flash, now: options.now });
   app.use(pages.routes());
-  app.use(tenantRouter({ api, gatewayUrl: config.gatewayUrl, flash, logger }).routes());
-  app.use(operatorRouter({ adminUrl: config.gatewayAdminUrl, flash, logger }).routes());
+  app.use(tenantRouter({ api, gatewayUrl: config.gatewayUrl, gatewayTimeoutMs, flash, logger }).routes());
+  app.use(operatorRouter({ admin, flash, logger }).routes());
   return app;
 }
 
@@ -82,7 +86,7 @@ export async function startConsole(config: ConsoleConfig, logger: Logger): Promi
     const s = app.listen(config.port, () => resolve(s));
     s.once('error', reject);
   });
-  // Pages wait for the gateway at most GATEWAY_TIMEOUT_MS; a slow client gets no more than this.
+  // Pages wait for the gateway at most config.gatewayTimeoutMs; a slow client gets no more than this.
   server.requestTimeout = 30_000;
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, gateway: config.gatewayUrl }, 'console listening');

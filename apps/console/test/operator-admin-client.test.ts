@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GatewayError } from '../src/gateway/problem';
+import { GatewayError, GatewayUnreachableError } from '../src/gateway/problem';
 import { adminClient, AdminApiError, expectData } from '../src/operator/admin-client';
 
 /**
@@ -109,13 +109,19 @@ it('a gateway out of reach or too slow is a 502 problem, not a crash', async () 
   const port = (closed.address() as AddressInfo).port;
   await new Promise((resolve) => closed.close(resolve));
   const gone = adminClient({ baseUrl: `http://127.0.0.1:${port}`, credential: 'opk_secret' });
-  const unreachable = (await expectData('list', gone.GET('/admin/v1/tenants')).catch(
-    (e: unknown) => e,
-  )) as AdminApiError;
-  expect(unreachable.problem).toMatchObject({ status: 502, detail: 'the admin API is out of reach' });
+  const unreachable = await expectData('list', gone.GET('/admin/v1/tenants')).catch((e: unknown) => e);
+  expect(unreachable).toBeInstanceOf(GatewayUnreachableError);
+  expect((unreachable as GatewayUnreachableError).problem).toMatchObject({
+    status: 502,
+    detail: 'the admin API is out of reach',
+  });
 
   answer = () => undefined; // never answers
-  const slow = adminClient({ baseUrl, credential: 'opk_secret', timeoutMs: 200 });
-  const timedOut = (await expectData('list', slow.GET('/admin/v1/tenants')).catch((e: unknown) => e)) as AdminApiError;
-  expect(timedOut.problem).toMatchObject({ status: 502, detail: 'the admin API did not answer in time' });
+  const slow = adminClient({ baseUrl, credential: 'opk_secret', gatewayTimeoutMs: 200 });
+  const timedOut = await expectData('list', slow.GET('/admin/v1/tenants')).catch((e: unknown) => e);
+  expect(timedOut).toBeInstanceOf(GatewayUnreachableError);
+  expect((timedOut as GatewayUnreachableError).problem).toMatchObject({
+    status: 502,
+    detail: 'the admin API did not answer in time',
+  });
 });

@@ -1,7 +1,7 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '@payments/sdk';
 import { jwtClaims } from '@payments/sdk';
-import { asProblem, gatewayFetch, GatewayError } from './problem';
+import { asProblem, gatewayFetch, GatewayError, type GatewayFetchOptions } from './problem';
 
 /**
  * The gateway's public API, typed by the SDK's generated paths (libs/sdk, from the OpenAPI document):
@@ -9,8 +9,8 @@ import { asProblem, gatewayFetch, GatewayError } from './problem';
  */
 export type PublicApi = Client<paths>;
 
-export function publicApi(gatewayUrl: string): PublicApi {
-  return createClient<paths>({ baseUrl: gatewayUrl, fetch: gatewayFetch() });
+export function publicApi(gatewayUrl: string, options: Pick<GatewayFetchOptions, 'gatewayTimeoutMs'> = {}): PublicApi {
+  return createClient<paths>({ baseUrl: gatewayUrl, fetch: gatewayFetch(options) });
 }
 
 /** The Authorization header of a tenant's call. */
@@ -21,7 +21,7 @@ export function bearer(jwt: string): { Authorization: string } {
 /** A call's data, or a GatewayError with the gateway's status and problem document. */
 export function ok<T>(operation: string, result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data === undefined || result.error !== undefined)
-    throw new GatewayError(operation, result.response.status, asProblem(result.error, result.response.status));
+    throw new GatewayError(operation, result.response.status, asProblem(result.error, result.response));
   return result.data;
 }
 

@@ -45,16 +45,16 @@ export function errorHandler(deps: ErrorHandlerDeps) {
         ctx.redirect('/login');
         return;
       }
+      if (err instanceof GatewayUnreachableError) {
+        deps.logger.warn({ err, path: ctx.path }, 'the gateway is out of reach');
+        page(ctx, 502, err, `${sentence(err.problem.detail)} Try again in a moment.`);
+        return;
+      }
       if (err instanceof GatewayError) {
         // The gateway's own failures are ours to report as a bad gateway; its refusals are the user's.
         const status = err.status >= 500 ? 502 : err.status;
         if (err.status >= 500) deps.logger.warn({ err, path: ctx.path }, 'the gateway failed a call');
         page(ctx, status, err);
-        return;
-      }
-      if (err instanceof GatewayUnreachableError) {
-        deps.logger.warn({ err, path: ctx.path }, 'the gateway is out of reach');
-        page(ctx, 502, undefined, 'The gateway did not answer. Try again in a moment.');
         return;
       }
       if (err instanceof ConsoleError) {
@@ -65,6 +65,11 @@ export function errorHandler(deps: ErrorHandlerDeps) {
       page(ctx, 500, undefined, 'Something went wrong on our side; it has been logged.');
     }
   };
+}
+
+/** "the gateway did not answer in time" -> "The gateway did not answer in time." */
+function sentence(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${text.endsWith('.') ? '' : '.'}`;
 }
 
 function page(ctx: Context & { state: ConsoleState }, status: number, err?: GatewayError, detail?: string): void {

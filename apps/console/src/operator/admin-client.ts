@@ -1,6 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { OPERATOR_CREDENTIAL_PREFIX } from '@payments/contracts';
-import { GatewayError } from '../gateway/problem';
+import { asProblem, gatewayFetch, GatewayError, type GatewayApi, type GatewayFetchOptions } from '../gateway/problem';
 import type { components, paths } from './generated/admin-openapi';
 
 /**
@@ -14,24 +14,21 @@ export type AdminApi = Client<paths>;
 export type AdminSchemas = components['schemas'];
 export type AdminProblem = AdminSchemas['Problem'];
 
-export interface AdminClientOptions {
+export interface AdminClientOptions extends Pick<GatewayFetchOptions, 'gatewayTimeoutMs'> {
   /** The admin port's origin, e.g. http://127.0.0.1:3600 (paths start with /admin/v1). */
   baseUrl: string;
   /** The operator credential (opk_...). */
   credential: string;
-  /** The transport (default: the global fetch). */
-  fetch?: (request: Request) => Promise<Response>;
-  /** Give up on a call after this long (default 10 s): a page waits for no hung gateway. */
-  timeoutMs?: number;
 }
 
+const ADMIN_API: GatewayApi = 'the admin API';
+
+/** The deadline and the failures are the public API's (gatewayFetch): one rule for both clients. */
 export function adminClient(options: AdminClientOptions): AdminApi {
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const transport = options.fetch ?? ((request: Request) => fetch(request));
   return createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { authorization: `Bearer ${options.credential}`, accept: 'application/json' },
-    fetch: (request) => transport(new Request(request, { signal: AbortSignal.timeout(timeoutMs) })),
+    fetch: gatewayFetch({ gatewayTimeoutMs: options.gatewayTimeoutMs, api: ADMIN_API }),
   });
 }
 
@@ -39,8 +36,7 @@ export function adminClient(options: AdminClientOptions): AdminApi {
  * Whether the admin API takes this credential, at sign-in: the cheapest authenticated read (one audit
  * row). Throws AdminApiError (401) when it does not.
  */
-export async function checkOperatorCredential(baseUrl: string, credential: string): Promise<void> {
-  const admin = adminClient({ baseUrl, credential });
+export async function checkOperatorCredential(admin: AdminApi): Promise<void> {
   await expectData('GET /admin/v1/audit', admin.GET('/admin/v1/audit', { params: { query: { limit: 1 } } }));
 }
 
@@ -50,12 +46,13 @@ export function looksLikeOperatorCredential(text: string): boolean {
 }
 
 /**
- * A call the admin API refused, or could not be asked: the problem document to show on the page
- * (the gateway's own, or one the console makes for a gateway out of reach). A GatewayError, so the
- * console's error handler renders it as the problem page, and a 401 (a revoked credential) ends the
- * session.
+ * A call the admin API refused: its problem document, typed by the admin API's own schema. A
+ * GatewayError, so the console's error handler renders it as the problem page, and a 401 (a revoked
+ * credential) ends the session. (An admin API out of reach is the GatewayUnreachableError of every
+ * gateway call.)
  */
 export class AdminApiError extends GatewayError {
+  override readonly name: string = 'AdminApiError';
   // `declare`: narrows the type only (a field here would be set again, to undefined, after super()).
   declare readonly problem: AdminProblem;
 
@@ -72,46 +69,11 @@ interface FetchResult<T> {
 
 /**
  * The data of a successful call, or an AdminApiError holding the problem. openapi-fetch's
- * "data or error" is narrowed here once, so pages read a typed value or catch one error type.
+ * "data or error" is narrowed here once, so pages read a typed value or catch one error type (a call
+ * that got no answer rejects with gatewayFetch's GatewayUnreachableError, left as it is).
  */
 export async function expectData<T>(operation: string, call: Promise<FetchResult<T>>): Promise<T> {
-  let result: FetchResult<T>;
-  try {
-    result = await call;
-  } catch (err) {
-    throw new AdminApiError(operation, unreachable(err));
-  }
+  const result = await call;
   if (result.data !== undefined && result.response.ok) return result.data;
-  throw new AdminApiError(operation, asProblem(result.error, result.response));
-}
-
-/** The gateway's problem document, or one made from the status when the body is none (e.g. a proxy's 502). */
-export function asProblem(body: unknown, response: Pick<Response, 'status' | 'statusText'>): AdminProblem {
-  if (isProblem(body)) return body;
-  return {
-    type: 'about:blank',
-    title: response.statusText || 'Error',
-    status: response.status,
-    detail: `the admin API answered ${response.status} without a problem document`,
-    code: response.status >= 500 ? 'service_unavailable' : 'internal_error',
-  };
-}
-
-function isProblem(value: unknown): value is AdminProblem {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return typeof v.status === 'number' && typeof v.title === 'string' && typeof v.code === 'string';
-}
-
-function unreachable(err: unknown): AdminProblem {
-  // By name: the DOMException of an aborted fetch is no instance of this realm's Error under jest.
-  const name = typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined;
-  const timedOut = name === 'TimeoutError' || name === 'AbortError';
-  return {
-    type: 'about:blank',
-    title: 'Bad Gateway',
-    status: 502,
-    detail: timedOut ? 'the admin API did not answer in time' : 'the admin API is out of reach',
-    code: 'service_unavailable',
-  };
+  throw new AdminApiError(operation, asProblem(result.error, result.response, ADMIN_API));
 }

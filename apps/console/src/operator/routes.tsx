@@ -7,7 +7,7 @@ import { readForm, single } from '../http/form';
 import type { OperatorRouteDeps } from '../routes/operator-mount';
 import { operatorSession } from '../session/guards';
 import { render } from '../views/render';
-import { adminClient, AdminApiError, expectData, type AdminApi, type AdminSchemas } from './admin-client';
+import { AdminApiError, expectData, type AdminApi, type AdminSchemas } from './admin-client';
 import { AuditLogPage } from './pages/audit';
 import { DashboardPage } from './pages/dashboard';
 import { DeadLettersPage } from './pages/dead-letters';
@@ -29,8 +29,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * a cookie).
  */
 export function mountOperatorRoutes(router: Router<ConsoleState>, deps: OperatorRouteDeps): void {
-  const api = (ctx: ConsoleContext): AdminApi =>
-    adminClient({ baseUrl: deps.adminUrl, credential: operatorSession(ctx).credential });
+  const api = (ctx: ConsoleContext): AdminApi => deps.admin(operatorSession(ctx).credential);
   const page = (ctx: ConsoleContext): PageContext => ({
     session: operatorSession(ctx),
     flash: ctx.state.flash,

@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import { GatewayError } from '../gateway/problem';
 import { authenticate, type PublicApi } from '../gateway/public-api';
 import type { ConsoleContext, ConsoleState } from '../http/context';
-import { checkOperatorCredential, looksLikeOperatorCredential } from '../operator/admin-client';
+import { checkOperatorCredential, looksLikeOperatorCredential, type AdminApi } from '../operator/admin-client';
 import { readForm, single } from '../http/form';
 import { OPERATOR_IDLE_MS } from '../session/codec';
 import type { SessionStore } from '../session/store';
@@ -12,8 +12,8 @@ import { render } from '../views/render';
 
 export interface AuthRouteDeps {
   api: PublicApi;
-  /** GATEWAY_ADMIN_URL: an operator's credential is checked there at sign-in. */
-  adminUrl: string;
+  /** The admin API (GATEWAY_ADMIN_URL) as an operator: the credential is checked there at sign-in. */
+  admin(credential: string): AdminApi;
   sessions: SessionStore;
   flash(ctx: ConsoleContext, kind: 'info' | 'error', text: string): void;
   now?: () => number;
@@ -63,7 +63,7 @@ export function mountAuthRoutes(router: Router<ConsoleState>, deps: AuthRouteDep
     if (!credential || !looksLikeOperatorCredential(credential))
       return loginError(ctx, 400, 'operator', 'credential: an operator credential starts with opk_', next);
     try {
-      await checkOperatorCredential(deps.adminUrl, credential);
+      await checkOperatorCredential(deps.admin(credential));
     } catch (err) {
       if (err instanceof GatewayError && err.status < 500)
         return loginError(ctx, err.status, 'operator', err.problem.detail ?? 'the admin API refused it', next);

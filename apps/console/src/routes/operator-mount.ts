@@ -1,13 +1,14 @@
 import Router from '@koa/router';
 import type { Logger } from '@payments/logger';
+import type { AdminApi } from '../operator/admin-client';
 import type { ConsoleContext, ConsoleState } from '../http/context';
 import { mountOperatorRoutes } from '../operator/routes';
 import { requireRole } from '../session/guards';
 
 /** What the operator pages get (apps/console/src/operator/routes.tsx). */
 export interface OperatorRouteDeps {
-  /** GATEWAY_ADMIN_URL: the pages' admin client calls it with operatorSession(ctx).credential. */
-  adminUrl: string;
+  /** The admin API (GATEWAY_ADMIN_URL) as this operator: called with operatorSession(ctx).credential. */
+  admin(credential: string): AdminApi;
   /** Shows a message on the next page (after a POST's redirect). */
   flash(ctx: ConsoleContext, kind: 'info' | 'error', text: string): void;
   logger: Logger;

@@ -10,6 +10,8 @@ export interface TenantRouteDeps {
   api: PublicApi;
   /** GATEWAY_URL: booklet downloads are fetched from it (and only from it). */
   gatewayUrl: string;
+  /** The deadline of one gateway call (ConsoleConfig.gatewayTimeoutMs). */
+  gatewayTimeoutMs: number;
   flash(ctx: ConsoleContext, kind: 'info' | 'error', text: string): void;
   logger: Logger;
 }

@@ -5,7 +5,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type Router from '@koa/router';
 import { BOOKLET_DOWNLOAD_PATH } from '@payments/contracts';
 import { bearer, ok } from '../gateway/public-api';
-import { asProblem, GATEWAY_TIMEOUT_MS, GatewayError, GatewayUnreachableError } from '../gateway/problem';
+import { asProblem, gatewayFetch, GatewayError } from '../gateway/problem';
 import type { ConsoleContext, ConsoleState } from '../http/context';
 import { BadInputError, NotFoundError } from '../http/errors';
 import { readForm, single } from '../http/form';
@@ -39,6 +39,8 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
  */
 export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRouteDeps): void {
   const { api } = deps;
+  // A booklet of a thousand installments takes the gateway a while to start sending.
+  const download = gatewayFetch({ gatewayTimeoutMs: deps.gatewayTimeoutMs * 3 });
   const auth = (ctx: ConsoleContext) => bearer(tenantSession(ctx).jwt);
   const page = (ctx: ConsoleContext) => ({ session: tenantSession(ctx), flash: ctx.state.flash, path: ctx.path });
 
@@ -192,15 +194,10 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
 
   router.get('/booklets/download', async (ctx) => {
     const link = bookletDownload(await downloadLinkText(ctx), deps.gatewayUrl);
-    let response: Response;
-    try {
-      response = await fetch(link, { signal: AbortSignal.timeout(GATEWAY_TIMEOUT_MS * 3) });
-    } catch (err) {
-      throw new GatewayUnreachableError(`GET ${BOOKLET_DOWNLOAD_PATH}`, err);
-    }
+    const response = await download(new Request(link));
     if (!response.ok || !response.body) {
       const body: unknown = await response.json().catch(() => undefined);
-      throw new GatewayError(`GET ${BOOKLET_DOWNLOAD_PATH}`, response.status, asProblem(body, response.status));
+      throw new GatewayError(`GET ${BOOKLET_DOWNLOAD_PATH}`, response.status, asProblem(body, response));
     }
     const id = link.pathname.slice(BOOKLET_DOWNLOAD_PATH.length + 1);
     ctx.type = 'application/pdf';
