@@ -28,8 +28,8 @@ export interface ConsoleConfig {
   /** GATEWAY_ADMIN_URL: the gateway's admin API (operator pages); keep it private, as ADMIN_PORT. */
   gatewayAdminUrl: string;
   /**
-   * The deadline of one call to either API (GATEWAY_TIMEOUT_MS, 10 s): past it the page says the gateway
-   * did not answer in time. No variable of its own yet; tests set it here.
+   * CONSOLE_GATEWAY_TIMEOUT_MS (10 s): the deadline of one call to either API; past it the page says
+   * the gateway did not answer in time.
    */
   gatewayTimeoutMs: number;
   /** CONSOLE_SESSION_KEY (32 bytes, base64): seals the session cookie. */
@@ -65,7 +65,7 @@ export function loadConsoleConfig(env: Env = process.env): ConsoleConfig {
     port: envInt('CONSOLE_PORT', 3700, env),
     gatewayUrl: baseUrl('GATEWAY_URL', 'http://127.0.0.1:3000', env),
     gatewayAdminUrl: baseUrl('GATEWAY_ADMIN_URL', 'http://127.0.0.1:3600', env),
-    gatewayTimeoutMs: GATEWAY_TIMEOUT_MS,
+    gatewayTimeoutMs: envInt('CONSOLE_GATEWAY_TIMEOUT_MS', GATEWAY_TIMEOUT_MS, env, 1),
     sessionKey: rawKey === undefined ? PROCESS_SESSION_KEY : sessionKey(rawKey),
     sessionKeyIsEphemeral: rawKey === undefined,
     secureCookies: envBool('CONSOLE_SECURE_COOKIES', false, env),

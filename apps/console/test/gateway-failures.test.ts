@@ -56,17 +56,15 @@ async function proxyGateway(): Promise<Running> {
   return { url: await listening(server, sockets), close: closing(server, sockets) };
 }
 
-/** A console on both APIs of `gatewayUrl`, with the deadline set through its config, and a cookie per role. */
-async function consoleOn(gatewayUrl: string) {
-  const config = {
-    ...loadConsoleConfig({
-      NODE_ENV: 'development',
-      GATEWAY_URL: gatewayUrl,
-      GATEWAY_ADMIN_URL: gatewayUrl,
-      CONSOLE_SESSION_KEY: randomBytes(32).toString('base64'),
-    }),
-    gatewayTimeoutMs: DEADLINE_MS,
-  };
+/** A console on both APIs of `gatewayUrl`, with the deadline set by CONSOLE_GATEWAY_TIMEOUT_MS, and a cookie per role. */
+async function consoleOn(gatewayUrl: string, deadlineMs = DEADLINE_MS) {
+  const config = loadConsoleConfig({
+    NODE_ENV: 'development',
+    GATEWAY_URL: gatewayUrl,
+    GATEWAY_ADMIN_URL: gatewayUrl,
+    CONSOLE_SESSION_KEY: randomBytes(32).toString('base64'),
+    CONSOLE_GATEWAY_TIMEOUT_MS: String(deadlineMs),
+  });
   const sockets = new Set<Socket>();
   const server = consoleApp(config, createLogger('console', 'silent')).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
@@ -131,7 +129,8 @@ describe('a proxy answering HTML instead of a problem document', () => {
 
   beforeAll(async () => {
     gateway = await proxyGateway();
-    console_ = await consoleOn(gateway.url);
+    // The default deadline: under load the proxy's answer may take longer than the short one.
+    console_ = await consoleOn(gateway.url, 10_000);
   });
 
   afterAll(async () => {
