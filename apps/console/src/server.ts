@@ -10,6 +10,7 @@ import { publicApi } from './gateway/public-api';
 import { adminClient } from './operator/admin-client';
 import type { ConsoleState } from './http/context';
 import { sameOriginOnly } from './http/csrf';
+import { SignInLimit } from './http/sign-in-limit';
 import { errorHandler } from './http/error-handler';
 import { Flashes } from './http/flash';
 import { securityHeaders } from './http/security-headers';
@@ -45,7 +46,8 @@ export function consoleApp(
   const flashes = new Flashes(config.sessionKey, config.secureCookies);
   const flash = flashes.add.bind(flashes);
 
-  const app = new Koa<ConsoleState>();
+  // With proxies in front, ctx.ip is the entry TRUSTED_PROXY_HOPS from the right of X-Forwarded-For.
+  const app = new Koa<ConsoleState>({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
   app.use(securityHeaders);
 
   // Ops and the stylesheet: no session, no CSRF check.
@@ -70,7 +72,8 @@ export function consoleApp(
   app.use(sessions.middleware());
 
   const pages = new Router<ConsoleState>();
-  mountAuthRoutes(pages, { api, admin, sessions, flash, now: options.now });
+  const signIns = new SignInLimit(config.signInFailuresPerMinute);
+  mountAuthRoutes(pages, { api, admin, sessions, flash, signIns, now: options.now });
   app.use(pages.routes());
   app.use(tenantRouter({ api, gatewayUrl: config.gatewayUrl, gatewayTimeoutMs, flash, logger }).routes());
   app.use(operatorRouter({ admin, flash, logger }).routes());

@@ -5,6 +5,7 @@ import { authenticate, type PublicApi } from '../gateway/public-api';
 import type { ConsoleContext, ConsoleState } from '../http/context';
 import { checkOperatorCredential, looksLikeOperatorCredential, type AdminApi } from '../operator/admin-client';
 import { readForm, single } from '../http/form';
+import type { SignInLimit } from '../http/sign-in-limit';
 import { OPERATOR_IDLE_MS } from '../session/codec';
 import type { SessionStore } from '../session/store';
 import { LoginPage } from '../views/login-page';
@@ -16,6 +17,8 @@ export interface AuthRouteDeps {
   admin(credential: string): AdminApi;
   sessions: SessionStore;
   flash(ctx: ConsoleContext, kind: 'info' | 'error', text: string): void;
+  /** Refused sign-ins per client address. */
+  signIns: SignInLimit;
   now?: () => number;
 }
 
@@ -41,6 +44,7 @@ export function mountAuthRoutes(router: Router<ConsoleState>, deps: AuthRouteDep
   });
 
   router.post('/login/tenant', async (ctx) => {
+    await deps.signIns.check(ctx);
     const form = await readForm(ctx);
     const token = single(form.get('token'));
     const next = single(form.get('next'));
@@ -49,24 +53,31 @@ export function mountAuthRoutes(router: Router<ConsoleState>, deps: AuthRouteDep
       const issued = await authenticate(deps.api, token);
       deps.sessions.save(ctx, { role: 'tenant', ...issued });
     } catch (err) {
-      if (err instanceof GatewayError && err.status < 500)
+      if (err instanceof GatewayError && err.status < 500) {
+        await deps.signIns.refused(ctx);
         return loginError(ctx, err.status, 'tenant', err.problem.detail ?? 'the gateway refused this token', next);
+      }
       throw err;
     }
     ctx.redirect(safeNext(next, 'tenant'));
   });
 
   router.post('/login/operator', async (ctx) => {
+    await deps.signIns.check(ctx);
     const form = await readForm(ctx);
     const credential = single(form.get('credential'));
     const next = single(form.get('next'));
-    if (!credential || !looksLikeOperatorCredential(credential))
+    if (!credential || !looksLikeOperatorCredential(credential)) {
+      await deps.signIns.refused(ctx);
       return loginError(ctx, 400, 'operator', 'credential: an operator credential starts with opk_', next);
+    }
     try {
       await checkOperatorCredential(deps.admin(credential));
     } catch (err) {
-      if (err instanceof GatewayError && err.status < 500)
+      if (err instanceof GatewayError && err.status < 500) {
+        await deps.signIns.refused(ctx);
         return loginError(ctx, err.status, 'operator', err.problem.detail ?? 'the admin API refused it', next);
+      }
       throw err;
     }
     const at = now();
