@@ -111,7 +111,10 @@ it('traces one receivables create as one trace: gateway, receivables-svc intake,
     return (
       spans.every((s) => !s.parentSpanId || ids.has(s.parentSpanId)) &&
       byName(spans, 'callback-svc', 'deliver callback').length > 0 &&
-      spans.some((s) => s.service === 'callback-svc' && s.kind === OtlpKind.client)
+      spans.some((s) => s.service === 'callback-svc' && s.kind === OtlpKind.client) &&
+      // Leaves of other processes, which export on their own schedule: the sandbox's server span too.
+      spans.some((s) => s.service === 'bank-sandbox' && s.kind === OtlpKind.server) &&
+      new Set(spans.map((s) => s.service)).size === 5
     );
   };
   // Not fatal by itself: the assertions below name what is missing.
