@@ -32,7 +32,7 @@ export interface ConsoleConfig {
    * the gateway did not answer in time.
    */
   gatewayTimeoutMs: number;
-  /** CONSOLE_SIGN_IN_FAILURES_PER_MINUTE (10): refused sign-ins per client address per minute; 0 turns it off. */
+  /** CONSOLE_SIGN_IN_FAILURES_PER_MINUTE (30): refused sign-ins per client address per minute; 0 turns it off. */
   signInFailuresPerMinute: number;
   /** TRUSTED_PROXY_HOPS (0): proxies in front that append to X-Forwarded-For; the client address is that many entries from the right. */
   trustedProxyHops: number;
@@ -70,7 +70,7 @@ export function loadConsoleConfig(env: Env = process.env): ConsoleConfig {
     gatewayUrl: baseUrl('GATEWAY_URL', 'http://127.0.0.1:3000', env),
     gatewayAdminUrl: baseUrl('GATEWAY_ADMIN_URL', 'http://127.0.0.1:3600', env),
     gatewayTimeoutMs: envInt('CONSOLE_GATEWAY_TIMEOUT_MS', GATEWAY_TIMEOUT_MS, env, 1),
-    signInFailuresPerMinute: envInt('CONSOLE_SIGN_IN_FAILURES_PER_MINUTE', 10, env, 0),
+    signInFailuresPerMinute: envInt('CONSOLE_SIGN_IN_FAILURES_PER_MINUTE', 30, env, 0),
     trustedProxyHops: envInt('TRUSTED_PROXY_HOPS', 0, env, 0),
     sessionKey: rawKey === undefined ? PROCESS_SESSION_KEY : sessionKey(rawKey),
     sessionKeyIsEphemeral: rawKey === undefined,
