@@ -16,6 +16,7 @@ const SECONDS = {
   'console-tenant.test.ts': 45,
   'console-operator.test.ts': 45,
   'app-startup-errors.test.ts': 39,
+  'admin-fuzz.test.ts': 33,
   'nats-restart.test.ts': 22,
   'callbacks-crash.test.ts': 19,
   'secret-rotation.test.ts': 16,
