@@ -1,6 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { compileValidator, ErrorCatalog, ProblemSchema, type AdminTenant, type Problem } from '@payments/contracts';
 import { createOperator, openAdminDatabase } from '@payments/gateway';
@@ -13,7 +10,7 @@ import {
   type AdminWorld,
 } from '../support/fuzz/admin-cases';
 import { adminRefusal, type AdminRefusal } from '../support/fuzz/admin-predict';
-import { describeCase, runPool, sendCase, Tally, type Answer } from '../support/fuzz/runner';
+import { failureReport, runCases, sendCase, type Answer } from '../support/fuzz/runner';
 import { startSystem, type TestSystem } from '../support/system';
 
 /*
@@ -83,13 +80,6 @@ afterAll(async () => {
   await system?.stop();
 });
 
-interface Failure {
-  index: number;
-  problem: string;
-  adminCase: AdminCase;
-  answer: Answer;
-}
-
 const validProblem = compileValidator(ProblemSchema);
 
 /** What is wrong with an answer, if anything. */
@@ -128,25 +118,6 @@ function problemFault(refusal: AdminRefusal | undefined, answer: Answer): string
   return undefined;
 }
 
-function printFailures(failures: Failure[]): string {
-  const file = join(tmpdir(), `admin-fuzz-failures-${SEED}.json`);
-  writeFileSync(
-    file,
-    JSON.stringify(
-      failures.map((f) => ({ problem: f.problem, ...f.adminCase })),
-      null,
-      1,
-    ),
-  );
-  const shown = failures
-    .slice(0, 10)
-    .map(
-      (f) =>
-        `#${f.index} ${f.problem}\n  answer: ${f.answer.text.slice(0, 300)}\n${describeCase(asFuzzCase(f.adminCase))}`,
-    );
-  return `admin fuzz failures with ADMIN_FUZZ_SEED=${SEED} (${failures.length}; all in ${file}):\n${shown.join('\n')}`;
-}
-
 /** An admin GET with the operator credential, its JSON answer. */
 async function adminGet<T>(path: string): Promise<T> {
   const res = await fetch(system.gateway.adminUrl + path, { headers: { authorization: `Bearer ${operator}` } });
@@ -181,27 +152,21 @@ it(
     const cases = fc.sample(adminFuzzCases(world), { seed: SEED, numRuns: RUNS });
     const tenantsBefore = await tenantCount();
     const auditBefore = await auditLength();
-    const tally = new Tally();
-    const failures: Failure[] = [];
     const changes = new Map<string, number>();
     let refused = 0;
-    const started = Date.now();
     const credentials = { integrationToken: operator, accessToken: operator };
-    const sent = await runPool(
+    const { sent, elapsed, tally, failures } = await runCases(
       cases,
-      async (c, index) => {
+      async (c) => {
         const refusal = adminRefusal(c);
         const answer = await sendCase(system.gateway.adminUrl, asFuzzCase(c), credentials);
-        tally.add(c.operationId, answer.status);
         if (refusal) refused += 1;
         if (ADMIN_MUTATING.has(c.operationId) && answer.status >= 200 && answer.status < 300)
           changes.set(c.operationId, (changes.get(c.operationId) ?? 0) + 1);
-        const problem = judge(c, refusal, answer);
-        if (problem) failures.push({ index, problem, adminCase: c, answer });
+        return { answer, problem: judge(c, refusal, answer) };
       },
       { concurrency: CONCURRENCY, budgetMs: BUDGET_MS },
     );
-    const elapsed = Date.now() - started;
     const changed = [...changes.values()].reduce((a, b) => a + b, 0);
 
     console.log(
@@ -209,10 +174,11 @@ it(
         `(${refused} refused by the admin API's rules; 2xx changes ${JSON.stringify(Object.fromEntries(changes))})\n` +
         tally.report(),
     );
-    if (failures.length > 0) console.log(printFailures(failures));
+    if (failures.length > 0)
+      console.log(failureReport(failures, { label: 'admin fuzz', seedVariable: 'ADMIN_FUZZ_SEED', seed: SEED }));
 
     expect(
-      failures.map((f) => `#${f.index} ${f.adminCase.operationId} ${f.adminCase.description}: ${f.problem}`),
+      failures.map((f) => `#${f.index} ${f.fuzzCase.operationId} ${f.fuzzCase.description}: ${f.problem}`),
     ).toEqual([]);
     // Each change answered 2xx writes one audit entry and a new tenant one row; a refusal writes neither.
     expect({ tenants: await tenantCount(), audit: await auditLength() }).toEqual({

@@ -1,11 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { fuzzCases, FUZZED_OPERATIONS, type FuzzCase, type FuzzWorld } from '../support/fuzz/cases';
 import { changedTables, tableTotals, tenantRows } from '../support/fuzz/domain-rows';
 import { gatewayRefusal } from '../support/fuzz/predict';
-import { describeCase, runPool, sendCase, Tally, type Answer } from '../support/fuzz/runner';
+import { failureReport, runCases, runPool, sendCase, type Answer } from '../support/fuzz/runner';
 import { buildWorld } from '../support/fuzz/world';
 import { CallbackReceiver } from '../support/receiver';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
@@ -77,13 +74,6 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-interface Failure {
-  index: number;
-  problem: string;
-  fuzzCase: FuzzCase;
-  answer: Answer;
-}
-
 /** What is wrong with an answer, if anything. */
 function judge(c: FuzzCase, refusal: string | undefined, answer: Answer): string | undefined {
   if (answer.status === 0) return `no HTTP answer: ${answer.text}`;
@@ -96,42 +86,20 @@ function judge(c: FuzzCase, refusal: string | undefined, answer: Answer): string
   return undefined;
 }
 
-function printFailures(failures: Failure[]): string {
-  const file = join(tmpdir(), `fuzz-failures-${SEED}.json`);
-  writeFileSync(
-    file,
-    JSON.stringify(
-      failures.map((f) => ({ problem: f.problem, ...f.fuzzCase })),
-      null,
-      1,
-    ),
-  );
-  const shown = failures
-    .slice(0, 10)
-    .map((f) => `#${f.index} ${f.problem}\n  answer: ${f.answer.text.slice(0, 300)}\n${describeCase(f.fuzzCase)}`);
-  return `fuzz failures with FUZZ_SEED=${SEED} (${failures.length}; all in ${file}):\n${shown.join('\n')}`;
-}
-
 it(
   'answers thousands of generated requests on every endpoint without a 5xx, and a refusal stores nothing',
   async () => {
     const cases = fc.sample(fuzzCases(world), { seed: SEED, numRuns: RUNS });
-    const tally = new Tally();
-    const failures: Failure[] = [];
-    const started = Date.now();
-    const sent = await runPool(
+    const { sent, elapsed, tally, failures } = await runCases(
       cases,
-      async (c, index) => {
+      async (c) => {
         const refusal = gatewayRefusal(c);
         const answer = await sendCase(system.gateway.url, c, refusal ? refusing : accepting);
-        tally.add(c.operationId, answer.status);
         if (refusal) refused.push(c);
-        const problem = judge(c, refusal, answer);
-        if (problem) failures.push({ index, problem, fuzzCase: c, answer });
+        return { answer, problem: judge(c, refusal, answer) };
       },
       { concurrency: CONCURRENCY, budgetMs: BUDGET_MS },
     );
-    const elapsed = Date.now() - started;
     // Anything a refused request had set going (it should have set nothing) has had time to land.
     await new Promise((r) => setTimeout(r, 2_000));
     const refusingRows = await tenantRows(system.databaseUrl, refusing.tenantId);
@@ -140,7 +108,8 @@ it(
       `fuzz: FUZZ_SEED=${SEED}, ${sent} of ${cases.length} requests in ${elapsed} ms ` +
         `(${refused.length} refused by the gateway's rules, sent as the refusing tenant)\n${tally.report()}`,
     );
-    if (failures.length > 0) console.log(printFailures(failures));
+    if (failures.length > 0)
+      console.log(failureReport(failures, { label: 'fuzz', seedVariable: 'FUZZ_SEED', seed: SEED }));
 
     expect(
       failures.map((f) => `#${f.index} ${f.fuzzCase.operationId} ${f.fuzzCase.description}: ${f.problem}`),

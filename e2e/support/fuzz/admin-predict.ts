@@ -1,4 +1,3 @@
-import { gunzipSync, inflateSync } from 'node:zlib';
 import {
   ADMIN_MAX_PAGE,
   ADMIN_OPERATIONS,
@@ -8,6 +7,7 @@ import {
   type Validator,
 } from '@payments/contracts';
 import type { AdminCase } from './admin-cases';
+import { decodedSegment, readBody, UUID } from './request-body';
 
 /**
  * Whether the gateway must refuse an admin request before it changes anything: an independent reading
@@ -25,7 +25,7 @@ export function adminRefusal(c: AdminCase): AdminRefusal | undefined {
   if (c.auth !== 'operator') return { reason: 'credential', fields: [] };
   const operation = ADMIN_OPERATIONS.find((o) => o.operationId === c.operationId)!;
   const [path, query = ''] = c.url.split('?', 2);
-  const body = parsedBody(c);
+  const body = readBody(c);
   if (typeof body === 'string') return { reason: body, fields: [] };
   return (
     pathRefusal(operation.path, path) ??
@@ -34,74 +34,7 @@ export function adminRefusal(c: AdminCase): AdminRefusal | undefined {
   );
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEAD_LETTER_ID = /^[1-9]\d{0,15}$/;
-const BODY_LIMIT = 1024 * 1024;
-const MAX_DEPTH = 32;
-
-/** The body as the gateway's JSON reader reads it (every admin route reads one), or why it refuses it. */
-function parsedBody(c: AdminCase): unknown {
-  const raw =
-    c.body === undefined
-      ? undefined
-      : 'text' in c.body
-        ? Buffer.from(c.body.text)
-        : Buffer.from(c.body.base64, 'base64');
-  if (raw === undefined || raw.length === 0) return {};
-  if (raw.length > BODY_LIMIT) return 'too large';
-  const [media, ...params] = (c.headers['content-type'] ?? '')
-    .toLowerCase()
-    .split(';')
-    .map((s) => s.trim());
-  if (media !== 'application/json' && !/^application\/[^/]*\+json$/.test(media)) return 'content-type';
-  const charset = params
-    .find((p) => p.startsWith('charset='))
-    ?.slice(8)
-    .replace(/"/g, '');
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') return 'charset';
-  let bytes: Buffer;
-  try {
-    const coding = (c.headers['content-encoding'] ?? '').toLowerCase();
-    if (coding === 'gzip') bytes = gunzipSync(raw);
-    else if (coding === 'deflate') bytes = inflateSync(raw);
-    else if (coding === '' || coding === 'identity') bytes = raw;
-    else return 'content-encoding';
-  } catch {
-    return 'bad gzip';
-  }
-  if (bytes.length > BODY_LIMIT) return 'too large';
-  if (maxDepth(bytes) > MAX_DEPTH) return 'too deep';
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return 'not UTF-8';
-  }
-  if (text.trim() === '') return {};
-  if (!/^[ \t\n\r]*[[{]/.test(text)) return 'not an object or array';
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return 'malformed JSON';
-  }
-}
-
-/** Deepest nesting of arrays and objects, strings skipped. */
-function maxDepth(bytes: Buffer): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i += 1) {
-    const b = bytes[i];
-    if (inString) {
-      if (b === 0x5c) i += 1;
-      else if (b === 0x22) inString = false;
-    } else if (b === 0x22) inString = true;
-    else if (b === 0x5b || b === 0x7b) max = Math.max(max, ++depth);
-    else if (b === 0x5d || b === 0x7d) depth -= 1;
-  }
-  return max;
-}
 
 /** Each {parameter} of the template against its segment, decoded as the router decodes it. */
 function pathRefusal(template: string, path: string): AdminRefusal | undefined {
@@ -110,19 +43,11 @@ function pathRefusal(template: string, path: string): AdminRefusal | undefined {
   for (let i = 0; i < names.length; i += 1) {
     const name = /^\{(.+)\}$/.exec(names[i])?.[1];
     if (!name) continue;
-    const value = decoded(values[i] ?? '');
+    const value = decodedSegment(values[i] ?? '');
     const fits = name === 'dead_letter_id' ? DEAD_LETTER_ID.test(value) : UUID.test(value);
     if (!fits) return { reason: `path ${name}`, fields: [name] };
   }
   return undefined;
-}
-
-function decoded(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }
 
 /** What each operation reads from the query string, and what each parameter must be. */

@@ -1,36 +1,19 @@
-import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { API_OPERATIONS, type ApiOperation, type ApiParameter } from '@payments/contracts';
 import { signLink, DEV_DOWNLOAD_LINK_SECRET } from '@payments/signed-links';
-import { mutate, mutationChoice, serialize } from './mutations';
+import { serialize } from './mutations';
 import { asNode, dateArbitrary, validArbitrary, type Hints, type Json } from './schema-arbitrary';
+import { authorizationBreak, knownOrRandom, operationVariants, optionalEntries, withHeaders } from './variants';
+import type { BodyBreak, ExtraBadValues, GeneratedCase, HeaderBreak, Parts } from './variants';
 
 /**
  * One generated request against one operation of the public API (libs/contracts API_OPERATIONS: the
  * list the OpenAPI document is built from, so a new endpoint is fuzzed as soon as it is documented).
- * `auth` says which credential to send: the runner decides whose (the tenant that makes only
+ * `auth` says which credential to send: tenant is the tenant's for the operation (integration token
+ * for authenticate, access token otherwise); the runner decides whose (the tenant that makes only
  * rejected requests, or the one that makes the rest) from the request's predicted fate.
  */
-export interface FuzzCase {
-  operationId: string;
-  /** valid | body | path | query | header | random_json | random_bytes: what was generated. */
-  kind: CaseKind;
-  /** What was broken, e.g. "nul at /0/name". */
-  description: string;
-  method: 'GET' | 'POST' | 'PUT';
-  /** Path and query, already encoded. */
-  url: string;
-  headers: Record<string, string>;
-  /**
-   * tenant: the tenant's credential for the operation (integration token for authenticate, access
-   * token otherwise); none: no Authorization header; header: exactly `authorization`.
-   */
-  auth: 'tenant' | 'none' | { authorization: string };
-  /** Body as text, or as base64 bytes (random bytes, gzip). */
-  body?: { text: string } | { base64: string };
-}
-
-export type CaseKind = 'valid' | 'body' | 'path' | 'query' | 'header' | 'random_json' | 'random_bytes';
+export type FuzzCase = GeneratedCase<'tenant'>;
 
 /** What the system holds before fuzzing, so valid requests find real records. */
 export interface FuzzWorld {
@@ -119,94 +102,44 @@ function repair(operationId: string, body: Json): Json {
 /* Path parameters ---------------------------------------------------------------------------------- */
 
 function validPathValue(operation: ApiOperation, parameter: ApiParameter, world: FuzzWorld): fc.Arbitrary<string> {
-  const known = (ids: string[]) => fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ids) }, fc.uuid());
   switch (`${operation.operationId}.${parameter.name}`) {
     case 'updateClient.uuid':
-      return known(world.clientIds);
+      return knownOrRandom(world.clientIds);
     case 'cancelReceivable.uuid':
     case 'consultReceivable.uuid':
-      return known(world.receivableIds);
+      return knownOrRandom(world.receivableIds);
     case 'requestBooklet.uuid':
-      return known(world.paymentSlipIds);
+      return knownOrRandom(world.paymentSlipIds);
     case 'getCallback.event_id':
     case 'retryCallback.event_id':
-      return known(world.eventIds);
+      return knownOrRandom(world.eventIds);
     case 'downloadBooklet.booklet_id':
       return fc.oneof({ weight: 4, arbitrary: fc.constant(world.bookletLink.id) }, fc.uuid());
     case 'downloadSlipPdf.receivable_id':
     case 'downloadSlipQrCode.receivable_id':
-      return known(world.receivableIds);
+      return knownOrRandom(world.receivableIds);
     default:
       return validArbitrary(asNode(parameter.schema)) as fc.Arbitrary<string>;
   }
 }
 
-// No '.', '..' or blanks: the URL parser folds those into another route before anything is sent.
-const BAD_PATH_VALUES = [
-  '%00',
-  'abc%00',
-  '%zz',
-  '%',
-  '%C0%AE',
-  '%ED%A0%80',
-  '%20',
-  'null',
-  'undefined',
-  '0',
-  '-1',
-  '1e3',
-  'x'.repeat(300),
-  'x'.repeat(9000),
-  '%F0%9F%98%80',
-  '00000000-0000-0000-0000-00000000000g',
-  '{uuid}',
-  '%2F..%2F',
-  '__proto__',
-];
-
-const badPathValue: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom(...BAD_PATH_VALUES),
-  fc.uuid().map((u) => u.toUpperCase()),
-  fc.uuid().map((u) => `${u}%00`),
-  fc.uuid().map((u) => u.replace(/-/g, '')),
-  fc.uuid().map((u) => `{${u}}`),
-  fc
-    .string({ minLength: 1, maxLength: 60 })
-    .map(encodeURIComponent)
-    .filter((s) => s !== '.' && s !== '..'),
-  fc
-    .string({ unit: 'binary', minLength: 1, maxLength: 40 })
-    .map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, 'x'))),
-);
+/** The public API's own bad path values: 'undefined', and UUIDs spelt in upper case. */
+const BAD_PATH: ExtraBadValues = { values: ['undefined'], arbitraries: [fc.uuid().map((u) => u.toUpperCase())] };
 
 /* Query parameters --------------------------------------------------------------------------------- */
 
-const BAD_QUERY_VALUES = [
-  '',
-  '0',
-  '-1',
-  '1.5',
-  '1e3',
-  '0x10',
-  '99999999999999999999',
-  'ALL',
-  'pending ',
-  '%00',
-  'x'.repeat(600),
-  '[]',
-  'null',
-];
+/** Enum values almost right, and cursors an attacker could craft. */
+const BAD_QUERY: ExtraBadValues = { values: ['ALL', 'pending '], arbitraries: [craftedCursor] };
 
 function validQuery(operation: ApiOperation): fc.Arbitrary<Array<[string, string]>> {
   const parameters = operation.queryParameters ?? [];
   if (parameters.some((p) => p.name === 'signature')) return fc.constant([]);
-  const entries = parameters.map((p) =>
-    fc.option(
-      (validArbitrary(asNode(p.schema)) as fc.Arbitrary<Json>).map((v) => [p.name, String(v)] as [string, string]),
-      { nil: undefined },
-    ),
+  return optionalEntries(
+    parameters.map((p) => ({
+      name: p.name,
+      value: (validArbitrary(asNode(p.schema)) as fc.Arbitrary<Json>).map(String),
+    })),
   );
-  return fc.tuple(...entries).map((list) => list.filter((e): e is [string, string] => e !== undefined));
 }
 
 /**
@@ -223,13 +156,6 @@ function signedQuery(operation: ApiOperation, pathValues: Record<string, string>
 }
 
 /* Requests ----------------------------------------------------------------------------------------- */
-
-interface Parts {
-  pathValues: Record<string, string>;
-  query: Array<[string, string]>;
-  body: Json | undefined;
-  headers: Record<string, string>;
-}
 
 function validParts(operation: ApiOperation, world: FuzzWorld): fc.Arbitrary<Parts> {
   const hints = hintsFor(operation.operationId, world);
@@ -256,168 +182,36 @@ function validParts(operation: ApiOperation, world: FuzzWorld): fc.Arbitrary<Par
     });
 }
 
-function toCase(operation: ApiOperation, parts: Parts, kind: CaseKind, description: string): FuzzCase {
-  let path = operation.path;
-  for (const [name, value] of Object.entries(parts.pathValues)) path = path.replace(`{${name}}`, value);
-  const query = parts.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-  const headers: Record<string, string> = { ...parts.headers };
-  let body: FuzzCase['body'];
-  if (parts.body !== undefined) {
-    body = { text: serialize(parts.body) };
-    headers['content-type'] ??= 'application/json';
-  }
-  return {
-    operationId: operation.operationId,
-    kind,
-    description,
-    method: operation.method.toUpperCase() as FuzzCase['method'],
-    url: query ? `${path}?${query}` : path,
-    headers,
-    auth: operation.security === 'none' ? 'none' : 'tenant',
-    body,
-  };
-}
-
-/** Broken headers: the Idempotency-Key, the content type and coding, the credential. */
-const HEADER_BREAKS: Array<{ name: string; apply: (c: FuzzCase) => FuzzCase }> = [
+/** The public API's own broken headers: the Idempotency-Key, a token that is no JWT of ours. */
+const HEADER_BREAKS: Array<HeaderBreak<FuzzCase>> = [
   { name: 'no idempotency-key', apply: (c) => withHeaders(c, { 'idempotency-key': undefined }) },
   { name: 'empty idempotency-key', apply: (c) => withHeaders(c, { 'idempotency-key': '' }) },
   { name: 'idempotency-key with a space', apply: (c) => withHeaders(c, { 'idempotency-key': 'a b' }) },
   { name: 'idempotency-key of 256 characters', apply: (c) => withHeaders(c, { 'idempotency-key': 'k'.repeat(256) }) },
   { name: 'idempotency-key in latin-1', apply: (c) => withHeaders(c, { 'idempotency-key': 'chav\u00e9' }) },
-  { name: 'content-type text/plain', apply: (c) => withHeaders(c, { 'content-type': 'text/plain' }) },
-  { name: 'content-type form', apply: (c) => withHeaders(c, { 'content-type': 'application/x-www-form-urlencoded' }) },
-  { name: 'charset utf-16', apply: (c) => withHeaders(c, { 'content-type': 'application/json; charset=utf-16' }) },
-  {
-    name: 'content-type multipart',
-    apply: (c) => withHeaders(c, { 'content-type': 'multipart/form-data; boundary=x' }),
-  },
-  { name: 'content-encoding br', apply: (c) => withHeaders(c, { 'content-encoding': 'br' }) },
-  { name: 'content-encoding gzip, body plain', apply: (c) => withHeaders(c, { 'content-encoding': 'gzip' }) },
-  { name: 'no authorization', apply: (c) => ({ ...c, auth: 'none' }) },
-  { name: 'authorization Basic', apply: (c) => ({ ...c, auth: { authorization: 'Basic dXNlcjpwYXNz' } }) },
-  { name: 'authorization Bearer alone', apply: (c) => ({ ...c, auth: { authorization: 'Bearer' } }) },
-  { name: 'authorization random', apply: (c) => ({ ...c, auth: { authorization: 'Bearer abc.def.ghi' } }) },
-  { name: 'authorization huge', apply: (c) => ({ ...c, auth: { authorization: `Bearer ${'a'.repeat(6000)}` } }) },
-  {
-    name: 'authorization alg none',
-    apply: (c) => ({
-      ...c,
-      auth: {
-        authorization: `Bearer ${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x","tenant_id":"x"}').toString('base64url')}.`,
-      },
-    }),
-  },
+  authorizationBreak('authorization random', 'Bearer abc.def.ghi'),
+  authorizationBreak('authorization huge', `Bearer ${'a'.repeat(6000)}`),
+  authorizationBreak(
+    'authorization alg none',
+    `Bearer ${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x","tenant_id":"x"}').toString('base64url')}.`,
+  ),
 ];
 
-function withHeaders(c: FuzzCase, change: Record<string, string | undefined>): FuzzCase {
-  const headers = { ...c.headers };
-  for (const [k, v] of Object.entries(change)) {
-    if (v === undefined) delete headers[k];
-    else headers[k] = v;
-  }
-  return { ...c, headers };
-}
-
 function operationArbitrary(operation: ApiOperation, world: FuzzWorld): fc.Arbitrary<FuzzCase> {
-  const valid = validParts(operation, world);
-  const variants: Array<{ weight: number; arbitrary: fc.Arbitrary<FuzzCase> }> = [
-    { weight: validWeight(operation), arbitrary: valid.map((p) => toCase(operation, p, 'valid', 'valid')) },
-    {
-      weight: 2,
-      arbitrary: fc
-        .tuple(valid, fc.nat({ max: HEADER_BREAKS.length - 1 }))
-        .map(([p, i]) => HEADER_BREAKS[i].apply({ ...toCase(operation, p, 'header', HEADER_BREAKS[i].name) })),
-    },
-    {
-      weight: 1,
-      arbitrary: fc
-        .tuple(valid, fc.jsonValue({ maxDepth: 4 }))
-        .map(([p, j]) => toCase(operation, { ...p, body: j as Json }, 'random_json', 'random JSON body')),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.tuple(valid, fc.uint8Array({ maxLength: 512 }), fc.boolean()).map(([p, bytes, gzip]) => {
-        const c = toCase(
-          operation,
-          { ...p, body: undefined },
-          'random_bytes',
-          gzip ? 'random bytes, gzip' : 'random bytes',
-        );
-        const payload = gzip ? gzipSync(bytes) : Buffer.from(bytes);
-        return {
-          ...c,
-          headers: {
-            ...c.headers,
-            'content-type': 'application/json',
-            ...(gzip ? { 'content-encoding': 'gzip' } : {}),
-          },
-          body: { base64: payload.toString('base64') },
-        };
-      }),
-    },
-  ];
-  if (operation.requestBody) {
-    const schema = asNode(operation.requestBody.schema);
-    variants.push({
-      weight: 8,
-      arbitrary: fc.tuple(valid, mutationChoice).map(([p, choice]) => {
-        const mutated = mutate(p.body ?? null, schema, choice);
-        return toCase(operation, { ...p, body: mutated.value }, 'body', mutated.description);
-      }),
-    });
-    variants.push({ weight: 1, arbitrary: valid.chain((p) => wholeBodyBreak(operation, p)) });
-  }
-  if (operation.pathParameters?.length) {
-    const names = operation.pathParameters.map((p) => p.name);
-    variants.push({
-      weight: 3,
-      arbitrary: fc
-        .tuple(valid, fc.constantFrom(...names), badPathValue)
-        .map(([p, name, bad]) =>
-          toCase(
-            operation,
-            { ...p, pathValues: { ...p.pathValues, [name]: bad } },
-            'path',
-            `path ${name}=${bad.slice(0, 40)}`,
-          ),
-        ),
-    });
-  }
-  if (operation.queryParameters?.length) {
-    const names = operation.queryParameters.map((p) => p.name);
-    variants.push({
-      weight: 3,
-      arbitrary: fc
-        .tuple(
-          valid,
-          fc.constantFrom(...names),
-          fc.oneof(fc.constantFrom(...BAD_QUERY_VALUES), fc.string({ maxLength: 30 }), craftedCursor),
-          fc.boolean(),
-        )
-        .map(([p, name, bad, twice]) => {
-          const query = p.query.filter(([k]) => k !== name);
-          query.push([name, bad]);
-          if (twice) query.push([name, bad]);
-          return toCase(
-            operation,
-            { ...p, query },
-            'query',
-            `query ${name}=${bad.slice(0, 40)}${twice ? ' (twice)' : ''}`,
-          );
-        }),
-    });
-  }
-  return fc.oneof(...variants).map(withoutGetBody);
-}
-
-/** fetch sends no body with a GET: such a case loses its body and the headers that describe one. */
-function withoutGetBody(c: FuzzCase): FuzzCase {
-  if (c.method !== 'GET' || c.body === undefined) return c;
-  const headers = { ...c.headers };
-  delete headers['content-type'];
-  delete headers['content-encoding'];
-  return { ...c, body: undefined, headers };
+  const schema = operation.requestBody && asNode(operation.requestBody.schema);
+  return operationVariants({
+    valid: validParts(operation, world),
+    operation,
+    auth: operation.security === 'none' ? 'none' : 'tenant',
+    validWeight: validWeight(operation),
+    headerBreaks: HEADER_BREAKS,
+    bodySchema: schema && { schema, weight: 8 },
+    bodyBreaks: schema && BODY_BREAKS,
+    pathNames: (operation.pathParameters ?? []).map((p) => p.name),
+    badPath: BAD_PATH,
+    queryNames: (operation.queryParameters ?? []).map((p) => p.name),
+    badQuery: BAD_QUERY,
+  });
 }
 
 /**
@@ -430,32 +224,15 @@ function validWeight(operation: ApiOperation): number {
   return 3;
 }
 
-/** The body as a whole: empty, too many items, too large, the wrong shape, nested far too deep. */
-function wholeBodyBreak(operation: ApiOperation, p: Parts): fc.Arbitrary<FuzzCase> {
-  const item = Array.isArray(p.body) ? (p.body[0] ?? {}) : p.body;
-  const breaks: Array<[string, () => string]> = [
-    ['empty array', () => '[]'],
-    ['empty object', () => '{}'],
-    ['1,001 items', () => serialize(Array.from({ length: 1001 }, () => item ?? {}))],
-    ['over 1 MiB', () => serialize([{ ...(item as object), name: 'x'.repeat(1024 * 1024) }])],
-    ['1 MiB of [', () => '['.repeat(1024 * 1024 - 16)],
-    ['33 levels of {', () => `${'{"a":'.repeat(33)}1${'}'.repeat(33)}`],
-    ['a JSON string', () => '"hello"'],
-    ['a number', () => '42'],
-    ['null', () => 'null'],
-    ['truncated', () => serialize(p.body ?? {}).slice(0, -1)],
-    ['trailing garbage', () => `${serialize(p.body ?? {})}}`],
-    ['duplicate keys', () => serialize(p.body ?? {}).replace(/^\[\{/, '[{"name":1,')],
-    ['BOM', () => `\ufeff${serialize(p.body ?? {})}`],
-    ['lone surrogate escape', () => serialize(p.body ?? {}).replace(/"([^"\\]{1,3})"/, '"$1\\ud800"')],
-    ['NUL escape', () => serialize(p.body ?? {}).replace(/"([^"\\]{1,3})"/, '"$1\\u0000"')],
-  ];
-  return fc.constantFrom(...breaks).map(([name, text]) => ({
-    ...toCase(operation, { ...p, body: undefined }, 'body', name),
-    headers: { ...p.headers, 'content-type': 'application/json' },
-    body: { text: text() },
-  }));
-}
+/** The first item of a batch (the body itself when it is no array). */
+const itemOf = (body: Json): Json => (Array.isArray(body) ? (body[0] ?? {}) : body);
+
+/** The public API's own whole-body breaks: too many items, too large, a key twice. */
+const BODY_BREAKS: BodyBreak[] = [
+  ['1,001 items', (body) => serialize(Array.from({ length: 1001 }, () => itemOf(body) ?? {}))],
+  ['over 1 MiB', (body) => serialize([{ ...(itemOf(body) as object), name: 'x'.repeat(1024 * 1024) }])],
+  ['duplicate keys', (body) => serialize(body).replace(/^\[\{/, '[{"name":1,')],
+];
 
 /**
  * Every operation of the public API, equally often: a case stream that is the same for the same seed

@@ -1,4 +1,3 @@
-import { gunzipSync, inflateSync } from 'node:zlib';
 import {
   CALLBACK_REPLAY_MAX_DAYS,
   CallbackListQuerySchema,
@@ -13,6 +12,7 @@ import {
   type ValidationResult,
 } from '@payments/contracts';
 import type { FuzzCase } from './cases';
+import { decodedSegment, readBody, UUID } from './request-body';
 
 /**
  * Whether the gateway should refuse a request before any service acts on it: an independent
@@ -57,67 +57,9 @@ const IDEMPOTENCY: Record<string, 'required' | 'optional' | 'none'> = {
 
 /** The body as the gateway reads it, or why it refuses it (the mounted endpoints only read one). */
 function parsedBody(c: FuzzCase): unknown {
-  if (!(c.operationId in IDEMPOTENCY)) return {};
-  const raw =
-    c.body === undefined
-      ? undefined
-      : 'text' in c.body
-        ? Buffer.from(c.body.text)
-        : Buffer.from(c.body.base64, 'base64');
-  if (raw === undefined || raw.length === 0) return {};
-  const type = (c.headers['content-type'] ?? '').toLowerCase();
-  const [media, ...params] = type.split(';').map((s) => s.trim());
-  if (media !== 'application/json' && !/^application\/[^/]*\+json$/.test(media)) return 'content-type';
-  const charset = params
-    .find((p) => p.startsWith('charset='))
-    ?.slice(8)
-    .replace(/"/g, '');
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') return 'charset';
-  let bytes: Buffer;
-  try {
-    const coding = (c.headers['content-encoding'] ?? '').toLowerCase();
-    if (coding === 'gzip') bytes = gunzipSync(raw);
-    else if (coding === 'deflate') bytes = inflateSync(raw);
-    else if (coding === '' || coding === 'identity') bytes = raw;
-    else return 'content-encoding';
-  } catch {
-    return 'bad gzip';
-  }
-  if (bytes.length > 1024 * 1024) return 'too large';
-  if (maxDepth(bytes) > 32) return 'too deep';
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return 'not UTF-8';
-  }
-  if (text.trim() === '') return {};
-  if (!/^[ \t\n\r]*[[{]/.test(text)) return 'not an object or array';
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return 'malformed JSON';
-  }
+  return c.operationId in IDEMPOTENCY ? readBody(c) : {};
 }
 
-/** Deepest nesting of arrays and objects, strings skipped (an independent reading of the rule). */
-function maxDepth(bytes: Buffer): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i += 1) {
-    const b = bytes[i];
-    if (inString) {
-      if (b === 0x5c) i += 1;
-      else if (b === 0x22) inString = false;
-    } else if (b === 0x22) inString = true;
-    else if (b === 0x5b || b === 0x7b) max = Math.max(max, ++depth);
-    else if (b === 0x5d || b === 0x7d) depth -= 1;
-  }
-  return max;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
 const validateClients = compileValidator(ClientsCreateRequestSchema);
 const validateUpdate = compileValidator(ClientUpdateRequestSchema);
@@ -137,13 +79,7 @@ function replaySpanRefusal(body: unknown): string | undefined {
 
 /** Path segments after the fixed prefix, decoded as the router decodes them (undecodable: kept). */
 function decodePathParams(path: string): string[] {
-  return path.split('/').map((segment) => {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      return segment;
-    }
-  });
+  return path.split('/').map(decodedSegment);
 }
 
 const refusedBy = (result: ValidationResult<unknown>, what: string) =>

@@ -1,4 +1,8 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FuzzCase } from './cases';
+import type { GeneratedCase } from './variants';
 
 /** The credentials a case is sent with: one tenant's integration token and access token. */
 export interface Credentials {
@@ -94,7 +98,7 @@ export class Tally {
 }
 
 /** A case as a regression entry (e2e/support/fuzz/regressions.json), bodies over 4 KB cut. */
-export function describeCase(c: FuzzCase): string {
+export function describeCase(c: GeneratedCase<string>): string {
   const body =
     c.body === undefined
       ? undefined
@@ -104,4 +108,67 @@ export function describeCase(c: FuzzCase): string {
           : c.body.text
         : `base64:${c.body.base64}`;
   return JSON.stringify({ ...c, body }, null, 1);
+}
+
+/** A case the run judged wrong, with what was wrong and the answer it got. */
+export interface Failure<C extends GeneratedCase<string>> {
+  index: number;
+  problem: string;
+  fuzzCase: C;
+  answer: Answer;
+}
+
+/**
+ * What to print for a run's failures: all of them go to a file in the temporary directory, the first
+ * ten are shown. `label` names the run ("fuzz", "admin fuzz"), `seedVariable` how to replay it.
+ */
+export function failureReport<C extends GeneratedCase<string>>(
+  failures: Array<Failure<C>>,
+  run: { label: string; seedVariable: string; seed: number },
+): string {
+  const file = join(tmpdir(), `${run.label.replace(/ /g, '-')}-failures-${run.seed}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify(
+      failures.map((f) => ({ problem: f.problem, ...f.fuzzCase })),
+      null,
+      1,
+    ),
+  );
+  const shown = failures
+    .slice(0, 10)
+    .map((f) => `#${f.index} ${f.problem}\n  answer: ${f.answer.text.slice(0, 300)}\n${describeCase(f.fuzzCase)}`);
+  return `${run.label} failures with ${run.seedVariable}=${run.seed} (${failures.length}; all in ${file}):\n${shown.join('\n')}`;
+}
+
+/** What a run sent, how long it took, its answers by operation and status, and what it judged wrong. */
+export interface RunResult<C extends GeneratedCase<string>> {
+  sent: number;
+  elapsed: number;
+  tally: Tally;
+  failures: Array<Failure<C>>;
+}
+
+/**
+ * Sends `cases` as runPool does through `send`, which answers with the HTTP answer and what is wrong
+ * with it, if anything; every answer is tallied, every problem kept.
+ */
+export async function runCases<C extends GeneratedCase<string>>(
+  cases: readonly C[],
+  send: (c: C) => Promise<{ answer: Answer; problem: string | undefined }>,
+  options: { concurrency: number; budgetMs: number },
+): Promise<RunResult<C>> {
+  const tally = new Tally();
+  const failures: Array<Failure<C>> = [];
+  const started = Date.now();
+  const sent = await runPool(
+    cases,
+    async (c, index) => {
+      const { answer, problem } = await send(c);
+      tally.add(c.operationId, answer.status);
+      if (problem) failures.push({ index, problem, fuzzCase: c, answer });
+    },
+    options,
+  );
+  return { sent, elapsed: Date.now() - started, tally, failures };
 }
