@@ -10,7 +10,7 @@ import { migrations, onlineIndexes, SCHEMA } from './db/migrations';
 import type { CallbacksDatabase } from './db/schema';
 import { DeliveryStatsStore } from './db/delivery-stats-store';
 import { DeliveryEngine, type AttemptListener } from './domain/delivery-engine';
-import { DeliveryRollup, ROLLUP_INTERVAL_MS } from './domain/delivery-stats';
+import { rollUpDeliveries, ROLLUP_INTERVAL_MS } from './domain/delivery-stats';
 import { EventStore } from './domain/event-store';
 import { WorkerRegistry } from './domain/worker-registry';
 import { createHttpDelivery } from './transport/undici-http-delivery';
@@ -102,8 +102,7 @@ export async function startCallbackService(
   const stats = new DeliveryStatsStore(db);
   registerHandlers(bus, { store, stats, onRetry: () => engine.wake() });
   // Every instance runs it; the advisory lock lets one at a time do the work.
-  const deliveryRollup = new DeliveryRollup({ store: stats });
-  const rollup = startPeriodic(() => deliveryRollup.runOnce(), {
+  const rollup = startPeriodic(() => rollUpDeliveries(stats), {
     intervalMs: ROLLUP_INTERVAL_MS,
     logger,
     what: 'delivery stats rollup',

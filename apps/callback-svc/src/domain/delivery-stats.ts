@@ -203,16 +203,10 @@ export interface DeliveryRollupStore {
 /** Between rollups (service.ts schedules them): the current minute is at most that stale (plus a run's time). */
 export const ROLLUP_INTERVAL_MS = 5_000;
 
-export interface DeliveryRollupConfig {
-  store: DeliveryRollupStore;
-}
-
-/** One rollup run; any instance may run it, the store's lock lets one at a time do the work. */
-export class DeliveryRollup {
-  constructor(private readonly config: DeliveryRollupConfig) {}
-
-  /** One run now; false when another instance held the lock. */
-  runOnce(): Promise<boolean> {
-    return this.config.store.rollUp(ROLLUP_LOOKBACK_MINUTES, STATS_RETENTION_DAYS);
-  }
+/**
+ * One rollup run; any instance may run it, the store's lock lets one at a time do the work. False
+ * when another instance held the lock.
+ */
+export function rollUpDeliveries(store: DeliveryRollupStore): Promise<boolean> {
+  return store.rollUp(ROLLUP_LOOKBACK_MINUTES, STATS_RETENTION_DAYS);
 }
