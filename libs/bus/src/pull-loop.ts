@@ -6,7 +6,7 @@ import { doublingDelayMs } from '@payments/backoff';
  * How long a pull request lives. Short: after a crash (kill -9) the server may still hold the dead
  * client's pull request, and messages it takes wait for ack_wait before redelivery; expiring pulls bound that.
  */
-export const PULL_EXPIRES_MS = 5_000;
+const PULL_EXPIRES_MS = 5_000;
 
 export interface PullLoopOptions {
   /**

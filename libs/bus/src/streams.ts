@@ -37,7 +37,6 @@ export const DEFAULT_FAIR_WINDOW = 512;
 /** The key of a message that cannot be decoded: it is dead-lettered when its turn comes. */
 const POISON = Symbol('poison');
 
-/** A service's stream settings (its config's fields of the same names); the defaults are DEFAULT_*. */
 /**
  * How long a consumer's message may go without an ack or a heartbeat before JetStream gives it to
  * another instance. Short, so that the work a killed instance held is taken over within seconds
@@ -80,6 +79,7 @@ function keepBeating(forEach: (each: (m: JsMsg) => void) => void, ackWaitMs: num
   return beat;
 }
 
+/** A service's stream settings (its config's fields of the same names); the defaults are DEFAULT_*. */
 export interface StreamSettings {
   /** JOB_MAX_FAILURES: handler failures after which a job message is dead-lettered. */
   jobMaxFailures?: number;
