@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer as createTcpServer } from 'node:net';
-import { createLogger } from '@payments/logger';
-import { loadConsoleConfig } from '../src/config';
 import { SESSION_COOKIE } from '../src/http/cookies';
-import { consoleApp } from '../src/server';
 import { SessionCodec } from '../src/session/codec';
+import { startConsole } from './support/console-under-test';
 
 /**
  * A gateway that fails without a problem document, seen from the pages of both roles: the tenant's
@@ -58,29 +55,15 @@ async function proxyGateway(): Promise<Running> {
 
 /** A console on both APIs of `gatewayUrl`, with the deadline set by CONSOLE_GATEWAY_TIMEOUT_MS, and a cookie per role. */
 async function consoleOn(gatewayUrl: string, deadlineMs = DEADLINE_MS) {
-  const config = loadConsoleConfig({
-    NODE_ENV: 'development',
-    GATEWAY_URL: gatewayUrl,
-    GATEWAY_ADMIN_URL: gatewayUrl,
-    CONSOLE_SESSION_KEY: randomBytes(32).toString('base64'),
-    CONSOLE_GATEWAY_TIMEOUT_MS: String(deadlineMs),
-  });
-  const sockets = new Set<Socket>();
-  const server = consoleApp(config, createLogger('console', 'silent')).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  server.on('connection', (s: Socket) => sockets.add(s));
-  const codec = new SessionCodec(config.sessionKey);
+  const running = await startConsole(gatewayUrl, { CONSOLE_GATEWAY_TIMEOUT_MS: String(deadlineMs) });
+  const codec = new SessionCodec(running.config.sessionKey);
   const now = Date.now();
   // Sessions sealed here: signing in would need the gateway this test keeps from answering.
   const cookie = {
     tenant: `${SESSION_COOKIE}=${codec.seal({ role: 'tenant', jwt: 'a.b.c', tenantId: 't1', issuedAt: now, expiresAt: now + 3_600_000 })}`,
     operator: `${SESSION_COOKIE}=${codec.seal({ role: 'operator', credential: 'opk_testtesttest', startedAt: now, expiresAt: now + 600_000 })}`,
   };
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    cookie,
-    close: closing(server, sockets),
-  };
+  return { ...running, cookie };
 }
 
 describe('a gateway that does not answer within the deadline', () => {

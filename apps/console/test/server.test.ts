@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@payments/logger';
-import { loadConsoleConfig } from '../src/config';
 import { CONTENT_SECURITY_POLICY } from '../src/http/security-headers';
-import { consoleApp } from '../src/server';
+import { startConsole, type ConsoleUnderTest } from './support/console-under-test';
 
 /**
  * The console's own HTTP behaviour, in-process, against a stand-in gateway on a local port (the
@@ -26,7 +24,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 let gateway: Server;
 let gatewayUrl: string;
 let routes: Record<string, Handler>;
-let console_: Server;
+let console_: ConsoleUnderTest;
 let base: string;
 let issuedJwt: string;
 
@@ -43,16 +41,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
   gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
-  const config = loadConsoleConfig({
-    NODE_ENV: 'development',
-    CONSOLE_PORT: '0',
-    GATEWAY_URL: gatewayUrl,
-    GATEWAY_ADMIN_URL: gatewayUrl,
-    CONSOLE_SESSION_KEY: randomBytes(32).toString('base64'),
-  });
-  console_ = consoleApp(config, createLogger('console', 'silent')).listen(0, '127.0.0.1');
-  await new Promise((r) => console_.once('listening', r));
-  base = `http://127.0.0.1:${(console_.address() as AddressInfo).port}`;
+  console_ = await startConsole(gatewayUrl);
+  base = console_.url;
 });
 
 beforeEach(() => {
@@ -71,9 +61,8 @@ beforeEach(() => {
 });
 
 afterAll(async () => {
-  console_.closeAllConnections();
   gateway.closeAllConnections();
-  await new Promise((r) => console_.close(r));
+  await console_.close();
   await new Promise((r) => gateway.close(r));
 });
 

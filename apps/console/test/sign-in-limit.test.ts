@@ -1,9 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@payments/logger';
-import { loadConsoleConfig } from '../src/config';
-import { consoleApp } from '../src/server';
+import { startConsole, type ConsoleUnderTest } from './support/console-under-test';
 
 /**
  * Refused sign-ins are limited per client address (CONSOLE_SIGN_IN_FAILURES_PER_MINUTE), before the
@@ -15,7 +12,7 @@ const LIMIT = 3;
 let gateway: Server;
 let gatewayUrl: string;
 let gatewayCalls = 0;
-const consoles: Server[] = [];
+const consoles: ConsoleUnderTest[] = [];
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/problem+json' });
@@ -43,19 +40,11 @@ function gatewayAnswer(req: IncomingMessage, res: ServerResponse): void {
   json(res, 401, { title: 'Unauthorized', status: 401, detail: 'unknown credential', code: 'unauthorized' });
 }
 
-async function startConsole(env: Record<string, string>): Promise<string> {
-  const config = loadConsoleConfig({
-    NODE_ENV: 'development',
-    GATEWAY_URL: gatewayUrl,
-    GATEWAY_ADMIN_URL: gatewayUrl,
-    CONSOLE_SESSION_KEY: randomBytes(32).toString('base64'),
-    CONSOLE_SIGN_IN_FAILURES_PER_MINUTE: String(LIMIT),
-    ...env,
-  });
-  const server = consoleApp(config, createLogger('console', 'silent')).listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  consoles.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+/** A console on the stand-in gateway with the test's limit; its address. */
+async function consoleWith(env: Record<string, string>): Promise<string> {
+  const running = await startConsole(gatewayUrl, { CONSOLE_SIGN_IN_FAILURES_PER_MINUTE: String(LIMIT), ...env });
+  consoles.push(running);
+  return running.url;
 }
 
 beforeAll(async () => {
@@ -65,10 +54,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const server of [...consoles, gateway]) {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  }
+  for (const running of consoles) await running.close();
+  gateway.closeAllConnections();
+  await new Promise((r) => gateway.close(r));
 });
 
 function signIn(base: string, form: 'tenant' | 'operator', secret: string, forwardedFor?: string) {
@@ -88,7 +76,7 @@ function signIn(base: string, form: 'tenant' | 'operator', secret: string, forwa
 describe('behind one proxy (TRUSTED_PROXY_HOPS=1)', () => {
   let base: string;
   beforeAll(async () => {
-    base = await startConsole({ TRUSTED_PROXY_HOPS: '1' });
+    base = await consoleWith({ TRUSTED_PROXY_HOPS: '1' });
   });
 
   it('refuses an address after its refused sign-ins, with 429 and Retry-After, without asking the gateway', async () => {
@@ -126,7 +114,7 @@ describe('behind one proxy (TRUSTED_PROXY_HOPS=1)', () => {
 
 describe('with no proxy trusted (the default)', () => {
   it('ignores X-Forwarded-For: a client cannot get fresh tries by writing another address', async () => {
-    const base = await startConsole({});
+    const base = await consoleWith({});
     for (let i = 0; i < LIMIT; i++)
       expect((await signIn(base, 'tenant', 'itk_wrong', `192.0.2.${i + 1}`)).status).toBe(401);
     expect((await signIn(base, 'tenant', 'itk_good', '192.0.2.99')).status).toBe(429);
@@ -135,7 +123,7 @@ describe('with no proxy trusted (the default)', () => {
 
 describe('turned off (0)', () => {
   it('takes any number of refused sign-ins', async () => {
-    const base = await startConsole({ CONSOLE_SIGN_IN_FAILURES_PER_MINUTE: '0' });
+    const base = await consoleWith({ CONSOLE_SIGN_IN_FAILURES_PER_MINUTE: '0' });
     for (let i = 0; i < LIMIT + 2; i++) expect((await signIn(base, 'tenant', 'itk_wrong')).status).toBe(401);
     expect((await signIn(base, 'tenant', 'itk_good')).status).toBe(302);
   });
