@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent, fetch } from 'undici';
 import type { FuzzCase } from './cases';
 import type { GeneratedCase } from './variants';
 
@@ -18,6 +19,13 @@ export interface Answer {
   ms: number;
 }
 
+/**
+ * Keeps idle connections 1 s, well inside the gateway's keep-alive timeout (Node's 5 s): reusing a
+ * connection the server is closing at that moment is reset before any answer (one CI run saw a valid
+ * request end in ECONNRESET so), and a reset the client caused is no answer of the gateway's.
+ */
+const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
+
 /** Sends one case over real HTTP; a failure to send at all (connection reset) is status 0. */
 export async function sendCase(baseUrl: string, c: FuzzCase, credentials: Credentials): Promise<Answer> {
   const headers: Record<string, string> = { accept: 'application/json', ...c.headers };
@@ -27,7 +35,13 @@ export async function sendCase(baseUrl: string, c: FuzzCase, credentials: Creden
   const body = c.body === undefined ? undefined : 'text' in c.body ? c.body.text : Buffer.from(c.body.base64, 'base64');
   const started = performance.now();
   try {
-    const res = await fetch(baseUrl + c.url, { method: c.method, headers, body, signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(baseUrl + c.url, {
+      method: c.method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(30_000),
+      dispatcher,
+    });
     const text = await res.text();
     return {
       status: res.status,
