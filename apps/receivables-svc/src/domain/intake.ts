@@ -12,6 +12,7 @@ import {
 } from '@payments/contracts';
 import { enqueue, type OutboxMessage } from '@payments/outbox';
 import type { ReceivablesDatabase, ReceivablesTable } from '../db/schema';
+import { BANK_INTAKE_RULES, type IntakeItem } from './bank-intake-rules';
 import type { ClientDirectory, Payer } from './ports';
 
 export interface IntakeResult {
@@ -24,8 +25,9 @@ export interface IntakeResult {
  * transitions after it) with their registration jobs, in one transaction: when this returns, every charge is stored and its registration will happen. An
  * account_receivable_id the tenant already used, in any letter case, is not created, registered or
  * called back twice; the ERP's ids are kept as sent, for answers and callbacks.
- * Every client must be registered; otherwise nothing is stored. Every charge is registered later with
- * the tenant's provider account as it stands now (`account`, stored in the same transaction).
+ * Every client must be registered, and every new charge be one the account's bank will issue (its
+ * provider kind's BANK_INTAKE_RULES at `now`); otherwise nothing is stored. Every charge is registered
+ * later with the tenant's provider account as it stands now (`account`, stored in the same transaction).
  */
 export async function acceptReceivables(
   db: Kysely<ReceivablesDatabase>,
@@ -33,6 +35,7 @@ export async function acceptReceivables(
   tenantId: string,
   account: ProviderAccountVersion | undefined,
   items: ReceivableCreateItem[],
+  now = new Date(),
 ): Promise<IntakeResult> {
   checkAccount(tenantId, account);
   const payers = await clients.find(
@@ -51,8 +54,14 @@ export async function acceptReceivables(
       missing,
     );
 
+  const withPayers = items.flatMap((item, index) => {
+    const payer = payers.get(item.client_id.toLowerCase());
+    return payer ? [{ index, item, payer }] : [];
+  });
+  await refuseWhatTheBankWillRefuse(db, tenantId, account, withPayers, now);
+
   const accountId = account.account_id.toLowerCase();
-  const rows = items.map((item) => toRow(tenantId, accountId, item, payers.get(item.client_id.toLowerCase())!));
+  const rows = withPayers.map(({ item, payer }) => toRow(tenantId, accountId, item, payer));
   const inserted = await db.transaction().execute(async (trx) => {
     await storeAccount(trx, account);
     const created = await insertRows(trx, rows);
@@ -66,6 +75,38 @@ export async function acceptReceivables(
     return created.length;
   });
   return { created: inserted, alreadyExisting: items.length - inserted };
+}
+
+/**
+ * 422 naming `/<index>/<field>` in our field names for each new charge the account's bank will refuse.
+ * An id the tenant already used is left as it is (not created again), so it is not refused either: a
+ * retried batch gets the same answer for it as the first time.
+ */
+async function refuseWhatTheBankWillRefuse(
+  db: Kysely<ReceivablesDatabase>,
+  tenantId: string,
+  account: ProviderAccountVersion,
+  items: IntakeItem[],
+  now: Date,
+): Promise<void> {
+  const errors = BANK_INTAKE_RULES[account.provider](items, now);
+  if (errors.length === 0) return;
+  const idAt = new Map(items.map((i) => [i.index, i.item.account_receivable_id.toLowerCase()]));
+  const idOf = (path: string) => idAt.get(Number(path.split('/')[1])) ?? '';
+  const stored = await db
+    .selectFrom('receivables')
+    .select('account_receivable_id')
+    .where('tenant_id', '=', tenantId)
+    .where('account_receivable_id', 'in', [...new Set(errors.map((e) => idOf(e.path)).filter((id) => id !== ''))])
+    .execute();
+  const existing = new Set(stored.map((r) => r.account_receivable_id));
+  const refused = errors.filter((e) => !existing.has(idOf(e.path)));
+  if (refused.length > 0)
+    throw new ServiceError(
+      'validation_failed',
+      `some receivables would be refused by the bank of this tenant's ${account.provider} account; nothing was stored`,
+      refused,
+    );
 }
 
 /** The account must be there and be the tenant's own (the gateway sends the tenant's current one). */

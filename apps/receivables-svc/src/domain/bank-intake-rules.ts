@@ -1,0 +1,116 @@
+import { toCents } from '@payments/br-format';
+import type { FieldError, ProviderKind, ReceivableCreateItem } from '@payments/contracts';
+import type { Payer } from './ports';
+
+/**
+ * What a bank will refuse, refused at intake in our field names (DESIGN 8, "What an ERP is told"):
+ * a charge the bank cannot issue gets 422 at POST instead of 202 and a rejection later in the bank's
+ * own field names. The sandbox refuses nothing here: its `reject` mode is a registration outcome.
+ */
+export type BankIntakeRules = (items: readonly IntakeItem[], now: Date) => FieldError[];
+
+/** One item of the batch with its index in it and its payer (every payer is registered by then). */
+export interface IntakeItem {
+  index: number;
+  item: ReceivableCreateItem;
+  payer: Payer;
+}
+
+export const BANK_INTAKE_RULES: Record<ProviderKind, BankIntakeRules> = {
+  sandbox: () => [],
+  inter: interIntakeErrors,
+};
+
+/*
+ * Inter's limits, from its API reference (developers.inter.co/references/cobranca-bolepix), POST
+ * /cobrancas: valorNominal 2.5 to 99999999.99; the payer (Pagador) requires nome (1..100), cpfCnpj,
+ * endereco (1..100), cidade (1..60), uf and cep (8 digits), and takes numero (10), bairro (60) and
+ * email (50) at most; a charge due today is issued only until 19:59 (Brasília).
+ */
+const INTER_MIN_CENTS = 250;
+const INTER_MAX_CENTS = 9_999_999_999;
+const BRASILIA = 'America/Sao_Paulo';
+/** The last minute Inter issues a charge due the same day: 19:59 Brasília time. */
+const INTER_SAME_DAY_UNTIL = '19:59';
+
+/** Our client fields as Inter's Pagador takes them: required or not, and at most how long. */
+const INTER_PAYER_FIELDS: ReadonlyArray<{ field: ClientField; required: boolean; max: number }> = [
+  { field: 'name', required: true, max: 100 },
+  { field: 'address', required: true, max: 100 },
+  { field: 'number', required: false, max: 10 },
+  { field: 'neighborhood', required: false, max: 60 },
+  { field: 'city', required: true, max: 60 },
+  { field: 'email', required: false, max: 50 },
+];
+
+/** Our client field names (POST /api/v1/clients) and where the payer holds each. */
+const CLIENT_FIELDS = {
+  name: (p: Payer) => p.name,
+  address: (p: Payer) => p.address,
+  number: (p: Payer) => p.number,
+  neighborhood: (p: Payer) => p.neighborhood,
+  city: (p: Payer) => p.city,
+  email: (p: Payer) => p.email,
+} as const;
+type ClientField = keyof typeof CLIENT_FIELDS;
+
+export function interIntakeErrors(items: readonly IntakeItem[], now: Date): FieldError[] {
+  const today = brasiliaNow(now);
+  return items.flatMap(({ index, item, payer }) => {
+    const errors: FieldError[] = [];
+    const payerProblem = interPayerProblem(payer);
+    if (payerProblem) errors.push({ path: `/${index}/client_id`, message: payerProblem });
+    const cents = toCents(item.value);
+    if (cents < INTER_MIN_CENTS)
+      errors.push({ path: `/${index}/value`, message: 'Inter issues charges of at least 2.50 (R$ 2,50)' });
+    else if (cents > INTER_MAX_CENTS)
+      errors.push({ path: `/${index}/value`, message: 'Inter issues charges of at most 99999999.99' });
+    const dueProblem = interDueDateProblem(item.due_date, today);
+    if (dueProblem) errors.push({ path: `/${index}/due_date`, message: dueProblem });
+    return errors;
+  });
+}
+
+/** Why Inter cannot take this client as a payer, in our client field names; null when it can. */
+function interPayerProblem(payer: Payer): string | null {
+  const missing: string[] = [];
+  const tooLong: string[] = [];
+  for (const { field, required, max } of INTER_PAYER_FIELDS) {
+    const value = (CLIENT_FIELDS[field](payer) ?? '').trim();
+    if (value === '' && required) missing.push(field);
+    else if (value.length > max) tooLong.push(`${field} (at most ${max} characters)`);
+  }
+  if (!payer.state) missing.push('state');
+  const zip = (payer.zipCode ?? '').replace(/\D/g, '');
+  if (zip === '') missing.push('zip_code');
+  else if (zip.length !== 8) tooLong.push('zip_code (8 digits)');
+  if (missing.length === 0 && tooLong.length === 0) return null;
+  const parts = [
+    ...(missing.length > 0 ? [`missing ${missing.join(', ')}`] : []),
+    ...(tooLong.length > 0 ? [`too long or malformed ${tooLong.join(', ')}`] : []),
+  ];
+  return `Inter needs the client's address to issue a charge: ${parts.join('; ')}. Update the client (PUT /api/v1/clients/{client_id}) and send the charge again`;
+}
+
+function interDueDateProblem(dueDate: string, now: { date: string; time: string }): string | null {
+  if (dueDate < now.date) return `Inter does not issue a charge due in the past (today is ${now.date} in Brasília)`;
+  if (dueDate === now.date && now.time > INTER_SAME_DAY_UNTIL)
+    return `Inter issues a charge due today only until ${INTER_SAME_DAY_UNTIL} Brasília time (now ${now.time}): give a later due_date`;
+  return null;
+}
+
+const brasiliaFormat = new Intl.DateTimeFormat('en-CA', {
+  timeZone: BRASILIA,
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
+/** The date (YYYY-MM-DD) and time (HH:MM) in Brasília at `now`: Inter's clock for due dates. */
+export function brasiliaNow(now: Date): { date: string; time: string } {
+  const parts = Object.fromEntries(brasiliaFormat.formatToParts(now).map((p) => [p.type, p.value]));
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
+}
