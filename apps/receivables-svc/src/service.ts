@@ -23,6 +23,8 @@ import { BusClientDirectory } from './transport/client-directory';
 import { startProviderWebhookServer } from './transport/http-server';
 import { IntakePriority } from './transport/intake-priority';
 import { receivablesMetrics } from './transport/metrics';
+import { stuckRegistrationMetrics } from './transport/stuck-metrics';
+import { watchRegistrationWaits } from './domain/registration-waits';
 import { startRegistrationRollup } from './transport/rollup';
 import { startWorkers } from './transport/workers';
 
@@ -77,6 +79,7 @@ export async function startReceivablesService(
     logger,
   });
   outboxLimitGauges(metrics, { maxRows: config.outboxMaxRows, summary: () => outboxBacklogSummary(db), logger });
+  stuckRegistrationMetrics(metrics, { db, logger });
   const onEnqueued = () => relay.wake();
   const providers = createPaymentProviders(config, busNewestCredentials(bus));
   const accounts = new PostgresProviderAccounts(db);
@@ -95,7 +98,8 @@ export async function startReceivablesService(
   const rollup = startRegistrationRollup(db, logger);
   const workers = await startWorkers(bus, {
     db,
-    providers,
+    // Each attempt a bank does not take is recorded on its charges: the health page, metric and history show it.
+    providers: watchRegistrationWaits(providers, db, logger),
     accounts,
     slipLinks,
     logger,

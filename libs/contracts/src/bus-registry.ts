@@ -13,6 +13,7 @@ import type {
   SigningSecretCommand,
   SigningSecretReply,
 } from './callbacks';
+import type { RegistrationHealthCommand, RegistrationHealthReply } from './registration-health';
 import type {
   DeliveryHealthCommand,
   DeliveryHealthReply,
@@ -71,6 +72,7 @@ export type RequestReplyRegistry = {
   [Subjects.receivables.slipQrCode]: Exchange<SlipQrCodeCommand, SlipQrCodeReply>;
   [Subjects.receivables.history]: Exchange<ReceivableHistoryCommand, ReceivableHistory>;
   [Subjects.receivables.registrationStats]: Exchange<RegistrationStatsCommand, RegistrationStats>;
+  [Subjects.receivables.registrationHealth]: Exchange<RegistrationHealthCommand, RegistrationHealthReply>;
   [Subjects.booklets.request]: Exchange<BookletRequestCommand, BookletResponse>;
   [Subjects.booklets.download]: Exchange<BookletDownloadCommand, BookletDownloadReply>;
   [Subjects.tenants.signingSecret]: Exchange<SigningSecretCommand, SigningSecretReply>;

@@ -20,4 +20,5 @@ export * from './admin';
 export * from './stats';
 export * from './receivable-history';
 export * from './delivery-stats';
+export * from './registration-health';
 export * from './openapi';

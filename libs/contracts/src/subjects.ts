@@ -19,6 +19,7 @@ export const Subjects = {
     slipQrCode: 'receivables.slip-qrcode',
     history: 'receivables.history',
     registrationStats: 'receivables.registration-stats',
+    registrationHealth: 'receivables.registration-health',
   },
   booklets: {
     request: 'booklets.request',

@@ -13,6 +13,10 @@ export const MetricNames = {
   chargesByState: 'receivables_charges_by_state',
   /** Histogram: from a receivable's creation to its registration with the provider. */
   registrationLatency: 'receivables_registration_latency_seconds',
+  /** Gauge {provider}: charges waiting longer than 5 minutes for their bank to take them (queued rows only). */
+  registrationsStuck: 'receivables_registrations_stuck',
+  /** Gauge {provider}: age of the charge waiting longest for its bank, seconds (0: none waiting). */
+  registrationOldestWait: 'receivables_registration_oldest_wait_seconds',
   /** Counter: payments the provider reported for charges it had cancelled or rejected (an operator decides on a refund). */
   paymentsNeedingRefund: 'receivables_payments_needing_refund_total',
   /** Counter {outcome}: callback delivery attempts; outcome delivered | failed (will be retried) | dead (last attempt failed). */

@@ -37,6 +37,7 @@ import {
 } from '../tenancy/provider-accounts';
 import { rotateSigningSecret } from '../tenancy/signing-secrets';
 import { mountDeliveryStatsRoutes } from './delivery-stats-routes';
+import { mountRegistrationHealthRoutes } from './registration-health-routes';
 import { createTenant, disableTenant, issueToken, listTenants, listTokens, revokeToken } from '../tenancy/tenant-admin';
 
 type Middleware = (ctx: GatewayContext, next: Next) => Promise<unknown>;
@@ -179,6 +180,8 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
 
   // Deliveries per bucket and delivery health (issue 19): callback-svc answers from its aggregates.
   mountDeliveryStatsRoutes(route, p, { db, bus }, answer);
+  // Charges waiting for their bank, per bank account (issue 25): receivables-svc answers.
+  mountRegistrationHealthRoutes(route, p, { db, bus }, answer);
 
   // The admin document: no credential needed to read what the routes are.
   const documentJson = JSON.stringify(buildAdminOpenApiDocument());

@@ -185,6 +185,16 @@ export const migrations: Record<string, Migration> = {
       )`.execute(db);
     },
   },
+  '0012_registration_waits': {
+    async up(db: Kysely<unknown>) {
+      // Attempts the bank did not take, on the charge itself (DESIGN 8: a charge stuck on an unreachable bank
+      // is visible): how many, the bank's last answer and when. Nullable or defaulted: no table rewrite.
+      await sql`alter table receivables
+        add column registration_attempts integer not null default 0,
+        add column registration_last_error text,
+        add column registration_last_attempt_at timestamptz`.execute(db);
+    },
+  },
 };
 
 /**
@@ -193,6 +203,14 @@ export const migrations: Record<string, Migration> = {
  * work without them (slower) until they are there. Indexes of new, empty tables stay in migrations.
  */
 export const onlineIndexes: OnlineIndex[] = [
+  // Charges waiting for their bank, by account and age (domain/registration-waits.ts): the metric and the
+  // health page read only these rows, never the whole table.
+  {
+    name: 'receivables_queued_idx',
+    table: 'receivables',
+    sql: `create index concurrently if not exists receivables_queued_idx on receivables
+      (provider_account_id, created_at) where registration_status = 'queued'`,
+  },
   // Charges registered in the last minutes, for the registration statistics (receivables.registered_at, 0008).
   {
     name: 'receivables_registered_at_idx',

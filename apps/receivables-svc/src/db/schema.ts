@@ -54,6 +54,10 @@ export interface ReceivablesTable {
   cancellation_requests: number;
   /** When the provider registered the charge (null until then, and for charges registered before migration 0008). */
   registered_at: Date | null;
+  /** Attempts the bank did not take while the charge waited to be registered (0012), its last answer and when. */
+  registration_attempts: Generated<number>;
+  registration_last_error: string | null;
+  registration_last_attempt_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

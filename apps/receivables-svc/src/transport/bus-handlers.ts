@@ -8,6 +8,7 @@ import { receivableHistory } from '../domain/history';
 import { listInstallments } from '../domain/installments';
 import type { ClientDirectory, PaymentProviders, ProviderAccounts } from '../domain/ports';
 import { registrationStats } from '../domain/registration-stats';
+import { registrationHealth } from '../domain/registration-waits';
 import { consultReceivable, searchReceivables } from '../domain/search';
 import { fetchSlipPdf } from '../domain/slip-pdf';
 import { slipQrCodePng } from '../domain/slip-qrcode';
@@ -95,5 +96,7 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
 
   // The admin API's registration statistics (issue 19), from the per-minute aggregates.
   const stats = bus.serve(Subjects.receivables.registrationStats, (cmd) => registrationStats(deps.db, cmd), { queue });
-  return [create, cancel, search, installments, consult, slipPdf, slipQrCode, history, stats];
+  // The charges waiting for their bank, per bank account (issue 25), from the queued rows.
+  const waiting = bus.serve(Subjects.receivables.registrationHealth, () => registrationHealth(deps.db), { queue });
+  return [create, cancel, search, installments, consult, slipPdf, slipQrCode, history, stats, waiting];
 };

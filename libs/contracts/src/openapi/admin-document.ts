@@ -18,6 +18,7 @@ import {
 } from '../admin';
 import { DeliveryHealthSchema, DeliveryStatsSchema } from '../delivery-stats';
 import { ErrorCatalog, type ErrorCode } from '../errors';
+import { RegistrationHealthSchema } from '../registration-health';
 import { RegistrationStatsSchema, STATS_WINDOW_NAMES } from '../stats';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../problem';
 import { OPENAPI_VERSION } from './document';
@@ -230,6 +231,20 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
       schema: DeliveryHealthSchema,
     },
     errors: { validation_failed: BAD_INPUT },
+  },
+  {
+    method: 'get',
+    path: '/admin/v1/registration-health',
+    operationId: 'adminRegistrationHealth',
+    summary:
+      'Charges waiting for their bank to take them, per bank account, the longest waiting first: how many, how many for longer than stuck_after_seconds, the oldest one’s age and the bank’s last answer',
+    success: {
+      status: 200,
+      description:
+        'The bank accounts with charges waiting now (at most 200). last_error may quote the bank: show it escaped.',
+      schema: RegistrationHealthSchema,
+    },
+    errors: {},
   },
 ];
 
