@@ -129,7 +129,8 @@ it("delivery health: a receiver's error and a tenant's name are text; rows tinte
     ],
     hosts: [{ host: 'erp.example:8443', ...fields, last_error: null, last_failure_at: null }],
   };
-  const html = render(<HealthPage page={page} window="hour" health={health} />);
+  const none = { at: '2026-11-26T09:00:00.000Z', stuck_after_seconds: 300, accounts: [] };
+  const html = render(<HealthPage page={page} window="hour" health={health} registrations={none} />);
   expect(html).not.toContain('<img');
   expect(html).toContain(`<span class="error-text last-error">HTTP 500: ${ESCAPED}</span>`);
   expect(html).toContain(`>${ESCAPED}</a>`);

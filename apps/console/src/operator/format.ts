@@ -12,6 +12,16 @@ export function percent(rate: number | null | undefined): string {
   return `${(Math.floor(rate * 1000) / 10).toFixed(1)}%`;
 }
 
+/** A wait in whole seconds as `45 s`, `12 min`, `3 h 05 min` or `2 d 4 h`. */
+export function age(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${String(minutes % 60).padStart(2, '0')} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
 /** Milliseconds as `850 ms` or `1.2 s`, a dash for none. */
 export function duration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';

@@ -63,11 +63,12 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
 
   router.get('/health', async (ctx) => {
     const { window } = statsQuery(ctx);
-    const health = await expectData(
-      'delivery health',
-      api(ctx).GET('/admin/v1/delivery-health', { params: { query: { window } } }),
-    );
-    render(ctx, <HealthPage page={page(ctx)} window={window} health={health} />);
+    const admin = api(ctx);
+    const [health, registrations] = await Promise.all([
+      expectData('delivery health', admin.GET('/admin/v1/delivery-health', { params: { query: { window } } })),
+      expectData('registration health', admin.GET('/admin/v1/registration-health')),
+    ]);
+    render(ctx, <HealthPage page={page(ctx)} window={window} health={health} registrations={registrations} />);
   });
 
   router.get('/tenants', async (ctx) => {

@@ -209,6 +209,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/registration-health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Charges waiting for their bank to take them, per bank account, the longest waiting first: how many, how many for longer than stuck_after_seconds, the oldest one’s age and the bank’s last answer */
+    get: operations['adminRegistrationHealth'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -512,6 +529,16 @@ export interface components {
       /** @description Identifies the request in the logs; also in header X-Request-Id */
       request_id?: string;
     };
+    RegistrationHealth: {
+      /**
+       * Format: date-time
+       * @description When it was read
+       */
+      at: string;
+      /** @description A charge waiting longer than this is counted as stuck */
+      stuck_after_seconds: number;
+      accounts: components['schemas']['WaitingBankAccount'][];
+    };
     RegistrationStats: {
       /**
        * @description hour: 60 buckets of 60 s; day: 96 buckets of 900 s
@@ -564,6 +591,37 @@ export interface components {
       last_error: string | null;
       /** @description When the last failed attempt in the window was made */
       last_failure_at: string | null;
+    };
+    WaitingBankAccount: {
+      /** Format: uuid */
+      tenant_id: string;
+      tenant_name: string;
+      /**
+       * @description The provider kind of the account
+       * @enum {string}
+       */
+      provider: 'sandbox' | 'inter';
+      /** @description Which bank account (versions of one account share it) */
+      account_key: string;
+      /** @description The account's API root; null: the service's default for the kind */
+      base_url: string | null;
+      /** @description Charges accepted and not yet taken by the bank (registration queued) */
+      waiting: number;
+      /** @description Of those, how many wait longer than stuck_after_seconds */
+      stuck: number;
+      /**
+       * Format: date-time
+       * @description When the longest waiting charge was accepted
+       */
+      oldest_since: string;
+      /** @description How long the longest waiting charge has waited */
+      oldest_age_seconds: number;
+      /** @description The most attempts any of them has had that the bank did not take */
+      attempts: number;
+      /** @description The bank's last answer (or our reason) for a charge it did not take; null before any such attempt */
+      last_error: string | null;
+      /** @description When that attempt was made */
+      last_attempt_at: string | null;
     };
   };
   responses: never;
@@ -1257,6 +1315,35 @@ export interface operations {
       };
       /** @description `validation_failed`: a field is missing or invalid: errors names each */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminRegistrationHealth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The bank accounts with charges waiting now (at most 200). last_error may quote the bank: show it escaped. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegistrationHealth'];
+        };
+      };
+      /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */
+      401: {
         headers: {
           [name: string]: unknown;
         };

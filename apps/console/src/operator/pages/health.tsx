@@ -1,24 +1,39 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type { ComponentChildren } from 'preact';
-import type { DeliveryHealth, HostDeliveryHealth, StatsWindow, TenantDeliveryHealth } from '@payments/contracts';
-import { duration, percent, when } from '../format';
+import type {
+  DeliveryHealth,
+  HostDeliveryHealth,
+  RegistrationHealth,
+  StatsWindow,
+  TenantDeliveryHealth,
+  WaitingBankAccount,
+} from '@payments/contracts';
+import { age, duration, percent, when } from '../format';
 import { WindowSwitch } from './dashboard';
 import { OperatorFrame, type PageContext } from './frame';
 
 type HealthFields = Omit<HostDeliveryHealth, 'host'>;
 
-/** Delivery health per tenant and per receiving host, worst first (as the gateway sorts them). */
+/**
+ * The charges waiting for their bank per bank account (the longest waiting first), then delivery health
+ * per tenant and per receiving host, worst first (as the gateway sorts them).
+ */
 export function HealthPage({
   page,
   window,
   health,
+  registrations,
 }: {
   page: PageContext;
   window: StatsWindow;
   health: DeliveryHealth;
+  registrations: RegistrationHealth;
 }) {
   return (
-    <OperatorFrame page={page} title="Delivery health">
+    <OperatorFrame page={page} title="Health">
+      <h2>Charges waiting for a bank</h2>
+      <WaitingTable registrations={registrations} />
+      <h2>Callback delivery</h2>
       <WindowSwitch path="/operator/health" window={window} />
       <p class="muted">
         From {when(health.from)} to {when(health.to)}. Success rate = delivered / (delivered + failed) attempts; pending
@@ -89,6 +104,76 @@ function HealthTable({
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * Charges accepted and not yet taken by their bank, per bank account: a bank that does not answer (or
+ * refuses our token, or has not issued them yet) leaves them pending and retried, never rejected.
+ */
+function WaitingTable({ registrations }: { registrations: RegistrationHealth }) {
+  const stuckAfter = age(registrations.stuck_after_seconds);
+  if (registrations.accounts.length === 0)
+    return <p class="muted empty waiting-none">No charge is waiting for its bank ({when(registrations.at)}).</p>;
+  return (
+    <>
+      <p class="muted">
+        As of {when(registrations.at)}. Stuck: waiting longer than {stuckAfter}. The last error is the bank’s answer (or
+        why we could not ask it) on the latest attempt it did not take.
+      </p>
+      <table class="health health-waiting">
+        <thead>
+          <tr>
+            <th>Tenant</th>
+            <th>Bank account</th>
+            <th class="num">Waiting</th>
+            <th class="num">Stuck</th>
+            <th class="num">Oldest</th>
+            <th class="num">Attempts</th>
+            <th>Last error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {registrations.accounts.map((a) => (
+            <WaitingRow key={`${a.tenant_id}/${a.account_key}`} account={a} />
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function WaitingRow({ account: a }: { account: WaitingBankAccount }) {
+  return (
+    <tr data-key={a.tenant_id} data-provider={a.provider} class={a.stuck > 0 ? 'health-bad' : undefined}>
+      <td>
+        <a href={`/operator/tenants/${a.tenant_id}`}>{a.tenant_name}</a>
+      </td>
+      <td>
+        {a.provider}
+        <br />
+        <span class="muted mono">{a.base_url ?? 'default API root'}</span>
+      </td>
+      <td class="num waiting">{a.waiting}</td>
+      <td class="num stuck">{a.stuck}</td>
+      <td class="num oldest">
+        {age(a.oldest_age_seconds)}
+        <br />
+        <span class="muted">since {when(a.oldest_since)}</span>
+      </td>
+      <td class="num attempts">{a.attempts}</td>
+      <td>
+        {a.last_error === null ? (
+          '—'
+        ) : (
+          <>
+            <span class="error-text last-error">{a.last_error}</span>
+            <br />
+            <span class="muted">{when(a.last_attempt_at)}</span>
+          </>
+        )}
+      </td>
+    </tr>
   );
 }
 
