@@ -123,6 +123,6 @@ export function loadBankSandboxConfig(env: Record<string, string | undefined> = 
       timeoutMs: envInt('BANK_SANDBOX_WEBHOOK_TIMEOUT_MS', 10_000, env, 1),
       pollMs: envInt('BANK_SANDBOX_WEBHOOK_POLL_MS', 250, env, 10),
     },
-    inter: loadInterSandboxConfig(env),
+    inter: loadInterSandboxConfig(env, common.nodeEnv),
   };
 }

@@ -2,6 +2,7 @@ import './tracing'; // first: starts OpenTelemetry before anything it instrument
 import { loadConfigOrExit, runUntilSignal } from '@payments/lifecycle';
 import { createLogger } from '@payments/logger';
 import { loadBankSandboxConfig } from './config';
+import { interDialectEnabled } from './inter';
 import { startBankSandbox } from './server';
 
 const config = loadConfigOrExit('bank-sandbox', () => loadBankSandboxConfig());
@@ -11,7 +12,7 @@ void runUntilSignal({
   shutdownGraceMs: config.shutdownGraceMs,
   ports: {
     BANK_SANDBOX_PORT: config.port,
-    ...(config.inter.tls ? { BANK_SANDBOX_INTER_PORT: config.inter.port } : {}),
+    ...(interDialectEnabled(config.inter) ? { BANK_SANDBOX_INTER_PORT: config.inter.port } : {}),
   },
   start: async () => (await startBankSandbox(config, logger)).stop,
 });

@@ -13,14 +13,17 @@ import { WebhookDispatcher } from './domain/webhook-dispatcher';
 import { createSandboxApp } from './http/app';
 import { otelWebhookTracing } from './http/otel-webhook-tracing';
 import { createWebhookPoster } from './http/webhook-poster';
-import { startInterDialect, type RunningInterDialect } from './inter';
+import { interDialectEnabled, startInterDialect, type RunningInterDialect } from './inter';
 
 export interface RunningBankSandbox {
   /** Where it answers, e.g. http://127.0.0.1:3100 */
   url: string;
   port: number;
-  /** The Inter dialect (HTTPS, mutual TLS) when BANK_SANDBOX_INTER_TLS_* are set; its baseUrl ends in /inter. */
-  inter: { port: number; baseUrl: string } | null;
+  /**
+   * The Inter dialect (HTTPS, mutual TLS) when BANK_SANDBOX_INTER_TLS_* are set, or in development with
+   * its own CA; its baseUrl ends in /inter, caFile is the CA its certificates chain to.
+   */
+  inter: { port: number; baseUrl: string; caFile: string } | null;
   stop(): Promise<void>;
 }
 
@@ -64,14 +67,13 @@ export async function startBankSandbox(
   });
 
   let inter: RunningInterDialect | null = null;
-  if (config.inter.tls) {
+  if (interDialectEnabled(config.inter)) {
     inter = await startInterDialect({
       config: config.inter,
       db,
       bank: { account: config.account, payee: config.payee },
       behaviour,
       slowMs: config.slowMs,
-      webhook: config.webhook,
       logger,
     }).catch(async (err: unknown) => {
       await db.destroy();
@@ -97,7 +99,7 @@ export async function startBankSandbox(
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    inter: inter ? { port: inter.port, baseUrl: inter.baseUrl } : null,
+    inter: inter ? { port: inter.port, baseUrl: inter.baseUrl, caFile: inter.caFile } : null,
     async stop() {
       // Stop taking connections and let requests in flight finish; then the webhook loop; then Postgres.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,445 +1,415 @@
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import type { TSchema } from '@sinclair/typebox';
+import { createCertificateAuthority, writeSandboxInterTls } from '@payments/dev-certificates';
+import { barcodeProblems, brCodeProblems, typeableLineProblems } from '@payments/test-support/slip-checks';
+import { startHarness, type Harness } from './harness';
+import { control, InterTestClient, type TestIntegration } from './inter-client';
 import {
-  ChargeList,
-  ChargeView,
-  CreateChargeResponse,
-  ErrorBody,
-  PdfResponse,
-  TokenResponse,
-  WebhookBody,
-  interViolations,
-  type CreateChargeRequest,
-} from '@payments/inter-cobranca';
-import * as fixtures from '@payments/inter-cobranca/fixtures';
-import {
-  createTestCertificateAuthority,
-  writeSandboxInterTls,
-  type TestCertificate,
-} from '@payments/inter-cobranca/test-certificates';
-import { barcodeProblems, brCodeProblems, parseBrCode, typeableLineProblems } from '@payments/test-support/slip-checks';
-import { readPdf } from '@payments/test-support/pdf-text';
-import { eventually, startHarness, type Harness } from './harness';
+  cobrancaDetalhada,
+  cobrancasResponse,
+  emitirBody,
+  emitirResponse,
+  problema,
+  referenceProblems,
+  tokenResponse,
+  webhookCompleto,
+} from './inter-reference';
 
 /**
- * The bank sandbox's Inter Cobrança v3 dialect, spoken over mutual TLS as a client of Inter would, every
- * answer checked against the contract schemas of @payments/inter-cobranca.
+ * The bank sandbox's Inter Cobrança v3 dialect, spoken over mutual TLS by integrations the sandbox
+ * issues, every answer checked against Inter's reference as ./inter-reference.ts transcribes it.
  */
 
-const ca = createTestCertificateAuthority('Inter sandbox test CA');
-const foreignCa = createTestCertificateAuthority('Someone else');
+const ca = createCertificateAuthority('Inter sandbox test CA');
 const dir = mkdtempSync(join(tmpdir(), 'inter-dialect-'));
 let harness: Harness;
-let baseUrl: string;
+const clients: InterTestClient[] = [];
 
 beforeAll(async () => {
-  harness = await startHarness({ BANK_SANDBOX_INTER_PORT: '0', ...writeSandboxInterTls(ca, dir) });
-  baseUrl = harness.sandbox.inter!.baseUrl;
+  harness = await startHarness({ BANK_SANDBOX_INTER_PORT: '0', ...writeSandboxInterTls(ca, dir, { withCaKey: true }) });
 });
 afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
   await harness.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function expectConforms(schema: TSchema, value: unknown): void {
-  expect(interViolations(schema, value)).toEqual([]);
+const sandbox = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, json?: unknown) =>
+  control(harness.sandbox.url, method, path, json);
+
+async function newIntegration(): Promise<TestIntegration> {
+  const answer = await sandbox('POST', '/sandbox/inter/integrations');
+  expect(answer.status).toBe(201);
+  return answer.body as unknown as TestIntegration;
 }
 
-/** One Inter API client: its own client_id and certificate. */
-class InterTestClient {
-  readonly agent: Agent;
+async function loggedIn(scope?: string): Promise<InterTestClient> {
+  const client = new InterTestClient(harness.sandbox.inter!.baseUrl, ca.certPem, await newIntegration());
+  clients.push(client);
+  expect((await client.login(scope)).status).toBe(200);
+  return client;
+}
 
-  constructor(
-    readonly clientId: string,
-    readonly identity: TestCertificate,
-    readonly secret = 'secret-' + clientId,
-  ) {
-    this.agent = new Agent({ connect: { ca: ca.certPem, cert: identity.certPem, key: identity.keyPem } });
-  }
+async function created(client: InterTestClient, overrides: Record<string, unknown> = {}): Promise<string> {
+  const answer = await client.create(
+    emitirBody({ seuNumero: `S${Math.random().toString(36).slice(2, 12)}`, ...overrides }),
+  );
+  expect(answer.status).toBe(200);
+  expect(referenceProblems(emitirResponse, answer.body)).toEqual([]);
+  return (answer.body as { codigoSolicitacao: string }).codigoSolicitacao;
+}
 
-  async call(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-    path: string,
-    options: { token?: string; json?: unknown; form?: Record<string, string> } = {},
-  ): Promise<{ status: number; body: unknown; contentType: string }> {
-    const headers: Record<string, string> = {};
-    let body: string | undefined;
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    if (options.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(options.json);
+async function consulted(client: InterTestClient, codigo: string) {
+  const answer = await client.consult(codigo);
+  expect(answer.status).toBe(200);
+  expect(referenceProblems(cobrancaDetalhada, answer.body)).toEqual([]);
+  return answer.body as {
+    cobranca: Record<string, unknown>;
+    boleto?: { nossoNumero: string; codigoBarras: string; linhaDigitavel: string };
+    pix?: { txid: string; pixCopiaECola: string };
+  };
+}
+
+function expectProblem(answer: { status: number; body: unknown }, status: number) {
+  expect(answer.status).toBe(status);
+  expect(referenceProblems(problema, answer.body)).toEqual([]);
+  expect((answer.body as { status: number }).status).toBe(status);
+}
+
+const fieldsNamed = (answer: { body: unknown }) =>
+  ((answer.body as { violacoes?: Array<{ propriedade?: string }> }).violacoes ?? []).map((v) => v.propriedade);
+
+describe('integrations, mutual TLS and OAuth', () => {
+  it('POST /sandbox/inter/integrations: credentials, a certificate of the CA, an account and a PIX key of its own', async () => {
+    const [one, two] = [await newIntegration(), await newIntegration()];
+    for (const integration of [one, two]) {
+      expect(Object.keys(integration).sort()).toEqual(
+        ['account', 'cert_pem', 'client_id', 'client_secret', 'key_pem', 'pix_key'].sort(),
+      );
+      expect(integration.account).toMatch(/^[1-9][0-9]*$/); // x-conta-corrente: digits, no leading zero
+      expect(new X509Certificate(integration.cert_pem).verify(new X509Certificate(ca.certPem).publicKey)).toBe(true);
     }
-    if (options.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(options.form).toString();
-    }
-    const response = await request(`${baseUrl}${path}`, { method, headers, body, dispatcher: this.agent });
-    const text = await response.body.text();
-    return {
-      status: response.statusCode,
-      body: text ? JSON.parse(text) : undefined,
-      contentType: String(response.headers['content-type'] ?? ''),
-    };
-  }
-
-  async token(scope = 'boleto-cobranca.read boleto-cobranca.write'): Promise<string> {
-    const answer = await this.call('POST', '/oauth/v2/token', {
-      form: { client_id: this.clientId, client_secret: this.secret, grant_type: 'client_credentials', scope },
-    });
-    expect(answer.status).toBe(200);
-    expectConforms(TokenResponse, answer.body);
-    return (answer.body as TokenResponse).access_token;
-  }
-
-  async create(token: string, overrides: Partial<CreateChargeRequest> = {}): Promise<string> {
-    const answer = await this.call('POST', '/cobranca/v3/cobrancas', {
-      token,
-      json: { ...fixtures.createChargeRequest, ...overrides },
-    });
-    expect(answer.status).toBe(200);
-    expectConforms(CreateChargeResponse, answer.body);
-    return (answer.body as CreateChargeResponse).codigoSolicitacao;
-  }
-
-  async consult(token: string, codigo: string): Promise<ChargeView> {
-    const answer = await this.call('GET', `/cobranca/v3/cobrancas/${codigo}`, { token });
-    expect(answer.status).toBe(200);
-    expectConforms(ChargeView, answer.body);
-    return answer.body as ChargeView;
-  }
-}
-
-let clientCount = 0;
-function newClient(): InterTestClient {
-  clientCount += 1;
-  const clientId = `client-${clientCount}-${Math.random().toString(36).slice(2, 8)}`;
-  return new InterTestClient(clientId, ca.issue({ commonName: clientId, kind: 'client' }));
-}
-
-async function control(method: 'GET' | 'POST' | 'PUT', path: string, json?: unknown) {
-  const response = await fetch(`${harness.sandbox.url}${path}`, {
-    method,
-    headers: json === undefined ? {} : { 'content-type': 'application/json' },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-describe('mutual TLS and OAuth', () => {
-  it('answers a token over mutual TLS: Bearer, 3600 s, the scopes asked', async () => {
-    const client = newClient();
-    const answer = await client.call('POST', '/oauth/v2/token', {
-      form: {
-        client_id: client.clientId,
-        client_secret: client.secret,
-        grant_type: 'client_credentials',
-        scope: 'boleto-cobranca.read',
-      },
-    });
-    expect(answer.status).toBe(200);
-    expectConforms(TokenResponse, answer.body);
-    expect(answer.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'boleto-cobranca.read' });
+    expect(one.account).not.toBe(two.account);
+    expect(one.pix_key).not.toBe(two.pix_key);
+    expect(one.client_id).not.toBe(two.client_id);
   });
 
-  it('refuses the handshake without a client certificate, or with one of another CA', async () => {
+  it('answers a token (TokenResponse) for the integration`s fixed secret over its own certificate only', async () => {
+    const integration = await newIntegration();
+    const client = new InterTestClient(harness.sandbox.inter!.baseUrl, ca.certPem, integration);
+    clients.push(client);
+    const token = await client.login('boleto-cobranca.read');
+    expect(token.status).toBe(200);
+    expect(referenceProblems(tokenResponse, token.body)).toEqual([]);
+    expect(token.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'boleto-cobranca.read' });
+
+    const wrongSecret = new InterTestClient(harness.sandbox.inter!.baseUrl, ca.certPem, {
+      ...integration,
+      client_secret: 'guessed',
+    });
+    clients.push(wrongSecret);
+    expectProblem(await wrongSecret.login(), 401);
+
+    // Its id and secret presented over another integration's certificate.
+    const other = await newIntegration();
+    const borrowed = new InterTestClient(harness.sandbox.inter!.baseUrl, ca.certPem, {
+      ...integration,
+      cert_pem: other.cert_pem,
+      key_pem: other.key_pem,
+    });
+    clients.push(borrowed);
+    expectProblem(await borrowed.login(), 401);
+  });
+
+  it('refuses the handshake without a client certificate', async () => {
     const anonymous = new Agent({ connect: { ca: ca.certPem } });
-    const foreignIdentity = foreignCa.issue({ commonName: 'intruder', kind: 'client' });
-    const foreign = new Agent({
-      connect: { ca: ca.certPem, cert: foreignIdentity.certPem, key: foreignIdentity.keyPem },
-    });
-    for (const dispatcher of [anonymous, foreign]) {
-      await expect(
-        request(`${baseUrl}/oauth/v2/token`, { method: 'POST', dispatcher }).then((r) => r.body.text()),
-      ).rejects.toThrow();
-      await dispatcher.close();
-    }
+    await expect(
+      request(`${harness.sandbox.inter!.baseUrl}/oauth/v2/token`, { method: 'POST', dispatcher: anonymous }).then((r) =>
+        r.body.text(),
+      ),
+    ).rejects.toThrow();
+    await anonymous.close();
   });
 
-  it('keeps the first secret of a client_id: another one is 401 with an Inter error body', async () => {
-    const client = newClient();
-    await client.token();
-    const answer = await client.call('POST', '/oauth/v2/token', {
-      form: { client_id: client.clientId, client_secret: 'wrong', grant_type: 'client_credentials', scope: 'x' },
-    });
-    expect(answer.status).toBe(401);
-    expectConforms(ErrorBody, answer.body);
-  });
+  it('x-conta-corrente: its own account is served, another is 403 Acesso Negado; a read-only token cannot create', async () => {
+    const client = await loggedIn();
+    const codigo = await created(client);
+    const own = await client.call('GET', `/cobranca/v3/cobrancas/${codigo}`, { account: client.integration.account });
+    expect(own.status).toBe(200);
+    const other = await client.call('GET', `/cobranca/v3/cobrancas/${codigo}`, { account: '99999999' });
+    expectProblem(other, 403);
+    expect(other.body).toMatchObject({ title: 'Acesso Negado' });
 
-  it('refuses a token request that is not the documented form, naming the field', async () => {
-    const client = newClient();
-    const answer = await client.call('POST', '/oauth/v2/token', {
-      form: { client_id: client.clientId, client_secret: 's', grant_type: 'password', scope: 'x' },
-    });
-    expect(answer.status).toBe(400);
-    expectConforms(ErrorBody, answer.body);
-    expect((answer.body as ErrorBody).violacoes?.map((v) => v.propriedade)).toContain('grant_type');
-  });
-
-  it('a token acts for its client only, over its certificate only, within its scopes', async () => {
-    const owner = newClient();
-    const other = newClient();
-    const codigo = await owner.create(await owner.token());
-    const otherToken = await other.token();
-    expect((await other.call('GET', `/cobranca/v3/cobrancas/${codigo}`, { token: otherToken })).status).toBe(404);
-
-    // The owner's token presented over another client's certificate.
-    const ownerToken = await owner.token();
-    const stolen = await other.call('GET', `/cobranca/v3/cobrancas/${codigo}`, { token: ownerToken });
-    expect(stolen.status).toBe(401);
-    expectConforms(ErrorBody, stolen.body);
-
-    const readOnly = await owner.token('boleto-cobranca.read');
-    const create = await owner.call('POST', '/cobranca/v3/cobrancas', {
-      token: readOnly,
-      json: fixtures.createChargeRequest,
-    });
-    expect(create.status).toBe(403);
-    expect((await owner.call('GET', `/cobranca/v3/cobrancas/${codigo}`, { token: 'nope' })).status).toBe(401);
+    const reader = await loggedIn('boleto-cobranca.read');
+    expectProblem(await reader.create(emitirBody()), 403);
+    // Another integration's charge is not found.
+    expectProblem(await reader.consult(codigo), 404);
   });
 });
 
 describe('charges', () => {
-  it('issues a created charge: A_RECEBER with nossoNumero, valid barcode, typeable line and BR Code', async () => {
-    const client = newClient();
-    const token = await client.token();
-    const codigo = await client.create(token);
-    const view = await client.consult(token, codigo);
-    expect(view.cobranca).toMatchObject({
-      codigoSolicitacao: codigo,
-      seuNumero: fixtures.createChargeRequest.seuNumero,
-      situacao: 'A_RECEBER',
-      valorNominal: 2500,
-      dataVencimento: '2026-12-10',
-    });
-    expect(view.boleto!.nossoNumero).toMatch(/^\d{11}$/);
-    expect(barcodeProblems(view.boleto!.codigoBarras, { amountCents: 250_000, dueDate: '2026-12-10' })).toEqual([]);
-    expect(typeableLineProblems(view.boleto!.linhaDigitavel, view.boleto!.codigoBarras)).toEqual([]);
+  it('issues a created charge: A_RECEBER, nossoNumero, a valid barcode and typeable line, PIX with a 26-35 txid', async () => {
+    const client = await loggedIn();
+    const codigo = await created(client, { valorNominal: 2500, dataVencimento: '2099-12-10' });
+    const view = await consulted(client, codigo);
+    expect(view.cobranca).toMatchObject({ codigoSolicitacao: codigo, situacao: 'A_RECEBER', valorNominal: 2500 });
+    expect(view.boleto?.nossoNumero).toMatch(/^\d{11}$/);
+    const boleto = view.boleto!;
+    expect(barcodeProblems(boleto.codigoBarras, { amountCents: 250_000, dueDate: '2099-12-10' })).toEqual([]);
+    expect(typeableLineProblems(boleto.linhaDigitavel, boleto.codigoBarras)).toEqual([]);
     expect(brCodeProblems(view.pix!.pixCopiaECola)).toEqual([]);
-    expect(parseBrCode(view.pix!.pixCopiaECola).fields['54']).toBe('2500.00');
+    expect(view.pix!.pixCopiaECola).toContain(client.integration.pix_key);
   });
 
-  it('refuses a create that breaks the contract, naming each field, and stores nothing', async () => {
-    const client = newClient();
-    const token = await client.token();
-    const answer = await client.call('POST', '/cobranca/v3/cobrancas', {
-      token,
-      json: {
-        ...fixtures.createChargeRequest,
-        seuNumero: '1234567890123456',
-        pagador: { ...fixtures.createChargeRequest.pagador, cpfCnpj: '12345678900' },
-      },
-    });
-    expect(answer.status).toBe(400);
-    expect(answer.contentType).toContain('application/problem+json');
-    expectConforms(ErrorBody, answer.body);
-    expect((answer.body as ErrorBody).violacoes?.map((v) => v.propriedade)).toEqual(['seuNumero']);
-
-    const badCpf = await client.call('POST', '/cobranca/v3/cobrancas', {
-      token,
-      json: {
-        ...fixtures.createChargeRequest,
-        pagador: { ...fixtures.createChargeRequest.pagador, cpfCnpj: '12345678900' },
-      },
-    });
-    expect(badCpf.status).toBe(400);
-    expect((badCpf.body as ErrorBody).violacoes?.map((v) => v.propriedade)).toEqual(['pagador.cpfCnpj']);
-    expect((await control('GET', `/sandbox/inter/charges?client_id=${client.clientId}`)).body.charges).toEqual([]);
-  });
-
-  it('is asynchronous: EM_PROCESSAMENTO (no slip yet) until the issue delay has passed', async () => {
-    const client = newClient();
-    const token = await client.token();
-    await control('POST', '/sandbox/inter/behaviour', { issue_delay_ms: 300 });
-    try {
-      const codigo = await client.create(token);
-      const early = await client.consult(token, codigo);
-      expect(early.cobranca.situacao).toBe('EM_PROCESSAMENTO');
-      expect(early.boleto).toBeUndefined();
-      await new Promise((r) => setTimeout(r, 350));
-      expect((await client.consult(token, codigo)).cobranca.situacao).toBe('A_RECEBER');
-    } finally {
-      await control('POST', '/sandbox/inter/behaviour', { issue_delay_ms: 0 });
+  it('refuses what the reference refuses (400, violacoes naming Inter`s fields) and stores nothing', async () => {
+    const client = await loggedIn();
+    const body = emitirBody();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ valorNominal: 2.49 }, 'valorNominal'],
+      [{ valorNominal: 100000000 }, 'valorNominal'],
+      [{ numDiasAgenda: 61 }, 'numDiasAgenda'],
+      [{ seuNumero: '1234567890123456' }, 'seuNumero'],
+      [{ mensagem: { linha1: 'x'.repeat(79) } }, 'mensagem.linha1'],
+      [{ pagador: { ...(body.pagador as object), uf: undefined } }, 'pagador.uf'],
+      [{ pagador: { ...(body.pagador as object), cep: '3011000' } }, 'pagador.cep'],
+      [{ pagador: { ...(body.pagador as object), endereco: '' } }, 'pagador.endereco'],
+      [{ pagador: { ...(body.pagador as object), cpfCnpj: '52998224700' } }, 'pagador.cpfCnpj'],
+      [{ dataVencimento: '2020-01-10' }, 'dataVencimento'],
+      [{ multa: { codigo: 'PERCENTUAL' } }, 'multa'],
+      [{ formasRecebimento: ['PIX'] }, 'formasRecebimento'],
+    ];
+    for (const [overrides, field] of cases) {
+      const answer = await client.create({ ...body, ...overrides });
+      expectProblem(answer, 400);
+      expect(fieldsNamed(answer).some((name) => name === field || name?.startsWith(`${field}.`))).toBe(true);
     }
+    const stored = await sandbox('GET', `/sandbox/inter/charges?client_id=${client.integration.client_id}`);
+    expect(stored.body.charges).toEqual([]);
   });
 
-  it('fail_issue_once ends the next charge in FALHA_EMISSAO, without slip data', async () => {
-    const client = newClient();
-    const token = await client.token();
-    await control('POST', '/sandbox/inter/behaviour', { fail_issue_once: true });
-    const failed = await client.consult(token, await client.create(token));
-    expect(failed.cobranca.situacao).toBe('FALHA_EMISSAO');
-    expect(failed.boleto).toBeUndefined();
-    expect((await client.consult(token, await client.create(token))).cobranca.situacao).toBe('A_RECEBER');
+  it('keeps the 30-minute duplicate window: same seuNumero, value, due date and payer is refused', async () => {
+    const client = await loggedIn();
+    const body = emitirBody({ seuNumero: 'DUP-1' });
+    expect((await client.create(body)).status).toBe(200);
+    const again = await client.create(body);
+    expectProblem(again, 400);
+    // Any of the four fields different: another charge.
+    expect((await client.create({ ...body, valorNominal: 2501 })).status).toBe(200);
+    expect((await client.create({ ...body, seuNumero: 'DUP-2' })).status).toBe(200);
+    const stored = await sandbox('GET', `/sandbox/inter/charges?client_id=${client.integration.client_id}`);
+    expect((stored.body.charges as unknown[]).length).toBe(3);
   });
 
-  it('lists a client`s charges by seuNumero within the due-date window', async () => {
-    const client = newClient();
-    const token = await client.token();
-    const codigo = await client.create(token, { seuNumero: '000000000000777' });
-    await client.create(token, { seuNumero: '000000000000778' });
-    const list = await client.call(
-      'GET',
-      '/cobranca/v3/cobrancas?dataInicial=2026-12-10&dataFinal=2026-12-10&filtrarDataPor=VENCIMENTO&seuNumero=000000000000777',
-      { token },
-    );
-    expect(list.status).toBe(200);
-    expectConforms(ChargeList, list.body);
-    expect((list.body as ChargeList).cobrancas.map((c) => c.cobranca.codigoSolicitacao)).toEqual([codigo]);
-    const outside = await client.call(
-      'GET',
-      '/cobranca/v3/cobrancas?dataInicial=2026-12-11&dataFinal=2026-12-31&seuNumero=000000000000777',
-      { token },
-    );
-    expect((outside.body as ChargeList).cobrancas).toEqual([]);
-    const unknownParameter = await client.call(
-      'GET',
-      '/cobranca/v3/cobrancas?dataInicial=2026-12-10&dataFinal=2026-12-10&foo=1',
-      {
-        token,
-      },
-    );
-    expect(unknownParameter.status).toBe(400);
+  it('an account without a PIX key issues boletos without PIX (no pix object)', async () => {
+    const client = await loggedIn();
+    const holder = await sandbox('PUT', `/sandbox/inter/clients/${client.integration.client_id}/holder`, {
+      name: 'Escola Sem Pix',
+      tax_id: '45.723.174/0001-10',
+      city: 'Recife',
+      pix_key: null,
+    });
+    expect(holder.status).toBe(200);
+    const view = await consulted(client, await created(client));
+    expect(view.boleto?.nossoNumero).toMatch(/^\d{11}$/);
+    expect(view.pix).toBeUndefined();
   });
 
-  it('cancels an open charge (202, CANCELADO with the reason); a paid one is 409', async () => {
-    const client = newClient();
-    const token = await client.token();
-    const codigo = await client.create(token);
-    const cancel = await client.call('POST', `/cobranca/v3/cobrancas/${codigo}/cancelar`, {
-      token,
-      json: fixtures.cancelRequest,
+  it('lists by due date, issue date or payment date, by situacao, ordered and paged as asked', async () => {
+    const client = await loggedIn();
+    const codigos = [
+      await created(client, { valorNominal: 10, dataVencimento: '2099-03-01' }),
+      await created(client, { valorNominal: 30, dataVencimento: '2099-03-02' }),
+      await created(client, { valorNominal: 20, dataVencimento: '2099-03-03' }),
+    ];
+    const paid = await sandbox('POST', `/sandbox/charges/${codigos[1]}/pay`, { method: 'boleto', amount: 29.5 });
+    expect(paid.status).toBe(200);
+    const list = async (query: string) => {
+      const answer = await client.call('GET', `/cobranca/v3/cobrancas?${query}`);
+      expect(answer.status).toBe(200);
+      expect(referenceProblems(cobrancasResponse, answer.body)).toEqual([]);
+      return answer.body as {
+        totalPaginas: number;
+        totalElementos: number;
+        numeroDeElementos: number;
+        primeiraPagina: boolean;
+        ultimaPagina: boolean;
+        cobrancas: Array<{ cobranca: Record<string, unknown> }>;
+      };
+    };
+    const byDue = await list('dataInicial=2099-03-01&dataFinal=2099-03-31&ordenarPor=VALOR&tipoOrdenacao=DESC');
+    expect(byDue.cobrancas.map((c) => c.cobranca.valorNominal)).toEqual(['30.00', '20.00', '10.00']);
+
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(new Date());
+    const byPayment = await list(`dataInicial=${today}&dataFinal=${today}&filtrarDataPor=PAGAMENTO`);
+    expect(byPayment.cobrancas.map((c) => c.cobranca)).toEqual([
+      expect.objectContaining({ codigoSolicitacao: codigos[1], situacao: 'RECEBIDO', valorTotalRecebido: '29.50' }),
+    ]);
+    const byIssue = await list(`dataInicial=${today}&dataFinal=${today}&filtrarDataPor=EMISSAO&situacao=A_RECEBER`);
+    expect(byIssue.totalElementos).toBe(2);
+
+    const firstPage = await list(
+      'dataInicial=2099-03-01&dataFinal=2099-03-31&ordenarPor=DATA_VENCIMENTO&paginacao.itensPorPagina=2',
+    );
+    expect(firstPage).toMatchObject({
+      totalPaginas: 2,
+      totalElementos: 3,
+      numeroDeElementos: 2,
+      primeiraPagina: true,
+      ultimaPagina: false,
+    });
+    const secondPage = await list(
+      'dataInicial=2099-03-01&dataFinal=2099-03-31&ordenarPor=DATA_VENCIMENTO&paginacao.itensPorPagina=2&paginacao.paginaAtual=1',
+    );
+    expect(secondPage).toMatchObject({ numeroDeElementos: 1, primeiraPagina: false, ultimaPagina: true });
+    expect(secondPage.cobrancas[0].cobranca.codigoSolicitacao).toBe(codigos[2]);
+
+    const bad = await client.call(
+      'GET',
+      '/cobranca/v3/cobrancas?dataInicial=2099-03-01&dataFinal=2099-03-31&filtrarDataPor=SITUACAO',
+    );
+    expectProblem(bad, 400);
+    expect(fieldsNamed(bad)).toContain('filtrarDataPor');
+  });
+
+  it('cancels an open charge (202, CANCELADO with the reason); a paid one is refused with 400', async () => {
+    const client = await loggedIn();
+    const open = await created(client);
+    const cancel = await client.call('POST', `/cobranca/v3/cobrancas/${open}/cancelar`, {
+      json: { motivoCancelamento: 'Devedor pagou por outra forma' },
     });
     expect(cancel.status).toBe(202);
-    const cancelled = await client.consult(token, codigo);
-    expect(cancelled.cobranca).toMatchObject({ situacao: 'CANCELADO', motivoCancelamento: 'ACERTOS' });
-    expect(
-      (await client.call('POST', `/cobranca/v3/cobrancas/${codigo}/cancelar`, { token, json: fixtures.cancelRequest }))
-        .status,
-    ).toBe(202);
-
-    const paid = await client.create(token);
-    expect((await control('POST', `/sandbox/charges/${paid}/pay`, { method: 'boleto' })).status).toBe(200);
-    const refused = await client.call('POST', `/cobranca/v3/cobrancas/${paid}/cancelar`, {
-      token,
-      json: fixtures.cancelRequest,
+    expect((await consulted(client, open)).cobranca).toMatchObject({
+      situacao: 'CANCELADO',
+      motivoCancelamento: 'Devedor pagou por outra forma',
     });
-    expect(refused.status).toBe(409);
-    expectConforms(ErrorBody, refused.body);
-  });
-
-  it('serves the slip PDF as base64, with the account holder as beneficiary', async () => {
-    const client = newClient();
-    await control('PUT', `/sandbox/inter/clients/${client.clientId}/holder`, {
-      name: 'Padaria Pão Quente Ltda',
-      tax_id: '11.444.777/0001-61',
-      city: 'Curitiba',
-      pix_key: '11444777000161',
-    });
-    const token = await client.token();
-    const codigo = await client.create(token);
-    const answer = await client.call('GET', `/cobranca/v3/cobrancas/${codigo}/pdf`, { token });
-    expect(answer.status).toBe(200);
-    expectConforms(PdfResponse, answer.body);
-    const pdf = Buffer.from((answer.body as PdfResponse).pdf, 'base64');
-    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
-    expect((await readPdf(pdf)).pages[0]).toContain('Padaria Pão Quente Ltda');
-    const brCode = parseBrCode((await client.consult(token, codigo)).pix!.pixCopiaECola);
-    expect(brCode.fields['59']).toBe('PADARIA PAO QUENTE LTDA');
-    expect(brCode.fields['60']).toBe('CURITIBA');
-  });
-
-  it('slow_once_ms stores the charge first and answers late, once', async () => {
-    const client = newClient();
-    const token = await client.token();
-    await control('POST', '/sandbox/inter/behaviour', { slow_once_ms: 600 });
-    const started = Date.now();
-    const pending = client.create(token, { seuNumero: '000000000000999' });
-    await eventually(async () => {
-      const charges = (await control('GET', `/sandbox/inter/charges?client_id=${client.clientId}`)).body
-        .charges as unknown[];
-      expect(charges).toHaveLength(1);
-    }, 2_000);
-    expect(Date.now() - started).toBeLessThan(600);
-    await pending;
-    expect(Date.now() - started).toBeGreaterThanOrEqual(600);
-    const quick = Date.now();
-    await client.create(token);
-    expect(Date.now() - quick).toBeLessThan(600);
+    const paid = await created(client);
+    expect((await sandbox('POST', `/sandbox/charges/${paid}/pay`, { method: 'pix' })).status).toBe(200);
+    expectProblem(
+      await client.call('POST', `/cobranca/v3/cobrancas/${paid}/cancelar`, { json: { motivoCancelamento: 'x' } }),
+      400,
+    );
+    expectProblem(await client.call('POST', `/cobranca/v3/cobrancas/${open}/cancelar`, { json: {} }), 400);
   });
 });
 
-describe('our numbers per account, payments and webhooks', () => {
-  it('two clients may hold the same nossoNumero; the pay control wants the codigoSolicitacao then', async () => {
-    const [a, b] = [newClient(), newClient()];
-    for (const client of [a, b])
-      expect(
-        (await control('POST', `/sandbox/inter/clients/${client.clientId}/next-our-number`, { value: 4242 })).status,
-      ).toBe(200);
-    const [tokenA, tokenB] = [await a.token(), await b.token()];
-    const [codigoA, codigoB] = [await a.create(tokenA), await b.create(tokenB)];
-    const [viewA, viewB] = [await a.consult(tokenA, codigoA), await b.consult(tokenB, codigoB)];
-    expect(viewA.boleto!.nossoNumero).toBe('00000004242');
-    expect(viewB.boleto!.nossoNumero).toBe('00000004242');
-    expect(viewA.boleto!.codigoBarras).not.toBe(viewB.boleto!.codigoBarras);
-
-    const ambiguous = await control('POST', '/sandbox/charges/4242/pay', { method: 'pix' });
-    expect(ambiguous.status).toBe(409);
-    expect(JSON.stringify(ambiguous.body)).toContain(codigoA);
-
-    await a.call('PUT', '/cobranca/v3/cobrancas/webhook', {
-      token: tokenA,
-      json: { webhookUrl: harness.receiver.url.replace('bank-sandbox', 'inter') },
-    });
-    const paid = await control('POST', `/sandbox/charges/${codigoA}/pay`, { method: 'pix' });
-    expect(paid.status).toBe(200);
-    expectConforms(ChargeView, paid.body);
-    const afterA = await a.consult(tokenA, codigoA);
-    expect(afterA.cobranca).toMatchObject({
-      situacao: 'RECEBIDO',
-      valorTotalRecebido: '2500.00',
-      origemRecebimento: 'PIX',
-    });
-    expect((await b.consult(tokenB, codigoB)).cobranca.situacao).toBe('A_RECEBER');
-
-    const delivery = await eventually(() => {
-      const found = harness.receiver.received.find((r) => r.body.includes(codigoA));
-      if (!found) throw new Error('no webhook yet');
-      return found;
-    });
-    const body = JSON.parse(delivery.body) as unknown;
-    expectConforms(WebhookBody, body);
-    expect((body as WebhookBody)[0]).toMatchObject({
-      codigoSolicitacao: codigoA,
-      situacao: 'RECEBIDO',
-      valorTotalRecebido: '2500.00',
-      origemRecebimento: 'PIX',
-      nossoNumero: '00000004242',
-    });
-
-    // Once B's is paid too, the number stays ambiguous; a number only one Inter charge has is payable by it.
-    await control('POST', `/sandbox/inter/clients/${b.clientId}/next-our-number`, { value: 777001 });
-    const unique = await b.create(tokenB);
-    const byNumber = await control('POST', '/sandbox/charges/777001/pay', { method: 'manual' });
-    expect(byNumber.status).toBe(200);
-    expect((await b.consult(tokenB, unique)).cobranca.situacao).toBe('MARCADO_RECEBIDO');
-  });
-
-  it('webhook registration: PUT, GET, DELETE; the sandbox`s own charges are paid as before', async () => {
-    const client = newClient();
-    const token = await client.token();
+describe('webhook', () => {
+  it('GET is 404 until one is set; PUT 204; GET answers it (WebhookCompleto); DELETE 204, then 404', async () => {
+    const client = await loggedIn();
+    expectProblem(await client.call('GET', '/cobranca/v3/cobrancas/webhook'), 404);
     const put = await client.call('PUT', '/cobranca/v3/cobrancas/webhook', {
-      token,
-      json: fixtures.webhookRegistration,
+      json: { webhookUrl: 'https://erp.example.com/inter/notices' },
     });
     expect(put.status).toBe(204);
-    expect((await client.call('GET', '/cobranca/v3/cobrancas/webhook', { token })).body).toMatchObject(
-      fixtures.webhookRegistration,
-    );
-    expect((await client.call('DELETE', '/cobranca/v3/cobrancas/webhook', { token })).status).toBe(204);
-    expect((await client.call('GET', '/cobranca/v3/cobrancas/webhook', { token })).status).toBe(404);
-    expect((await control('POST', '/sandbox/charges/99999999999/pay', { method: 'pix' })).status).toBe(404);
+    const get = await client.call('GET', '/cobranca/v3/cobrancas/webhook');
+    expect(get.status).toBe(200);
+    expect(referenceProblems(webhookCompleto, get.body)).toEqual([]);
+    expect(get.body).toMatchObject({ webhookUrl: 'https://erp.example.com/inter/notices' });
+    expect((await client.call('DELETE', '/cobranca/v3/cobrancas/webhook')).status).toBe(204);
+    expectProblem(await client.call('GET', '/cobranca/v3/cobrancas/webhook'), 404);
+    expectProblem(await client.call('DELETE', '/cobranca/v3/cobrancas/webhook'), 404);
+  });
+
+  it('accepts an http:// URL in development only; otherwise "Deve iniciar obrigatoriamente com https://"', async () => {
+    const client = await loggedIn();
+    const http = { webhookUrl: 'http://127.0.0.1:1/inter/notices' };
+    expect((await client.call('PUT', '/cobranca/v3/cobrancas/webhook', { json: http })).status).toBe(204);
+    expectProblem(await client.call('PUT', '/cobranca/v3/cobrancas/webhook', { json: { webhookUrl: 'ftp://x' } }), 400);
+
+    await harness.restart({ BANK_SANDBOX_INTER_HTTP_WEBHOOKS: 'false' });
+    try {
+      const again = new InterTestClient(harness.sandbox.inter!.baseUrl, ca.certPem, client.integration);
+      clients.push(again);
+      expect((await again.login()).status).toBe(200);
+      const refused = await again.call('PUT', '/cobranca/v3/cobrancas/webhook', { json: http });
+      expectProblem(refused, 400);
+      expect(fieldsNamed(refused)).toContain('webhookUrl');
+    } finally {
+      await harness.restart();
+    }
+  });
+});
+
+describe('our numbers across the sandbox and the pay control', () => {
+  it('one nossoNumero sequence for every dialect: pay by our_number, codigoSolicitacao or txid, any amount', async () => {
+    const [one, two] = [await loggedIn(), await loggedIn()];
+    const interCodigos = [await created(one), await created(two), await created(one)];
+    const plain = await fetch(`${harness.sandbox.url}/v1/charges`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer sandbox-api-key',
+        'content-type': 'application/json',
+        'idempotency-key': `k-${Date.now()}`,
+      },
+      body: JSON.stringify({
+        kind: 'hybrid_slip',
+        amount_cents: 12_345,
+        issue_date: '2025-06-01',
+        due_date: '2099-07-10',
+        payer: {
+          name: 'Maria da Silva',
+          tax_id: '529.982.247-25',
+          address: 'Av. Paulista, 1000',
+          city: 'São Paulo',
+          state: 'SP',
+          zip_code: '01310-100',
+        },
+        instructions: [],
+        description_lines: [],
+      }),
+    });
+    expect(plain.status).toBe(201);
+    const plainNumber = ((await plain.json()) as { our_number: string }).our_number;
+    const views = [
+      await consulted(one, interCodigos[0]),
+      await consulted(two, interCodigos[1]),
+      await consulted(one, interCodigos[2]),
+    ];
+    const numbers = [...views.map((v) => v.boleto!.nossoNumero), plainNumber];
+    expect(new Set(numbers).size).toBe(4);
+
+    // By nossoNumero (unpadded too), below the amount due.
+    const byNumber = await sandbox('POST', `/sandbox/charges/${String(Number(numbers[0]))}/pay`, {
+      method: 'boleto',
+      amount: 2000,
+    });
+    expect(byNumber.status).toBe(200);
+    expect((byNumber.body as { cobranca: Record<string, unknown> }).cobranca).toMatchObject({
+      codigoSolicitacao: interCodigos[0],
+      situacao: 'RECEBIDO',
+      valorTotalRecebido: '2000.00',
+      origemRecebimento: 'BOLETO',
+    });
+    // By txid, above it.
+    const byTxid = await sandbox('POST', `/sandbox/charges/${views[1].pix!.txid}/pay`, {
+      method: 'pix',
+      amount: 2600.1,
+    });
+    expect(byTxid.status).toBe(200);
+    expect((byTxid.body as { cobranca: Record<string, unknown> }).cobranca).toMatchObject({
+      codigoSolicitacao: interCodigos[1],
+      valorTotalRecebido: '2600.10',
+      origemRecebimento: 'PIX',
+    });
+    // By codigoSolicitacao; then again: not open.
+    expect((await sandbox('POST', `/sandbox/charges/${interCodigos[2]}/pay`, { method: 'boleto' })).status).toBe(200);
+    expect((await sandbox('POST', `/sandbox/charges/${interCodigos[2]}/pay`, { method: 'boleto' })).status).toBe(409);
+    // The sandbox's own charge, by its our_number, is the sandbox API's to pay.
+    const own = await sandbox('POST', `/sandbox/charges/${plainNumber}/pay`, { method: 'pix' });
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ our_number: plainNumber, status: 'paid' });
+  });
+
+  it('GET /sandbox/inter/charges answers an integration`s boletos in the consult answer`s shape', async () => {
+    const client = await loggedIn();
+    const codigo = await created(client);
+    const answer = await sandbox('GET', `/sandbox/inter/charges?client_id=${client.integration.client_id}`);
+    expect(answer.status).toBe(200);
+    const charges = answer.body.charges as unknown[];
+    expect(charges).toHaveLength(1);
+    expect(referenceProblems(cobrancaDetalhada, charges[0])).toEqual([]);
+    expect(charges[0]).toMatchObject({ cobranca: { codigoSolicitacao: codigo } });
   });
 });

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { interDialectMigration } from '../inter/migration';
+import { interDialectMigration, interFaithfulMigration } from '../inter/migration';
 
 export const SCHEMA = 'bank_sandbox';
 
@@ -75,4 +75,6 @@ export const migrations: Record<string, Migration> = {
   },
   // The Inter dialect's tables (src/inter/migration.ts); numbered apart so other migrations sort before it.
   '0100_inter_dialect': interDialectMigration,
+  // Integrations, the duplicate window and the callback history (DESIGN 8, "The sandbox behaves like the bank").
+  '0101_inter_faithful': interFaithfulMigration,
 };

@@ -2,10 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
+import type { CertificateAuthority } from '@payments/dev-certificates';
 import type { Logger } from '@payments/logger';
 import { paymentAmountCents } from '../domain/money';
-import { OUR_NUMBER_DIGITS } from '../domain/slip-issuer';
+import type { CallMeter } from './call-meter';
 import type { InterDb } from './db';
+import { applyFaults } from './faults';
 import { isUuid, type InterBank, type PaymentMethod } from './inter-bank';
 import { chargeView } from './wire';
 
@@ -14,21 +16,25 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const PAY_PATH = /^\/sandbox\/charges\/([^/]+)\/pay\/?$/;
 const METHODS: readonly PaymentMethod[] = ['boleto', 'pix', 'manual'];
 
+/** What the issuer says when cancelling in Inter's app (motivoCancelamento of the charge). */
+const ISSUER_CANCEL_REASON = 'Cancelado pelo beneficiário';
+
 export interface InterControlsDeps {
   db: InterDb;
   bank: InterBank;
+  meter: CallMeter;
+  /** Signs integration certificates; null when the dialect runs with TLS files and no CA key. */
+  ca: CertificateAuthority | null;
   logger: Logger;
-  /** Wakes the Inter webhook sender after a payment. */
-  wake(): void;
 }
 
 /**
  * The Inter dialect's sandbox controls, on the sandbox's main (plain HTTP) port in front of its own app:
- *  - /sandbox/inter/**: set a client's next nossoNumero or account holder, make the next create slow or
- *    fail to issue, look at Inter charges and their webhooks;
- *  - POST /sandbox/charges/{id}/pay when id is an Inter codigoSolicitacao, or a nossoNumero only one Inter
- *    charge and no sandbox charge has (409 naming the candidates when several have it). Everything
- *    else goes to the sandbox's own app untouched (its body unread).
+ *  - /sandbox/inter/**: integrations, faults, call counts, charges as the bank holds them, the issuer's
+ *    cancel, an expiry, the behaviour of the next create, an account's holder;
+ *  - POST /sandbox/charges/{id}/pay when id names an Inter charge (its codigoSolicitacao, nossoNumero or
+ *    txid; nossoNumeros are unique across the whole sandbox). Everything else goes to the sandbox's own
+ *    app untouched (its body unread).
  */
 export function withInterControls(main: Handler, deps: InterControlsDeps): Handler {
   const controls = createControlsApp(deps).callback();
@@ -37,8 +43,9 @@ export function withInterControls(main: Handler, deps: InterControlsDeps): Handl
     if (path.startsWith('/sandbox/inter/')) return void controls(req, res);
     const pay = req.method === 'POST' ? PAY_PATH.exec(path) : null;
     if (!pay) return main(req, res);
-    routePay(deps, decodeURIComponent(pay[1]))
-      .then((interPay) => (interPay ? controls(req, res) : main(req, res)))
+    deps.bank
+      .payTarget(decodeURIComponent(pay[1]))
+      .then((codigo) => (codigo ? controls(req, res) : main(req, res)))
       .catch((err: unknown) => {
         deps.logger.error({ err }, 'inter pay control failed');
         res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"code":"internal_error"}}');
@@ -46,49 +53,17 @@ export function withInterControls(main: Handler, deps: InterControlsDeps): Handl
   };
 }
 
-/** Whether the pay control's id is the Inter dialect's to answer (an Inter charge, or an ambiguous number). */
-async function routePay(deps: InterControlsDeps, id: string): Promise<boolean> {
-  if (isUuid(id)) return (await deps.bank.payTarget(id, 0)).kind !== 'none';
-  const ourNumber = ourNumberParam(id);
-  const own = await deps.db
-    .selectFrom('charges')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('our_number', '=', ourNumber)
-    .executeTakeFirstOrThrow();
-  return (await deps.bank.payTarget(ourNumber, Number(own.count))).kind !== 'none';
-}
-
 function createControlsApp(deps: InterControlsDeps): Koa {
   const app = new Koa();
   app.use(errors);
   app.use(bodyParser({ enableTypes: ['json'], strict: true }));
   const router = new Router();
+  const { bank } = deps;
 
   router.post('/sandbox/charges/:id/pay', async (ctx) => {
     const { method, amountCents } = paymentRequest(body(ctx));
-    const id = isUuid(ctx.params.id) ? ctx.params.id : ourNumberParam(ctx.params.id);
-    const own = isUuid(id)
-      ? 0
-      : Number(
-          (
-            await deps.db
-              .selectFrom('charges')
-              .select((eb) => eb.fn.countAll<number>().as('count'))
-              .where('our_number', '=', id)
-              .executeTakeFirstOrThrow()
-          ).count,
-        );
-    const target = await deps.bank.payTarget(id, own);
-    if (target.kind === 'none') return fail(ctx, 404, 'not_found', `no charge with id ${ctx.params.id}`);
-    if (target.kind === 'ambiguous')
-      return fail(
-        ctx,
-        409,
-        'ambiguous_our_number',
-        `our_number ${id} is held by several charges (Inter numbers are per account): pay by codigoSolicitacao`,
-        { candidates: target.candidates },
-      );
-    const result = await deps.bank.pay(target.codigoSolicitacao, method, amountCents);
+    const codigo = await bank.payTarget(ctx.params.id);
+    const result = codigo ? await bank.pay(codigo, method, amountCents) : ({ outcome: 'not_found' } as const);
     if (result.outcome === 'not_found') return fail(ctx, 404, 'not_found', `no charge with id ${ctx.params.id}`);
     if (result.outcome === 'not_open')
       return fail(
@@ -97,17 +72,55 @@ function createControlsApp(deps: InterControlsDeps): Koa {
         'charge_not_open',
         `charge ${ctx.params.id} is ${chargeView(result.charge).cobranca.situacao}`,
       );
-    deps.logger.info({ codigoSolicitacao: target.codigoSolicitacao, method }, 'inter charge paid');
-    if (result.notified) deps.wake();
+    deps.logger.info({ codigoSolicitacao: codigo, method, amountCents }, 'inter charge paid');
     ctx.body = chargeView(result.charge);
   });
 
+  router.post('/sandbox/inter/integrations', async (ctx) => {
+    if (!deps.ca)
+      return fail(
+        ctx,
+        409,
+        'no_ca_key',
+        'the Inter dialect runs with TLS files and no BANK_SANDBOX_INTER_TLS_CA_KEY_FILE: it cannot sign integration certificates',
+      );
+    ctx.status = 201;
+    ctx.body = await bank.createIntegration(deps.ca);
+  });
+
+  router.get('/sandbox/inter/faults', (ctx) => {
+    ctx.body = { ...bank.faults };
+  });
+  router.post('/sandbox/inter/faults', (ctx) => {
+    const problem = applyFaults(bank.faults, body(ctx));
+    if (problem) return fail(ctx, 422, 'invalid_request', problem);
+    deps.logger.info({ faults: bank.faults }, 'inter faults set');
+    ctx.body = { ...bank.faults };
+  });
+  router.delete('/sandbox/inter/faults', (ctx) => {
+    applyFaults(bank.faults, {
+      consult_not_found_ms: 0,
+      rate_limit_per_minute: null,
+      drop_webhooks: false,
+      no_pix_key: false,
+    });
+    ctx.body = { ...bank.faults };
+  });
+
+  router.get('/sandbox/inter/calls', (ctx) => {
+    const clientId = ctx.query.client_id;
+    if (typeof clientId !== 'string' || clientId === '')
+      return fail(ctx, 422, 'invalid_request', 'client_id (the integration) is required');
+    ctx.body = deps.meter.report(clientId);
+  });
+
+  // The sandbox has one nossoNumero sequence for every dialect: this sets it (the client in the path is kept for old callers).
   router.post('/sandbox/inter/clients/:clientId/next-our-number', async (ctx) => {
     const value = body(ctx).value;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 99_999_999_999)
       return fail(ctx, 422, 'invalid_request', 'value must be an integer from 1 to 99999999999');
-    const client = await deps.bank.setNextOurNumber(ctx.params.clientId, value);
-    ctx.body = { client_id: client.client_id, next_our_number: Number(client.next_our_number) };
+    await bank.setNextOurNumber(value);
+    ctx.body = { next_our_number: value };
   });
 
   router.put('/sandbox/inter/clients/:clientId/holder', async (ctx) => {
@@ -115,16 +128,20 @@ function createControlsApp(deps: InterControlsDeps): Koa {
     const text = (name: string) =>
       typeof fields[name] === 'string' && fields[name] !== '' ? (fields[name] as string) : null;
     const [name, taxId, city, pixKey] = [text('name'), text('tax_id'), text('city'), text('pix_key')];
-    if (!name || !taxId || !city || !pixKey)
-      return fail(ctx, 422, 'invalid_request', 'name, tax_id, city and pix_key are required strings');
-    const client = await deps.bank.setHolder(ctx.params.clientId, { name, tax_id: taxId, city, pix_key: pixKey });
+    if (!name || !taxId || !city || (pixKey === null && fields.pix_key !== null))
+      return fail(
+        ctx,
+        422,
+        'invalid_request',
+        'name, tax_id and city are required strings; pix_key a string or null (no PIX key)',
+      );
+    const client = await bank.setHolder(ctx.params.clientId, { name, tax_id: taxId, city, pix_key: pixKey });
     ctx.body = { client_id: client.client_id, account: client.account, holder: client.holder };
   });
 
   router.get('/sandbox/inter/behaviour', (ctx) => {
-    ctx.body = behaviourBody(deps);
+    ctx.body = behaviourBody(bank);
   });
-
   router.post('/sandbox/inter/behaviour', (ctx) => {
     const fields = body(ctx);
     const ms = (name: string) => {
@@ -142,18 +159,18 @@ function createControlsApp(deps: InterControlsDeps): Koa {
         'invalid_request',
         'slow_once_ms and issue_delay_ms are milliseconds (0 to 600000), fail_issue_once a boolean',
       );
-    if (slowOnce !== undefined) deps.bank.behaviour.slowOnceMs = slowOnce;
-    if (issueDelay !== undefined) deps.bank.behaviour.issueDelayMs = issueDelay;
-    if (failIssueOnce !== undefined) deps.bank.behaviour.failIssueOnce = failIssueOnce;
-    ctx.body = behaviourBody(deps);
+    if (slowOnce !== undefined) bank.behaviour.slowOnceMs = slowOnce;
+    if (issueDelay !== undefined) bank.behaviour.issueDelayMs = issueDelay;
+    if (failIssueOnce !== undefined) bank.behaviour.failIssueOnce = failIssueOnce;
+    ctx.body = behaviourBody(bank);
   });
 
   router.get('/sandbox/inter/charges', async (ctx) => {
     let query = deps.db.selectFrom('inter_charges').selectAll().orderBy('created_at');
     if (typeof ctx.query.client_id === 'string') query = query.where('client_id', '=', ctx.query.client_id);
     if (typeof ctx.query.seu_numero === 'string') query = query.where('seu_numero', '=', ctx.query.seu_numero);
-    const rows = await query.limit(1_000).execute();
-    ctx.body = { charges: rows.map((row) => ({ client_id: row.client_id, ...chargeView(row) })) };
+    const rows = await query.limit(10_000).execute();
+    ctx.body = { charges: rows.map((row) => chargeView(row)) };
   });
 
   router.get('/sandbox/inter/charges/:codigoSolicitacao', async (ctx) => {
@@ -161,7 +178,7 @@ function createControlsApp(deps: InterControlsDeps): Koa {
     const row = await deps.db
       .selectFrom('inter_charges')
       .selectAll()
-      .where('codigo_solicitacao', '=', ctx.params.codigoSolicitacao)
+      .where('codigo_solicitacao', '=', ctx.params.codigoSolicitacao.toLowerCase())
       .executeTakeFirst();
     if (!row) return fail(ctx, 404, 'not_found', 'no such charge');
     const notifications = await deps.db
@@ -173,13 +190,31 @@ function createControlsApp(deps: InterControlsDeps): Koa {
     ctx.body = { client_id: row.client_id, ...chargeView(row), notifications };
   });
 
+  // The issuer cancels in Inter's app: the charge is cancelled at the bank, and its CANCELADO notice follows.
+  router.post('/sandbox/inter/charges/:codigoSolicitacao/cancel', async (ctx) => {
+    const result = await bank.cancel(null, ctx.params.codigoSolicitacao, ISSUER_CANCEL_REASON);
+    if (result.outcome === 'not_found') return fail(ctx, 404, 'not_found', 'no such charge');
+    if (result.outcome === 'not_open')
+      return fail(ctx, 409, 'charge_not_open', `charge is ${chargeView(result.charge).cobranca.situacao}`);
+    ctx.body = chargeView(result.charge);
+  });
+
+  // The charge reaches numDiasAgenda days past its due date now: EXPIRADO, and its notice follows.
+  router.post('/sandbox/inter/charges/:codigoSolicitacao/expire', async (ctx) => {
+    const result = await bank.expire(ctx.params.codigoSolicitacao);
+    if (result.outcome === 'not_found') return fail(ctx, 404, 'not_found', 'no such charge');
+    if (result.outcome === 'not_open')
+      return fail(ctx, 409, 'charge_not_open', `charge is ${chargeView(result.charge).cobranca.situacao}`);
+    ctx.body = chargeView(result.charge);
+  });
+
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
 }
 
-function behaviourBody(deps: InterControlsDeps) {
-  const { slowOnceMs, issueDelayMs, failIssueOnce } = deps.bank.behaviour;
+function behaviourBody(bank: InterBank) {
+  const { slowOnceMs, issueDelayMs, failIssueOnce } = bank.behaviour;
   return { slow_once_ms: slowOnceMs, issue_delay_ms: issueDelayMs, fail_issue_once: failIssueOnce };
 }
 
@@ -194,11 +229,6 @@ function paymentRequest(fields: Record<string, unknown>): { method: PaymentMetho
   if (amountCents === null)
     throw new ControlError(422, 'invalid_request', 'amount must be a positive number of reais with at most 2 decimals');
   return { method: method as PaymentMethod, amountCents };
-}
-
-/** Digits shorter than 11 are zero-padded, as the sandbox's own controls do. */
-function ourNumberParam(value: string): string {
-  return /^\d{1,11}$/.test(value) ? value.padStart(OUR_NUMBER_DIGITS, '0') : value;
 }
 
 function body(ctx: Context): Record<string, unknown> {
@@ -216,9 +246,9 @@ class ControlError extends Error {
   }
 }
 
-function fail(ctx: Context, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
+function fail(ctx: Context, status: number, code: string, message: string): void {
   ctx.status = status;
-  ctx.body = { error: { code, message, ...extra } };
+  ctx.body = { error: { code, message } };
 }
 
 /** The sandbox's own error shape `{ error: { code, message } }` for the controls. */

@@ -1,5 +1,5 @@
 import type { ColumnType, Kysely, Selectable } from 'kysely';
-import type { CreateChargeRequest, InterPaymentOrigin, InterSituationName } from '@payments/inter-cobranca';
+import type { EmitirCobrancaRequestBody, OrigemRecebimento, SituacaoCobranca } from './contract';
 import type { BankSandboxDatabase } from '../db/schema';
 
 /** The Inter dialect's tables (interDialectMigration), added to the sandbox's own. */
@@ -14,13 +14,21 @@ export interface AccountHolder {
   name: string;
   tax_id: string;
   city: string;
-  pix_key: string;
+  /** null: the account has no PIX key, its boletos are issued without PIX (as at Inter). */
+  pix_key: string | null;
 }
 
 export interface InterClientsTable {
   client_id: string;
-  /** SHA-256 of the client_secret first presented (the sandbox trusts it on first use). */
+  /**
+   * SHA-256 of the client_secret: fixed for an integration (POST /sandbox/inter/integrations); for a
+   * client_id the sandbox never issued, the first one presented (trusted on first use).
+   */
   secret_sha256: string | null;
+  /** Issued by POST /sandbox/inter/integrations. */
+  integration: ColumnType<boolean, boolean | undefined, boolean>;
+  /** An integration's certificate (SHA-256, as TLS reports it): its tokens are issued over that one only. */
+  cert_fingerprint: string | null;
   account: string;
   next_our_number: BigIntColumn;
   holder: Json<AccountHolder | null>;
@@ -43,12 +51,14 @@ export interface InterChargesTable {
   client_id: string;
   seu_numero: string;
   /** The create request as received (validated against the contract). */
-  request: Json<CreateChargeRequest>;
+  request: Json<EmitirCobrancaRequestBody>;
+  /** The payer's cpfCnpj: part of the 30-minute duplicate key. */
+  payer_tax_id: string | null;
   amount_cents: BigIntColumn;
   due_date: string;
   /** Date the bank accepted it (dataEmissao), in Brasília. */
   issue_date: string;
-  situacao: InterSituationName;
+  situacao: SituacaoCobranca;
   data_situacao: string;
   /** Planned to end in FALHA_EMISSAO (sandbox control). */
   fails_issue: boolean;
@@ -62,7 +72,7 @@ export interface InterChargesTable {
   cancel_reason: string | null;
   paid_at: Date | null;
   amount_paid_cents: BigIntColumn | null;
-  payment_origin: InterPaymentOrigin | null;
+  payment_origin: OrigemRecebimento | null;
   created_at: CreatedAt;
 }
 
@@ -82,12 +92,28 @@ export interface InterNotificationsTable {
   delivered_at: Date | null;
 }
 
+/** One attempt to deliver a notice: a row of the webhook callback history. */
+export interface InterNoticeAttemptsTable {
+  attempt_id: string;
+  notification_id: string;
+  client_id: string;
+  codigo_solicitacao: string;
+  webhook_url: string;
+  payload: string;
+  attempt_number: number;
+  fired_at: Date;
+  success: boolean;
+  http_status: number | null;
+  error_message: string | null;
+}
+
 // A type alias, not an interface: Kysely's withTables wants an index-signature-compatible record.
 export type InterTables = {
   inter_clients: InterClientsTable;
   inter_tokens: InterTokensTable;
   inter_charges: InterChargesTable;
   inter_notifications: InterNotificationsTable;
+  inter_notice_attempts: InterNoticeAttemptsTable;
 };
 
 export type InterDatabase = BankSandboxDatabase & InterTables;

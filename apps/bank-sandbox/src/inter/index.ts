@@ -3,20 +3,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
+import { loadCertificateAuthority, type CertificateAuthority } from '@payments/dev-certificates';
 import type { Logger } from '@payments/logger';
 import type { BankSandboxDatabase } from '../db/schema';
 import type { Behaviour } from '../domain/behaviour';
-import type { WebhookSettings } from '../domain/webhook-dispatcher';
 import { createInterApiApp } from './api-app';
-import type { InterSandboxConfig } from './config';
-import type { InterTables } from './db';
-import { InterBank } from './inter-bank';
+import { CallMeter } from './call-meter';
+import type { InterSandboxConfig, InterTlsFiles } from './config';
 import { withInterControls } from './controls';
+import type { InterTables } from './db';
+import { ensureDevInterTls } from './dev-tls';
+import { InterBank } from './inter-bank';
+import { NoticeSender } from './notice-sender';
 import type { SandboxBank } from './terms';
-import { InterWebhookSender } from './webhook-sender';
 
-export { loadInterSandboxConfig, type InterSandboxConfig } from './config';
-export { interDialectMigration } from './migration';
+export { loadInterSandboxConfig, interDialectEnabled, type InterSandboxConfig } from './config';
+export { interDialectMigration, interFaithfulMigration } from './migration';
 export { INTER_PREFIX } from './api-app';
 
 export interface InterDialectDeps {
@@ -25,7 +27,6 @@ export interface InterDialectDeps {
   bank: SandboxBank;
   behaviour: Behaviour;
   slowMs: number;
-  webhook: WebhookSettings;
   logger: Logger;
 }
 
@@ -33,27 +34,53 @@ export interface RunningInterDialect {
   port: number;
   /** The API root an Inter provider account points at: https://127.0.0.1:<port>/inter */
   baseUrl: string;
-  /** Puts the Inter controls (/sandbox/inter/**, pay by codigoSolicitacao) in front of the sandbox's own handler. */
+  /** The CA that its server and integration certificates chain to (what a client trusts). */
+  caFile: string;
+  /** Puts the Inter controls (/sandbox/inter/**, pay by codigoSolicitacao, nossoNumero or txid) in front of the sandbox's own handler. */
   wrap(main: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void;
   stop(): Promise<void>;
 }
 
+/** The TLS files in force: the given ones, or the development CA's (made on the first start). */
+function tlsFiles(config: InterSandboxConfig): InterTlsFiles {
+  if (config.tls) return config.tls;
+  if (config.devCaDir) return ensureDevInterTls(config.devCaDir);
+  throw new Error('the Inter dialect needs BANK_SANDBOX_INTER_TLS_* files (or NODE_ENV=development)');
+}
+
 /**
  * Starts the Inter Cobrança v3 dialect: an HTTPS listener that requires a client certificate signed by
- * the configured CA (config.tls; mutual TLS as at Inter), and the sender of its payment webhooks.
+ * its CA (mutual TLS as at Inter), and the clock and sender of its notices.
  */
 export async function startInterDialect(deps: InterDialectDeps): Promise<RunningInterDialect> {
-  const tls = deps.config.tls;
-  if (!tls) throw new Error('the Inter dialect needs BANK_SANDBOX_INTER_TLS_* files');
-  const [cert, key, ca] = await Promise.all([
-    readFile(tls.certFile, 'utf8'),
-    readFile(tls.keyFile, 'utf8'),
-    readFile(tls.caFile, 'utf8'),
+  const files = tlsFiles(deps.config);
+  const [cert, key, ca, caKey] = await Promise.all([
+    readFile(files.certFile, 'utf8'),
+    readFile(files.keyFile, 'utf8'),
+    readFile(files.caFile, 'utf8'),
+    files.caKeyFile ? readFile(files.caKeyFile, 'utf8') : Promise.resolve(null),
   ]);
+  const authority: CertificateAuthority | null = caKey ? loadCertificateAuthority(ca, caKey) : null;
   const db = deps.db.withTables<InterTables>();
   const bank = new InterBank(db, deps.bank, deps.config.issueDelayMs);
-  const sender = new InterWebhookSender(db, deps.webhook, deps.logger, { certPem: cert, keyPem: key });
-  const app = createInterApiApp({ bank, behaviour: deps.behaviour, slowMs: deps.slowMs, logger: deps.logger });
+  const meter = new CallMeter();
+  const sender = new NoticeSender(
+    db,
+    bank,
+    { retryMs: deps.config.noticeRetryMs, timeoutMs: deps.config.noticeTimeoutMs, pollMs: deps.config.pollMs },
+    deps.logger,
+    { certPem: cert, keyPem: key },
+  );
+  bank.onNotice = () => sender.wake();
+  const app = createInterApiApp({
+    bank,
+    behaviour: deps.behaviour,
+    slowMs: deps.slowMs,
+    meter,
+    enforceLimits: deps.config.enforceLimits,
+    httpWebhooks: deps.config.httpWebhooks,
+    logger: deps.logger,
+  });
   const server = createServer({ cert, key, ca, requestCert: true, rejectUnauthorized: true }, app.callback());
   // A refused handshake (no or a foreign client certificate) is the client's problem, not an error of ours.
   server.on('tlsClientError', (err) => deps.logger.debug({ err: err.message }, 'inter tls handshake refused'));
@@ -66,11 +93,13 @@ export async function startInterDialect(deps: InterDialectDeps): Promise<Running
   });
   const port = (server.address() as AddressInfo).port;
   sender.start();
-  deps.logger.info({ port }, 'bank-sandbox inter dialect ready');
+  const baseUrl = `https://127.0.0.1:${port}/inter`;
+  deps.logger.info({ port, baseUrl, caFile: files.caFile }, 'bank-sandbox inter dialect ready');
   return {
     port,
-    baseUrl: `https://127.0.0.1:${port}/inter`,
-    wrap: (main) => withInterControls(main, { db, bank, logger: deps.logger, wake: () => sender.wake() }),
+    baseUrl,
+    caFile: files.caFile,
+    wrap: (main) => withInterControls(main, { db, bank, meter, ca: authority, logger: deps.logger }),
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

@@ -1,10 +1,10 @@
 import { toCents } from '@payments/br-format';
-import type { CreateChargeRequest } from '@payments/inter-cobranca';
 import { MAX_MERCHANT_CITY, MAX_MERCHANT_NAME, toMerchantText } from '../domain/br-code';
 import { epochDay } from '../domain/calendar-date';
 import type { Charge, ChargeTerms } from '../domain/charge';
 import type { PayeeAccount } from '../domain/slip-issuer';
 import type { PayeeDetails } from '../domain/slip-pdf';
+import type { EmitirCobrancaRequestBody } from './contract';
 import type { AccountHolder, InterChargeRow } from './db';
 
 /** What the sandbox knows of its own bank, for the Inter clients' accounts. */
@@ -31,7 +31,8 @@ export function clientAccount(bank: SandboxBank, accountNumber: string, holder: 
     ...bank.account,
     account: accountNumber,
     pix: {
-      key: holder.pix_key,
+      // Only read when the account has a PIX key: a boleto without one carries no BR Code.
+      key: holder.pix_key ?? '',
       merchantName: merchantText(holder.name, MAX_MERCHANT_NAME),
       merchantCity: merchantText(holder.city, MAX_MERCHANT_CITY),
     },
@@ -49,7 +50,7 @@ function merchantText(value: string, max: number): string {
 }
 
 /** The sandbox's terms of an Inter create request (for the slip PDF and the barcode). */
-export function termsOf(request: CreateChargeRequest): ChargeTerms {
+export function termsOf(request: EmitirCobrancaRequestBody): ChargeTerms {
   const amountCents = toCents(request.valorNominal);
   const payer = request.pagador;
   return {
@@ -75,7 +76,7 @@ export function termsOf(request: CreateChargeRequest): ChargeTerms {
 }
 
 function discountOf(
-  discount: NonNullable<CreateChargeRequest['desconto']>,
+  discount: NonNullable<EmitirCobrancaRequestBody['desconto']>,
   amountCents: number,
   dueDate: string,
 ): ChargeTerms['discount'] {
@@ -88,12 +89,12 @@ function discountOf(
   return { amountCents: cents, until };
 }
 
-function fineBp(fine: NonNullable<CreateChargeRequest['multa']>, amountCents: number): number {
+function fineBp(fine: NonNullable<EmitirCobrancaRequestBody['multa']>, amountCents: number): number {
   if (fine.codigo === 'PERCENTUAL') return Math.round((fine.taxa ?? 0) * 100);
   return Math.round((reaisToCents(fine.valor ?? 0) * 10_000) / amountCents);
 }
 
-function interestPerDayCents(interest: NonNullable<CreateChargeRequest['mora']>, amountCents: number): number {
+function interestPerDayCents(interest: NonNullable<EmitirCobrancaRequestBody['mora']>, amountCents: number): number {
   if (interest.codigo === 'VALORDIA') return reaisToCents(interest.valor ?? 0);
   // A monthly rate, spread over 30 days as Brazilian banks do.
   return Math.round((amountCents * (interest.taxa ?? 0)) / 100 / 30);

@@ -1,22 +1,25 @@
-import type { ChargeView, InterSituationName, WebhookItem } from '@payments/inter-cobranca';
 import { epochDay } from '../domain/calendar-date';
+import type {
+  CallbackCobranca,
+  CobrancaDetalhadaResponseBody,
+  CobrancaResponse,
+  Desconto,
+  SituacaoCallback,
+  SituacaoCobranca,
+} from './contract';
 import type { InterChargeRow } from './db';
+import { brasiliaClock } from './rules';
 
 /** Today in Brasília (Inter's calendar), YYYY-MM-DD. */
 export function brasiliaDate(instant: Date = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'America/Sao_Paulo',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(instant);
+  return brasiliaClock(instant).date;
 }
 
 /**
  * The situation a charge shows today: an open charge past its due date is ATRASADO, and past
- * numDiasAgenda days after it EXPIRADO (Inter cancels it), without anything stored changing.
+ * numDiasAgenda days after it EXPIRADO (until the bank's clock records it, with its notice).
  */
-export function effectiveSituation(row: InterChargeRow, today: string = brasiliaDate()): InterSituationName {
+export function effectiveSituation(row: InterChargeRow, today: string = brasiliaDate()): SituacaoCobranca {
   if (row.situacao !== 'A_RECEBER') return row.situacao;
   const daysLate = epochDay(today) - epochDay(row.due_date);
   if (daysLate > row.request.numDiasAgenda) return 'EXPIRADO';
@@ -28,43 +31,87 @@ export function reaisText(cents: number): string {
   return (cents / 100).toFixed(2);
 }
 
-/** GET /cobranca/v3/cobrancas/{codigoSolicitacao}: the charge, and its slip and PIX data once issued. */
-export function chargeView(row: InterChargeRow, today: string = brasiliaDate()): ChargeView {
+function boletoOf(row: InterChargeRow): CobrancaDetalhadaResponseBody['boleto'] {
+  return row.nosso_numero && row.barcode && row.typeable_line
+    ? { nossoNumero: row.nosso_numero, codigoBarras: row.barcode, linhaDigitavel: row.typeable_line }
+    : undefined;
+}
+
+function pixOf(row: InterChargeRow): CobrancaDetalhadaResponseBody['pix'] {
+  return row.txid && row.pix_copy_and_paste ? { txid: row.txid, pixCopiaECola: row.pix_copy_and_paste } : undefined;
+}
+
+function settlement(row: InterChargeRow) {
+  return {
+    ...(row.amount_paid_cents !== null ? { valorTotalRecebido: reaisText(row.amount_paid_cents) } : {}),
+    ...(row.payment_origin ? { origemRecebimento: row.payment_origin } : {}),
+  };
+}
+
+/** GET /cobrancas/{codigoSolicitacao}: CobrancaDetalhadaResponseBody. */
+export function chargeView(row: InterChargeRow, today: string = brasiliaDate()): CobrancaDetalhadaResponseBody {
   const situacao = effectiveSituation(row, today);
   const expiredToday = situacao === 'EXPIRADO' && row.situacao === 'A_RECEBER';
-  const view: ChargeView = {
+  const { request } = row;
+  const boleto = boletoOf(row);
+  const pix = pixOf(row);
+  return {
     cobranca: {
       codigoSolicitacao: row.codigo_solicitacao,
       seuNumero: row.seu_numero,
       dataEmissao: row.issue_date,
       dataVencimento: row.due_date,
-      valorNominal: row.request.valorNominal,
+      valorNominal: request.valorNominal,
       tipoCobranca: 'SIMPLES',
       situacao,
       dataSituacao: expiredToday ? today : row.data_situacao,
-      arquivada: false,
-      ...(row.amount_paid_cents !== null ? { valorTotalRecebido: reaisText(row.amount_paid_cents) } : {}),
-      ...(row.payment_origin ? { origemRecebimento: row.payment_origin } : {}),
+      ...settlement(row),
       ...(row.cancel_reason ? { motivoCancelamento: row.cancel_reason } : {}),
+      arquivada: false,
+      ...(request.desconto ? { descontos: [request.desconto as Desconto] } : {}),
+      ...(request.multa ? { multa: { ...request.multa } } : {}),
+      ...(request.mora ? { mora: { ...request.mora } } : {}),
+      pagador: request.pagador,
     },
+    ...(boleto ? { boleto } : {}),
+    ...(pix ? { pix } : {}),
   };
-  if (row.nosso_numero && row.barcode && row.typeable_line)
-    view.boleto = { nossoNumero: row.nosso_numero, codigoBarras: row.barcode, linhaDigitavel: row.typeable_line };
-  if (row.txid && row.pix_copy_and_paste) view.pix = { txid: row.txid, pixCopiaECola: row.pix_copy_and_paste };
-  return view;
 }
 
-/** One item of the webhook POST body, for a charge that just changed situation. */
-export function webhookItem(row: InterChargeRow, at: Date): WebhookItem {
-  const view = chargeView(row);
+/** One item of GET /cobrancas (CobrancaResponse): the charge in short, valorNominal as a decimal string. */
+export function listItem(row: InterChargeRow, today: string = brasiliaDate()): CobrancaResponse {
+  const situacao = effectiveSituation(row, today);
+  const boleto = boletoOf(row);
+  const pix = pixOf(row);
+  return {
+    cobranca: {
+      codigoSolicitacao: row.codigo_solicitacao,
+      seuNumero: row.seu_numero,
+      situacao,
+      dataSituacao: situacao === 'EXPIRADO' && row.situacao === 'A_RECEBER' ? today : row.data_situacao,
+      dataEmissao: row.issue_date,
+      dataVencimento: row.due_date,
+      valorNominal: reaisText(row.amount_cents),
+      ...settlement(row),
+      tipoCobranca: 'SIMPLES',
+      pagador: { nome: row.request.pagador.nome, cpfCnpj: row.request.pagador.cpfCnpj },
+    },
+    ...(boleto ? { boleto } : {}),
+    ...(pix ? { pix } : {}),
+  };
+}
+
+/** One item of a notice (CallbackCobranca), for a charge that just became `situacao` at `at`. */
+export function callbackItem(row: InterChargeRow, situacao: SituacaoCallback, at: Date): CallbackCobranca {
+  const boleto = boletoOf(row);
+  const pix = pixOf(row);
   return {
     codigoSolicitacao: row.codigo_solicitacao,
     seuNumero: row.seu_numero,
-    situacao: view.cobranca.situacao,
+    situacao,
     dataHoraSituacao: at.toISOString(),
-    ...(view.cobranca.valorTotalRecebido !== undefined ? { valorTotalRecebido: view.cobranca.valorTotalRecebido } : {}),
-    ...(view.cobranca.origemRecebimento ? { origemRecebimento: view.cobranca.origemRecebimento } : {}),
-    ...(view.boleto ?? {}),
-    ...(view.pix ?? {}),
+    ...settlement(row),
+    ...(boleto ?? {}),
+    ...(pix ?? {}),
   };
 }

@@ -1,13 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { Agent, request } from 'undici';
 import type { Logger } from '@payments/logger';
 import type { InterDb } from './db';
+import type { InterBank } from './inter-bank';
 
-export interface InterWebhookSettings {
-  /** Delays after each failed attempt; the last one repeats until maxAttempts. */
+export interface NoticeSettings {
+  /** Delays before each retry of a refused notice (Inter: 20, 30, 60, 120 minutes); then it is given up. */
   retryMs: number[];
-  maxAttempts: number;
   timeoutMs: number;
+  /** How often the bank's clock runs (issue, expire, send what is due). */
   pollMs: number;
 }
 
@@ -20,11 +22,12 @@ export interface SenderIdentity {
 const BATCH = 20;
 
 /**
- * Delivers the Inter dialect's payment webhooks (table inter_notifications): a POST of the JSON array to
- * the URL the client registered, retried on the sandbox's webhook schedule until a 2xx or maxAttempts.
- * Unsigned, as Inter's are: the receiver authenticates the bank by mutual TLS and confirms by consulting.
+ * The Inter dialect's clock and postman: on each beat it issues the charges due, records expiries, and
+ * POSTs each due notice (a JSON array of CallbackCobranca, header x-conta-corrente) to the URL its
+ * client registered. A refused notice is retried on Inter's schedule and given up after the last
+ * retry; every attempt is kept as a row of the webhook callback history. Unsigned, as Inter's are.
  */
-export class InterWebhookSender {
+export class NoticeSender {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
@@ -32,7 +35,8 @@ export class InterWebhookSender {
 
   constructor(
     private readonly db: InterDb,
-    private readonly settings: InterWebhookSettings,
+    private readonly bank: InterBank,
+    private readonly settings: NoticeSettings,
     private readonly logger: Logger,
     identity: SenderIdentity,
   ) {
@@ -43,7 +47,7 @@ export class InterWebhookSender {
     this.schedule(0);
   }
 
-  /** Looks at the queue now (a payment was just recorded). */
+  /** Looks at the queue now (a notice was just recorded). */
   wake(): void {
     if (this.stopped) return;
     this.schedule(0);
@@ -63,7 +67,7 @@ export class InterWebhookSender {
       this.timer = null;
       if (this.running) return this.schedule(this.settings.pollMs);
       this.running = this.pass()
-        .catch((err: unknown) => this.logger.error({ err }, 'inter webhook pass failed'))
+        .catch((err: unknown) => this.logger.error({ err }, 'inter notice pass failed'))
         .finally(() => {
           this.running = null;
           this.schedule(this.settings.pollMs);
@@ -72,6 +76,7 @@ export class InterWebhookSender {
   }
 
   private async pass(): Promise<void> {
+    await this.bank.tick();
     const lease = new Date(Date.now() + this.settings.timeoutMs + 5_000);
     const due = await this.db
       .updateTable('inter_notifications')
@@ -90,52 +95,74 @@ export class InterWebhookSender {
       )
       .returningAll()
       .execute();
-    await Promise.all(due.map((n) => this.deliver(n.notification_id, n.url, n.body, n.attempt_count)));
+    await Promise.all(due.map((n) => this.deliver(n)));
   }
 
-  private async deliver(id: string, url: string, body: string, attemptsSoFar: number): Promise<void> {
-    const attempt = await this.post(url, body);
-    const attempts = attemptsSoFar + 1;
-    if (attempt.ok) {
-      await this.db
+  private async deliver(notice: {
+    notification_id: string;
+    client_id: string;
+    codigo_solicitacao: string;
+    url: string;
+    body: string;
+    attempt_count: number;
+  }): Promise<void> {
+    const client = await this.db
+      .selectFrom('inter_clients')
+      .select('account')
+      .where('client_id', '=', notice.client_id)
+      .executeTakeFirstOrThrow();
+    const firedAt = new Date();
+    const attempt = await this.post(notice.url, notice.body, client.account.replace(/^0+/, ''));
+    const attempts = notice.attempt_count + 1;
+    const retryMs = this.settings.retryMs[attempts - 1];
+    const givenUp = !attempt.ok && retryMs === undefined;
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('inter_notice_attempts')
+        .values({
+          attempt_id: randomUUID(),
+          notification_id: notice.notification_id,
+          client_id: notice.client_id,
+          codigo_solicitacao: notice.codigo_solicitacao,
+          webhook_url: notice.url,
+          payload: notice.body,
+          attempt_number: attempts,
+          fired_at: firedAt,
+          success: attempt.ok,
+          http_status: attempt.statusCode,
+          error_message: attempt.error,
+        })
+        .execute();
+      await trx
         .updateTable('inter_notifications')
         .set({
-          status: 'delivered',
+          status: attempt.ok ? 'delivered' : givenUp ? 'failed' : 'pending',
           attempt_count: attempts,
-          delivered_at: new Date(),
+          delivered_at: attempt.ok ? new Date() : null,
+          next_attempt_at: attempt.ok || givenUp ? null : sql<Date>`now() + ${`${retryMs} milliseconds`}::interval`,
           last_status_code: attempt.statusCode,
-          last_error: null,
+          last_error: attempt.error,
           locked_until: null,
         })
-        .where('notification_id', '=', id)
+        .where('notification_id', '=', notice.notification_id)
         .execute();
-      return;
-    }
-    const failed = attempts >= this.settings.maxAttempts;
-    const retryMs = this.settings.retryMs[Math.min(attempts - 1, this.settings.retryMs.length - 1)];
-    await this.db
-      .updateTable('inter_notifications')
-      .set({
-        status: failed ? 'failed' : 'pending',
-        attempt_count: attempts,
-        next_attempt_at: failed ? null : sql<Date>`now() + ${`${retryMs} milliseconds`}::interval`,
-        last_status_code: attempt.statusCode,
-        last_error: attempt.error,
-        locked_until: null,
-      })
-      .where('notification_id', '=', id)
-      .execute();
-    this.logger.info({ notificationId: id, attempts, error: attempt.error }, 'inter webhook attempt failed');
+    });
+    if (!attempt.ok)
+      this.logger.info(
+        { notificationId: notice.notification_id, attempts, givenUp, error: attempt.error },
+        'inter notice refused',
+      );
   }
 
   private async post(
     url: string,
     body: string,
+    account: string,
   ): Promise<{ ok: boolean; statusCode: number | null; error: string | null }> {
     try {
       const response = await request(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'x-conta-corrente': account },
         body,
         dispatcher: this.agent,
         headersTimeout: this.settings.timeoutMs,
