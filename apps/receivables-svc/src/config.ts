@@ -55,6 +55,8 @@ export interface ReceivablesConfig extends CommonConfig {
   intakePriority: { maxDeferMs: number; quietMs: number };
   /** Zone in which zoneless datetimes (payment_date) are written. */
   timeZone: string;
+  /** PROVIDER_RECONCILE_INTERVAL_MS: how often each bank account with open charges is swept with the bank's lists. */
+  providerReconcileIntervalMs: number;
 }
 
 export function loadReceivablesConfig(env: Record<string, string | undefined> = process.env): ReceivablesConfig {
@@ -111,6 +113,13 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
       quietMs: envInt('INTAKE_PRIORITY_QUIET_MS', 250, env),
     },
     timeZone: envString('TIME_ZONE', 'America/Sao_Paulo', env),
+    // Production sweeps every 5 minutes; npm start (development) every 30 s, so a lost notice shows soon.
+    providerReconcileIntervalMs: envInt(
+      'PROVIDER_RECONCILE_INTERVAL_MS',
+      common.nodeEnv === 'production' ? 300_000 : 30_000,
+      env,
+      1_000,
+    ),
   };
 }
 

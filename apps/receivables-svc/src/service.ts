@@ -1,5 +1,5 @@
 import { connectBus } from '@payments/bus';
-import { Streams } from '@payments/contracts';
+import { Streams, type ProviderKind } from '@payments/contracts';
 import {
   createDatabase,
   ensureDatabase,
@@ -14,6 +14,7 @@ import { OutboxRelay, outboxBacklogSummary } from '@payments/outbox';
 import type { ReceivablesConfig } from './config';
 import { migrations, onlineIndexes, SCHEMA } from './db/migrations';
 import type { ReceivablesDatabase } from './db/schema';
+import type { PaymentProviders } from './domain/ports';
 import { PostgresProviderAccounts } from './db/provider-accounts';
 import { createPaymentProviders } from './provider/providers';
 import { busNewestCredentials } from './transport/credential-directory';
@@ -22,7 +23,9 @@ import { registerHandlers } from './transport/bus-handlers';
 import { BusClientDirectory } from './transport/client-directory';
 import { startProviderWebhookServer } from './transport/http-server';
 import { IntakePriority } from './transport/intake-priority';
-import { receivablesMetrics } from './transport/metrics';
+import { paymentMetrics, receivablesMetrics, reconciliationMetrics } from './transport/metrics';
+import { startNoticeWorker } from './transport/notice-worker';
+import { startReconciler } from './transport/reconciler';
 import { stuckRegistrationMetrics } from './transport/stuck-metrics';
 import { watchRegistrationWaits } from './domain/registration-waits';
 import { startRegistrationRollup } from './transport/rollup';
@@ -83,6 +86,26 @@ export async function startReceivablesService(
   const onEnqueued = () => relay.wake();
   const providers = createPaymentProviders(config, busNewestCredentials(bus));
   const accounts = new PostgresProviderAccounts(db);
+  const payments = paymentMetrics(metrics);
+  reconciliationMetrics(metrics, { db, logger, sweptKinds: sweptProviderKinds(providers) });
+  // Bank notices are stored by the webhook route and applied here; reconciliation stores what notices missed.
+  const notices = startNoticeWorker({
+    db,
+    providers,
+    accounts,
+    timeZone: config.timeZone,
+    logger,
+    observer: payments,
+    onEnqueued,
+  });
+  const reconciler = startReconciler({
+    db,
+    providers,
+    accounts,
+    logger,
+    intervalMs: config.providerReconcileIntervalMs,
+    onNotice: () => notices.wake(),
+  });
   const slipLinks = new SignedSlipLinks(config);
   const priority = new IntakePriority(config.intakePriority);
   registerHandlers(bus, {
@@ -105,6 +128,7 @@ export async function startReceivablesService(
     logger,
     observer: observed.registration,
     registrationConcurrency: config.registrationConcurrency,
+    onNotice: () => notices.wake(),
     priority,
     onEnqueued,
   });
@@ -115,19 +139,22 @@ export async function startReceivablesService(
     await Promise.all(workers.map((w) => w.stop()));
     await relay.stop();
     await rollup.stop();
+    await reconciler.stop();
+    await notices.stop();
     await providers.close();
     await bus.close();
     await db.destroy();
   };
   const http = await startProviderWebhookServer({
     db,
-    providers,
     accounts,
     port: config.port,
     providerWebhookSecret: config.provider.webhookSecret,
     timeZone: config.timeZone,
     logger,
     onEnqueued,
+    onNotice: () => notices.wake(),
+    paymentMetrics: payments,
     readiness: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
     metrics,
   }).catch(async (err: unknown) => {
@@ -147,4 +174,9 @@ export async function startReceivablesService(
       await stopBackground();
     },
   };
+}
+
+/** The provider kinds whose lists reconciliation sweeps (those whose adapter can sweep). */
+function sweptProviderKinds(providers: PaymentProviders): ProviderKind[] {
+  return (Object.keys(providers) as ProviderKind[]).filter((kind) => providers[kind].sweep !== undefined);
 }

@@ -18,13 +18,13 @@ import type { ReceivableRow } from '../src/db/schema';
 import { processCancellation, requestCancellation } from '../src/domain/cancellation';
 import { acceptReceivables } from '../src/domain/intake';
 import { listInstallments } from '../src/domain/installments';
-import { confirmPayment } from '../src/domain/payment-confirmation';
 import { recordPayment } from '../src/domain/payments';
-import { ProviderUnavailableError, type ProviderPayment } from '../src/domain/ports';
+import type { ProviderPayment } from '../src/domain/ports';
 import { registerReceivables } from '../src/domain/registration';
 import { LEGACY_SANDBOX_ACCOUNT } from '../src/provider/legacy-account';
 import { slipLinkExpiry } from '../src/provider/slip-links';
 import { startProviderWebhookServer } from '../src/transport/http-server';
+import { paymentMetrics } from '../src/transport/metrics';
 import {
   accountVersion,
   callbacksFor,
@@ -62,15 +62,16 @@ beforeAll(async () => {
   f = await startStateFixture();
   webhooks = await startProviderWebhookServer({
     db: f.db,
-    providers: { sandbox, inter },
     accounts: f.accounts,
     port: 0,
     providerWebhookSecret: SECRET,
     timeZone: TZ,
     logger: f.logger,
     onEnqueued: () => undefined,
+    onNotice: () => undefined,
     readiness: [],
     metrics,
+    paymentMetrics: paymentMetrics(metrics),
   });
 });
 afterAll(async () => {
@@ -552,203 +553,6 @@ describe('sandbox webhook: signed, fresh, applied once', () => {
     expect(after.row).toMatchObject({ state: 'cancelled', payment_date: null, amount_paid_cents: null });
     expect(after.refunds).toEqual([{ event_id: `bank-sandbox:${eventId}` }]);
     expect(after.callbacks.map((c) => c.event_type)).toEqual(['receivable.registered', 'receivable.cancelled']);
-  });
-});
-
-describe('Inter notices, confirmed by consulting the bank', () => {
-  const confirmDeps = () => ({ db: f.db, timeZone: TZ, logger: f.logger });
-
-  it('records a payment only when the bank reports the charge paid, with the amounts and date it reports, once', async () => {
-    const provider = new TestProvider('inter_');
-    const account = accountVersion(randomUUID(), 'inter');
-    const r = await registeredUnder(account, provider);
-    const stored = await f.accounts.find(account.account_id);
-    const chargeId = r.provider_charge_id!;
-
-    // The notice says paid, the bank says open: nothing changes.
-    expect(await confirmPayment(confirmDeps(), provider, stored!, chargeId)).toBe('not_paid');
-    provider.states.set(chargeId, { kind: 'cancelled' });
-    expect(await confirmPayment(confirmDeps(), provider, stored!, chargeId)).toBe('not_paid');
-    expect((await rowById(f, r.id)).state).toBe('pending');
-
-    // The bank cannot be asked: the error reaches the route (503, Inter retries), nothing changes.
-    provider.states.set(chargeId, 'unavailable');
-    await expect(confirmPayment(confirmDeps(), provider, stored!, chargeId)).rejects.toBeInstanceOf(
-      ProviderUnavailableError,
-    );
-    expect((await rowById(f, r.id)).state).toBe('pending');
-
-    const paidAt = new Date('2026-11-24T13:14:15.000Z');
-    provider.states.set(chargeId, {
-      kind: 'paid',
-      payment: { paidAt, amountPaidCents: 14990, feeCents: 0, method: 'pix' },
-    });
-    expect(await confirmPayment(confirmDeps(), provider, stored!, chargeId)).toBe('approved');
-    const after = await rowById(f, r.id);
-    expect(after).toMatchObject({ state: 'approved', amount_paid_cents: 14990, fee_cents: 0, payment_type: 'pix' });
-    expect(after.payment_date?.toISOString()).toBe(paidAt.toISOString());
-
-    // Notified again: counted once, the bank not asked again.
-    const consulted = provider.consultCalls.length;
-    expect(await confirmPayment(confirmDeps(), provider, stored!, chargeId)).toBe('already_paid');
-    expect(provider.consultCalls).toHaveLength(consulted);
-    expect((await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.paid')).toHaveLength(1);
-  });
-
-  it("does not ask the bank about a charge that is not this account's", async () => {
-    const provider = new TestProvider('inter_');
-    const mine = await f.accounts.forReceivable(
-      (await acceptUnder(accountVersion(randomUUID(), 'inter'))).provider_account_id,
-    );
-    const other = await registeredUnder(accountVersion(randomUUID(), 'inter'), provider);
-    provider.states.set(other.provider_charge_id!, {
-      kind: 'paid',
-      payment: { paidAt: new Date(), amountPaidCents: 1, feeCents: 0, method: 'boleto' },
-    });
-    const consulted = provider.consultCalls.length;
-    expect(await confirmPayment(confirmDeps(), provider, mine, other.provider_charge_id!)).toBe('unknown_charge');
-    expect(provider.consultCalls).toHaveLength(consulted);
-    expect((await rowById(f, other.id)).state).toBe('pending');
-  });
-
-  /** What Inter posts: a JSON array of charge updates (the body proves nothing; the bank is asked). */
-  async function postInterWebhook(accountId: string, notices: Array<{ chargeId: string; situation: string }> | string) {
-    const body =
-      typeof notices === 'string'
-        ? notices
-        : JSON.stringify(
-            notices.map((n) => ({
-              codigoSolicitacao: n.chargeId,
-              seuNumero: '000000000000001',
-              situacao: n.situation,
-              dataHoraSituacao: '2026-11-24T10:14:15.000-03:00',
-              valorTotalRecebido: 999999, // a forged amount: what counts is what the bank reports
-              origemRecebimento: 'BOLETO',
-            })),
-          );
-    const response = await fetch(`http://127.0.0.1:${webhooks.port}/provider/webhooks/inter/${accountId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-    });
-    return { status: response.status, body: (await response.json().catch(() => null)) as unknown };
-  }
-
-  it('on the webhook: consults each notice, records only a confirmed payment, 503 while the bank cannot be asked', async () => {
-    const account = accountVersion(randomUUID(), 'inter');
-    const r = await registeredUnder(account, inter);
-    const chargeId = r.provider_charge_id!;
-
-    inter.states.set(chargeId, 'unavailable');
-    expect((await postInterWebhook(account.account_id, [{ chargeId, situation: 'RECEBIDO' }])).status).toBe(503);
-    expect((await rowById(f, r.id)).state).toBe('pending');
-
-    inter.states.set(chargeId, { kind: 'open' });
-    expect(await postInterWebhook(account.account_id, [{ chargeId, situation: 'RECEBIDO' }])).toEqual({
-      status: 200,
-      body: { results: [{ charge_id: chargeId, result: 'not_paid' }] },
-    });
-    expect((await rowById(f, r.id)).state).toBe('pending');
-
-    const paidAt = new Date('2026-11-24T13:14:15.000Z');
-    inter.states.set(chargeId, {
-      kind: 'paid',
-      payment: { paidAt, amountPaidCents: 15075, feeCents: 250, method: 'boleto' },
-    });
-    expect(await postInterWebhook(account.account_id.toUpperCase(), [{ chargeId, situation: 'RECEBIDO' }])).toEqual({
-      status: 200,
-      body: { results: [{ charge_id: chargeId, result: 'approved' }] },
-    });
-    const after = await rowById(f, r.id);
-    expect(after).toMatchObject({ state: 'approved', amount_paid_cents: 15075, fee_cents: 250 });
-    expect(after.payment_date?.toISOString()).toBe(paidAt.toISOString());
-    // Inter sends it again: counted once.
-    expect(await postInterWebhook(account.account_id, [{ chargeId, situation: 'RECEBIDO' }])).toEqual({
-      status: 200,
-      body: { results: [{ charge_id: chargeId, result: 'already_paid' }] },
-    });
-    expect((await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.paid')).toHaveLength(1);
-  });
-
-  it("on the webhook: 404 for a charge that is not this account's (Inter retries), 400 for a body that is not Inter's", async () => {
-    const account = accountVersion(randomUUID(), 'inter');
-    const other = await registeredUnder(accountVersion(randomUUID(), 'inter'), inter);
-    await acceptUnder(account);
-    inter.states.set(other.provider_charge_id!, {
-      kind: 'paid',
-      payment: { paidAt: new Date(), amountPaidCents: 1, feeCents: 0, method: 'pix' },
-    });
-    const response = await postInterWebhook(account.account_id, [
-      { chargeId: other.provider_charge_id!, situation: 'RECEBIDO' },
-    ]);
-    expect(response.status).toBe(404);
-    expect((await rowById(f, other.id)).state).toBe('pending');
-    expect((await postInterWebhook(account.account_id, '{"not":"inter"')).status).toBe(400);
-    expect((await postInterWebhook(account.account_id, [{ chargeId: 'x', situation: 'PAGO_TALVEZ' }])).status).toBe(
-      400,
-    );
-  });
-
-  it('on the webhook: the bank decides; a charge we cancelled that it reports paid is kept for a refund, not approved', async () => {
-    const account = accountVersion(randomUUID(), 'inter');
-    const r = await registeredUnder(account, inter);
-    const chargeId = r.provider_charge_id!;
-    await requestCancellation(f.db, r.tenant_id, r.account_receivable_id);
-    const cancellation: CancellationJob = { tenant_id: r.tenant_id, receivable_id: r.id, reason: 'requested' };
-    expect(await processCancellation(workerDeps(f, inter), cancellation, 1)).toBe('done');
-    const counted = await paymentsNeedingRefund();
-
-    // The bank says cancelled too: nothing to do.
-    inter.states.set(chargeId, { kind: 'cancelled' });
-    expect(await postInterWebhook(account.account_id, [{ chargeId, situation: 'RECEBIDO' }])).toEqual({
-      status: 200,
-      body: { results: [{ charge_id: chargeId, result: 'not_paid' }] },
-    });
-    // The bank says paid: the money is kept for a refund; the charge stays cancelled, no paid callback.
-    const paidAt = new Date('2026-11-24T13:14:15.000Z');
-    inter.states.set(chargeId, {
-      kind: 'paid',
-      payment: { paidAt, amountPaidCents: 15075, feeCents: 250, method: 'boleto' },
-    });
-    for (const result of ['needs_refund', 'duplicate'])
-      expect(await postInterWebhook(account.account_id, [{ chargeId, situation: 'RECEBIDO' }])).toEqual({
-        status: 200,
-        body: { results: [{ charge_id: chargeId, result }] },
-      });
-    expect(await paymentsNeedingRefund()).toBe(counted + 1);
-    expect(await rowById(f, r.id)).toMatchObject({ state: 'cancelled', payment_date: null });
-    const refunds = await f.db
-      .selectFrom('payments_needing_refund')
-      .selectAll()
-      .where('receivable_id', '=', r.id)
-      .execute();
-    expect(refunds).toEqual([
-      expect.objectContaining({
-        event_id: `inter:${account.account_id}:${chargeId}:paid`,
-        provider_account_id: account.account_id,
-        charge_state: 'cancelled',
-        paid_at: paidAt,
-        amount_paid_cents: 15075,
-        fee_cents: 250,
-      }),
-    ]);
-    expect((await callbacksFor(f, r)).map((c) => c.event_type)).toEqual([
-      'receivable.registered',
-      'receivable.cancelled',
-    ]);
-  });
-
-  it('answers 404 on the webhook of an account that is unknown or not an inter account', async () => {
-    const sandboxAccount = accountVersion(randomUUID());
-    await acceptUnder(sandboxAccount);
-    for (const id of [randomUUID(), sandboxAccount.account_id, 'not-a-uuid']) {
-      const response = await fetch(`http://127.0.0.1:${webhooks.port}/provider/webhooks/inter/${id}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '[]',
-      });
-      expect(response.status).toBe(404);
-    }
   });
 });
 

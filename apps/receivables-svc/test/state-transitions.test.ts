@@ -570,7 +570,12 @@ describe('payment', () => {
       });
       expect(after.payment_date?.toISOString()).toBe(paidAt.toISOString());
       expect(await history(f, r.id)).toEqual([
-        { from_state: 'pending', to_state: 'approved', reason: `paid by ${method}` },
+        {
+          from_state: 'pending',
+          to_state: 'approved',
+          // Paid below the amount due (a discount, say): recorded as received, and said (DESIGN 8).
+          reason: `paid by ${method}; 150.00 received, below the amount due of 150.75`,
+        },
       ]);
       const paid = (await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.paid');
       expect(paid).toHaveLength(1);

@@ -19,6 +19,16 @@ export const MetricNames = {
   registrationOldestWait: 'receivables_registration_oldest_wait_seconds',
   /** Counter: payments the provider reported for charges it had cancelled or rejected (an operator decides on a refund). */
   paymentsNeedingRefund: 'receivables_payments_needing_refund_total',
+  /** Counter {direction}: payments recorded with an amount below or above the amount due (direction below | above). */
+  paymentsOffAmount: 'receivables_payments_off_amount_total',
+  /** Counter: bank notices naming a charge not known (yet): kept and retried, counted once per notice. */
+  noticesUnknownCharge: 'receivables_bank_notices_unknown_charge_total',
+  /** Gauge: bank notices stored and not applied yet (waiting for their charge or for the bank). */
+  noticesWaiting: 'receivables_bank_notices_waiting',
+  /** Counter {kind}: changes only reconciliation brought (kind paid | cancelled): what the notices missed. */
+  reconciliationFound: 'receivables_reconciliation_found_total',
+  /** Gauge: seconds since the last complete reconciliation sweep of the bank account that waited longest. */
+  reconciliationLag: 'receivables_reconciliation_lag_seconds',
   /** Counter {outcome}: callback delivery attempts; outcome delivered | failed (will be retried) | dead (last attempt failed). */
   callbackAttempts: 'callback_attempts_total',
   /** Counter: callbacks that ran out of attempts. */

@@ -119,6 +119,48 @@ export interface RegistrationsPerMinuteTable {
   failed: number;
 }
 
+/** Where a stored notice came from: the bank's webhook, its lists or callback history (reconciliation), or a cancel the bank refused as paid. */
+export type NoticeSource = 'webhook' | 'list' | 'history' | 'cancel';
+
+/** A bank's notice (or a reconciliation finding), stored before it is answered and applied by a worker. */
+export interface BankNoticesTable {
+  id: Generated<string>;
+  /** The account version whose webhook URL received it (or that reconciliation swept). */
+  provider_account_id: string;
+  tenant_id: string;
+  /** The bank account (ProviderAccountVersion.account_key) the charge belongs to. */
+  account_key: string;
+  charge_id: string;
+  kind: 'paid' | 'cancelled' | 'other';
+  /** The bank's own name for the situation (Inter: RECEBIDO, CANCELADO, EXPIRADO ...). */
+  situation: string;
+  situation_at: Date | null;
+  situation_at_precision: 'time' | 'date';
+  amount_received_cents: number | null;
+  payment_method: 'boleto' | 'pix' | 'manual' | null;
+  source: NoticeSource;
+  /** Read from the bank's API (reconciliation): believed without a consult. */
+  verified: boolean;
+  /** Reconciliation's findings: one per bank account, charge and kind. Null for webhook notices. */
+  dedup_key: string | null;
+  received_at: Generated<Date>;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  applied_at: Date | null;
+  outcome: string | null;
+  last_error: string | null;
+}
+
+/** Per bank account swept by reconciliation: the lease one instance holds while sweeping, and how far it got. */
+export interface ReconciliationAccountsTable {
+  tenant_id: string;
+  account_key: string;
+  holder: string | null;
+  leased_until: Generated<Date>;
+  last_complete_at: Date | null;
+  callbacks_until: Date | null;
+}
+
 export interface ReceivablesDatabase extends OutboxDatabase {
   receivables: ReceivablesTable;
   state_history: StateHistoryTable;
@@ -126,6 +168,8 @@ export interface ReceivablesDatabase extends OutboxDatabase {
   provider_accounts: ProviderAccountsTable;
   payments_needing_refund: PaymentsNeedingRefundTable;
   registrations_per_minute: RegistrationsPerMinuteTable;
+  bank_notices: BankNoticesTable;
+  reconciliation_accounts: ReconciliationAccountsTable;
 }
 
 export type ReceivableRow = Selectable<ReceivablesTable>;

@@ -93,6 +93,21 @@ export function cancelledCallback(row: ReceivableRow): CallbackRequest {
   return callback(row, `cancel${row.cancellation_requests}`, 'receivable.cancelled', payload);
 }
 
+/**
+ * The bank cancelled the charge or let it expire (DESIGN 8): one receivable.cancelled callback saying so.
+ * With an ERP cancel in flight it is that request's one answer (the event id its job would have used);
+ * otherwise an event of its own, apart from any earlier cancellation's answer.
+ */
+export function bankCancelledCallback(row: ReceivableRow, message: string, answersRequest: boolean): CallbackRequest {
+  const payload: CancellationCallback = {
+    status: 'success',
+    accounts_receivable_id: row.account_receivable_id_as_sent,
+    message,
+  };
+  const kind = answersRequest ? `cancel${row.cancellation_requests}` : 'bankcancel';
+  return callback(row, kind, 'receivable.cancelled', payload);
+}
+
 export function cancellationFailedCallback(row: ReceivableRow, message: string): CallbackRequest {
   const payload: CancellationFailedCallback = {
     status: 'error',

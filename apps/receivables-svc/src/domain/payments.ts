@@ -5,7 +5,7 @@ import { enqueue } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import { callbackMessages, paidCallback } from './callback-messages';
 import { formatLocalDateTime } from './local-datetime';
-import type { ProviderPayment } from './ports';
+import type { ProviderAccount, ProviderPayment } from './ports';
 import { recordTransition } from './state-history';
 
 /**
@@ -54,6 +54,7 @@ export async function recordPayment(
   scope: ChargeScope,
   timeZone: string,
   logger: Logger,
+  observer?: PaymentObserver,
 ): Promise<PaymentRecord> {
   const outcome = await db.transaction().execute(async (trx): Promise<PaymentOutcome> => {
     const fresh = await trx
@@ -63,12 +64,7 @@ export async function recordPayment(
       .returning('event_id')
       .executeTakeFirst();
     if (!fresh) return { result: 'duplicate' };
-    const row = await inScope(
-      trx.selectFrom('receivables').selectAll().where('provider_charge_id', '=', payment.chargeId),
-      scope,
-    )
-      .forUpdate()
-      .executeTakeFirst();
+    const row = await chargeInScope(trx, scope, payment.chargeId).forUpdate().executeTakeFirst();
     if (!row) throw new ServiceError('not_found', `no receivable for provider charge ${payment.chargeId}`);
     if (row.state === 'approved') return { result: 'already_paid' };
     if (row.state === 'cancelled' || row.state === 'rejected') {
@@ -88,10 +84,13 @@ export async function recordPayment(
       .where('id', '=', row.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordTransition(trx, [after], row.state, 'approved', `paid by ${payment.method}`);
+    const offBy = offAmount(payment.amountPaidCents, row.amount_cents);
+    await recordTransition(trx, [after], row.state, 'approved', paymentReason(payment, row.amount_cents, offBy));
     await enqueue(trx, callbackMessages([paidCallback(after, formatLocalDateTime(payment.paidAt, timeZone))]));
-    return { result: 'approved' };
+    return { result: 'approved', offBy };
   });
+  // After the commit: a rolled-back payment was never recorded.
+  if (outcome.result === 'approved' && outcome.offBy) observer?.offAmount(outcome.offBy);
   if (outcome.result === 'needs_refund') {
     // Ids and amounts only: an operator finds the payer through the receivable, never in the log.
     logger.warn(
@@ -112,8 +111,32 @@ export async function recordPayment(
   return outcome.result;
 }
 
+/** Who watches recorded payments (metrics): the domain knows no metrics library. */
+export interface PaymentObserver {
+  /** A payment below or above the amount due was recorded as paid, with the amount received. */
+  offAmount(direction: 'below' | 'above'): void;
+}
+
+/** Whether the bank received less or more than the amount due (null: exactly that). */
+function offAmount(receivedCents: number, dueCents: number): 'below' | 'above' | null {
+  if (receivedCents === dueCents) return null;
+  return receivedCents < dueCents ? 'below' : 'above';
+}
+
+const reais = (cents: number) => (cents / 100).toFixed(2);
+
+/** The history's reason for a payment: how it was paid, what the bank did not say, and any difference to the amount due. */
+function paymentReason(payment: ProviderPayment, dueCents: number, offBy: 'below' | 'above' | null): string {
+  const parts = [`paid by ${payment.method}`];
+  if (payment.paidAtPrecision === 'date')
+    parts.push('the bank reported the payment date only: the time of payment is unknown');
+  if (offBy) parts.push(`${reais(payment.amountPaidCents)} received, ${offBy} the amount due of ${reais(dueCents)}`);
+  return parts.join('; ');
+}
+
 type PaymentOutcome =
-  | { result: Exclude<PaymentRecord, 'needs_refund'> }
+  | { result: 'approved'; offBy: 'below' | 'above' | null }
+  | { result: Exclude<PaymentRecord, 'needs_refund' | 'approved'> }
   | { result: 'needs_refund'; row: ReceivableRow; chargeState: 'cancelled' | 'rejected' };
 
 /** The payment's facts beside the charge they were meant for, for the operator who decides on a refund. */
@@ -138,6 +161,32 @@ async function keepForRefund(
       payment_type: payment.method,
     })
     .execute();
+}
+
+/** The receivable of a provider charge id within a scope, as a query (the caller may lock it). */
+export function chargeInScope(trx: Transaction<ReceivablesDatabase>, scope: ChargeScope, chargeId: string) {
+  return inScope(trx.selectFrom('receivables').selectAll().where('provider_charge_id', '=', chargeId), scope);
+}
+
+/**
+ * The event id of what happened to a charge at its bank (kind: paid, cancelled): one per bank account
+ * (every version of it), charge and kind, whoever reports it (a notice, a list, the cancel itself),
+ * so it is applied once.
+ */
+export function chargeEventId(
+  account: Pick<ProviderAccount, 'provider' | 'tenantId' | 'accountKey'>,
+  chargeId: string,
+  kind: 'paid' | 'cancelled',
+): string {
+  return `${account.provider}:${account.tenantId}:${account.accountKey}:${chargeId}:${kind}`;
+}
+
+/** The event id of a charge's payment at its bank (see chargeEventId). */
+export function paymentEventId(
+  account: Pick<ProviderAccount, 'provider' | 'tenantId' | 'accountKey'>,
+  chargeId: string,
+) {
+  return chargeEventId(account, chargeId, 'paid');
 }
 
 /** A charge of this scope, by the provider's id: enough to decide whether a notice needs the bank asked. */

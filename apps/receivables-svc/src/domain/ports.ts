@@ -129,6 +129,8 @@ export interface PaymentProvider {
   consult(account: ProviderAccount, chargeId: string): Promise<ProviderChargeState>;
   /** The slip PDF, for providers that serve it only behind their own authentication. */
   slipPdf(account: ProviderAccount, chargeId: string): Promise<Buffer>;
+  /** Reconciliation: the bank's lists of what changed (providers whose notices may be lost). */
+  sweep?: SweepingProvider['sweep'];
 }
 
 /** The adapters by provider kind (one instance each; accounts are per call). */
@@ -139,7 +141,61 @@ export interface ProviderPayment {
   eventId: string;
   chargeId: string;
   paidAt: Date;
+  /**
+   * What the bank told of the payment's time: 'time' (an instant, e.g. a notice's dataHoraSituacao), or
+   * 'date' (a list gives only the day: paidAt is that day at 00:00:00 Brasília time, the time unknown).
+   * Absent: 'time'.
+   */
+  paidAtPrecision?: 'time' | 'date';
   amountPaidCents: number;
   feeCents: number;
   method: 'boleto' | 'pix' | 'manual';
+}
+
+/** What a bank notice (or a bank list, read by reconciliation) says happened to a charge. */
+export type BankNoticeKind = 'paid' | 'cancelled' | 'other';
+
+/**
+ * A bank's word about one charge of an account: from its webhook (not proof: the charge is consulted
+ * before it changes anything) or from its own lists read over the API by reconciliation (`verified`).
+ */
+export interface BankNotice {
+  chargeId: string;
+  kind: BankNoticeKind;
+  /** The bank's own name for the charge's situation (Inter: RECEBIDO, CANCELADO, EXPIRADO ...), for the history. */
+  situation: string;
+  /** When the situation changed, as precise as the bank says (null: not said). */
+  at: Date | null;
+  atPrecision: 'time' | 'date';
+  amountReceivedCents: number | null;
+  method: ProviderPayment['method'] | null;
+  /** Read from the bank's API itself (a list or its callback history): no consult needed to believe it. */
+  verified: boolean;
+}
+
+/** The windows one reconciliation sweep of an account reads, in the bank's terms. */
+export interface SweepWindow {
+  /** Payment dates (Brasília calendar days, YYYY-MM-DD), both ends included. */
+  paidFrom: string;
+  paidTo: string;
+  /** Due dates of the account's open charges: where cancelled and expired ones are looked for. */
+  dueFrom: string;
+  dueTo: string;
+  /** The bank's webhook deliveries (callback history) sent in [callbacksFrom, callbacksTo]. */
+  callbacksFrom: Date;
+  callbacksTo: Date;
+}
+
+/** What a sweep found (each finding applied as a notice would be), and the calls it took. */
+export interface SweepResult {
+  /** In the order found: the callback history's first (they carry the instant of each change). */
+  notices: Array<BankNotice & { source: 'list' | 'history' }>;
+  calls: number;
+  /** False when a list was cut short (too many pages for one sweep): the window is read again next time. */
+  complete: boolean;
+}
+
+/** A provider whose own lists can be swept for what its notices missed (reconciliation). */
+export interface SweepingProvider {
+  sweep(account: ProviderAccount, window: SweepWindow): Promise<SweepResult>;
 }

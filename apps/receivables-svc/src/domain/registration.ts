@@ -41,6 +41,8 @@ export interface RegistrationDeps {
   logger: Logger;
   /** Told about registrations once they are committed (metrics); optional. */
   observer?: RegistrationObserver;
+  /** Test hook: called inside the results transaction, after its writes and before its commit (interleaving tests). */
+  beforeResultsCommit?: () => Promise<void>;
 }
 
 /** A port for whoever watches registrations (e.g. a latency histogram): the domain knows no metrics library. */
@@ -113,7 +115,11 @@ export async function registerReceivables(
     });
   }
   if (toSkip.length > 0 || attempts.length > 0 || pendingCharges.length > 0) {
-    const recorded = await deps.db.transaction().execute((trx) => recordResults(trx, attempts, toSkip, pendingCharges));
+    const recorded = await deps.db.transaction().execute(async (trx) => {
+      const written = await recordResults(trx, attempts, toSkip, pendingCharges);
+      await deps.beforeResultsCommit?.();
+      return written;
+    });
     // After the commit: a rolled-back result was never a registration.
     for (const row of recorded.registered) deps.observer?.registered(row.created_at, recorded.at);
   }

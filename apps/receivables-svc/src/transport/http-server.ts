@@ -8,9 +8,9 @@ import { mountHealthRoutes, type ReadinessCheck } from '@payments/health';
 import { httpMetrics, metricsHandler, METRICS_PATH, type Registry } from '@payments/metrics';
 import { ServiceError } from '@payments/contracts';
 import type { ReceivablesDatabase } from '../db/schema';
-import { confirmPayment, type ConfirmationResult } from '../domain/payment-confirmation';
-import { recordPayment, type ChargeScope } from '../domain/payments';
-import { ProviderUnavailableError, type PaymentProviders, type ProviderAccounts } from '../domain/ports';
+import { storeNotices } from '../domain/notice-store';
+import { recordPayment, type ChargeScope, type PaymentRecord } from '../domain/payments';
+import type { ProviderAccounts } from '../domain/ports';
 import {
   InvalidWebhookError,
   sandboxWebhookVerifier,
@@ -19,7 +19,7 @@ import {
 } from '../provider/bank-sandbox-webhook';
 import { parseInterWebhook } from '../provider/inter';
 import { INTER_WEBHOOK_PATH } from '../provider/providers';
-import { paymentMetrics } from './metrics';
+import type { PaymentMetrics } from './metrics';
 
 const MAX_WEBHOOK_BYTES = 256 * 1024;
 
@@ -27,14 +27,14 @@ const MAX_WEBHOOK_BYTES = 256 * 1024;
  * receivables-svc's own HTTP port: provider webhooks (payment notifications), and the ops routes
  * /healthz, /readyz, /metrics. Not behind the gateway: the sandbox signs its webhooks with the shared
  * secret (Standard Webhooks: a bad signature or a timestamp over 5 minutes off is 401, a webhook-id
- * already applied 200 with nothing changed); Inter's notices (mutual TLS, ended before this port)
- * change nothing until the bank, asked with the account's own credentials, confirms them. A payment
+ * already applied 200 with nothing changed); Inter's notices (mutual TLS, ended before this port) are
+ * stored and answered 200 (DESIGN 8: never 404, never dropped), then applied by the notice worker once
+ * the bank, asked with the account's own credentials, confirms them. A payment
  * for a charge the provider had cancelled or rejected is answered 200 (the provider stops retrying),
  * kept for a refund and counted in receivables_payments_needing_refund_total.
  */
 export async function startProviderWebhookServer(deps: {
   db: Kysely<ReceivablesDatabase>;
-  providers: PaymentProviders;
   accounts: ProviderAccounts;
   port: number;
   /** PROVIDER_WEBHOOK_SECRET: the sandbox signs its webhooks with it (Standard Webhooks). */
@@ -42,15 +42,18 @@ export async function startProviderWebhookServer(deps: {
   timeZone: string;
   logger: Logger;
   onEnqueued: () => void;
+  /** Wakes the notice worker after a bank notice was stored. */
+  onNotice: () => void;
   readiness: ReadinessCheck[];
   metrics: Registry;
+  /** Counters of payments (registered once in the registry, shared with the notice worker). */
+  paymentMetrics: PaymentMetrics;
 }): Promise<{ port: number; stop(): Promise<void> }> {
   const app = new Koa();
   app.use(httpMetrics(deps.metrics));
-  const payments = paymentMetrics(deps.metrics);
-  const counted = (result: ConfirmationResult): ConfirmationResult => {
+  const counted = (result: PaymentRecord): PaymentRecord => {
     if (result === 'approved') deps.onEnqueued();
-    if (result === 'needs_refund') payments.needsRefund();
+    if (result === 'needs_refund') deps.paymentMetrics.needsRefund();
     return result;
   };
   const verifier = sandboxWebhookVerifier(deps.providerWebhookSecret);
@@ -73,7 +76,9 @@ export async function startProviderWebhookServer(deps: {
     }
     try {
       const scope = await sandboxScope(deps.accounts, notice.accountReference);
-      const result = counted(await recordPayment(deps.db, notice.payment, scope, deps.timeZone, deps.logger));
+      const result = counted(
+        await recordPayment(deps.db, notice.payment, scope, deps.timeZone, deps.logger, deps.paymentMetrics),
+      );
       ctx.status = 200;
       ctx.body = { result };
     } catch (err) {
@@ -102,23 +107,17 @@ export async function startProviderWebhookServer(deps: {
       ctx.body = { error: 'not an Inter charge notification' };
       return;
     }
-    const results: Array<{ charge_id: string; result: ConfirmationResult }> = [];
-    try {
-      // One at a time: a notice is a bank call; a batch of them stays small.
-      for (const notice of notices) {
-        const result = counted(await confirmPayment(deps, deps.providers.inter, account, notice.chargeId));
-        results.push({ charge_id: notice.chargeId, result });
-      }
-    } catch (err) {
-      if (!(err instanceof ProviderUnavailableError)) throw err;
-      deps.logger.warn({ accountId: account.id, reason: err.message }, 'inter notice not confirmed: bank unavailable');
-      ctx.status = 503; // Inter sends it again; what was recorded counts once
-      ctx.body = { error: 'the bank could not be consulted to confirm the notice; try again later' };
-      return;
-    }
-    // A charge we do not know (yet): our registration may not be committed; Inter retries on non-2xx.
-    ctx.status = results.some((r) => r.result === 'unknown_charge') ? 404 : 200;
-    ctx.body = { results };
+    // Stored, then answered: the notice worker applies it (confirmed with the bank first), and keeps
+    // it while its charge is unknown or the bank does not show it yet. Inter stops sending it.
+    const stored = await storeNotices(
+      deps.db,
+      account,
+      'webhook',
+      notices.map(({ ourNumber: _ourNumber, ...notice }) => notice),
+    );
+    deps.onNotice();
+    ctx.status = 200;
+    ctx.body = { stored };
   });
   mountHealthRoutes(router, { checks: deps.readiness });
   router.get(METRICS_PATH, metricsHandler(deps.metrics));

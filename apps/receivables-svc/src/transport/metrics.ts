@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
-import { ReceivableStates } from '@payments/contracts';
+import { ReceivableStates, type ProviderKind } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { Counter, Histogram, MetricNames, outboxWaitingGauge, scrapedGauge, type Registry } from '@payments/metrics';
 import { outboxBacklog } from '@payments/outbox';
 import type { ReceivablesDatabase } from '../db/schema';
+import type { NoticeObserver } from '../domain/notices';
+import { reconciliationLagSeconds } from '../domain/reconciliation';
 import type { RegistrationObserver } from '../domain/registration';
 
 /**
@@ -42,23 +44,71 @@ export function receivablesMetrics(
   };
 }
 
-/** What the provider webhook routes count: payments kept for an operator's refund decision. */
-export interface PaymentMetrics {
-  needsRefund(): void;
-}
-
 /**
- * receivables_payments_needing_refund_total: payments the provider reported for charges it had
- * cancelled or rejected (rows of payments_needing_refund). Shown at 0 from the start, so an alert on
- * its increase needs no first event.
+ * What payments and bank notices count (the domain's NoticeObserver): payments kept for an operator's
+ * refund decision, payments off the amount due, notices for unknown charges, and what only
+ * reconciliation found. Counters are shown at 0 from the start, so an alert on an increase needs no
+ * first event.
  */
+export type PaymentMetrics = NoticeObserver;
+
 export function paymentMetrics(registry: Registry): PaymentMetrics {
   const needingRefund = new Counter({
     name: MetricNames.paymentsNeedingRefund,
     help: 'Payments received for charges the provider had cancelled or rejected: an operator decides on a refund',
     registers: [registry],
   });
-  return { needsRefund: () => needingRefund.inc() };
+  const offAmount = new Counter({
+    name: MetricNames.paymentsOffAmount,
+    help: 'Payments recorded with an amount below or above the amount due, by direction',
+    labelNames: ['direction'],
+    registers: [registry],
+  });
+  for (const direction of ['below', 'above']) offAmount.inc({ direction }, 0);
+  const unknownCharge = new Counter({
+    name: MetricNames.noticesUnknownCharge,
+    help: 'Bank notices naming a charge not known (yet): kept and retried, never dropped',
+    registers: [registry],
+  });
+  const found = new Counter({
+    name: MetricNames.reconciliationFound,
+    help: 'Charge changes (paid, cancelled) that only reconciliation brought: what the bank notices missed',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  for (const kind of ['paid', 'cancelled']) found.inc({ kind }, 0);
+  return {
+    needsRefund: () => needingRefund.inc(),
+    offAmount: (direction) => offAmount.inc({ direction }),
+    unknownCharge: () => unknownCharge.inc(),
+    foundByReconciliation: (kind) => found.inc({ kind }),
+  };
+}
+
+/** Reconciliation lag and the notices waiting, read from Postgres at scrape time (cached). */
+export function reconciliationMetrics(
+  registry: Registry,
+  deps: { db: Kysely<ReceivablesDatabase>; logger: Logger; sweptKinds: ProviderKind[] },
+): void {
+  scrapedGauge(registry, {
+    name: MetricNames.reconciliationLag,
+    help: 'Seconds since the last complete reconciliation sweep of the bank account with open charges that waited longest',
+    read: async () => [{ labels: {}, value: await reconciliationLagSeconds(deps.db, deps.sweptKinds) }],
+    onError: (err) => deps.logger.warn({ err }, 'could not read the reconciliation lag for /metrics'),
+  });
+  scrapedGauge(registry, {
+    name: MetricNames.noticesWaiting,
+    help: 'Bank notices stored and not applied yet (waiting for their charge or for the bank)',
+    read: async () => {
+      const row = await deps.db
+        .selectFrom('bank_notices')
+        .select((eb) => eb.fn.countAll<string>().as('count'))
+        .where('applied_at', 'is', null)
+        .executeTakeFirst();
+      return [{ labels: {}, value: Number(row?.count ?? 0) }];
+    },
+    onError: (err) => deps.logger.warn({ err }, 'could not count bank notices for /metrics'),
+  });
 }
 
 /** One grouped count; every state shows, at 0 when no charge is in it. */

@@ -17,9 +17,12 @@ import {
   type PaymentProvider,
   type ProviderAccount,
   type ProviderChargeState,
+  type SweepResult,
+  type SweepWindow,
 } from '../../domain/ports';
 import { InterAccountClient, InterHttpError, InterNetworkError, describeError } from './client';
 import { chargeState, registrationOutcome, toCreateRequest } from './mapping';
+import { sweepInter } from './sweep';
 
 export { parseInterWebhook, InvalidInterWebhookError, type InterNotice } from './webhook';
 
@@ -120,6 +123,11 @@ export class InterProvider implements PaymentProvider {
     if (pdf.subarray(0, 5).toString('latin1') !== '%PDF-')
       throw new ProviderUnavailableError(`inter pdf of ${chargeId}: the answer is not a PDF`);
     return pdf;
+  }
+
+  /** Reconciliation: Inter's lists and callback history for the window (a few paced calls; see sweep.ts). */
+  async sweep(account: ProviderAccount, window: SweepWindow): Promise<SweepResult> {
+    return sweepInter((await this.stateOf(account)).client, window);
   }
 
   /** Releases the accounts' connections (service stop, tests). */

@@ -109,22 +109,25 @@ export function registrationOutcome(
   };
 }
 
-/** A consulted charge as the payment confirmation sees it. */
+/** A consulted (or listed) charge as the payment confirmation sees it. */
 export function chargeState(view: ChargeView): ProviderChargeState {
   const charge = view.cobranca;
   switch (charge.situacao) {
     case 'RECEBIDO':
     case 'MARCADO_RECEBIDO': {
+      // What the bank received (below or above the amount due alike); the nominal value only when it
+      // reports no total received.
       const received = charge.valorTotalRecebido ?? charge.valorNominal;
       return {
         kind: 'paid',
         payment: {
+          // A consult or a list gives the day only (dataSituacao): the time is unknown.
           paidAt: paidAt(charge.dataSituacao),
-          amountPaidCents: Math.round(Number(received) * 100),
+          paidAtPrecision: 'date',
+          amountPaidCents: reaisToCents(received),
           // Inter's charge does not report its tariff; it is settled on the statement.
           feeCents: 0,
-          method:
-            charge.situacao === 'MARCADO_RECEBIDO' ? 'manual' : charge.origemRecebimento === 'PIX' ? 'pix' : 'boleto',
+          method: paymentMethod(charge.situacao, charge.origemRecebimento),
         },
       };
     }
@@ -136,7 +139,21 @@ export function chargeState(view: ChargeView): ProviderChargeState {
   }
 }
 
-/** dataSituacao is a date (Brasília): noon there, so the date reads the same in any Brazilian time zone. */
-function paidAt(date: string | undefined): Date {
-  return date ? new Date(`${date}T12:00:00-03:00`) : new Date();
+/** How Inter says a charge was paid: marked paid by the issuer (manual), or by PIX or slip. */
+export function paymentMethod(situacao: string, origem: string | undefined): 'boleto' | 'pix' | 'manual' {
+  if (situacao === 'MARCADO_RECEBIDO') return 'manual';
+  return origem === 'PIX' ? 'pix' : 'boleto';
+}
+
+/** Reais as Inter writes them (a number or a decimal string) in cents. */
+export function reaisToCents(value: string | number): number {
+  return Math.round(Number(value) * 100);
+}
+
+/**
+ * dataSituacao is a calendar day in Brasília: the payment is taken at 00:00:00 there (DESIGN 8: the time
+ * is unknown, and the history says so). Brazil keeps UTC-3 all year since 2019.
+ */
+export function paidAt(date: string | undefined): Date {
+  return date ? new Date(`${date}T00:00:00-03:00`) : new Date();
 }
