@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import {
   busCredentialChecks,
   ConfigError,
+  DEV_INTER_SANDBOX_CA_FILE,
+  DEV_INTER_SANDBOX_PORT,
+  devInterSandboxBaseUrl,
   envInt,
   envOptional,
   envString,
@@ -9,6 +12,8 @@ import {
   requireProductionSecrets,
   type CommonConfig,
 } from '@payments/config';
+import { INTER_PRODUCTION_BASE_URL } from '@payments/inter-cobranca';
+import { INTER_DEFAULT_LIMITS, INTER_ENDPOINTS, type InterEndpoint } from './provider/inter/client';
 import {
   CredentialSealError,
   DEV_CREDENTIALS_ENCRYPTION_KEY,
@@ -37,9 +42,19 @@ export interface ReceivablesConfig extends CommonConfig {
   provider: { baseUrl: string; apiKey: string; timeoutMs: number; retries: number; webhookSecret: string };
   /**
    * Banco Inter: API root of accounts that name none (INTER_BASE_URL), and a CA to trust besides the
-   * public ones, read from INTER_TRUSTED_CA_FILE (the bank sandbox's test CA; unset against Inter).
+   * public ones (INTER_TRUSTED_CA_FILE: the bank sandbox's CA; unset against Inter). In development both
+   * default to the bank sandbox's Inter dialect: its CA file is then read at the first Inter call (the
+   * sandbox creates it on its first start), while a file set explicitly is read and checked at start.
+   * callLimits: calls a minute per endpoint and bank account for all instances together
+   * (INTER_CALL_LIMITS, e.g. "create=120,webhook=5"); callWaitMaxMs: how long a call waits for its
+   * budget before it is left for a later attempt (INTER_CALL_WAIT_MAX_MS).
    */
-  inter: { baseUrl: string; trustedCaPem?: string };
+  inter: {
+    baseUrl: string;
+    trustedCaPem?: string | (() => string | undefined);
+    callLimits: Record<InterEndpoint, number>;
+    callWaitMaxMs: number;
+  };
   /**
    * CREDENTIALS_ENCRYPTION_KEY (32 bytes) with CREDENTIALS_PREVIOUS_KEYS: opens the accounts' sealed
    * credentials, also those sealed before a key rotation.
@@ -89,10 +104,16 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
     ...busCredentialChecks(common),
   ]);
   const port = envInt('RECEIVABLES_PORT', 3200, env);
+  const publicUrl = envString('RECEIVABLES_PUBLIC_URL', `http://127.0.0.1:${port}`, env).replace(/\/+$/, '');
+  // Inter takes only https webhook URLs; the development sandbox also takes http ones.
+  if (common.nodeEnv === 'production' && !publicUrl.startsWith('https://'))
+    throw new ConfigError(
+      `RECEIVABLES_PUBLIC_URL must be an https:// URL in production (banks send webhooks only to https), got ${publicUrl}`,
+    );
   return {
     ...common,
     port,
-    publicUrl: envString('RECEIVABLES_PUBLIC_URL', `http://127.0.0.1:${port}`, env).replace(/\/+$/, ''),
+    publicUrl,
     provider: {
       baseUrl: envString('PROVIDER_BASE_URL', 'http://127.0.0.1:3100', env),
       apiKey: envString('PROVIDER_API_KEY', DEV_PROVIDER_API_KEY, env),
@@ -100,10 +121,7 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
       retries: envInt('PROVIDER_RETRIES', 2, env),
       webhookSecret: envString('PROVIDER_WEBHOOK_SECRET', DEV_PROVIDER_WEBHOOK_SECRET, env),
     },
-    inter: {
-      baseUrl: envString('INTER_BASE_URL', 'https://cdpj.partners.bancointer.com.br', env),
-      trustedCaPem: pemFile('INTER_TRUSTED_CA_FILE', env),
-    },
+    inter: interConfig(env, common.nodeEnv),
     credentialsEncryptionKey: credentialsKey(env),
     publicBaseUrl: envString('PUBLIC_BASE_URL', `http://localhost:${envInt('PORT', 3000, env)}`, env),
     downloadLinkSecret: downloadLinkSecret(env, common.nodeEnv),
@@ -123,6 +141,44 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
   };
 }
 
+/** Inter's root, trusted CA and call limits; in development the bank sandbox's Inter dialect by default. */
+function interConfig(
+  env: Record<string, string | undefined>,
+  mode: CommonConfig['nodeEnv'],
+): ReceivablesConfig['inter'] {
+  const development = mode === 'development';
+  const sandboxUrl = devInterSandboxBaseUrl(envInt('BANK_SANDBOX_INTER_PORT', DEV_INTER_SANDBOX_PORT, env, 1));
+  const explicitCa = envOptional('INTER_TRUSTED_CA_FILE', env) !== undefined;
+  return {
+    baseUrl: envString('INTER_BASE_URL', development ? sandboxUrl : INTER_PRODUCTION_BASE_URL, env),
+    trustedCaPem: explicitCa
+      ? pemFile('INTER_TRUSTED_CA_FILE', env)
+      : development
+        ? () => readPem('INTER_TRUSTED_CA_FILE', DEV_INTER_SANDBOX_CA_FILE)
+        : undefined,
+    callLimits: callLimits(envOptional('INTER_CALL_LIMITS', env)),
+    callWaitMaxMs: envInt('INTER_CALL_WAIT_MAX_MS', 30_000, env),
+  };
+}
+
+/** INTER_CALL_LIMITS: "endpoint=calls a minute" pairs, comma separated, over Inter's published limits. */
+function callLimits(text: string | undefined): Record<InterEndpoint, number> {
+  const limits = { ...INTER_DEFAULT_LIMITS };
+  for (const pair of (text ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const match = /^([a-z-]+)=(\d+)$/.exec(pair);
+    const endpoint = match?.[1] as InterEndpoint | undefined;
+    if (!match || !endpoint || !INTER_ENDPOINTS.includes(endpoint) || Number(match[2]) < 1)
+      throw new ConfigError(
+        `INTER_CALL_LIMITS: "${pair}" is not <endpoint>=<calls a minute, at least 1> with an endpoint of ${INTER_ENDPOINTS.join(', ')}`,
+      );
+    limits[endpoint] = Number(match[2]);
+  }
+  return limits;
+}
+
 /** Development falls back to the public default key (production refused it above). */
 function credentialsKey(env: Record<string, string | undefined>): Keyring {
   try {
@@ -139,7 +195,11 @@ function credentialsKey(env: Record<string, string | undefined>): Keyring {
 /** A PEM file named by an optional variable, read at start (a missing file is a ConfigError naming it). */
 function pemFile(name: string, env: Record<string, string | undefined>): string | undefined {
   const path = envOptional(name, env);
-  if (path === undefined) return undefined;
+  return path === undefined ? undefined : readPem(name, path);
+}
+
+/** A PEM certificate file; a ConfigError naming the variable when it cannot be read or holds none. */
+function readPem(name: string, path: string): string {
   try {
     const text = readFileSync(path, 'utf8');
     if (!text.includes('-----BEGIN CERTIFICATE-----'))

@@ -23,6 +23,7 @@ import { registerHandlers } from './transport/bus-handlers';
 import { BusClientDirectory } from './transport/client-directory';
 import { startProviderWebhookServer } from './transport/http-server';
 import { IntakePriority } from './transport/intake-priority';
+import { interMetrics } from './transport/inter-metrics';
 import { paymentMetrics, receivablesMetrics, reconciliationMetrics } from './transport/metrics';
 import { startNoticeWorker } from './transport/notice-worker';
 import { startReconciler } from './transport/reconciler';
@@ -84,7 +85,7 @@ export async function startReceivablesService(
   outboxLimitGauges(metrics, { maxRows: config.outboxMaxRows, summary: () => outboxBacklogSummary(db), logger });
   stuckRegistrationMetrics(metrics, { db, logger });
   const onEnqueued = () => relay.wake();
-  const providers = createPaymentProviders(config, busNewestCredentials(bus));
+  const providers = createPaymentProviders(config, busNewestCredentials(bus), db, interMetrics(metrics, logger));
   const accounts = new PostgresProviderAccounts(db);
   const payments = paymentMetrics(metrics);
   reconciliationMetrics(metrics, { db, logger, sweptKinds: sweptProviderKinds(providers) });

@@ -34,7 +34,7 @@ const provider = () => new BankSandboxProvider({ baseUrl, apiKey: 'k', timeoutMs
 const charge = (key: string): ChargeRequest => ({
   idempotencyKey: key,
   providerChargeId: null,
-  attempt: 1,
+  createMarkedAt: null,
   kind: 'hybrid_slip',
   amountCents: 1_000,
   issueDate: '2026-01-01',

@@ -89,7 +89,7 @@ function chargeRequest(overrides: Partial<ChargeRequest> = {}): ChargeRequest {
   return {
     idempotencyKey: randomUUID(),
     providerChargeId: null,
-    attempt: 1,
+    createMarkedAt: null,
     kind: 'hybrid_slip',
     amountCents: 123_456,
     issueDate: '2026-11-23',
@@ -210,7 +210,16 @@ describe('the Inter adapter against the bank sandbox (mutual TLS)', () => {
       return found;
     });
     expect(parseInterWebhook(posted.body)).toEqual([
-      { chargeId: byPix.chargeId, situation: 'RECEBIDO', ourNumber: byPix.ourNumber },
+      expect.objectContaining({
+        chargeId: byPix.chargeId,
+        kind: 'paid',
+        situation: 'RECEBIDO',
+        method: 'pix',
+        amountReceivedCents: 123_456,
+        atPrecision: 'time',
+        verified: false,
+        ourNumber: byPix.ourNumber,
+      }),
     ]);
   });
 
@@ -394,11 +403,12 @@ describe('error mapping (a scripted Inter)', () => {
 describe('parseInterWebhook', () => {
   it('reads the documented body (a JSON array) into notices', () => {
     expect(parseInterWebhook(JSON.stringify(fixtures.webhookPaid))).toEqual([
-      {
+      expect.objectContaining({
         chargeId: fixtures.webhookPaid[0].codigoSolicitacao,
+        kind: 'paid',
         situation: 'RECEBIDO',
         ourNumber: fixtures.webhookPaid[0].nossoNumero,
-      },
+      }),
     ]);
   });
 
@@ -473,6 +483,8 @@ class ScriptedInter {
       if (status !== 200) return json(status, { ...fixtures.errorBody, status });
       return json(200, fixtures.createChargeResponse);
     }
+    // The lookup by seuNumero a refused create makes before its charge is rejected: nothing there.
+    if (method === 'GET' && url.startsWith('/cobranca/v3/cobrancas?')) return json(200, { cobrancas: [] });
     if (method === 'GET' && url.startsWith('/cobranca/v3/cobrancas/')) return json(200, fixtures.chargeIssued);
     json(404, { title: 'Not Found' });
   }

@@ -24,7 +24,8 @@ export const PaymentDataSchema = Type.Object({
   barcode: Type.String(),
   our_number: Type.String(),
   pix_copy_and_paste: Type.String(),
-  qrcode_image: Type.String({ format: 'uri' }),
+  /** A link to the QR code image; empty (with pix_copy_and_paste) when the bank issued the slip without PIX. */
+  qrcode_image: Type.String({ format: 'uri-reference' }),
   pdf: Type.String({ format: 'uri' }),
 });
 

@@ -58,6 +58,11 @@ export interface InterCredentials {
   client_secret: string;
   cert_pem: string;
   key_pem: string;
+  /**
+   * `tenant account ... --replace-webhook`: the bank's webhook may be pointed at us even when it is set
+   * to another URL (the tenant's own). Absent: a webhook set elsewhere is left as it is.
+   */
+  replace_webhook?: boolean;
 }
 export type ProviderCredentials = InterCredentials;
 

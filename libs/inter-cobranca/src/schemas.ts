@@ -121,7 +121,8 @@ export const CreateChargeRequest = Type.Object(
   {
     /** The issuer's own reference: 1 to 15 characters. */
     seuNumero: Type.String({ minLength: 1, maxLength: 15 }),
-    valorNominal: Reais,
+    /** Inter's reference: 2.50 to 99,999,999.99. */
+    valorNominal: Type.Number({ minimum: 2.5, maximum: 99_999_999.99, multipleOf: 0.01 }),
     dataVencimento: InterDate,
     /** Days after the due date the charge can still be paid before Inter cancels it: 0 to 60. */
     numDiasAgenda: Type.Integer({ minimum: 0, maximum: 60 }),
@@ -157,8 +158,9 @@ export const ChargeDetails = Type.Object({
 });
 export type ChargeDetails = Static<typeof ChargeDetails>;
 
+/** nossoNumero may be absent while the charge is EM_PROCESSAMENTO (Inter's reference). */
 export const SlipData = Type.Object({
-  nossoNumero: Type.String({ minLength: 1 }),
+  nossoNumero: Type.Optional(Type.String({ minLength: 1, maxLength: 11 })),
   codigoBarras: Type.String({ pattern: '^\\d{44}$' }),
   linhaDigitavel: Type.String({ pattern: '^\\d{47}$' }),
 });
@@ -178,28 +180,48 @@ export const ChargeView = Type.Object({
 });
 export type ChargeView = Static<typeof ChargeView>;
 
-/** Query of the list endpoint (only the filters we use). */
+/**
+ * Query of the list endpoint, as Inter's reference names it: dataInicial and dataFinal are required;
+ * paging is `paginacao.itensPorPagina` (at most 1000, default 100) and `paginacao.paginaAtual` (from 0).
+ */
 export const ListChargesQuery = Type.Object(
   {
     dataInicial: InterDate,
     dataFinal: InterDate,
     filtrarDataPor: Type.Optional(oneOf(['VENCIMENTO', 'EMISSAO', 'PAGAMENTO'] as const)),
+    situacao: Type.Optional(InterSituation),
+    pessoaPagadora: Type.Optional(Type.String()),
+    cpfCnpjPessoaPagadora: Type.Optional(Type.String({ minLength: 1, maxLength: 18 })),
     seuNumero: Type.Optional(Type.String({ minLength: 1, maxLength: 15 })),
-    situacao: Type.Optional(Type.String()),
-    itensPorPagina: Type.Optional(Type.String({ pattern: '^\\d+$' })),
-    paginaAtual: Type.Optional(Type.String({ pattern: '^\\d+$' })),
+    tipoCobranca: Type.Optional(oneOf(['SIMPLES', 'PARCELADO', 'RECORRENTE'] as const)),
+    'paginacao.itensPorPagina': Type.Optional(Type.String({ pattern: '^\\d+$' })),
+    'paginacao.paginaAtual': Type.Optional(Type.String({ pattern: '^\\d+$' })),
+    ordenarPor: Type.Optional(
+      oneOf([
+        'PESSOA_PAGADORA',
+        'TIPO_COBRANCA',
+        'CODIGO_COBRANCA',
+        'IDENTIFICADOR',
+        'DATA_EMISSAO',
+        'DATA_VENCIMENTO',
+        'VALOR',
+        'STATUS',
+      ] as const),
+    ),
+    tipoOrdenacao: Type.Optional(oneOf(['ASC', 'DESC'] as const)),
   },
   closed,
 );
 export type ListChargesQuery = Static<typeof ListChargesQuery>;
 
+/** A page of the list: only `cobrancas` is required by Inter's reference. */
 export const ChargeList = Type.Object({
-  totalPaginas: Type.Integer({ minimum: 0 }),
-  totalElementos: Type.Integer({ minimum: 0 }),
-  ultimaPagina: Type.Boolean(),
-  primeiraPagina: Type.Boolean(),
-  tamanhoPagina: Type.Integer({ minimum: 0 }),
-  numeroDeElementos: Type.Integer({ minimum: 0 }),
+  totalPaginas: Type.Optional(Type.Integer({ minimum: 0 })),
+  totalElementos: Type.Optional(Type.Integer({ minimum: 0 })),
+  ultimaPagina: Type.Optional(Type.Boolean()),
+  primeiraPagina: Type.Optional(Type.Boolean()),
+  tamanhoPagina: Type.Optional(Type.Integer({ minimum: 0 })),
+  numeroDeElementos: Type.Optional(Type.Integer({ minimum: 0 })),
   cobrancas: Type.Array(ChargeView),
 });
 export type ChargeList = Static<typeof ChargeList>;
@@ -219,11 +241,23 @@ export type PdfResponse = Static<typeof PdfResponse>;
 // ---------------------------------------------------------------------------------------------------
 // PUT /cobranca/v3/cobrancas/webhook, and what Inter then POSTs to that URL
 
+/**
+ * The PUT body. Inter's reference requires https:// (receivables-svc refuses to start in production
+ * with an http RECEIVABLES_PUBLIC_URL); http is allowed here for the development sandbox.
+ */
 export const WebhookRegistration = Type.Object(
   { webhookUrl: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://' }) },
   closed,
 );
 export type WebhookRegistration = Static<typeof WebhookRegistration>;
+
+/** GET /cobranca/v3/cobrancas/webhook: the webhook set (404 when none is). */
+export const WebhookView = Type.Object({
+  webhookUrl: Type.String({ minLength: 1 }),
+  criacao: Type.Optional(Type.String()),
+  atualizacao: Type.Optional(Type.String()),
+});
+export type WebhookView = Static<typeof WebhookView>;
 
 export const WebhookItem = Type.Object({
   codigoSolicitacao: Type.String({ minLength: 1 }),
@@ -275,6 +309,7 @@ export const INTER_SCHEMAS: Record<string, TSchema> = {
   CancelChargeRequest,
   PdfResponse,
   WebhookRegistration,
+  WebhookView,
   WebhookBody,
   ErrorBody,
 };

@@ -29,6 +29,14 @@ export const MetricNames = {
   reconciliationFound: 'receivables_reconciliation_found_total',
   /** Gauge: seconds since the last complete reconciliation sweep of the bank account that waited longest. */
   reconciliationLag: 'receivables_reconciliation_lag_seconds',
+  /** Counter {endpoint, reason}: bank calls that waited for their shared per-minute budget (reason budget | blocked). */
+  bankCallsWaited: 'receivables_bank_calls_waited_total',
+  /** Counter {endpoint}: bank calls answered 429 (every instance then waits the Retry-After). */
+  bankRateLimited: 'receivables_bank_rate_limited_total',
+  /** Counter {endpoint}: bank calls answered 403 (retried after a growing delay; operators look at the account). */
+  bankForbidden: 'receivables_bank_forbidden_total',
+  /** Counter: bank webhooks left pointing at another URL (no --replace-webhook); reconciliation finds payments. */
+  bankWebhookConflicts: 'receivables_bank_webhook_conflicts_total',
   /** Counter {outcome}: callback delivery attempts; outcome delivered | failed (will be retried) | dead (last attempt failed). */
   callbackAttempts: 'callback_attempts_total',
   /** Counter: callbacks that ran out of attempts. */

@@ -185,6 +185,40 @@ export const migrations: Record<string, Migration> = {
       )`.execute(db);
     },
   },
+  '0009_registration_marks': {
+    async up(db: Kysely<unknown>) {
+      // Written and committed before the first create of a charge is sent (DESIGN 8): a receivable with a
+      // mark may have a charge at the bank, so every later attempt looks it up (Inter: by seuNumero, the
+      // bank_reference) before it creates anything, whatever process or message copy makes that attempt.
+      await sql`create table registration_marks (
+        receivable_id uuid primary key references receivables (id),
+        provider_account_id uuid,
+        bank_reference text not null,
+        marked_at timestamptz not null default now()
+      )`.execute(db);
+    },
+  },
+  '0010_bank_call_budgets': {
+    async up(db: Kysely<unknown>) {
+      // The bank's per-minute limits shared by every instance: a token bucket per bank account and endpoint,
+      // and until when the bank said to wait (a 429's Retry-After, a 403's growing delay).
+      await sql`create table call_budgets (
+        bucket text not null,
+        endpoint text not null,
+        tokens double precision not null,
+        refreshed_at timestamptz not null,
+        blocked_until timestamptz not null default '-infinity',
+        constraint call_budgets_pk primary key (bucket, endpoint)
+      )`.execute(db);
+      // One OAuth token per bank account for every instance, sealed like the credentials it was got with.
+      await sql`create table bank_tokens (
+        bank_account text primary key,
+        sealed_token text,
+        token_digest text,
+        usable_until timestamptz
+      )`.execute(db);
+    },
+  },
   '0011_bank_notices_and_reconciliation': {
     async up(db: Kysely<unknown>) {
       // Every bank notice is stored before it is answered, then applied by a worker (DESIGN 8): a notice

@@ -161,15 +161,45 @@ export interface ReconciliationAccountsTable {
   callbacks_until: Date | null;
 }
 
+/** Written before the first create of a charge is sent: later attempts look the charge up first. */
+export interface RegistrationMarksTable {
+  receivable_id: string;
+  provider_account_id: string | null;
+  /** What identifies the charge at the bank before the bank names it (Inter: seuNumero). */
+  bank_reference: string;
+  marked_at: Generated<Date>;
+}
+
+/** A token bucket per bank account and endpoint: the bank's per-minute limit shared by every instance. */
+export interface CallBudgetsTable {
+  bucket: string;
+  endpoint: string;
+  tokens: number;
+  refreshed_at: Date;
+  blocked_until: Generated<Date>;
+}
+
+/** One OAuth token per bank account, shared by every instance (sealed with the credentials keyring). */
+export interface BankTokensTable {
+  bank_account: string;
+  sealed_token: string | null;
+  /** SHA-256 of the token: a 401 drops the token that failed, never a newer one. */
+  token_digest: string | null;
+  usable_until: Date | null;
+}
+
 export interface ReceivablesDatabase extends OutboxDatabase {
+  registration_marks: RegistrationMarksTable;
+  call_budgets: CallBudgetsTable;
+  bank_tokens: BankTokensTable;
+  bank_notices: BankNoticesTable;
+  reconciliation_accounts: ReconciliationAccountsTable;
   receivables: ReceivablesTable;
   state_history: StateHistoryTable;
   provider_events: ProviderEventsTable;
   provider_accounts: ProviderAccountsTable;
   payments_needing_refund: PaymentsNeedingRefundTable;
   registrations_per_minute: RegistrationsPerMinuteTable;
-  bank_notices: BankNoticesTable;
-  reconciliation_accounts: ReconciliationAccountsTable;
 }
 
 export type ReceivableRow = Selectable<ReceivablesTable>;

@@ -67,8 +67,13 @@ export interface ChargeRequest {
   idempotencyKey: string;
   /** The provider's id for this charge when an earlier attempt learnt it (consult it, do not issue again). */
   providerChargeId: string | null;
-  /** Which attempt at registering it this is (1: the first); a later one may find the charge already made. */
-  attempt: number;
+  /**
+   * When an earlier attempt marked this charge as about to be created (the durable registration mark,
+   * written before the first create is sent), whatever process, message copy or redrive made it; null
+   * when this attempt wrote the mark (no create was ever sent). Not null: a create may have reached the
+   * bank, so the provider looks the charge up before creating it.
+   */
+  createMarkedAt: Date | null;
   kind: ChargeKind;
   amountCents: number;
   issueDate: string;
@@ -92,8 +97,13 @@ export interface ProviderCharge {
   pdfUrl: string;
 }
 
+/**
+ * `rejected` only when nothing can be live at the provider (DESIGN 8); `chargeId` when the provider
+ * named the charge it refused or failed to issue (kept on the row: a late notice about it still finds it).
+ */
 export type RegistrationOutcome =
-  { kind: 'registered'; charge: ProviderCharge } | { kind: 'rejected'; code: string; message: string };
+  | { kind: 'registered'; charge: ProviderCharge }
+  | { kind: 'rejected'; code: string; message: string; chargeId?: string };
 /**
  * `not_open`: the charge was paid at the provider first. `refused`: the provider permanently refuses
  * to cancel it (DESIGN §7: 400, 404, 422 and its documented refusals), so asking again cannot help;
@@ -129,6 +139,11 @@ export interface PaymentProvider {
   consult(account: ProviderAccount, chargeId: string): Promise<ProviderChargeState>;
   /** The slip PDF, for providers that serve it only behind their own authentication. */
   slipPdf(account: ProviderAccount, chargeId: string): Promise<Buffer>;
+  /**
+   * What identifies a charge at the provider before the provider names it (Inter: its seuNumero),
+   * kept in the registration mark; absent: the receivable id itself.
+   */
+  bankReference?(receivableId: string): string;
   /** Reconciliation: the bank's lists of what changed (providers whose notices may be lost). */
   sweep?: SweepingProvider['sweep'];
 }

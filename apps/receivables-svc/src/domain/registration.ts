@@ -102,7 +102,8 @@ export async function registerReceivables(
   // A job holds one intake batch, so almost always one account; legacy rows (no account) form their own group.
   for (const group of groupByAccount(toRegister)) {
     const account = await deps.accounts.forReceivable(group[0].provider_account_id);
-    const outcomes = await registerGroup(deps, account, group, deliveryCount);
+    const marks = await markCreates(deps, account, group);
+    const outcomes = await registerGroup(deps, account, group, marks, deliveryCount);
     group.forEach((row, i) => {
       const outcome = outcomes[i];
       if (outcome.kind !== 'unavailable') attempts.push({ row, outcome: withPublicLinks(deps, account, row, outcome) });
@@ -142,17 +143,57 @@ function groupByAccount(rows: RegistrationRow[]): RegistrationRow[][] {
   return [...groups.values()];
 }
 
+/**
+ * The durable registration mark (DESIGN 8), written and committed before any create is sent: one row per
+ * receivable with its account and what identifies its charge at the bank. A receivable whose mark was
+ * already there may have a charge at the bank from an earlier attempt, whatever process, message copy or
+ * redrive made that attempt; the provider then looks the charge up before it creates anything. Returns,
+ * per receivable id, when an earlier attempt marked it (null: marked now, by this attempt).
+ */
+async function markCreates(
+  deps: RegistrationDeps,
+  account: ProviderAccount,
+  rows: RegistrationRow[],
+): Promise<Map<string, Date | null>> {
+  const provider = deps.providers[account.provider];
+  const reference = (id: string) => provider.bankReference?.(id) ?? id;
+  const inserted = await deps.db
+    .insertInto('registration_marks')
+    .values(
+      rows.map((row) => ({
+        receivable_id: row.id,
+        provider_account_id: row.provider_account_id,
+        bank_reference: reference(row.id),
+      })),
+    )
+    .onConflict((oc) => oc.column('receivable_id').doNothing())
+    .returning('receivable_id')
+    .execute();
+  const marks = new Map<string, Date | null>(inserted.map((r) => [r.receivable_id, null]));
+  const earlier = rows.filter((row) => !marks.has(row.id)).map((row) => row.id);
+  if (earlier.length > 0) {
+    const found = await deps.db
+      .selectFrom('registration_marks')
+      .select(['receivable_id', 'marked_at'])
+      .where('receivable_id', 'in', earlier)
+      .execute();
+    for (const mark of found) marks.set(mark.receivable_id, mark.marked_at);
+  }
+  return marks;
+}
+
 /** One account's charges at its provider; a provider that cannot be reached leaves them all queued. */
 async function registerGroup(
   deps: RegistrationDeps,
   account: ProviderAccount,
   rows: RegistrationRow[],
+  marks: Map<string, Date | null>,
   deliveryCount: number,
 ): Promise<BatchRegistrationOutcome[]> {
   try {
     return await deps.providers[account.provider].registerMany(
       account,
-      rows.map((row) => chargeRequest(row, deliveryCount)),
+      rows.map((row) => chargeRequest(row, marks.get(row.id) ?? null)),
     );
   } catch (err) {
     if (!(err instanceof ProviderUnavailableError)) throw err;
@@ -177,7 +218,11 @@ function withPublicLinks(
   if (outcome.kind !== 'registered') return outcome;
   const receivable = { id: row.id, dueDate: row.due_date };
   const pdfUrl = deps.slipLinks.forPdf(account, receivable, outcome.charge.pdfUrl);
-  const qrcodeImageUrl = deps.slipLinks.forQrCode(account, receivable, outcome.charge.qrcodeImageUrl);
+  // A slip issued without PIX (the account has no PIX key): no QR code to draw, so no link to one.
+  const qrcodeImageUrl =
+    outcome.charge.pixCopyAndPaste === ''
+      ? ''
+      : deps.slipLinks.forQrCode(account, receivable, outcome.charge.qrcodeImageUrl);
   return { kind: 'registered', charge: { ...outcome.charge, pdfUrl, qrcodeImageUrl } };
 }
 
@@ -219,7 +264,7 @@ async function recordResults(
       a.outcome.kind === 'registered',
   );
   const rejected = attempts.filter(
-    (a): a is { row: RegistrationRow; outcome: { kind: 'rejected'; code: string; message: string } } =>
+    (a): a is { row: RegistrationRow; outcome: Extract<RegistrationOutcome, { kind: 'rejected' }> } =>
       a.outcome.kind === 'rejected',
   );
   const callbacks: CallbackRequest[] = [];
@@ -252,6 +297,8 @@ async function recordResults(
       .updateTable('receivables')
       .set((eb) => ({
         registration_status: 'rejected',
+        // The charge the bank named, failed or refused: a late notice about it still finds its receivable.
+        ...(outcome.chargeId ? { provider_charge_id: outcome.chargeId } : {}),
         rejection_code: outcome.code,
         rejection_message: outcome.message,
         updated_at: now,
@@ -280,13 +327,13 @@ function cleanupJob(row: { id: string; tenant_id: string }): OutboxMessage {
   return { stream: Streams.receivableCancellations, msgId: messageIds.cancellationCleanup(row.id), payload: job };
 }
 
-function chargeRequest(row: RegistrationRow, attempt: number): ChargeRequest {
+function chargeRequest(row: RegistrationRow, createMarkedAt: Date | null): ChargeRequest {
   const payer = row.payer as Payer;
   const lines = row.items as Array<{ description: string; quantity: number; price_cents: number }>;
   return {
     idempotencyKey: row.id,
     providerChargeId: row.provider_charge_id,
-    attempt,
+    createMarkedAt,
     kind: row.payment_method === 3 ? 'pix' : 'hybrid_slip',
     amountCents: row.amount_cents,
     issueDate: row.emission_date,

@@ -4,9 +4,11 @@ import {
   CreateChargeResponse,
   INTER_PATHS,
   PdfResponse,
+  WebhookView,
   seuNumeroFor,
   type ChargeView as ChargeViewType,
   type CreateChargeRequest,
+  type WebhookView as WebhookViewType,
 } from '@payments/inter-cobranca';
 import type { OpenedCredentials } from '../credentials';
 import {
@@ -20,7 +22,14 @@ import {
   type SweepResult,
   type SweepWindow,
 } from '../../domain/ports';
-import { InterAccountClient, InterHttpError, InterNetworkError, describeError } from './client';
+import {
+  InterAccountClient,
+  InterHttpError,
+  InterNetworkError,
+  checkingAccountHeader,
+  type InterObserver,
+  type InterShared,
+} from './client';
 import { chargeState, registrationOutcome, toCreateRequest } from './mapping';
 import { sweepInter } from './sweep';
 
@@ -36,9 +45,17 @@ export interface InterProviderOptions {
   timeoutMs: number;
   /** Where Inter is told to send an account's payment webhooks. */
   webhookUrl(accountId: string): string;
-  /** A CA to trust besides the public ones (the bank sandbox's test CA); unset in production. */
-  trustedCaPem?: string;
-  /** Consults after a create before giving up for this attempt (a charge is issued asynchronously). Default [0, 150, 400, 1000] ms. */
+  /** Whether a webhook URL Inter has is one of ours (any account version's); default: equal to ours. */
+  ownsWebhookUrl?(url: string): boolean;
+  /**
+   * A CA to trust besides the public ones (the bank sandbox's); unset in production. A function is
+   * called at an account's first call (the development sandbox creates its CA on its first start).
+   */
+  trustedCaPem?: string | (() => string | undefined);
+  /** Budgets and token shared by every instance (Postgres); without it, each instance keeps its own token, unpaced. */
+  shared?: InterShared;
+  observer?: InterObserver;
+  /** Consults after a create before this attempt leaves the charge to a notice or a later attempt. Default [250, 1000] ms. */
   issuePollMs?: number[];
   /** numDiasAgenda: days after the due date a charge stays payable before Inter cancels it (0-60). Default 60. */
   daysPayableAfterDue?: number;
@@ -46,41 +63,58 @@ export interface InterProviderOptions {
   concurrency?: number;
 }
 
-const DEFAULT_POLL_MS = [0, 150, 400, 1_000];
+/**
+ * Few consults after a create: each spends the account's budget, and Inter issues asynchronously, so a
+ * charge not issued by then is left 'unavailable' with its codigoSolicitacao for a later attempt.
+ */
+const DEFAULT_POLL_MS = [250, 1_000];
 const CANCEL_REASON_MAX = 50;
+/**
+ * Inter's duplicate control: seuNumero, valorNominal, dataVencimento and the payer's cpfCnpj are an
+ * idempotency key for 30 minutes. A charge is also "not issued yet" (consult 404) within that time.
+ */
+export const INTER_DUPLICATE_WINDOW_MS = 30 * 60_000;
+/** A webhook setup that failed is tried again after this long (the webhook endpoints allow 5 calls a minute). */
+const WEBHOOK_RETRY_MS = 60_000;
 
 interface AccountState {
   client: InterAccountClient;
   baseUrl: string;
-  /** The credentials version the client was made from. */
-  versionId: string;
-  /** PUT webhook done (or under way) for this bank account. */
-  webhook: Promise<void> | null;
-  /** Our ids whose create went unanswered: look them up by seuNumero before creating again. */
-  uncertain: Set<string>;
+  /** What the client was made from: credentials version, checking account. */
+  identity: string;
+  /** The webhook set up (or under way) for this bank account, with what decided it. */
+  webhook: { key: string; done: Promise<void>; failedAt: number | null } | null;
 }
 
 /**
- * Banco Inter Cobrança v3 (boleto with PIX). Per account: an undici Agent with its client
- * certificate (mutual TLS) and a cached OAuth2 token; the payment webhook URL registered once before the
- * first issue. Creation is asynchronous at Inter: a create is followed by a few consults, and a charge not
- * issued yet is 'unavailable' with its codigoSolicitacao, so the next attempt consults instead of creating.
- * A create without an answer is looked up by seuNumero (15 digits derived from our id) before anything
- * is created again, so a retry never makes a second boleto.
+ * Banco Inter Cobrança v3 (boleto with PIX). Per bank account: an undici Agent with its client
+ * certificate (mutual TLS), the OAuth2 token shared by every instance, and the budgets of Inter's
+ * per-minute limits shared the same way (client.ts). Before the first issue the webhook Inter has is
+ * read: none or one of ours is set to ours; another one is kept unless the account says replace.
  *
- * Errors: 400, 404, 422 refuse a charge (rejected, code inter_<status>); 401 (after one token refresh),
- * 403, 408, 409, 429, 5xx, no answer or an answer off the contract are ProviderUnavailableError or
- * 'unavailable' (retried later).
+ * Nothing is left live at the bank behind a rejected or forgotten charge (DESIGN 8):
+ * - a charge marked by an earlier attempt (ChargeRequest.createMarkedAt) is looked up by seuNumero
+ *   before anything is created;
+ * - a refused create (400, 404, 422) is looked up by seuNumero: found, registration carries on with it;
+ *   inside Inter's 30-minute duplicate window of an earlier attempt it stays unavailable; otherwise rejected;
+ * - FALHA_EMISSAO (or a charge cancelled or expired before it was registered) is rejected, with its id;
+ * - anything else (a consult's 404 while Inter issues, a failed lookup, token or webhook call, 403,
+ *   429, 5xx, no answer) is 'unavailable', retried later with the charge id when Inter named one.
  */
 export class InterProvider implements PaymentProvider {
   private readonly accounts = new Map<string, AccountState>();
 
   constructor(private readonly options: InterProviderOptions) {}
 
+  bankReference(receivableId: string): string {
+    return seuNumeroFor(receivableId);
+  }
+
   async registerMany(account: ProviderAccount, requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
-    const state = await this.stateOf(account);
-    await this.ensureWebhook(account, state);
-    return mapLimit(requests, this.options.concurrency ?? 4, (request) => this.registerOne(account, state, request));
+    const opened = await this.opened(account);
+    const state = this.stateFor(account, opened);
+    await this.ensureWebhook(account, state, opened.credentials.replace_webhook === true);
+    return mapLimit(requests, this.options.concurrency ?? 4, (request) => this.registerOne(state, request));
   }
 
   async cancel(account: ProviderAccount, chargeId: string, reason: string): Promise<CancellationOutcome> {
@@ -92,6 +126,7 @@ export class InterProvider implements PaymentProvider {
         path: INTER_PATHS.cancel(chargeId),
         json: { motivoCancelamento: motivo },
         what: 'cancel',
+        endpoint: 'cancel',
       });
       return 'cancelled';
     } catch (err) {
@@ -116,7 +151,7 @@ export class InterProvider implements PaymentProvider {
   async slipPdf(account: ProviderAccount, chargeId: string): Promise<Buffer> {
     const { client } = await this.stateOf(account);
     const answer = await client.callFor<PdfResponse>(
-      { method: 'GET', path: INTER_PATHS.pdf(chargeId), what: 'pdf' },
+      { method: 'GET', path: INTER_PATHS.pdf(chargeId), what: 'pdf', endpoint: 'pdf' },
       PdfResponse,
     );
     const pdf = Buffer.from(answer.pdf, 'base64');
@@ -142,11 +177,7 @@ export class InterProvider implements PaymentProvider {
     return this.accounts.get(bankAccountOf(account))?.client.tokenRequests ?? 0;
   }
 
-  private async registerOne(
-    account: ProviderAccount,
-    state: AccountState,
-    request: ChargeRequest,
-  ): Promise<BatchRegistrationOutcome> {
+  private async registerOne(state: AccountState, request: ChargeRequest): Promise<BatchRegistrationOutcome> {
     try {
       if (request.providerChargeId) return await this.issued(state, request, request.providerChargeId, [0]);
       const create = toCreateRequest(request, this.options.daysPayableAfterDue ?? 60);
@@ -156,51 +187,76 @@ export class InterProvider implements PaymentProvider {
           code: 'invalid_request',
           message: `not a charge Inter accepts: ${create.violations.map((v) => `${v.path} ${v.message}`).join('; ')}`,
         };
-      // A later attempt (a redelivered job, maybe after a restart) may find the charge an earlier one created.
-      if (state.uncertain.has(request.idempotencyKey) || request.attempt > 1) {
+      // An earlier attempt (any process, any copy of the job) may have created it: look it up first.
+      if (request.createMarkedAt !== null) {
         const earlier = await this.lookUp(state, create.body);
-        state.uncertain.delete(request.idempotencyKey);
         if (earlier) return await this.issued(state, request, earlier, [0]);
       }
-      const codigo = await this.create(state, request, create.body);
-      if (typeof codigo !== 'string') return codigo;
-      return await this.issued(state, request, codigo, this.options.issuePollMs ?? DEFAULT_POLL_MS);
+      return await this.create(state, request, create.body);
     } catch (err) {
-      if (err instanceof InterHttpError && err.isRefusal)
-        return { kind: 'rejected', code: `inter_${err.status}`, message: err.message };
+      // Whatever failed here (a lookup, consult or token call, whatever its status) leaves the charge
+      // pending: only a refused create that nothing at the bank answers for is a rejection (create()).
       if (err instanceof ProviderUnavailableError) return { kind: 'unavailable', reason: err.message };
       throw err;
     }
   }
 
   /**
-   * POSTs the create; a create without an answer may have been stored all the same, so it is looked up
-   * by seuNumero at once (and, if that fails too, before the next attempt creates anything).
+   * POSTs the create. A create without an answer may have been stored all the same, and a refused one
+   * may be Inter's duplicate control refusing a second copy: both are looked up by seuNumero at once.
    */
   private async create(
     state: AccountState,
     request: ChargeRequest,
     body: CreateChargeRequest,
-  ): Promise<string | BatchRegistrationOutcome> {
+  ): Promise<BatchRegistrationOutcome> {
+    let codigo: string;
     try {
       const created = await state.client.callFor<CreateChargeResponse>(
-        { method: 'POST', path: INTER_PATHS.charges, json: body, what: 'create' },
+        { method: 'POST', path: INTER_PATHS.charges, json: body, what: 'create', endpoint: 'create' },
         CreateChargeResponse,
       );
-      return created.codigoSolicitacao;
+      codigo = created.codigoSolicitacao;
     } catch (err) {
+      if (err instanceof InterHttpError && err.isRefusal) return this.refused(state, request, body, err);
       if (!(err instanceof InterNetworkError)) throw err;
-      state.uncertain.add(request.idempotencyKey);
       let found: string | null;
       try {
         found = await this.lookUp(state, body);
       } catch {
         return { kind: 'unavailable', reason: `${err.message}; not found by seuNumero yet` };
       }
-      state.uncertain.delete(request.idempotencyKey);
-      if (found) return found;
+      if (found) return this.issued(state, request, found, [0]);
       return { kind: 'unavailable', reason: `${err.message}; Inter has no charge with its seuNumero` };
     }
+    return this.issued(state, request, codigo, this.options.issuePollMs ?? DEFAULT_POLL_MS);
+  }
+
+  /** A refused create: rejected only when no charge of this seuNumero is at Inter and none can be on its way. */
+  private async refused(
+    state: AccountState,
+    request: ChargeRequest,
+    body: CreateChargeRequest,
+    refusal: InterHttpError,
+  ): Promise<BatchRegistrationOutcome> {
+    let found: string | null;
+    try {
+      found = await this.lookUp(state, body);
+    } catch (err) {
+      return {
+        kind: 'unavailable',
+        reason: `${refusal.message}; lookup by seuNumero failed: ${(err as Error).message}`,
+      };
+    }
+    if (found) return this.issued(state, request, found, [0]);
+    // An earlier create of this charge within Inter's duplicate window: this refusal may be the duplicate
+    // control, with that charge not listed yet. Looked up again later, never rejected now.
+    if (request.createMarkedAt !== null && Date.now() - request.createMarkedAt.getTime() < INTER_DUPLICATE_WINDOW_MS)
+      return {
+        kind: 'unavailable',
+        reason: `${refusal.message}; inside Inter's 30-minute duplicate window of an earlier create`,
+      };
+    return { kind: 'rejected', code: `inter_${refusal.status}`, message: refusal.message };
   }
 
   /** The codigoSolicitacao of the charge created for this request body, if Inter has one. */
@@ -216,6 +272,7 @@ export class InterProvider implements PaymentProvider {
           seuNumero: body.seuNumero,
         },
         what: 'list by seuNumero',
+        endpoint: 'list',
       },
       ChargeList,
     );
@@ -229,7 +286,10 @@ export class InterProvider implements PaymentProvider {
     return (live ?? same[0])?.cobranca.codigoSolicitacao ?? null;
   }
 
-  /** Consults a created charge (after each delay of `pollMs`) until it is issued or the delays run out. */
+  /**
+   * Consults a created charge (after each delay of `pollMs`) until it is issued or the delays run out.
+   * Any failure to consult, a 404 included (Inter issues asynchronously), leaves it unavailable with its id.
+   */
   private async issued(
     state: AccountState,
     request: ChargeRequest,
@@ -243,10 +303,12 @@ export class InterProvider implements PaymentProvider {
         const view = await this.view(state.client, codigo);
         outcome = registrationOutcome(view, request.kind, `${state.baseUrl}${INTER_PATHS.pdf(codigo)}`);
       } catch (err) {
-        // Created, but not consultable now: keep its id so the next attempt consults rather than creates.
-        if (err instanceof ProviderUnavailableError && !(err instanceof InterHttpError && err.isRefusal))
-          return { kind: 'unavailable', reason: err.message, chargeId: codigo };
-        throw err;
+        if (!(err instanceof ProviderUnavailableError)) throw err;
+        const reason =
+          err instanceof InterHttpError && err.status === 404
+            ? `Inter has not issued ${codigo} yet (404)`
+            : err.message;
+        return { kind: 'unavailable', reason, chargeId: codigo };
       }
       if (outcome.kind !== 'unavailable') return outcome;
     }
@@ -255,55 +317,107 @@ export class InterProvider implements PaymentProvider {
 
   private view(client: InterAccountClient, codigo: string): Promise<ChargeViewType> {
     return client.callFor<ChargeViewType>(
-      { method: 'GET', path: INTER_PATHS.charge(codigo), what: 'consult' },
+      { method: 'GET', path: INTER_PATHS.charge(codigo), what: 'consult', endpoint: 'consult' },
       ChargeView,
     );
   }
 
-  /** PUT the account's webhook URL, once per account version (again after a failure). */
-  private ensureWebhook(account: ProviderAccount, state: AccountState): Promise<void> {
-    state.webhook ??= state.client
-      .call({
-        method: 'PUT',
-        path: INTER_PATHS.webhook,
-        json: { webhookUrl: this.options.webhookUrl(account.id) },
-        what: 'webhook registration',
-      })
-      .then(() => undefined)
-      .catch((err: unknown) => {
-        state.webhook = null;
-        // Without its webhook an account's payments go unheard: no charge is issued until it is registered.
-        throw err instanceof ProviderUnavailableError
-          ? err
-          : new ProviderUnavailableError(`inter webhook registration failed${describeError(err)}`);
+  /**
+   * Points the account's webhook at us, once per bank account (again a minute after a failure). The
+   * webhook Inter has is read first: none, or one of ours, is set to ours; another URL is the tenant's
+   * and stays unless the account says replace (--replace-webhook): operators are told, and charges
+   * still issue (reconciliation finds their payments). Only a bank that does not answer at all stops
+   * the batch; any other failure is retried later while charges issue.
+   */
+  private async ensureWebhook(account: ProviderAccount, state: AccountState, replace: boolean): Promise<void> {
+    const ours = this.options.webhookUrl(account.id);
+    const key = `${ours} ${replace}`;
+    const current = state.webhook;
+    const stale =
+      current?.failedAt !== null && current?.failedAt !== undefined && Date.now() - current.failedAt > WEBHOOK_RETRY_MS;
+    if (!current || current.key !== key || stale) {
+      const setup: NonNullable<AccountState['webhook']> = { key, failedAt: null, done: Promise.resolve() };
+      setup.done = this.setWebhook(account, state, ours, replace).catch((err: unknown) => {
+        setup.failedAt = Date.now();
+        throw err;
       });
-    return state.webhook;
+      state.webhook = setup;
+    }
+    try {
+      await state.webhook?.done;
+    } catch (err) {
+      if (err instanceof InterNetworkError) throw err;
+    }
   }
 
-  /**
-   * The bank account's connection state, made on first use. Keyed by the bank account (tenant and
-   * account key, shared by the versions of one account): when its credentials change (a renewed
-   * certificate), the old connection is closed and a new one made; what is uncertain about earlier
-   * creates and the webhook registration are kept.
-   */
-  private async stateOf(account: ProviderAccount): Promise<AccountState> {
-    const key = bankAccountOf(account);
-    let opened: OpenedCredentials;
+  private async setWebhook(account: ProviderAccount, state: AccountState, ours: string, replace: boolean) {
+    let registered: string | null;
     try {
-      opened = await this.options.credentials(account);
+      const view = await state.client.callFor<WebhookViewType>(
+        { method: 'GET', path: INTER_PATHS.webhook, what: 'webhook read', endpoint: 'webhook' },
+        WebhookView,
+      );
+      registered = view.webhookUrl;
+    } catch (err) {
+      if (!(err instanceof InterHttpError && err.status === 404)) throw err;
+      registered = null; // none set
+    }
+    const owned = (url: string) => url === ours || (this.options.ownsWebhookUrl?.(url) ?? false);
+    if (registered !== null && !owned(registered) && !replace) {
+      this.options.observer?.webhookConflict?.(account.id, registered, ours);
+      return;
+    }
+    await state.client.call({
+      method: 'PUT',
+      path: INTER_PATHS.webhook,
+      json: { webhookUrl: ours },
+      what: 'webhook registration',
+      endpoint: 'webhook',
+    });
+  }
+
+  private async opened(account: ProviderAccount): Promise<OpenedCredentials> {
+    try {
+      return await this.options.credentials(account);
     } catch (err) {
       // The source's message names the account, never the secret.
       throw new ProviderUnavailableError((err as Error).message);
     }
-    const current = this.accounts.get(key);
-    if (current && current.versionId === opened.versionId) return current;
+  }
+
+  /** The bank account's connection state (made on first use; see stateFor). */
+  private async stateOf(account: ProviderAccount): Promise<AccountState> {
+    return this.stateFor(account, await this.opened(account));
+  }
+
+  /**
+   * Keyed by the bank account (tenant and account key, shared by the versions of one account): when
+   * its credentials or checking account change (a renewed certificate), the old connection is closed and
+   * a new one made; the webhook setup is kept.
+   */
+  private stateFor(account: ProviderAccount, opened: OpenedCredentials): AccountState {
+    const key = bankAccountOf(account);
+    const checkingAccount = checkingAccountHeader(account.beneficiary.account);
     const baseUrl = (account.baseUrl ?? this.options.defaultBaseUrl).replace(/\/+$/, '');
+    const identity = `${opened.versionId} ${checkingAccount ?? ''} ${baseUrl}`;
+    const current = this.accounts.get(key);
+    if (current && current.identity === identity) return current;
+    const trusted = this.options.trustedCaPem;
     const state: AccountState = {
-      client: new InterAccountClient(baseUrl, opened.credentials, this.options.timeoutMs, this.options.trustedCaPem),
+      client: new InterAccountClient({
+        baseUrl,
+        credentials: opened.credentials,
+        timeoutMs: this.options.timeoutMs,
+        trustedCa: typeof trusted === 'function' ? trusted : () => trusted,
+        bankAccount: key,
+        accountId: account.id,
+        checkingAccount,
+        shared: this.options.shared,
+        observer: this.options.observer,
+      }),
       baseUrl,
-      versionId: opened.versionId,
+      identity,
       webhook: current?.webhook ?? null,
-      uncertain: current?.uncertain ?? new Set(),
     };
     this.accounts.set(key, state);
     if (current) void current.client.close().catch(() => undefined);

@@ -72,9 +72,11 @@ function daysBetween(from: string, to: string): number {
 }
 
 /**
- * What a consulted charge means for its registration: issued (slip and PIX data present) is registered;
- * still EM_PROCESSAMENTO is unavailable with its id (the next attempt consults it again); FALHA_EMISSAO,
- * or cancelled or expired before we heard of it being issued, is rejected.
+ * What a consulted charge means for its registration: issued (slip data present) is registered, with
+ * its PIX data when Inter made a PIX charge for it (an account without a PIX key gets a slip without
+ * one: registered with empty PIX fields); still EM_PROCESSAMENTO is unavailable with its id (the next
+ * attempt consults it again); FALHA_EMISSAO, or cancelled or expired before it was registered, is
+ * rejected with its id: nothing of it is payable.
  */
 export function registrationOutcome(
   view: ChargeView,
@@ -87,20 +89,29 @@ export function registrationOutcome(
       kind: 'rejected',
       code: 'inter_issue_failed',
       message: 'Inter could not issue the charge (FALHA_EMISSAO)',
+      chargeId: codigoSolicitacao,
     };
   if (situacao === 'CANCELADO' || situacao === 'EXPIRADO')
-    return { kind: 'rejected', code: 'inter_not_open', message: `the charge is ${situacao} at Inter` };
-  if (situacao === 'EM_PROCESSAMENTO' || !view.boleto || !view.pix)
+    return {
+      kind: 'rejected',
+      code: 'inter_not_open',
+      message: `the charge is ${situacao} at Inter`,
+      chargeId: codigoSolicitacao,
+    };
+  const slip = view.boleto;
+  if (situacao === 'EM_PROCESSAMENTO' || !slip?.nossoNumero)
     return { kind: 'unavailable', reason: 'Inter has not issued the charge yet', chargeId: codigoSolicitacao };
+  // A PIX-only charge is issued as Inter's boleto with PIX and only its PIX data is handed on; without
+  // PIX (no key at the account) its slip is what the payer can pay, so the slip is handed on instead.
+  const slipShown = kind !== 'pix' || !view.pix;
   return {
     kind: 'registered',
     charge: {
       chargeId: codigoSolicitacao,
-      ourNumber: view.boleto.nossoNumero,
-      // A PIX-only charge is issued as Inter's boleto with PIX; only its PIX data is handed on.
-      barcode: kind === 'pix' ? null : view.boleto.codigoBarras,
-      typeableLine: kind === 'pix' ? null : view.boleto.linhaDigitavel,
-      pixCopyAndPaste: view.pix.pixCopiaECola,
+      ourNumber: slip.nossoNumero,
+      barcode: slipShown ? slip.codigoBarras : null,
+      typeableLine: slipShown ? slip.linhaDigitavel : null,
+      pixCopyAndPaste: view.pix?.pixCopiaECola ?? '',
       // Inter serves no QR code image: the QR is drawn from pixCopyAndPaste by whoever shows it.
       qrcodeImageUrl: '',
       // The bank's PDF is behind its API (replaced by a signed gateway link in receivables-svc).
