@@ -21,9 +21,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkBus } from '@payments/bus';
-import { developmentUnlessSet, type CommonConfig } from '@payments/config';
+import {
+  DEV_INTER_SANDBOX_CA_FILE,
+  developmentUnlessSet,
+  devInterSandboxBaseUrl,
+  type CommonConfig,
+} from '@payments/config';
 import { ensureDatabase } from '@payments/db';
 import { describeStartupFailure, STOP_WITH_PARENT_ENV, watchParent } from '@payments/lifecycle';
+import { loadBankSandboxConfig } from '@payments/bank-sandbox/src/config';
+import { interDialectEnabled } from '@payments/bank-sandbox/src/inter/config';
 import { loadGatewayConfig } from '@payments/gateway/src/config';
 import { appConfigProblems } from './start/app-configs';
 import { findPortConflicts } from './start/ports';
@@ -60,7 +67,13 @@ async function main(): Promise<void> {
   // The gateway's second port, its admin API (ADMIN_PORT, PORT + 600 by default): checked with the others.
   const adminPort = loadGatewayConfig(appEnv).adminPort;
   Object.assign(appEnv, consoleGatewayUrls(appEnv, ports, adminPort));
-  const problems = await preflight(config, [...ports, { app: 'gateway', variable: 'ADMIN_PORT', port: adminPort }]);
+  // The bank sandbox's second port, its Inter dialect (mutual TLS; in development with its own CA): checked too.
+  const inter = interDialect(appEnv);
+  const problems = await preflight(config, [
+    ...ports,
+    { app: 'gateway', variable: 'ADMIN_PORT', port: adminPort },
+    ...(inter ? [{ app: 'bank-sandbox', variable: 'BANK_SANDBOX_INTER_PORT', port: inter.port }] : []),
+  ]);
   if (problems.length > 0) fail(problems);
 
   const children = new Map<string, ChildProcess>();
@@ -134,11 +147,19 @@ async function main(): Promise<void> {
       const consolePort = ports.find((p) => p.app === 'console')!.port;
       say(
         `ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: gateway http://localhost:${gateway} (API reference http://localhost:${gateway}/docs), ` +
-          `bank sandbox http://localhost:${sandbox}, admin API http://localhost:${adminPort}, ` +
+          `bank sandbox http://localhost:${sandbox}${inter && inter.port !== 0 ? ` (Inter dialect ${devInterSandboxBaseUrl(inter.port)}, CA ${inter.caFile})` : ''}, ` +
+          `admin API http://localhost:${adminPort}, ` +
           `console http://localhost:${consolePort}; Ctrl-C stops every app`,
       );
     }
   }
+}
+
+/** The bank sandbox's Inter dialect when it will run (TLS files given, or development): its port and CA file. */
+function interDialect(env: Record<string, string | undefined>): { port: number; caFile: string } | null {
+  const { inter } = loadBankSandboxConfig(env);
+  if (!interDialectEnabled(inter)) return null;
+  return { port: inter.port, caFile: inter.tls?.caFile ?? DEV_INTER_SANDBOX_CA_FILE };
 }
 
 /**

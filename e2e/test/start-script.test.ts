@@ -37,7 +37,8 @@ function newPrefix(): string {
 }
 
 function startNpm(env: Record<string, string>): Launched {
-  const run = npm(['start'], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...env });
+  // The bank sandbox's Inter dialect (npm start runs it in development) on any free port, not its fixed 3101.
+  const run = npm(['start'], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', BANK_SANDBOX_INTER_PORT: '0', ...env });
   launched.push(run);
   return run;
 }
