@@ -21,6 +21,8 @@ export function productionEnv(): Record<string, string> {
     BANK_SANDBOX_API_KEY: providerApiKey,
     PROVIDER_WEBHOOK_SECRET: providerWebhookSecret,
     BANK_SANDBOX_WEBHOOK_SECRET: providerWebhookSecret,
+    // Banks reach receivables-svc's webhooks only over https: production refuses anything else.
+    RECEIVABLES_PUBLIC_URL: 'https://webhooks.payments.example.com',
     NATS_USER: 'e2e',
     NATS_PASSWORD: randomBytes(16).toString('hex'),
   };

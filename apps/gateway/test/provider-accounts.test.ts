@@ -338,6 +338,34 @@ describe('setting an account', () => {
     expect(() => open(key, current.sealed_credentials!, before!.account_id)).toThrow();
   });
 
+  it('--replace-webhook travels sealed with the newest credentials to receivables-svc; a sandbox account refuses it', async () => {
+    const { db, bus } = running;
+    const tenant = await createTenant(db, 'Replace Webhook', { mode: 'development' });
+    const input = interInput(tenant.tenant_id);
+    input.credentials = { ...input.credentials!, replace_webhook: true };
+    const replacing = (await setProviderAccount(db, key, input)).account_id;
+    const { account_key } = (await currentProviderAccount(db, tenant.tenant_id))!;
+    const ask = () =>
+      bus.request(
+        Subjects.tenants.providerCredentials,
+        { tenant_id: tenant.tenant_id, account_key },
+        { service: 'gateway' },
+      );
+    expect(JSON.parse(open(key, (await ask()).sealed_credentials!, replacing))).toMatchObject({
+      replace_webhook: true,
+    });
+    const keeping = (await setProviderAccount(db, key, interInput(tenant.tenant_id))).account_id;
+    expect(JSON.parse(open(key, (await ask()).sealed_credentials!, keeping))).not.toHaveProperty('replace_webhook');
+    await expect(
+      setProviderAccount(db, key, {
+        tenantId: tenant.tenant_id,
+        provider: 'sandbox',
+        beneficiary: { name: 'Escola', taxId: '529.982.247-25' },
+        credentials: { replace_webhook: true },
+      }),
+    ).rejects.toThrow(/--replace-webhook is only for --provider inter/);
+  });
+
   it('keeps one account key across credential renewals, and serves the newest credentials of that key over the bus', async () => {
     const { db, bus } = running;
     const tenant = await createTenant(db, 'Renewals', { mode: 'development' });

@@ -15,6 +15,7 @@ describe('receivables-svc config', () => {
     PROVIDER_WEBHOOK_SECRET: 'whsec_cHJvZHVjdGlvbi13ZWJob29rLXNlY3JldA==',
     NATS_USER: 'receivables-svc',
     NATS_PASSWORD: 'a-production-bus-password',
+    RECEIVABLES_PUBLIC_URL: 'https://webhooks.payments.example.com',
   };
 
   it('defaults for development: the public credentials key, webhooks on its own port, links to the gateway', () => {
@@ -24,7 +25,8 @@ describe('receivables-svc config', () => {
     expect(config.publicUrl).toBe('http://127.0.0.1:3210');
     expect(interWebhookUrl(config.publicUrl, 'acc')).toBe('http://127.0.0.1:3210/provider/webhooks/inter/acc');
     expect(config.publicBaseUrl).toBe('http://localhost:8080');
-    expect(config.inter.baseUrl).toBe('https://cdpj.partners.bancointer.com.br');
+    // In development an inter account without a base URL reaches the bank sandbox's Inter dialect.
+    expect(config.inter.baseUrl).toBe('https://127.0.0.1:3101/inter');
   });
 
   it('pools 20 Postgres connections unless DATABASE_POOL_SIZE says otherwise', () => {

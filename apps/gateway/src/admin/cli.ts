@@ -39,7 +39,9 @@ const USAGE = `Operator commands (npm run admin -- <command>):
       --beneficiary-tax-id <cnpj or cpf> [--beneficiary-city <city>] [--pix-key <key>] [--agency <n>]
       [--account <n>] [--json]
       inter also: --client-id <id> --client-secret-file <file> --cert-file <file> --key-file <file>
-      [--base-url <url>]
+      [--base-url <url>] [--replace-webhook]
+                                         (--replace-webhook: point the bank's webhook at us even when it
+                                         is set to another URL; without it that URL is kept)
                                          sets it, for charges accepted from now on; secrets come only
                                          from files (- reads one of them from stdin)
   tenant rotate-secret --tenant <tenant_id> [--overlap-hours 24] [--json]
@@ -85,6 +87,7 @@ interface Options {
   'cert-file'?: string;
   'key-file'?: string;
   'base-url'?: string;
+  'replace-webhook'?: boolean;
 }
 
 /** The flags that set a provider account (besides --tenant and --json): any of them means "set", none "show". */
@@ -174,7 +177,8 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
         throw new AdminError(
           'tenant account needs --tenant: npm run admin -- tenant account --tenant <tenant_id> [--provider sandbox|inter ...] [--json]',
         );
-      const setting = ACCOUNT_FLAGS.some((flag) => options[flag] !== undefined);
+      const setting =
+        ACCOUNT_FLAGS.some((flag) => options[flag] !== undefined) || options['replace-webhook'] !== undefined;
       const view = setting
         ? await setProviderAccount(
             db,
@@ -356,7 +360,9 @@ function accountInput(tenantId: string, options: Options): ProviderAccountInput 
     'cert-file': options['cert-file'],
     'key-file': options['key-file'],
   });
-  const interFlags = [options['client-id'], ...Object.values(secrets)].some((v) => v !== undefined);
+  const interFlags = [options['client-id'], options['replace-webhook'], ...Object.values(secrets)].some(
+    (v) => v !== undefined,
+  );
   return {
     tenantId,
     provider: options.provider ?? '',
@@ -376,6 +382,7 @@ function accountInput(tenantId: string, options: Options): ProviderAccountInput 
             client_secret: secrets['client-secret-file'],
             cert_pem: secrets['cert-file'],
             key_pem: secrets['key-file'],
+            ...(options['replace-webhook'] ? { replace_webhook: true } : {}),
           }
         : undefined,
   };
@@ -418,6 +425,7 @@ async function main(argv: string[]): Promise<number> {
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(ACCOUNT_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
+        'replace-webhook': { type: 'boolean' },
       },
     });
   } catch (err) {

@@ -26,6 +26,7 @@ const FLAGS = {
   'cert-file': true,
   'key-file': true,
   'base-url': true,
+  'replace-webhook': false,
 } as const;
 
 /** npm keeps `--beneficiary-name` as npm_config_beneficiary_name. */

@@ -262,6 +262,7 @@ function refuseInterOnly(input: ProviderAccountInput): void {
     ['--cert-file', c.cert_pem],
     ['--key-file', c.key_pem],
     ['--base-url', input.baseUrl],
+    ['--replace-webhook', c.replace_webhook],
   ];
   const flag = given.find(([, value]) => value !== undefined)?.[0];
   if (flag) throw new ProviderAccountInputError(flag, `${flag} is only for --provider inter`);
@@ -274,6 +275,8 @@ function checkInterCredentials(c: Partial<InterCredentials>): InterCredentials {
     // PEM texts as read: only the secret loses the newline its file ends with.
     cert_pem: present('--cert-file', c.cert_pem),
     key_pem: present('--key-file', c.key_pem),
+    // Sealed with the credentials: receivables-svc reads it with the newest credentials of the bank account.
+    ...(c.replace_webhook === true ? { replace_webhook: true } : {}),
   };
   // Only the shape is checked, and the messages never quote the files.
   if (!/-----BEGIN CERTIFICATE-----/.test(credentials.cert_pem))
