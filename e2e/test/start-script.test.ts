@@ -37,8 +37,7 @@ function newPrefix(): string {
 }
 
 function startNpm(env: Record<string, string>): Launched {
-  // The bank sandbox's Inter dialect (npm start runs it in development) on any free port, not its fixed 3101.
-  const run = npm(['start'], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', BANK_SANDBOX_INTER_PORT: '0', ...env });
+  const run = npm(['start'], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...env });
   launched.push(run);
   return run;
 }

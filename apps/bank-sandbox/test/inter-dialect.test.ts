@@ -111,7 +111,7 @@ describe('integrations, mutual TLS and OAuth', () => {
       client_secret: 'guessed',
     });
     clients.push(wrongSecret);
-    expectProblem(await wrongSecret.login(), 401);
+    expectProblem(await wrongSecret.login(), 403);
 
     // Its id and secret presented over another integration's certificate.
     const other = await newIntegration();
@@ -121,7 +121,7 @@ describe('integrations, mutual TLS and OAuth', () => {
       key_pem: other.key_pem,
     });
     clients.push(borrowed);
-    expectProblem(await borrowed.login(), 401);
+    expectProblem(await borrowed.login(), 403);
   });
 
   it('refuses the handshake without a client certificate', async () => {
@@ -137,6 +137,7 @@ describe('integrations, mutual TLS and OAuth', () => {
   it('x-conta-corrente: its own account is served, another is 403 Acesso Negado; a read-only token cannot create', async () => {
     const client = await loggedIn();
     const codigo = await created(client);
+    expectProblem(await client.call('GET', `/cobranca/v3/cobrancas/${codigo}`, { token: 'not-a-token' }), 401);
     const own = await client.call('GET', `/cobranca/v3/cobrancas/${codigo}`, { account: client.integration.account });
     expect(own.status).toBe(200);
     const other = await client.call('GET', `/cobranca/v3/cobrancas/${codigo}`, { account: '99999999' });

@@ -124,9 +124,9 @@ function mountToken(router: Router, deps: InterApiDeps): void {
     meter(deps, request.client_id, 'token');
     const client = await bank.checkSecret(request.client_id, request.client_secret);
     const fingerprint = certFingerprint(ctx);
-    // An integration's token is issued only over its own certificate, as Inter binds the two.
-    if (!client || (client.cert_fingerprint !== null && client.cert_fingerprint !== fingerprint))
-      throw new InterApiError(401, 'Não Autorizado', 'credenciais do cliente inválidas');
+    // An integration's token is issued only over its own certificate, as Inter binds the two. The
+    // reference's token endpoint answers 400, 403, 404 or 503: wrong credentials are its 403.
+    if (!client || (client.cert_fingerprint !== null && client.cert_fingerprint !== fingerprint)) throw accessDenied();
     const scopes = request.scope.split(' ').filter(Boolean);
     const token = await bank.issueToken(request.client_id, fingerprint, scopes);
     const answer: TokenResponse = {

@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import type { Violacao } from './contract';
 
 // Bodies as sent; queries (all strings on the wire) coerced to the reference's types, with its defaults.
@@ -28,11 +28,6 @@ export function violations(schema: TSchema, value: unknown, { query = false } = 
       const key = `${v.propriedade}:${v.razao}`;
       return seen.has(key) ? false : (seen.add(key), true);
     });
-}
-
-/** `value` typed by `schema` when it conforms (queries are coerced in place first). */
-export function conforms<S extends TSchema>(schema: S, value: unknown, options = { query: false }): value is Static<S> {
-  return violations(schema, value, options).length === 0;
 }
 
 function toViolacao(error: ErrorObject): Violacao {
