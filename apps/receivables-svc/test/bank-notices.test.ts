@@ -7,6 +7,7 @@ import { applyDueNotices, type NoticeObserver } from '../src/domain/notices';
 import { recordPayment } from '../src/domain/payments';
 import type { BankNotice, ProviderAccount } from '../src/domain/ports';
 import { registerReceivables } from '../src/domain/registration';
+import { parseInterWebhook } from '../src/provider/inter';
 import {
   acceptOne,
   callbacksFor,
@@ -328,8 +329,8 @@ describe('cancellation decided under the row lock (interleavings at the exact po
               f.logger,
             ),
           ).toBe('approved');
-          // The bank, asked next, has the charge paid.
-          bank.cancelOutcome = 'not_open';
+          // The bank, asked next, answers "cancelled" (its view of the payment lags): only the locked
+          // re-read can tell that the charge is paid here.
         },
       },
     };
@@ -379,5 +380,74 @@ describe('cancellation decided under the row lock (interleavings at the exact po
       to_state: 'cancelled',
       reason: 'cancelled at the provider',
     });
+  });
+});
+
+describe("Inter's notice body (CallbackCobranca) as notices", () => {
+  it('reads CANCELADO and EXPIRADO as cancellations, RECEBIDO with its instant, amount and origin; a time without offset is Brasília', () => {
+    const body = JSON.stringify([
+      { codigoSolicitacao: 'a', situacao: 'CANCELADO', dataHoraSituacao: '2026-11-24T10:00:00.000Z' },
+      { codigoSolicitacao: 'b', situacao: 'EXPIRADO', dataHoraSituacao: '2026-11-24' },
+      {
+        codigoSolicitacao: 'c',
+        situacao: 'RECEBIDO',
+        dataHoraSituacao: '2026-11-24T10:14:15',
+        valorTotalRecebido: '95.10',
+        origemRecebimento: 'PIX',
+      },
+      { codigoSolicitacao: 'd', situacao: 'MARCADO_RECEBIDO', dataHoraSituacao: '2026-11-24T10:14:15-03:00' },
+      { codigoSolicitacao: 'e', situacao: 'A_RECEBER', dataHoraSituacao: '2026-11-24T10:14:15Z' },
+    ]);
+    expect(
+      parseInterWebhook(body).map(({ chargeId, kind, at, atPrecision, amountReceivedCents, method }) => ({
+        chargeId,
+        kind,
+        at: at?.toISOString(),
+        atPrecision,
+        amountReceivedCents,
+        method,
+      })),
+    ).toEqual([
+      {
+        chargeId: 'a',
+        kind: 'cancelled',
+        at: '2026-11-24T10:00:00.000Z',
+        atPrecision: 'time',
+        amountReceivedCents: null,
+        method: null,
+      },
+      {
+        chargeId: 'b',
+        kind: 'cancelled',
+        at: '2026-11-24T03:00:00.000Z',
+        atPrecision: 'date',
+        amountReceivedCents: null,
+        method: null,
+      },
+      {
+        chargeId: 'c',
+        kind: 'paid',
+        at: '2026-11-24T13:14:15.000Z',
+        atPrecision: 'time',
+        amountReceivedCents: 9_510,
+        method: 'pix',
+      },
+      {
+        chargeId: 'd',
+        kind: 'paid',
+        at: '2026-11-24T13:14:15.000Z',
+        atPrecision: 'time',
+        amountReceivedCents: null,
+        method: 'manual',
+      },
+      {
+        chargeId: 'e',
+        kind: 'other',
+        at: '2026-11-24T10:14:15.000Z',
+        atPrecision: 'time',
+        amountReceivedCents: null,
+        method: null,
+      },
+    ]);
   });
 });

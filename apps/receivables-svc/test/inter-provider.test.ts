@@ -205,7 +205,9 @@ describe('the Inter adapter against the bank sandbox (mutual TLS)', () => {
     expect(await inter.consult(acc, randomUUID())).toEqual({ kind: 'unknown' });
 
     const posted = await eventually(() => {
-      const found = receiver.bodies.find((b) => b.path.endsWith(`/${acc.id}`) && b.body.includes(byPix.chargeId));
+      const found = receiver.bodies.find(
+        (b) => b.path.endsWith(`/${acc.id}`) && b.body.includes(byPix.chargeId) && b.body.includes('"RECEBIDO"'),
+      );
       if (!found) throw new Error('no webhook yet');
       return found;
     });
