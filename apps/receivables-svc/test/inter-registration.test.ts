@@ -243,6 +243,18 @@ describe('rejected only when nothing can be live', () => {
     });
   });
 
+  it('a charge Inter failed to issue is rejected, its row keeping the charge id (a late notice finds it)', async () => {
+    bank.newSituation = 'FALHA_EMISSAO';
+    const r = await acceptedAtInter();
+    expect(await registerReceivables(deps(interProvider()), job(r), 1)).toBe('done');
+    expect(await rowById(f, r.id)).toMatchObject({
+      state: 'rejected',
+      registration_status: 'rejected',
+      rejection_code: 'inter_issue_failed',
+      provider_charge_id: bank.charges[0].codigoSolicitacao,
+    });
+  });
+
   it('a 403 is retried after a growing delay, for every instance, and shown to operators', async () => {
     const forbidden: number[] = [];
     const observer: InterObserver = { forbidden: (_id, _endpoint, delayMs) => forbidden.push(delayMs) };
@@ -373,6 +385,19 @@ describe('pacing for all instances', () => {
     await Promise.all(
       Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).consult(account, charge.charge.chargeId)),
     );
+    expect(bank.tokenRequests).toBe(2);
+  });
+
+  it('a late 401 with an older token drops nothing newer (compare and drop)', async () => {
+    const account = interAccount();
+    const [a, b] = [interProvider(), interProvider()];
+    const [charge] = await a.registerMany(account, [chargeRequest()]);
+    if (charge.kind !== 'registered') throw new Error(JSON.stringify(charge));
+    await b.consult(account, charge.charge.chargeId); // b holds the same token
+    bank.revokeTokens();
+    await a.consult(account, charge.charge.chargeId); // 401: a drops it and stores a new one
+    expect(bank.tokenRequests).toBe(2);
+    await b.consult(account, charge.charge.chargeId); // 401 with the old one: the new one stays
     expect(bank.tokenRequests).toBe(2);
   });
 });

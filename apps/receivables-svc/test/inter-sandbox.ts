@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '@payments/db';
@@ -20,16 +20,29 @@ export interface InterSandbox {
   /** https://127.0.0.1:<port>/inter */
   interBaseUrl: string;
   ca: TestCertificateAuthority;
-  control(method: 'GET' | 'POST' | 'PUT', path: string, json?: unknown): Promise<{ status: number; body: unknown }>;
+  control(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    json?: unknown,
+  ): Promise<{ status: number; body: unknown }>;
   stop(): Promise<void>;
 }
 
 const root = join(__dirname, '..', '..', '..');
 
-export async function startInterSandbox(env: Record<string, string> = {}): Promise<InterSandbox> {
+/** `withCaKey`: the sandbox also gets the CA's key, so `POST /sandbox/inter/integrations` can issue integrations. */
+export async function startInterSandbox(
+  env: Record<string, string> = {},
+  { withCaKey = false }: { withCaKey?: boolean } = {},
+): Promise<InterSandbox> {
   const database = await createTestDatabase();
   const dir = mkdtempSync(join(tmpdir(), 'inter-sandbox-'));
   const ca = createTestCertificateAuthority('receivables-svc inter test CA');
+  const caKey: Record<string, string> = {};
+  if (withCaKey) {
+    writeFileSync(join(dir, 'inter-ca.key'), ca.keyPem, { mode: 0o600 });
+    caKey.BANK_SANDBOX_INTER_TLS_CA_KEY_FILE = join(dir, 'inter-ca.key');
+  }
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps', 'bank-sandbox', 'src', 'main.ts')], {
     cwd: root,
     env: {
@@ -42,6 +55,7 @@ export async function startInterSandbox(env: Record<string, string> = {}): Promi
       BANK_SANDBOX_WEBHOOK_RETRY_MS: '100,200',
       BANK_SANDBOX_WEBHOOK_POLL_MS: '50',
       ...writeSandboxInterTls(ca, dir),
+      ...caKey,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

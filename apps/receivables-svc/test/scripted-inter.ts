@@ -39,6 +39,8 @@ export class ScriptedInterBank {
   tokenDelayMs = 0;
   /** A new charge's consult answers 404 for this long (Inter issues asynchronously). */
   consultNotFoundMs = 0;
+  /** The situation a new charge is in when first consulted (FALHA_EMISSAO: Inter could not issue it). */
+  newSituation = 'A_RECEBER';
   /** Charges are issued without PIX (the account has no PIX key). */
   noPix = false;
   /** Inter's duplicate control: a second create with the same key within this window is refused. */
@@ -151,7 +153,7 @@ export class ScriptedInterBank {
       ...key,
       codigoSolicitacao: randomUUID(),
       createdAt: Date.now(),
-      situacao: 'A_RECEBER',
+      situacao: this.newSituation,
     };
     this.charges.push(charge);
     if (next === 'store-then-400') return problem(400, 'Dados inválidos.');

@@ -210,12 +210,14 @@ export const migrations: Record<string, Migration> = {
         blocked_until timestamptz not null default '-infinity',
         constraint call_budgets_pk primary key (bucket, endpoint)
       )`.execute(db);
-      // One OAuth token per bank account for every instance, sealed like the credentials it was got with.
+      // One OAuth token per bank account for every instance, sealed like the credentials it was got with;
+      // refreshing_until: the lease of the one instance asking the bank for a new one.
       await sql`create table bank_tokens (
         bank_account text primary key,
         sealed_token text,
         token_digest text,
-        usable_until timestamptz
+        usable_until timestamptz,
+        refreshing_until timestamptz
       )`.execute(db);
     },
   },

@@ -186,6 +186,8 @@ export interface BankTokensTable {
   /** SHA-256 of the token: a 401 drops the token that failed, never a newer one. */
   token_digest: string | null;
   usable_until: Date | null;
+  /** Until when one instance holds the lease to ask the bank for a new token (the others wait for it). */
+  refreshing_until: Date | null;
 }
 
 export interface ReceivablesDatabase extends OutboxDatabase {

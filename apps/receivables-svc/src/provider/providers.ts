@@ -27,7 +27,8 @@ export function interShared(
   ) as InterShared['limits'];
   return {
     budget: new PostgresCallBudget(db, config.inter.callWaitMaxMs),
-    tokens: new PostgresBankTokens(db, config.credentialsEncryptionKey),
+    // The refresh lease outlasts the token budget's wait and the request itself.
+    tokens: new PostgresBankTokens(db, config.credentialsEncryptionKey, config.inter.callWaitMaxMs + 30_000),
     limits,
   };
 }

@@ -92,9 +92,11 @@ export interface InterCallBudget {
 
 /** The one token per bank account shared by every instance (Postgres: db/bank-tokens.ts). */
 export interface InterTokenStore {
+  /** `prepare` runs before the lock is taken, only when no usable token is stored (the token budget). */
   token(
     bankAccount: string,
     issue: () => Promise<{ value: string; usableForMs: number }>,
+    prepare?: () => Promise<void>,
   ): Promise<{ value: string; usableUntil: number }>;
   drop(bankAccount: string, failed: string): Promise<void>;
 }
@@ -198,10 +200,13 @@ export class InterAccountClient {
 
   /**
    * One exchange within the endpoint's shared budget; a 429 blocks the endpoint for its Retry-After for
-   * every instance, and the exchange is made once more when that wait is within the bound.
+   * every instance, and the exchange is made once more when that wait is within the bound. `prepaid`:
+   * the budget was taken before (the token request, made while holding the shared token's lock, where
+   * nothing waits: a 429 there leaves the token for a later call).
    */
-  private async paced(endpoint: InterEndpoint, exchange: () => Promise<Answer>): Promise<Answer> {
-    const answer = await this.spend(endpoint, exchange);
+  private async paced(endpoint: InterEndpoint, exchange: () => Promise<Answer>, prepaid = false): Promise<Answer> {
+    if (!prepaid) await this.take(endpoint);
+    const answer = await exchange();
     if (answer.status !== 429 || !this.options.shared) return answer;
     const retryAfterMs = retryAfter(answer.headers['retry-after']);
     this.options.observer?.rateLimited?.(this.options.accountId, endpoint, retryAfterMs);
@@ -211,22 +216,23 @@ export class InterAccountClient {
       new Date(Date.now() + retryAfterMs),
       this.options.shared.limits[endpoint],
     );
-    return this.spend(endpoint, exchange);
+    if (prepaid) return answer;
+    await this.take(endpoint);
+    return exchange();
   }
 
-  private async spend(endpoint: InterEndpoint, exchange: () => Promise<Answer>): Promise<Answer> {
+  /** Waits for one call of the endpoint's shared budget (bounded: beyond it, ProviderUnavailableError). */
+  private async take(endpoint: InterEndpoint): Promise<void> {
     const shared = this.options.shared;
-    if (shared) {
-      try {
-        await shared.budget.take(this.options.bankAccount, endpoint, shared.limits[endpoint], (reason, ms) =>
-          this.options.observer?.waited?.(this.options.accountId, endpoint, reason, ms),
-        );
-      } catch (err) {
-        if (err instanceof BudgetExhaustedError) throw new ProviderUnavailableError(`inter ${err.message}`);
-        throw new ProviderUnavailableError(`inter ${endpoint}: call budget unavailable (${(err as Error).message})`);
-      }
+    if (!shared) return;
+    try {
+      await shared.budget.take(this.options.bankAccount, endpoint, shared.limits[endpoint], (reason, ms) =>
+        this.options.observer?.waited?.(this.options.accountId, endpoint, reason, ms),
+      );
+    } catch (err) {
+      if (err instanceof BudgetExhaustedError) throw new ProviderUnavailableError(`inter ${err.message}`);
+      throw new ProviderUnavailableError(`inter ${endpoint}: call budget unavailable (${(err as Error).message})`);
     }
-    return exchange();
   }
 
   /** 2xx passes; a 403 blocks the endpoint for a growing delay (all instances) and is shown to operators. */
@@ -264,7 +270,12 @@ export class InterAccountClient {
     let token: { value: string; usableUntil: number };
     if (store) {
       try {
-        token = await store.token(this.options.bankAccount, () => this.requestToken());
+        // The token budget is taken before the shared token's lock: nothing waits while holding it.
+        token = await store.token(
+          this.options.bankAccount,
+          () => this.requestToken(true),
+          () => this.take('token'),
+        );
       } catch (err) {
         if (err instanceof ProviderUnavailableError) throw err;
         throw new ProviderUnavailableError(`inter token: the shared token is unavailable (${(err as Error).message})`);
@@ -283,7 +294,7 @@ export class InterAccountClient {
     await this.options.shared?.tokens.drop(this.options.bankAccount, failed).catch(() => undefined);
   }
 
-  private async requestToken(): Promise<{ value: string; usableForMs: number }> {
+  private async requestToken(prepaid = false): Promise<{ value: string; usableForMs: number }> {
     this.tokenRequests += 1;
     const { credentials } = this.options;
     const form = new URLSearchParams({
@@ -293,11 +304,14 @@ export class InterAccountClient {
       scope: INTER_COBRANCA_SCOPE,
     }).toString();
     const answer = await this.checked(
-      await this.paced('token', () =>
-        this.exchange('POST', INTER_PATHS.token, {
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-          body: form,
-        }),
+      await this.paced(
+        'token',
+        () =>
+          this.exchange('POST', INTER_PATHS.token, {
+            headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+            body: form,
+          }),
+        prepaid,
       ),
       'token',
       'token',

@@ -338,7 +338,8 @@ export class InterProvider implements PaymentProvider {
     if (!current || current.key !== key || stale) {
       const setup: NonNullable<AccountState['webhook']> = { key, failedAt: null, done: Promise.resolve() };
       setup.done = this.setWebhook(account, state, ours, replace).catch((err: unknown) => {
-        setup.failedAt = Date.now();
+        // No answer at all: tried again at the next batch; any other failure a minute later (5 calls a minute).
+        setup.failedAt = err instanceof InterNetworkError ? 0 : Date.now();
         throw err;
       });
       state.webhook = setup;
