@@ -1,9 +1,10 @@
 import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { INTER_SITUATIONS } from './situations';
+import { INTER_CALLBACK_SITUATIONS, INTER_SITUATIONS } from './situations';
 
 /**
  * Banco Inter Cobrança v3 ("boleto com PIX") as it travels on the wire. Field names are Inter's
- * (Portuguese): the wire fixes them. Sources for every path, field and value: docs/providers/inter.md.
+ * (Portuguese): the wire fixes them. Source for every path, field and value: Inter's API reference
+ * (developers.inter.co/references/cobranca-bolepix); docs/providers/inter.md explains them.
  *
  * Requests are closed (additionalProperties: false): what our adapter sends must be exactly what Inter
  * documents. Responses are open: Inter may add fields, and we read only those named here.
@@ -259,10 +260,11 @@ export const WebhookView = Type.Object({
 });
 export type WebhookView = Static<typeof WebhookView>;
 
+/** One CallbackCobranca: only codigoSolicitacao, situacao and dataHoraSituacao are required by the reference. */
 export const WebhookItem = Type.Object({
   codigoSolicitacao: Type.String({ minLength: 1 }),
-  seuNumero: Type.String(),
-  situacao: InterSituation,
+  seuNumero: Type.Optional(Type.String({ maxLength: 15 })),
+  situacao: oneOf(INTER_CALLBACK_SITUATIONS),
   /** Date and time of the change (ISO 8601, e.g. 2026-11-23T15:04:05.000Z or a local date-time). */
   dataHoraSituacao: Type.String({ minLength: 10 }),
   valorTotalRecebido: Type.Optional(ReaisOnWire),

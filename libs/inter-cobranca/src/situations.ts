@@ -1,5 +1,6 @@
 /**
- * The `situacao` of an Inter Cobrança v3 charge (sources: docs/providers/inter.md).
+ * The `situacao` of an Inter Cobrança v3 charge (SituacaoCobrancaEnum of Inter's API reference,
+ * developers.inter.co/references/cobranca-bolepix).
  *
  *   EM_PROCESSAMENTO  accepted, not issued yet (creation is asynchronous)
  *   FALHA_EMISSAO     Inter could not issue it: final, nothing to pay
@@ -32,3 +33,17 @@ export const CLOSED_UNPAID_SITUATIONS: readonly InterSituationName[] = ['CANCELA
 /** How a charge was paid. */
 export const INTER_PAYMENT_ORIGINS = ['BOLETO', 'PIX'] as const;
 export type InterPaymentOrigin = (typeof INTER_PAYMENT_ORIGINS)[number];
+
+/**
+ * The situations a webhook callback (and the callback history) reports, as Inter's reference lists them
+ * (SituacaoCobrancaCallbackEnum): a subset of the charge's situations.
+ */
+export const INTER_CALLBACK_SITUATIONS = [
+  'RECEBIDO',
+  'A_RECEBER',
+  'MARCADO_RECEBIDO',
+  'CANCELADO',
+  'EXPIRADO',
+  'FALHA_EMISSAO',
+] as const satisfies readonly InterSituationName[];
+export type InterCallbackSituation = (typeof INTER_CALLBACK_SITUATIONS)[number];

@@ -54,11 +54,18 @@ describe('Inter Cobrança v3 contract fixtures', () => {
 
   it('amounts are reais with at most two decimals, float noise aside', () => {
     expect(interViolations(CreateChargeRequest, { ...fixtures.createChargeRequest, valorNominal: 19.99 })).toEqual([]);
-    expect(interViolations(CreateChargeRequest, { ...fixtures.createChargeRequest, valorNominal: 0.1 + 0.2 })).toEqual(
-      [],
-    );
     expect(
-      interViolations(CreateChargeRequest, { ...fixtures.createChargeRequest, valorNominal: 1.234 }).map((v) => v.path),
+      interViolations(CreateChargeRequest, { ...fixtures.createChargeRequest, valorNominal: 10.1 + 20.2 }),
+    ).toEqual([]);
+    // Inter's reference: 2.50 to 99,999,999.99.
+    expect(
+      interViolations(CreateChargeRequest, { ...fixtures.createChargeRequest, valorNominal: 2.49 }).map((v) => v.path),
+    ).toEqual(['/valorNominal']);
+    expect(interViolations(CreateChargeRequest, { ...fixtures.createChargeRequest, valorNominal: 2.5 })).toEqual([]);
+    expect(
+      interViolations(CreateChargeRequest, { ...fixtures.createChargeRequest, valorNominal: 12.345 }).map(
+        (v) => v.path,
+      ),
     ).toEqual(['/valorNominal']);
   });
 
