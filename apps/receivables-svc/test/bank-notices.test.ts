@@ -3,7 +3,7 @@ import type { CancellationJob, RegistrationJob } from '@payments/contracts';
 import type { ReceivableRow } from '../src/db/schema';
 import { processCancellation, requestCancellation } from '../src/domain/cancellation';
 import { storeNotices } from '../src/domain/notice-store';
-import { applyDueNotices, type NoticeObserver } from '../src/domain/notices';
+import { applyDueNotices, rearmNoticesOfKnownCharges, type NoticeObserver } from '../src/domain/notices';
 import { recordPayment } from '../src/domain/payments';
 import type { BankNotice, ProviderAccount } from '../src/domain/ports';
 import { registerReceivables } from '../src/domain/registration';
@@ -176,7 +176,9 @@ describe('bank notices: stored, then applied once the bank confirms them', () =>
     expect(bank.consultCalls).toEqual([]); // nothing asked about a charge that is not ours (yet)
 
     expect(await registerReceivables(workerDeps(f, bank), job(r), 1)).toBe('done');
-    await apply(bank, seen, true);
+    // Its charge known now: due at once, not after the delay it had grown to.
+    expect(await rearmNoticesOfKnownCharges(f.db)).toBe(1);
+    await apply(bank, seen);
     expect(await rowById(f, r.id)).toMatchObject({ state: 'approved', amount_paid_cents: r.amount_cents });
     expect(seen.unknown).toBe(1);
   });

@@ -71,6 +71,21 @@ export async function applyDueNotices(deps: NoticeDeps, limit = 50): Promise<num
   return tried;
 }
 
+/**
+ * Notices kept for a charge not known then whose charge is known now (its registration committed)
+ * fall due at once, rather than after their grown delay. Returns how many.
+ */
+export async function rearmNoticesOfKnownCharges(db: Kysely<ReceivablesDatabase>): Promise<number> {
+  const result = await sql`
+    update bank_notices n set next_attempt_at = now()
+    where n.applied_at is null and n.outcome = 'unknown_charge' and n.next_attempt_at > now()
+      and exists (
+        select 1 from receivables r join provider_accounts pa on pa.id = r.provider_account_id
+        where r.provider_charge_id = n.charge_id and pa.tenant_id = n.tenant_id and pa.account_key = n.account_key
+      )`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
 /** Claims one due notice (others skip it), applies it, and marks it applied or schedules its retry. */
 async function applyNextNotice(deps: NoticeDeps): Promise<boolean> {
   return deps.db.transaction().execute(async (trx) => {

@@ -1,8 +1,11 @@
+import { startPeriodic } from '@payments/lifecycle';
 import type { Logger } from '@payments/logger';
-import { applyDueNotices, type NoticeDeps } from '../domain/notices';
+import { applyDueNotices, rearmNoticesOfKnownCharges, type NoticeDeps } from '../domain/notices';
 
 /** How often the worker looks for due notices when nothing wakes it (retries fall due on their own). */
 export const NOTICE_POLL_MS = 1_000;
+/** How often notices waiting for a charge not known then are looked at again (their charge may be known now). */
+export const NOTICE_REARM_MS = 5_000;
 
 export interface NoticeWorker {
   /** A notice was stored: look now rather than at the next poll. */
@@ -13,7 +16,8 @@ export interface NoticeWorker {
 
 /**
  * Applies stored bank notices on this instance: at once when woken (a notice stored here), and every
- * `pollMs` for those stored by other instances or due for a retry. Instances share the work: each
+ * `pollMs` for those stored by other instances or due for a retry; every NOTICE_REARM_MS, notices
+ * waiting for a charge that is known now fall due at once. Instances share the work: each
  * notice is claimed by one (domain/notices.ts).
  */
 export function startNoticeWorker(deps: NoticeDeps & { logger: Logger }, pollMs = NOTICE_POLL_MS): NoticeWorker {
@@ -41,18 +45,26 @@ export function startNoticeWorker(deps: NoticeDeps & { logger: Logger }, pollMs 
     timer.unref();
   };
   schedule(0);
-  return {
-    wake() {
-      woken = true;
-      if (timer) {
-        clearTimeout(timer);
-        timer = undefined;
-      }
-      schedule(0);
+  const rearm = startPeriodic(
+    async () => {
+      if ((await rearmNoticesOfKnownCharges(deps.db)) > 0) wake();
     },
+    { intervalMs: NOTICE_REARM_MS, logger: deps.logger, what: 'bank notices of charges known now' },
+  );
+  function wake() {
+    woken = true;
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    schedule(0);
+  }
+  return {
+    wake,
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      await rearm.stop();
       await running;
     },
   };
