@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Agent, request } from 'undici';
 import { setProviderAccount } from './admin-cli';
 
 /*
@@ -43,6 +44,11 @@ export interface BankCharge {
   pix?: { txid: string };
 }
 
+/** GET /sandbox/inter/calls: the bank's count of an integration's calls, per endpoint. */
+export interface BankCalls {
+  endpoints: Record<string, { total: number; max_per_minute: number; refused: number }>;
+}
+
 /** Situations in which a boleto can still be paid, or become payable (Inter's SituacaoCobranca). */
 export const LIVE_SITUATIONS = ['EM_PROCESSAMENTO', 'A_RECEBER', 'ATRASADO', 'PROTESTO'];
 
@@ -79,9 +85,9 @@ export class InterBankControls {
     return found.charges;
   }
 
-  /** The calls the bank counted for an integration, per endpoint and minute (its own words). */
-  async calls(clientId: string): Promise<unknown> {
-    return this.call('GET', `/sandbox/inter/calls?client_id=${encodeURIComponent(clientId)}`);
+  /** The calls the bank counted for an integration, per endpoint: in all, the most within a minute, refused with 429. */
+  async calls(clientId: string): Promise<BankCalls> {
+    return (await this.call('GET', `/sandbox/inter/calls?client_id=${encodeURIComponent(clientId)}`)) as BankCalls;
   }
 
   /** Pays a charge at the bank (by codigoSolicitacao, our_number or txid); `amount` in reais, the amount due when absent. */
@@ -131,4 +137,59 @@ export async function setInterAccount(
     ],
     integration.client_secret,
   );
+}
+
+/**
+ * Another client of the same Inter account (the tenant's ERP, an accountant's tool) calling Inter's
+ * API with the integration's certificate and token: its calls spend the account's per-minute limits
+ * at the bank, which our service cannot see, so our calls meet 429s and their Retry-After.
+ */
+export class InterNeighbour {
+  private readonly agent: Agent;
+  private token = '';
+
+  constructor(
+    private readonly baseUrl: string,
+    private readonly integration: InterIntegration,
+    caPem: string,
+  ) {
+    this.agent = new Agent({ connect: { cert: integration.cert_pem, key: integration.key_pem, ca: caPem } });
+  }
+
+  /** Lists charges `times` times (GET /cobranca/v3/cobrancas), one after another; the statuses the bank answered. */
+  async list(times: number, from: string, to: string): Promise<number[]> {
+    if (!this.token) await this.authenticate();
+    const statuses: number[] = [];
+    for (let i = 0; i < times; i += 1) {
+      const query = new URLSearchParams({ dataInicial: from, dataFinal: to });
+      const res = await request(`${this.baseUrl}/cobranca/v3/cobrancas?${query}`, {
+        dispatcher: this.agent,
+        headers: { authorization: `Bearer ${this.token}`, 'x-conta-corrente': this.integration.account },
+      });
+      await res.body.dump();
+      statuses.push(res.statusCode);
+    }
+    return statuses;
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+
+  private async authenticate(): Promise<void> {
+    const res = await request(`${this.baseUrl}/oauth/v2/token`, {
+      method: 'POST',
+      dispatcher: this.agent,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        client_id: this.integration.client_id,
+        client_secret: this.integration.client_secret,
+        grant_type: 'client_credentials',
+        scope: 'boleto-cobranca.read',
+      }).toString(),
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`token for the neighbour: ${res.statusCode} ${text}`);
+    this.token = (JSON.parse(text) as { access_token: string }).access_token;
+  }
 }

@@ -8,6 +8,7 @@ import { clientPayload, receivablePayload } from '../support/fixtures';
 import {
   cents,
   InterBankControls,
+  InterNeighbour,
   LIVE_SITUATIONS,
   setInterAccount,
   type BankCharge,
@@ -39,6 +40,8 @@ const ISSUE_FAILURES = 2;
 const DB_FAULTS = 3;
 const KILLS_WHILE_REGISTERING = 3;
 const RECONCILE_INTERVAL_MS = 3_000;
+/** List calls another client of the account makes at the start, of the 120 a minute the bank allows. */
+const NEIGHBOUR_LISTS = 100;
 const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
 
 let system: TestSystem;
@@ -46,6 +49,7 @@ let receiver: CallbackReceiver;
 let bank: InterBankControls;
 let dir: string;
 let interBaseUrl: string;
+let caPem: string;
 let fault: InjectedFault | undefined;
 /** The receivables-svc process running now, and every one started (their output, for a failure's story). */
 let receivables: AppProcess | undefined;
@@ -57,6 +61,7 @@ beforeAll(async () => {
   interBaseUrl = `https://127.0.0.1:${interPort}/inter`;
   // The dialect's CA, with its key so that POST /sandbox/inter/integrations can sign integrations.
   const ca = createTestCertificateAuthority('Inter money chaos CA');
+  caPem = ca.certPem;
   const tls = writeSandboxInterTls(ca, dir);
   const caKeyFile = join(dir, 'inter-ca.key');
   writeFileSync(caKeyFile, ca.keyPem, { mode: 0o600 });
@@ -84,6 +89,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receivables?.kill();
+  // CHAOS_LOG_DIR=<dir> keeps what each receivables-svc run logged, to read a run's story after it.
+  const logDir = process.env.CHAOS_LOG_DIR;
+  if (logDir) runs.forEach((p, i) => writeFileSync(join(logDir, `receivables-svc-${i + 1}.log`), p.output));
   await fault?.remove().catch(() => undefined);
   await receiver?.stop();
   await system?.stop();
@@ -189,6 +197,9 @@ it('loses no money at Inter across 404s after create, 429s, lost notices, kill -
   const valueOf = new Map(items.map((item) => [item.account_receivable_id, cents(item.value)]));
   const settled = () => ids.every((id) => registeredEvents(id).length + rejectedEvents(id).length > 0);
   const killing = killAtRandom(rnd, KILLS_WHILE_REGISTERING, settled);
+  // Another client of the account spends most of a minute's list calls: ours meet 429 and Retry-After.
+  const neighbour = new InterNeighbour(interBaseUrl, integration, caPem);
+  const neighbourCalls = neighbour.list(NEIGHBOUR_LISTS, brasiliaDate(), dueDate).finally(() => neighbour.close());
   for (let batch = 0; batch < 3; batch += 1) {
     if (batch < ISSUE_FAILURES) await bank.failNextIssue();
     const posted = await tenant.api.postIdempotent(
@@ -203,6 +214,7 @@ it('loses no money at Inter across 404s after create, 429s, lost notices, kill -
     throw new Error(`${err.message}: ${pending.length} still without one; receivables-svc said:\n${tail()}`);
   });
   const kills = await killing;
+  const neighbourRefused = (await neighbourCalls).filter((status) => status === 429).length;
   if (!receivables) await startReceivables();
 
   // What the bank holds after the storm, charge by charge.
@@ -235,13 +247,21 @@ it('loses no money at Inter across 404s after create, 429s, lost notices, kill -
   for (const [value, boletos] of byValue)
     if (!known.has(value)) problems.push(`${boletos.length} boleto(s) of value ${value / 100} belong to no charge`);
   const faultsFired = await fault.fired();
+  const calls = (await bank.calls(integration.client_id)).endpoints;
+  const refusedToUs = Object.values(calls).reduce((n, c) => n + c.refused, 0) - neighbourRefused;
   console.log(
     `inter money chaos: ${registered.length} registered, ${rejected} rejected; ${kills} kill -9 of receivables-svc, ` +
-      `${faultsFired} database errors right after a create; the bank's call counts: ${JSON.stringify(await bank.calls(integration.client_id))}`,
+      `${faultsFired} database errors right after a create, ${refusedToUs} of our calls answered 429 ` +
+      `(the neighbour's: ${neighbourRefused}); the bank's count per endpoint (calls, most in a minute, 429): ` +
+      Object.entries(calls)
+        .map(([name, c]) => `${name} ${c.total}/${c.max_per_minute}/${c.refused}`)
+        .join(', '),
   );
   expect(problems).toEqual([]);
+  // The chaos happened: a rejection, each database error, and 429s met by our own calls.
   expect(rejected).toBeGreaterThanOrEqual(1);
   expect(faultsFired).toBe(DB_FAULTS);
+  expect(refusedToUs).toBeGreaterThan(0);
 
   // Pay 20 at the bank: the first half while every notice is lost, a kill -9 between, the second half
   // with notices on (a notice and the reconciliation both see them: still one callback each).
