@@ -93,7 +93,8 @@ async function applyNextNotice(deps: NoticeDeps): Promise<boolean> {
       .selectFrom('bank_notices')
       .selectAll()
       .where('applied_at', 'is', null)
-      .where('next_attempt_at', '<=', new Date())
+      // The database's clock, as stored notices' next_attempt_at default is (finer than a JS Date).
+      .where('next_attempt_at', '<=', sql<Date>`now()`)
       .orderBy('next_attempt_at')
       .orderBy('id')
       .limit(1)
