@@ -25,7 +25,7 @@ export const PaymentDataSchema = Type.Object({
   our_number: Type.String(),
   pix_copy_and_paste: Type.String(),
   /** A link to the QR code image; empty (with pix_copy_and_paste) when the bank issued the slip without PIX. */
-  qrcode_image: Type.String({ format: 'uri-reference' }),
+  qrcode_image: Type.String({ format: 'uri-or-empty' }),
   pdf: Type.String({ format: 'uri' }),
 });
 

@@ -25,6 +25,11 @@ export function createAjv(): Ajv {
   const isEmail = (v: string) =>
     emailFormat instanceof RegExp ? emailFormat.test(v) : typeof emailFormat === 'function' ? emailFormat(v) : true;
   ajv.addFormat('email-or-empty', { type: 'string', validate: (v: string) => v === '' || isEmail(v) });
+  // A link that may be absent: a slip issued without PIX has no QR code image.
+  const uriFormat = ajv.formats['uri'];
+  const isUri = (v: string) =>
+    uriFormat instanceof RegExp ? uriFormat.test(v) : typeof uriFormat === 'function' ? uriFormat(v) : true;
+  ajv.addFormat('uri-or-empty', { type: 'string', validate: (v: string) => v === '' || isUri(v) });
   return ajv;
 }
 

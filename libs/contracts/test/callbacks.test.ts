@@ -108,6 +108,14 @@ describe('callback payloads', () => {
     });
   });
 
+  it('a registered payload of a slip without PIX has empty PIX fields and passes', () => {
+    const noPix = {
+      ...registered,
+      payment_data: { ...registered.payment_data, pix_copy_and_paste: '', qrcode_image: '' },
+    };
+    expect(compileValidator(RegisteredCallbackSchema)(noPix).ok).toBe(true);
+  });
+
   it('a registered payload with a non-URL qrcode_image fails', () => {
     const bad = { ...registered, payment_data: { ...registered.payment_data, qrcode_image: 'not a url' } };
     const r = compileValidator(RegisteredCallbackSchema)(bad);

@@ -813,7 +813,7 @@ export interface components {
       barcode: string;
       our_number: string;
       pix_copy_and_paste: string;
-      /** Format: uri-reference */
+      /** Format: uri-or-empty */
       qrcode_image: string;
       /** Format: uri */
       pdf: string;
