@@ -47,6 +47,12 @@ export const AdminProviderAccountRequestSchema = Type.Object(
         client_secret: Type.String({ maxLength: 10_000 }),
         cert_pem: Type.String({ maxLength: 100_000 }),
         key_pem: Type.String({ maxLength: 100_000 }),
+        replace_webhook: Type.Optional(
+          Type.Boolean({
+            description:
+              "point the bank's webhook at this service even when it is set to another URL (the CLI's --replace-webhook); otherwise that URL is kept",
+          }),
+        ),
       }),
     ),
   },

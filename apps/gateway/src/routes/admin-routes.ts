@@ -284,6 +284,7 @@ const FIELD_OF_FLAG: Record<string, string> = {
   '--client-secret-file': '/credentials/client_secret',
   '--cert-file': '/credentials/cert_pem',
   '--key-file': '/credentials/key_pem',
+  '--replace-webhook': '/credentials/replace_webhook',
 };
 
 function fieldOfFlag(err: ProviderAccountInputError): FieldError {

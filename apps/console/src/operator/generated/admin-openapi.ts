@@ -336,6 +336,8 @@ export interface components {
         client_secret: string;
         cert_pem: string;
         key_pem: string;
+        /** @description point the bank's webhook at this service even when it is set to another URL (the CLI's --replace-webhook); otherwise that URL is kept */
+        replace_webhook?: boolean;
       };
     };
     AdminRedriveResult: {
