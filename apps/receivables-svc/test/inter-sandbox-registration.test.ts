@@ -7,7 +7,8 @@ import { registerReceivables } from '../src/domain/registration';
 import type { ProviderAccount } from '../src/domain/ports';
 import type { ReceivableRow } from '../src/db/schema';
 import { InterProvider } from '../src/provider/inter';
-import { INTER_DEFAULT_LIMITS } from '../src/provider/inter/client';
+import { INTER_PATHS, WebhookView } from '@payments/inter-cobranca';
+import { INTER_DEFAULT_LIMITS, InterAccountClient } from '../src/provider/inter/client';
 import { BankSandboxProvider } from '../src/provider/bank-sandbox-provider';
 import { interShared } from '../src/provider/providers';
 import { startInterSandbox, type InterSandbox } from './inter-sandbox';
@@ -48,15 +49,23 @@ async function integration(): Promise<Integration> {
 }
 
 /** One instance's Inter adapter, its budgets and token shared through the fixture's database. */
-function interProvider(integrationOf: (account: ProviderAccount) => Integration): InterProvider {
+function interProvider(
+  integrationOf: (account: ProviderAccount) => Integration,
+  options: { webhookBase?: string; replace?: boolean } = {},
+): InterProvider {
+  const base = options.webhookBase ?? 'http://127.0.0.1:9';
   const provider = new InterProvider({
     credentials: (account) => {
       const { account: _number, ...credentials } = integrationOf(account);
-      return Promise.resolve({ versionId: account.id, credentials });
+      return Promise.resolve({
+        versionId: account.id,
+        credentials: { ...credentials, ...(options.replace ? { replace_webhook: true } : {}) },
+      });
     },
     defaultBaseUrl: sandbox.interBaseUrl,
     timeoutMs: 3_000,
-    webhookUrl: (accountId) => `http://127.0.0.1:9/provider/webhooks/inter/${accountId}`,
+    webhookUrl: (accountId) => `${base}/provider/webhooks/inter/${accountId}`,
+    ownsWebhookUrl: (url) => url.startsWith(`${base}/provider/webhooks/inter/`),
     trustedCaPem: sandbox.ca.certPem,
     shared: interShared(f.db, {
       inter: { baseUrl: sandbox.interBaseUrl, callLimits: INTER_DEFAULT_LIMITS, callWaitMaxMs: 10_000 },
@@ -153,4 +162,45 @@ it("x-conta-corrente names the integration's account; another account is refused
   expect(await registerReceivables(deps(interProvider(() => bank)), job(other), 1)).toEqual({ retryInMs: 1_000 });
   expect(await rowById(f, other.id)).toMatchObject({ state: 'pending', registration_status: 'queued' });
   expect(await boletosOf(bank.client_id)).toHaveLength(1);
+});
+
+it('a webhook the integration has elsewhere is kept without --replace-webhook, and replaced with it', async () => {
+  const bank = await integration();
+  const webhookNow = async () => {
+    const client = new InterAccountClient({
+      baseUrl: sandbox.interBaseUrl,
+      credentials: {
+        client_id: bank.client_id,
+        client_secret: bank.client_secret,
+        cert_pem: bank.cert_pem,
+        key_pem: bank.key_pem,
+      },
+      timeoutMs: 3_000,
+      trustedCa: () => sandbox.ca.certPem,
+      bankAccount: `check:${bank.client_id}`,
+      accountId: 'check',
+    });
+    try {
+      return (
+        await client.callFor<{ webhookUrl: string }>(
+          { method: 'GET', path: INTER_PATHS.webhook, what: 'read' },
+          WebhookView,
+        )
+      ).webhookUrl;
+    } finally {
+      await client.close();
+    }
+  };
+  // The tenant's own receiver, set before our service came (another system's URL).
+  const theirs = await acceptedAt(bank.account);
+  expect(
+    await registerReceivables(deps(interProvider(() => bank, { webhookBase: 'http://127.0.0.1:7' })), job(theirs), 1),
+  ).toBe('done');
+  expect(await webhookNow()).toBe(`http://127.0.0.1:7/provider/webhooks/inter/${theirs.provider_account_id}`);
+  const ours = await acceptedAt(bank.account);
+  expect(await registerReceivables(deps(interProvider(() => bank)), job(ours), 1)).toBe('done');
+  expect(await webhookNow()).toBe(`http://127.0.0.1:7/provider/webhooks/inter/${theirs.provider_account_id}`);
+  const replacing = await acceptedAt(bank.account);
+  expect(await registerReceivables(deps(interProvider(() => bank, { replace: true })), job(replacing), 1)).toBe('done');
+  expect(await webhookNow()).toBe(`http://127.0.0.1:9/provider/webhooks/inter/${replacing.provider_account_id}`);
 });
