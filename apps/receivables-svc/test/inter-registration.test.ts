@@ -331,6 +331,25 @@ describe('Inter details', () => {
 });
 
 describe('pacing for all instances', () => {
+  it("a newer account version's webhook setup, waiting for its budget, does not hold the charges", async () => {
+    // A minute shortened to 6 s: the webhook's 5 calls then allow a third one ~2 s after the first two.
+    const inter = interProvider({ windowMs: 6_000 });
+    const account = interAccount();
+    await inter.registerMany(account, [chargeRequest()]); // webhook read and set: the budget spent
+    const newer = { ...account, id: randomUUID() };
+    const started = Date.now();
+    const [outcome] = await inter.registerMany(newer, [chargeRequest()]);
+    expect(outcome).toMatchObject({ kind: 'registered' });
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(bank.webhookUrl).toBe(`https://receivables.example.com/provider/webhooks/inter/${account.id}`);
+    // Its setup goes on beside: the URL moves to the newer version once the budget allows.
+    const deadline = Date.now() + 8_000;
+    while (bank.webhookUrl !== `https://receivables.example.com/provider/webhooks/inter/${newer.id}`) {
+      if (Date.now() > deadline) throw new Error(`webhook still ${bank.webhookUrl}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
   it('two instances on one database stay within the budget of an endpoint', async () => {
     const limits = { consult: 10 };
     const [a, b] = [interProvider({ windowMs: 2_000, limits }), interProvider({ windowMs: 2_000, limits })];

@@ -84,6 +84,8 @@ interface AccountState {
   identity: string;
   /** The webhook set up (or under way) for this bank account, with what decided it. */
   webhook: { key: string; done: Promise<void>; failedAt: number | null } | null;
+  /** A setup of this bank account's webhook has ended once here (ours set, or another URL kept). */
+  webhookSettled: boolean;
 }
 
 /**
@@ -327,7 +329,9 @@ export class InterProvider implements PaymentProvider {
    * webhook Inter has is read first: none, or one of ours, is set to ours; another URL is the tenant's
    * and stays unless the account says replace (--replace-webhook): operators are told, and charges
    * still issue (reconciliation finds their payments). Only a bank that does not answer at all stops
-   * the batch; any other failure is retried later while charges issue.
+   * the batch; any other failure is retried later while charges issue. Once a setup has ended for the
+   * bank account, a new one (a newer account version's URL) runs beside the charges instead of before
+   * them: at 5 webhook calls a minute it may wait for its budget.
    */
   private async ensureWebhook(account: ProviderAccount, state: AccountState, replace: boolean): Promise<void> {
     const ours = this.options.webhookUrl(account.id);
@@ -337,13 +341,21 @@ export class InterProvider implements PaymentProvider {
       current?.failedAt !== null && current?.failedAt !== undefined && Date.now() - current.failedAt > WEBHOOK_RETRY_MS;
     if (!current || current.key !== key || stale) {
       const setup: NonNullable<AccountState['webhook']> = { key, failedAt: null, done: Promise.resolve() };
-      setup.done = this.setWebhook(account, state, ours, replace).catch((err: unknown) => {
-        // No answer at all: tried again at the next batch; any other failure a minute later (5 calls a minute).
-        setup.failedAt = err instanceof InterNetworkError ? 0 : Date.now();
-        throw err;
-      });
+      setup.done = this.setWebhook(account, state, ours, replace).then(
+        () => {
+          state.webhookSettled = true;
+        },
+        (err: unknown) => {
+          // No answer at all: tried again at the next batch; any other failure a minute later (5 calls a minute).
+          setup.failedAt = err instanceof InterNetworkError ? 0 : Date.now();
+          throw err;
+        },
+      );
+      // Handled here whether or not a batch waits for it (a failure is seen by the next setup).
+      setup.done.catch(() => undefined);
       state.webhook = setup;
     }
+    if (state.webhookSettled) return;
     try {
       await state.webhook?.done;
     } catch (err) {
@@ -419,6 +431,7 @@ export class InterProvider implements PaymentProvider {
       baseUrl,
       identity,
       webhook: current?.webhook ?? null,
+      webhookSettled: current?.webhookSettled ?? false,
     };
     this.accounts.set(key, state);
     if (current) void current.client.close().catch(() => undefined);
