@@ -269,7 +269,7 @@ async function payAndTime(
   const missing = charges.filter(([id]) => !receiver.bodies.has(id));
   if (missing.length > 0)
     throw new Error(`${missing.length} of ${charges.length} payments brought no paid callback in ${timeoutMs} ms`);
-  return charges.map(([id]) => receiver.bodies.get(id)! - paidAt.get(id)!).sort((a, b) => a - b);
+  return charges.map(([id]) => (receiver.bodies.get(id) ?? NaN) - (paidAt.get(id) ?? NaN)).sort((a, b) => a - b);
 }
 
 /** Samples the bank's calls every few seconds: the most any endpoint had in the minute before a sample, and the totals. */
@@ -488,7 +488,7 @@ async function main(): Promise<void> {
     console.log(`  within Inter's limits: ${within ? 'yes' : 'NO'}`);
     const line = (name: string, ms: number[]) =>
       console.log(
-        `  ${name.padEnd(44)} p50 ${fmt(percentile(ms, 50) / 1000, 1)} s   max ${fmt(ms[ms.length - 1] / 1000, 1)} s   (${ms.length} payments)`,
+        `  ${name.padEnd(44)} p50 ${fmt(percentile(ms, 50) / 1000, 2)} s   max ${fmt(ms[ms.length - 1] / 1000, 2)} s   (${ms.length} payments)`,
       );
     line('payment to paid callback, notices lost:', lost);
     line('baseline, same run, notices on:', noticed);

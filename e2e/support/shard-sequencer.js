@@ -9,6 +9,7 @@ const { basename } = require('node:path');
 // Seconds per file in CI runs (2026-11). Files not listed count as DEFAULT_SECONDS; only the long
 // ones matter for the balance, and a stale figure costs balance, never correctness.
 const SECONDS = {
+  'inter-money-chaos.test.ts': 200,
   'chaos.test.ts': 95,
   'fuzz.test.ts': 75,
   'start-script.test.ts': 66,
