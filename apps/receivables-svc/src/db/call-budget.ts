@@ -86,9 +86,11 @@ export class PostgresCallBudget {
 
 /**
  * Bucket size and refill rate: burst + refill over one window never exceed the limit. A tenth of the
- * limit (at least 2: a webhook read and its setting right after, at 5 a minute) comes at once.
+ * limit (at least 2: a webhook read and its setting right after, at 5 a minute) comes at once; the
+ * rest refills over the window and a thirtieth more (2 s a minute), so calls that leave on time but
+ * arrive late (the network, a busy event loop) still fall within the bank's count.
  */
 function shape({ calls, windowMs }: CallLimit): { capacity: number; perMs: number } {
   const capacity = Math.min(calls, Math.max(2, Math.floor(calls / 10)));
-  return { capacity, perMs: Math.max(1, calls - capacity) / windowMs };
+  return { capacity, perMs: Math.max(1, calls - capacity) / (windowMs + windowMs / 30) };
 }
