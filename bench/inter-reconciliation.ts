@@ -41,7 +41,7 @@ import {
   systemEnv,
 } from './support';
 
-const OPEN = Number(process.env.BENCH_INTER_OPEN_CHARGES ?? 10_000);
+const OPEN = Number(process.env.BENCH_INTER_CHARGES ?? 10_000);
 const PAYMENTS = Number(process.env.BENCH_INTER_PAYMENTS ?? 6);
 /** How long the lost-notice phase lasts (payments spread over it); the calls a minute are counted over it. */
 const WINDOW_MS = Number(process.env.BENCH_INTER_WINDOW_MS ?? 180_000);
