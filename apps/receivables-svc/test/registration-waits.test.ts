@@ -249,6 +249,7 @@ it('the health lists charges waiting per bank account, oldest first; the metric 
   const text = await registry.metrics();
   expect(text).toMatch(/^receivables_registrations_stuck\{provider="inter",service="receivables-test"\} 2$/m);
   expect(text).toMatch(/^receivables_registrations_stuck\{provider="sandbox",service="receivables-test"\} 0$/m);
-  const oldest = /^receivables_registration_oldest_wait_seconds\{provider="inter",service="receivables-test"\} (\d+)$/m.exec(text);
+  const oldest =
+    /^receivables_registration_oldest_wait_seconds\{provider="inter",service="receivables-test"\} (\d+)$/m.exec(text);
   expect(Number(oldest?.[1])).toBeGreaterThanOrEqual(20 * 60);
 });
