@@ -51,7 +51,9 @@ export interface ReceivablesConfig extends CommonConfig {
    */
   inter: {
     baseUrl: string;
-    trustedCaPem?: string | (() => string | undefined);
+    trustedCaPem?: string;
+    /** Development's default CA file (the sandbox's), read at the first Inter call: see trustedInterCa. */
+    trustedCaFileAtFirstCall?: string;
     callLimits: Record<InterEndpoint, number>;
     callWaitMaxMs: number;
   };
@@ -151,14 +153,20 @@ function interConfig(
   const explicitCa = envOptional('INTER_TRUSTED_CA_FILE', env) !== undefined;
   return {
     baseUrl: envString('INTER_BASE_URL', development ? sandboxUrl : INTER_PRODUCTION_BASE_URL, env),
-    trustedCaPem: explicitCa
-      ? pemFile('INTER_TRUSTED_CA_FILE', env)
-      : development
-        ? () => readPem('INTER_TRUSTED_CA_FILE', DEV_INTER_SANDBOX_CA_FILE)
-        : undefined,
+    trustedCaPem: explicitCa ? pemFile('INTER_TRUSTED_CA_FILE', env) : undefined,
+    trustedCaFileAtFirstCall: !explicitCa && development ? DEV_INTER_SANDBOX_CA_FILE : undefined,
     callLimits: callLimits(envOptional('INTER_CALL_LIMITS', env)),
     callWaitMaxMs: envInt('INTER_CALL_WAIT_MAX_MS', 30_000, env),
   };
+}
+
+/**
+ * The CA the Inter adapter trusts besides the public ones: the file set at start, or the development
+ * default read when it is first needed (a missing file then fails that call, naming the variable).
+ */
+export function trustedInterCa(inter: ReceivablesConfig['inter']): string | (() => string) | undefined {
+  const later = inter.trustedCaFileAtFirstCall;
+  return inter.trustedCaPem ?? (later ? () => readPem('INTER_TRUSTED_CA_FILE', later) : undefined);
 }
 
 /** INTER_CALL_LIMITS: "endpoint=calls a minute" pairs, comma separated, over Inter's published limits. */

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, DEV_INTER_SANDBOX_CA_FILE } from '@payments/config';
-import { loadReceivablesConfig } from '../src/config';
+import { loadReceivablesConfig, trustedInterCa } from '../src/config';
 
 /** receivables-svc's Inter settings: https in production, the sandbox's dialect in development, call limits. */
 describe('Inter settings', () => {
@@ -41,7 +41,7 @@ describe('Inter settings', () => {
     try {
       const config = loadReceivablesConfig({ BANK_SANDBOX_INTER_PORT: '4101' });
       expect(config.inter.baseUrl).toBe('https://127.0.0.1:4101/inter');
-      const ca = config.inter.trustedCaPem;
+      const ca = trustedInterCa(config.inter);
       if (typeof ca !== 'function') throw new Error('the development CA is not read lazily');
       // Not there yet (the sandbox creates it on its first start): the call fails, not the start.
       expect(() => ca()).toThrow(/INTER_TRUSTED_CA_FILE/);

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { PaymentProviders } from '../domain/ports';
-import type { ReceivablesConfig } from '../config';
+import { trustedInterCa, type ReceivablesConfig } from '../config';
 import { PostgresBankTokens } from '../db/bank-tokens';
 import { PostgresCallBudget } from '../db/call-budget';
 import type { ReceivablesDatabase } from '../db/schema';
@@ -49,7 +49,7 @@ export function createPaymentProviders(
     webhookUrl: (accountId) => interWebhookUrl(config.publicUrl, accountId),
     // Any account version's URL on this service is ours: a newer version's may replace it.
     ownsWebhookUrl: (url) => url.startsWith(ourWebhooks),
-    trustedCaPem: config.inter.trustedCaPem,
+    trustedCaPem: trustedInterCa(config.inter),
     shared: interShared(db, config),
     observer,
   });
