@@ -1,6 +1,7 @@
 import { toCents } from '@payments/br-format';
 import type { FieldError, ProviderKind, ReceivableCreateItem } from '@payments/contracts';
 import type { Payer } from './ports';
+import { formatLocalDateTime } from './local-datetime';
 
 /**
  * What a bank will refuse, refused at intake in our field names (DESIGN 8, "What an ERP is told"):
@@ -99,18 +100,8 @@ function interDueDateProblem(dueDate: string, now: { date: string; time: string 
   return null;
 }
 
-const brasiliaFormat = new Intl.DateTimeFormat('en-CA', {
-  timeZone: BRASILIA,
-  hourCycle: 'h23',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-});
-
 /** The date (YYYY-MM-DD) and time (HH:MM) in Brasília at `now`: Inter's clock for due dates. */
 export function brasiliaNow(now: Date): { date: string; time: string } {
-  const parts = Object.fromEntries(brasiliaFormat.formatToParts(now).map((p) => [p.type, p.value]));
-  return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
+  const local = formatLocalDateTime(now, BRASILIA);
+  return { date: local.slice(0, 10), time: local.slice(11, 16) };
 }
