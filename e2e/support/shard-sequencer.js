@@ -19,6 +19,7 @@ const SECONDS = {
   'app-startup-errors.test.ts': 39,
   'admin-fuzz.test.ts': 33,
   'nats-restart.test.ts': 22,
+  'readme-inter.test.ts': 22,
   'callbacks-crash.test.ts': 19,
   'secret-rotation.test.ts': 16,
   'hostile-receivers.test.ts': 15,
