@@ -38,7 +38,7 @@ export function receivablePayload(clientId: string, urlCallback: string, overrid
     account_receivable_id: randomUUID() as string,
     payment_method: 1,
     items: [{ description: 'Mensalidade', quantity: 1, price: 150.75 }],
-    due_date: '2026-12-15',
+    due_date: '2027-12-15',
     emission_date: '2026-11-23',
     value: 150.75,
     discount_type: 'NaoTemDesconto',

@@ -93,7 +93,7 @@ function chargeRequest(overrides: Partial<ChargeRequest> = {}): ChargeRequest {
     kind: 'hybrid_slip',
     amountCents: 123_456,
     issueDate: '2026-11-23',
-    dueDate: '2026-12-15',
+    dueDate: '2027-12-15',
     payer: {
       clientId: randomUUID(),
       name: 'Maria da Silva',
@@ -106,7 +106,7 @@ function chargeRequest(overrides: Partial<ChargeRequest> = {}): ChargeRequest {
       zipCode: '30110-012',
       email: 'maria@example.com',
     },
-    discount: { amountCents: 1_000, until: '2026-12-10' },
+    discount: { amountCents: 1_000, until: '2027-12-10' },
     fineBp: 200,
     interestPerDayCents: 41,
     instructions: ['Não receber após 60 dias do vencimento'],
@@ -138,7 +138,7 @@ describe('the Inter adapter against the bank sandbox (mutual TLS)', () => {
     const [first, second, pixOnly] = outcomes.map(registered);
     expect(first.ourNumber).toMatch(/^\d{11}$/);
     expect(new Set([first.ourNumber, second.ourNumber, pixOnly.ourNumber]).size).toBe(3);
-    expect(barcodeProblems(first.barcode!, { amountCents: 123_456, dueDate: '2026-12-15' })).toEqual([]);
+    expect(barcodeProblems(first.barcode!, { amountCents: 123_456, dueDate: '2027-12-15' })).toEqual([]);
     expect(typeableLineProblems(first.typeableLine!, first.barcode!)).toEqual([]);
     expect(brCodeProblems(first.pixCopyAndPaste)).toEqual([]);
     expect(first.pdfUrl).toBe(`${sandbox.interBaseUrl}/cobranca/v3/cobrancas/${first.chargeId}/pdf`);
@@ -158,7 +158,7 @@ describe('the Inter adapter against the bank sandbox (mutual TLS)', () => {
     expect(Object.keys(built.body).sort()).toEqual(Object.keys(fixtures.createChargeRequest).sort());
     expect(built.body).toMatchObject({
       valorNominal: 1234.56,
-      dataVencimento: '2026-12-15',
+      dataVencimento: '2027-12-15',
       pagador: { cpfCnpj: '52998224725', tipoPessoa: 'FISICA', cep: '30110012', uf: 'MG' },
       desconto: { codigo: 'VALORFIXODATAINFORMADA', valor: 10, quantidadeDias: 5 },
       multa: { codigo: 'PERCENTUAL', taxa: 2 },

@@ -220,7 +220,7 @@ describe('registration by account', () => {
     const byInter = new TestProvider('inter_');
     const deps = { ...workerDeps(f, bySandbox), providers: { sandbox: bySandbox, inter: byInter } };
     const s = await acceptUnder(sandboxAccount);
-    const i = await acceptUnder(interAccount, { due_date: '2026-12-15' });
+    const i = await acceptUnder(interAccount, { due_date: '2027-12-15' });
     expect(await registerReceivables(deps, job([s]), 1)).toBe('done');
     expect(await registerReceivables(deps, job([i]), 1)).toBe('done');
 
@@ -244,7 +244,7 @@ describe('registration by account', () => {
     );
     const lastsUntil = Number(expires) * 1000;
     expect(lastsUntil).toBeGreaterThanOrEqual(Date.now() + 30 * 86_400_000 - 5_000);
-    expect(lastsUntil).toBeGreaterThanOrEqual(Date.parse('2026-12-15T00:00:00Z') + 90 * 86_400_000);
+    expect(lastsUntil).toBeGreaterThanOrEqual(Date.parse('2027-12-15T00:00:00Z') + 90 * 86_400_000);
 
     // Inter serves no QR image: a signed gateway link to the QR drawn from the charge's PIX code.
     expect((await rowById(f, s.id)).qrcode_image_url).toBe(bySandbox.charges.get(s.id)!.qrcodeImageUrl);
