@@ -357,7 +357,7 @@ describe('bad input', () => {
       receivablePayload(randomUUID(), receiver.url, {
         discount_type: 'ValorFixoAteDataInformada',
         discount_value: 500,
-        discount_date: '2027-01-01',
+        discount_date: '2028-01-01', // after the due date
       }),
     ]);
     expect(res.status).toBe(422);
