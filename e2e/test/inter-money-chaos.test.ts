@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +90,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  chaosOver = true;
+  await killing?.catch(() => undefined);
   await receivables?.kill();
   // CHAOS_LOG_DIR=<dir> keeps what each receivables-svc run logged, to read a run's story after it.
   const logDir = process.env.CHAOS_LOG_DIR;
@@ -158,17 +161,35 @@ async function bankByValue(integration: InterIntegration): Promise<Map<number, B
 }
 
 /** Kills receivables-svc at random moments (and starts it again) until `done` or `times` kills. */
+/** Set by afterAll: a failed run's kill loop stops, so it restarts nothing after the system is gone. */
+let chaosOver = false;
+let killing: Promise<number> | undefined;
+
 async function killAtRandom(rnd: () => number, times: number, done: () => boolean): Promise<number> {
   let kills = 0;
-  while (kills < times && !done()) {
+  while (kills < times && !done() && !chaosOver) {
     await sleep(1_500 + rnd() * 6_000);
-    if (done()) break;
+    if (done() || chaosOver) break;
     await killReceivables();
     kills += 1;
     await sleep(rnd() * 1_000);
+    if (chaosOver) break;
     await startReceivables();
   }
   return kills;
+}
+
+/**
+ * POSTs a batch as an ERP would: while receivables-svc is down (killed a moment ago) the gateway
+ * answers 503, and the same request goes again with the same Idempotency-Key (a 5xx keeps no record).
+ */
+async function postUntilAnswered(tenant: TestTenant, items: unknown[]): Promise<number> {
+  const key = randomUUID();
+  for (let attempt = 1; ; attempt += 1) {
+    const posted = await tenant.api.postIdempotent('/api/v1/accounts-receivable', items, key);
+    if (posted.status !== 503 || attempt === 20) return posted.status;
+    await sleep(1_000);
+  }
 }
 
 it('loses no money at Inter across 404s after create, 429s, lost notices, kill -9 and a database error after create', async () => {
@@ -198,17 +219,13 @@ it('loses no money at Inter across 404s after create, 429s, lost notices, kill -
   const values = new Map(items.map((item) => [item.account_receivable_id, cents(item.value)]));
   const valueOf = (id: string) => values.get(id) ?? Number.NaN;
   const settled = () => ids.every((id) => registeredEvents(id).length + rejectedEvents(id).length > 0);
-  const killing = killAtRandom(rnd, KILLS_WHILE_REGISTERING, settled);
+  killing = killAtRandom(rnd, KILLS_WHILE_REGISTERING, settled);
   // Another client of the account spends 110 of the minute's 120 list calls: ours meet 429 and Retry-After.
   const neighbour = new InterNeighbour(interBaseUrl, integration, caPem);
   const neighbourCalls = neighbour.list(NEIGHBOUR_LISTS, brasiliaDate(), dueDate).finally(() => neighbour.close());
   for (let batch = 0; batch < 3; batch += 1) {
     if (batch < ISSUE_FAILURES) await bank.failNextIssue();
-    const posted = await tenant.api.postIdempotent(
-      '/api/v1/accounts-receivable',
-      items.slice(batch * 20, batch * 20 + 20),
-    );
-    expect(posted.status).toBe(202);
+    expect(await postUntilAnswered(tenant, items.slice(batch * 20, batch * 20 + 20))).toBe(202);
     await sleep(rnd() * 2_000);
   }
   await waitFor(settled, 240_000, 'a registration outcome callback for each of the 60 charges').catch((err: Error) => {
