@@ -153,7 +153,11 @@ describe('notices', () => {
       .map((r) => r.at);
     RETRY_MS.forEach((delay, i) => expect(times[i + 1] - times[i]).toBeGreaterThanOrEqual(delay - 20));
 
-    const page = await history(client, `codigoSolicitacao=${codigo}`);
+    const page = await eventually(async () => {
+      const answer = await history(client, `codigoSolicitacao=${codigo}`);
+      expect((answer.body as { data?: unknown[] }).data).toHaveLength(5);
+      return answer;
+    });
     expect(page.status).toBe(200);
     expect(referenceProblems(callbackAttemptPage, page.body)).toEqual([]);
     const attempts = (page.body as { data: Array<Record<string, unknown>> }).data;
@@ -169,7 +173,12 @@ describe('notices', () => {
     const codigos: string[] = [];
     for (let i = 0; i < 11; i += 1) codigos.push(await created(client));
     await eventually(() => codigos.forEach((c) => expect(receiver.itemsFor(c)).toHaveLength(1)));
-    const first = await history(client, 'tamanhoPagina=10');
+    // An attempt is written once its POST is answered: the receiver may hold the last body a moment before.
+    const first = await eventually(async () => {
+      const page = await history(client, 'tamanhoPagina=10');
+      expect(page.body).toMatchObject({ totalElementos: 11 });
+      return page;
+    });
     expect(first.body).toMatchObject({
       totalElementos: 11,
       totalPaginas: 2,
