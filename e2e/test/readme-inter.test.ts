@@ -92,7 +92,15 @@ afterAll(async () => {
   "the README's Inter path runs as written against npm start",
   async () => {
     const ports = await freeAppPorts();
-    const [interPort, adminPort, receiverPort] = [await freePort(), await freePort(), await freePort()];
+    const taken = new Set<number>(Object.values(ports));
+    // Distinct from one another and from the apps' ports (each draw only checks nothing listens yet).
+    const distinctPort = async (): Promise<number> => {
+      let port = await freePort();
+      while (taken.has(port)) port = await freePort();
+      taken.add(port);
+      return port;
+    };
+    const [interPort, adminPort] = [await distinctPort(), await distinctPort()];
     const run = npm(['start'], {
       ...asEnv(ports),
       BANK_SANDBOX_INTER_PORT: String(interPort),
@@ -112,6 +120,9 @@ afterAll(async () => {
       120_000,
       'every app to answer /readyz 200',
     );
+    // Drawn just before the block listens on it: a port drawn before npm start's minute of booting
+    // could be taken meanwhile by another test's server.
+    const receiverPort = await distinctPort();
     const result = await runBlock(
       markedBlock('readme-inter'),
       {
