@@ -181,13 +181,15 @@ async function killAtRandom(rnd: () => number, times: number, done: () => boolea
 
 /**
  * POSTs a batch as an ERP would: while receivables-svc is down (killed a moment ago) the gateway
- * answers 503, and the same request goes again with the same Idempotency-Key (a 5xx keeps no record).
+ * answers 503 (or 409 while the first try still runs), and the same request goes again with the same
+ * Idempotency-Key (a 5xx keeps no record).
  */
 async function postUntilAnswered(tenant: TestTenant, items: unknown[]): Promise<number> {
   const key = randomUUID();
   for (let attempt = 1; ; attempt += 1) {
     const posted = await tenant.api.postIdempotent('/api/v1/accounts-receivable', items, key);
-    if (posted.status !== 503 || attempt === 20) return posted.status;
+    // 503: receivables-svc is down; 409: the first try with this key is still running at the gateway.
+    if ((posted.status !== 503 && posted.status !== 409) || attempt === 20) return posted.status;
     await sleep(1_000);
   }
 }
