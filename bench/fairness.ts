@@ -1,12 +1,12 @@
 /**
- * bench/fairness: one tenant's backlog must not delay another tenant's small batch (DESIGN.md §7).
+ * bench/fairness: one tenant's backlog must not delay another tenant's small batch.
  * Tenant A posts 20,000 charges (20 POSTs of 1,000) through the gateway; while at least 10,000 of them
  * still wait for their registered callback, tenant B (its own receiver, another host) posts 10 batches
  * of 10, twice: at once, and again once A's backlog is down to 12,000 (A's callbacks flowing then).
  * Measured per charge: POST to registered callback. Baseline in the same run: B's 10 batches of
  * 10 with no backlog. Target: B's p99 under 2 s while A's backlog drains. Every app runs as its own
  * process, as `npm start` runs them, with the rate limit at its defaults (5,000 charges a second,
- * bursts of 5,000): A sends a POST answered 429 again after its Retry-After, as an ERP would; DESIGN
+ * bursts of 5,000): A sends a POST answered 429 again after its Retry-After, as an ERP would; the design
  * wants A's 20,000 accepted within 5 s even so.
  */
 import { randomUUID } from 'node:crypto';

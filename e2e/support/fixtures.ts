@@ -7,7 +7,7 @@ export const VALID_CNPJ = '11.222.333/0001-81';
 export const VALID_ALPHANUMERIC_CNPJ = '12.ABC.345/01DE-35';
 
 /**
- * A valid client (spec 2.1). The defaults are checked against the contract type (`satisfies`); the
+ * A valid client. The defaults are checked against the contract type (`satisfies`); the
  * result stays loosely typed, since tests override fields with invalid values on purpose.
  */
 export function clientPayload(overrides: Record<string, unknown> = {}) {
@@ -29,7 +29,7 @@ export function clientPayload(overrides: Record<string, unknown> = {}) {
   return { ...valid, ...overrides };
 }
 
-/** A valid receivable creation item (spec 2.3) for a registered client. */
+/** A valid receivable creation item for a registered client. */
 export function receivablePayload(clientId: string, urlCallback: string, overrides: Record<string, unknown> = {}) {
   const valid = {
     url_callback: urlCallback,

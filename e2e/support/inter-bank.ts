@@ -6,7 +6,7 @@ import { setProviderAccount } from './admin-cli';
 
 /*
  * The bank sandbox's Inter dialect as a test sees it: its controls on the sandbox's main port
- * (DESIGN 8, "The sandbox behaves like the bank"), read with types of our own, written from the
+ * ("The sandbox behaves like the bank"), read with types of our own, written from the
  * documented controls and Inter's reference, never the adapter's schemas (a test's oracle is
  * independent of the code under test).
  */

@@ -17,7 +17,7 @@ import {
 } from '../support/receivable-callbacks';
 
 /**
- * Every 202 keeps its promise (DESIGN section 3, Cancellation; section 7): an accepted cancel gets
+ * Every 202 keeps its promise (Cancellation, docs/api.md): an accepted cancel gets
  * exactly one result callback even when the charge is paid first, and a booklet request retried
  * after a 5xx is one booklet and one callback.
  */

@@ -14,7 +14,7 @@ import { failureReport, runCases, sendCase, type Answer } from '../support/fuzz/
 import { startSystem, type TestSystem } from '../support/system';
 
 /*
- * DESIGN 7, Bad input, on the admin API (ADMIN_PORT): requests generated from ADMIN_OPERATIONS'
+ * docs/architecture.md, Bad input, on the admin API (ADMIN_PORT): requests generated from ADMIN_OPERATIONS'
  * schemas for every operation (valid ones, then the same with one field, header, path or query
  * parameter broken, random JSON and bytes), sent with an operator credential over HTTP. Every answer
  * is below 500; every 4xx is a problem of the catalogue, and a validation_failed names the field; a

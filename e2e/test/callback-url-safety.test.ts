@@ -12,7 +12,7 @@ import { receivablePayload } from '../support/fixtures';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /*
- * SSRF at intake (DESIGN 7, Callback URLs): a production gateway refuses a url_callback whose host is a
+ * SSRF at intake (Callback URLs): a production gateway refuses a url_callback whose host is a
  * literal non-public address or localhost with 422 on the field's path, before anything reaches the
  * bus, so nothing is stored. This test plays receivables-svc and booklet-svc on the bus: had the
  * gateway forwarded a refused request, the recorder would have it.

@@ -17,7 +17,7 @@ import { CallbackReceiver, waitFor } from '../support/receiver';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /**
- * Dead letters (DESIGN 7, "Bad input and hostile peers"), on the whole system: a charge the bank
+ * Dead letters ("Bad input and hostile peers"), on the whole system: a charge the bank
  * refuses is rejected with a code; a poison job message and a job whose handler keeps throwing end in
  * the dead-letter stream (JOB_MAX_FAILURES is 3 here), are counted and listed by
  * `npm run admin -- jobs dead --json`, and re-driven by `jobs redrive <id>`; the other charges flow

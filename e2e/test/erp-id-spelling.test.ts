@@ -13,7 +13,7 @@ import { isCancellationResult, isRegistered, receivableCallbacks } from '../supp
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
-// DESIGN 7: ERP ids (UUIDs) match in any letter case, in bodies and paths, and come back exactly as
+// docs/architecture.md: ERP ids (UUIDs) match in any letter case, in bodies and paths, and come back exactly as
 // the ERP sent them when it created the record: in answers, callbacks, search and consult.
 
 let system: TestSystem;

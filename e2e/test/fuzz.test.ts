@@ -8,7 +8,7 @@ import { CallbackReceiver } from '../support/receiver';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /*
- * DESIGN 7, Bad input: every bad request is a 4xx with nothing stored, never a 5xx. Requests are
+ * docs/architecture.md, Bad input: every bad request is a 4xx with nothing stored, never a 5xx. Requests are
  * generated from the contracts' schemas for every operation of the public API (valid ones, then the
  * same with exactly one field, header, path or query parameter broken, plus random JSON and random
  * bytes) and sent over HTTP to the whole system. Each request the gateway must refuse (judged

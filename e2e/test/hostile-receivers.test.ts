@@ -5,7 +5,7 @@ import { CallbackPublisher } from '../support/publish';
 import { waitFor } from '../support/receiver';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
-// DESIGN §7: one deadline of 10 s (CALLBACK_TIMEOUT_MS, left at its default here) per attempt, from
+// docs/architecture.md: one deadline of 10 s (CALLBACK_TIMEOUT_MS, left at its default here) per attempt, from
 // connecting until the answer is complete or its first KiB is in. Receivers that trickle or answer late
 // fail at the deadline and are retried; a huge answer is a delivery after its first KiB. Attempts are
 // read back through the API as an ERP would.

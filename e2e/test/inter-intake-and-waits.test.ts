@@ -12,7 +12,7 @@ import { waitFor } from '../support/receiver';
 import { freePort, startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /*
- * Issue 25, item 7, end to end through the gateway: for a tenant whose provider account is `inter`, a
+ * End to end through the gateway: for a tenant whose provider account is `inter`, a
  * batch holding a charge Inter will refuse is answered 422 naming `/<index>/<field>` in our field
  * names, and nothing of it is stored; a sandbox tenant's same batch is accepted. Then a charge stuck on
  * an unreachable bank is visible: its history, the operator's registration health and the metrics.

@@ -21,7 +21,7 @@ import { CallbackReceiver, waitFor } from '../support/receiver';
 import { freePort, startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /*
- * issue 25's money chaos test (DESIGN 8, "Nothing is lost at a real bank"). An Inter tenant, its
+ * the money chaos test ("A real bank loses nothing" in docs/architecture.md). An Inter tenant, its
  * integration made by the sandbox as Inter's internet banking would, registers 60 charges while the
  * bank answers 404 to consults just after a create, 429 beyond 120 calls a minute, and drops every
  * notice; meanwhile receivables-svc (its own process) is killed with -9 at random moments and

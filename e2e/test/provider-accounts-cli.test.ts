@@ -8,7 +8,7 @@ import { runAdmin, type AdminRun } from '../support/admin-cli';
 import { startSystem, type TestSystem } from '../support/system';
 
 /*
- * `npm run admin -- tenant account` as an operator runs it (DESIGN 7): setting a sandbox or an inter
+ * `npm run admin -- tenant account` as an operator runs it: setting a sandbox or an inter
  * account, showing it, and the rules on secrets: they come from files or stdin only, and nothing the
  * CLI prints ever contains them.
  */

@@ -17,7 +17,7 @@ import {
 } from '../support/launcher';
 
 /*
- * The README's Inter path (issue 25) is run as written: the block marked <!-- readme-inter --> is
+ * The README's Inter path is run as written: the block marked <!-- readme-inter --> is
  * pasted into bash against a real `npm start` (its own ports, database and bus prefix), as a new user
  * would: an integration from the sandbox, the tenant's inter account set with the admin CLI, a charge
  * issued and paid with its paid callback, Inter's refusals at intake, and with every notice dropped a

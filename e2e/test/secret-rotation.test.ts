@@ -5,7 +5,7 @@ import { CallbackReceiver, waitFor, type ReceivedCallback } from '../support/rec
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /*
- * Signing-secret rotation (DESIGN 7): a callback sent right after `tenant rotate-secret` carries both
+ * Signing-secret rotation: a callback sent right after `tenant rotate-secret` carries both
  * signatures, so a receiver holding the old or the new secret verifies it; after `--overlap-hours 0`
  * only the new secret does.
  */

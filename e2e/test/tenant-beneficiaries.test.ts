@@ -10,7 +10,7 @@ import { CallbackReceiver, waitFor } from '../support/receiver';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /**
- * DESIGN section 7, "Each tenant is paid into its own account": two tenants with different
+ * docs/architecture.md, "Each tenant is paid into its own account": two tenants with different
  * beneficiaries, charging in the same second, each see only their own beneficiary on the slip PDF,
  * in the BR Code (fields 59, 60 and the PIX key in 26) and as the booklet's payee.
  */

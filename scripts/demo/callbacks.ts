@@ -1,4 +1,4 @@
-/** Payment data of a registered callback (spec 2.4). */
+/** Payment data of a registered callback. */
 export interface PaymentData {
   typeable_line: string;
   barcode: string;
@@ -9,7 +9,7 @@ export interface PaymentData {
 }
 
 /**
- * Every callback body the service sends (spec 6 and docs/api.md, Callbacks): registered (success true or false),
+ * Every callback body the service sends (the interface spec and docs/api.md, Callbacks): registered (success true or false),
  * paid, cancellation result (status), booklet sent. Fields absent from a kind are undefined.
  */
 export interface CallbackBody {

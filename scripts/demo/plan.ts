@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { components } from '@payments/sdk';
 
-/** A client creation item (spec 2.1), as the SDK types it from the OpenAPI document. */
+/** A client creation item, as the SDK types it from the OpenAPI document. */
 export type ClientItem = components['schemas']['ClientCreateItem'];
 
-/** A receivable creation item (spec 2.3). */
+/** A receivable creation item. */
 export type ReceivableItem = components['schemas']['ReceivableCreateItem'];
 
 /** What the demo does with a charge after it is registered. */

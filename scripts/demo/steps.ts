@@ -18,7 +18,7 @@ import type { CallbackReceiver } from './receiver';
 import type { StepResult } from './report';
 import type { TenantCredentials } from './tenant';
 
-/** One element of the search answer (spec 2.5, `paymento_type` spelling). */
+/** One element of the search answer (the interface spec, `paymento_type` spelling). */
 export type SearchItem = components['schemas']['SearchResultItem'];
 
 // ---- the system ------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import { parseFreeField } from '../src/domain/free-field';
 import { eventually, startHarness, type Harness } from './harness';
 
 /**
- * DESIGN 7, "Each tenant is paid into its own account", as the sandbox's native API serves it: each
+ * docs/architecture.md, "Each tenant is paid into its own account", as the sandbox's native API serves it: each
  * charge is issued for the beneficiary it is given (slip PDF, BR Code, barcode), and its payment
  * webhook names the caller's account.
  */

@@ -240,7 +240,7 @@ describe('a retried booklet request (same Idempotency-Key)', () => {
   });
 });
 
-describe('the payment slip id as the ERP spelled it (DESIGN 7)', () => {
+describe('the payment slip id as the ERP spelled it', () => {
   it('answers, calls back and prints the spelling of the charges, whatever spelling was asked', async () => {
     const asSent = `aBcD${randomUUID().slice(4).toUpperCase()}`;
     const source = new FixedSource({

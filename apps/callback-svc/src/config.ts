@@ -43,7 +43,7 @@ export function loadCallbackConfig(env: Record<string, string | undefined> = pro
     maxHeldPerHost: envInt('CALLBACK_MAX_HELD_PER_HOST', 10_000, env, 1),
     pollIntervalMs: envInt('CALLBACK_POLL_INTERVAL_MS', 500, env, 10),
     // The worker lease, renewed every quarter of it: a killed worker's callbacks are taken over 10 s
-    // after its last heartbeat (DESIGN §7: within 15 s). Shorter means more heartbeats, and a stall of
+    // after its last heartbeat (within 15 s). Shorter means more heartbeats, and a stall of
     // that long (a GC pause, a Postgres failover) costs the worker its claims.
     leaseMs: envInt('CALLBACK_LEASE_MS', 10_000, env, 400),
   };

@@ -88,7 +88,7 @@ it('updates only within the tenant and bumps the version', async () => {
   expect(row).toEqual({ version: 2, name: 'Ana Paula' });
 });
 
-describe('ERP ids are kept as sent (DESIGN 7)', () => {
+describe('ERP ids are kept as sent', () => {
   it('returns the creation spelling; another spelling is the same client', async () => {
     const tenant = randomUUID();
     const sent = randomUUID()

@@ -6,7 +6,7 @@ import type { PageContext } from '../src/operator/pages/frame';
 import { HealthPage } from '../src/operator/pages/health';
 
 /*
- * The operator's health page shows the charges waiting for their bank (issue 25): per bank account,
+ * The operator's health page shows the charges waiting for their bank: per bank account,
  * how many wait, how many are stuck, the oldest one's age and the bank's last answer, as text.
  */
 

@@ -56,7 +56,7 @@ export interface GatewayConfig extends CommonConfig {
   bodyLimitBytes: number;
   /**
    * REQUEST_TIMEOUT_MS: how long a request's body may take to arrive. A client trickling its upload is
-   * answered 408 and cut off, instead of holding a connection and its memory (DESIGN 7).
+   * answered 408 and cut off, instead of holding a connection and its memory.
    */
   requestTimeoutMs: number;
   idempotency: { ttlHours: number; lockTimeoutMs: number };
@@ -106,7 +106,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       previousPublicKeys: previousPublicKeys(env),
     },
     rateLimit: {
-      // Charges, not requests (DESIGN 7): a 1,000-charge batch at once, 5,000 charges a second.
+      // Charges, not requests: a 1,000-charge batch at once, 5,000 charges a second.
       perSecond: envInt('RATE_LIMIT_PER_SECOND', 5_000, env),
       // At least 1: a burst of 0 with the limit on would refuse every request (PER_SECOND 0 turns it off).
       burst: envInt('RATE_LIMIT_BURST', 5_000, env, 1),

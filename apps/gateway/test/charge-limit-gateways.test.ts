@@ -11,7 +11,7 @@ import { startGateway, type RunningGateway } from '../src/server';
 import { createTenant } from '../src/tenancy/tenant-admin';
 
 /*
- * DESIGN 7 over HTTP, through real gateways on one Postgres and one NATS: the tenant's rate limit
+ * docs/architecture.md over HTTP, through real gateways on one Postgres and one NATS: the tenant's rate limit
  * counts the charges of a receivables batch and is one budget for every gateway instance; a refused
  * batch reaches no service and leaves no Idempotency-Key. And a service whose handler slots and queue
  * are full (BUS_SERVE_CONCURRENCY) answers busy at once: the gateway's 503 with Retry-After.

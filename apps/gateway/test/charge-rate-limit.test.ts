@@ -8,7 +8,7 @@ import type { GatewayDatabase } from '../src/db/schema';
 import type { GatewayContext } from '../src/http/context';
 import { tenantChargeLimit } from '../src/http/rate-limit';
 
-// The per-tenant charge limit (DESIGN 7) against a real Postgres. Two gateway instances are two
+// The per-tenant charge limit against a real Postgres. Two gateway instances are two
 // connection pools to the same database: they must spend one budget.
 
 let first: Kysely<GatewayDatabase>;

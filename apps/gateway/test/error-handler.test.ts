@@ -1,7 +1,7 @@
 import { ServiceError } from '@payments/contracts';
 import { toServiceError } from '../src/http/error-handler';
 
-/** DESIGN 7: whatever a library throws for a bad request stays a 4xx; only the unexpected is a 500. */
+/** docs/architecture.md: whatever a library throws for a bad request stays a 4xx; only the unexpected is a 500. */
 describe('toServiceError', () => {
   const withStatus = (status: number, extra: Record<string, unknown> = {}) =>
     Object.assign(new Error('boom'), { status, ...extra });

@@ -31,7 +31,7 @@ import { AdminError, createTenant } from '../src/tenancy/tenant-admin';
 import { startGatewayUnderTest } from './support/gateway-under-test';
 
 /*
- * Provider accounts on the gateway's side (DESIGN 7): versions set by the operator, the development
+ * Provider accounts on the gateway's side: versions set by the operator, the development
  * default, and intake: the current version travels with each create command, and in production a
  * tenant without one is refused with 422 no_provider_account before anything reaches the bus.
  */

@@ -9,7 +9,7 @@ import { createTenant } from '../src/tenancy/tenant-admin';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-under-test';
 
 /*
- * DESIGN 7, Bad input: bodies that would crash a parser or hold a connection are refused by the
+ * docs/architecture.md, Bad input: bodies that would crash a parser or hold a connection are refused by the
  * gateway itself, as problem+json 4xx, before the Idempotency-Key is taken. No service runs here:
  * each refusal happens before anything is asked of the bus.
  */

@@ -22,7 +22,7 @@ import { rotateSigningSecret, signingSecretsOf } from '../src/tenancy/signing-se
 import { createTenant, disableTenant, issueToken, revokeToken } from '../src/tenancy/tenant-admin';
 
 /*
- * Tenants' signing secrets at rest and in rotation (DESIGN 7), and the audit of operator actions.
+ * Tenants' signing secrets at rest and in rotation, and the audit of operator actions.
  */
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';

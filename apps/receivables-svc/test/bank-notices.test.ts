@@ -22,7 +22,7 @@ import {
   type StateFixture,
 } from './state-fixture';
 
-// Bank notices stored first and applied by the worker (DESIGN 8), and cancellation decided under the
+// Bank notices stored first and applied by the worker, and cancellation decided under the
 // row lock, against a real Postgres. The bank is the domain's PaymentProvider port filled by a test
 // double: what it answers to a consult is what each test sets.
 

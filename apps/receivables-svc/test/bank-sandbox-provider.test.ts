@@ -5,7 +5,7 @@ import { BankSandboxProvider } from '../src/provider/bank-sandbox-provider';
 import { LEGACY_SANDBOX_ACCOUNT } from '../src/provider/legacy-account';
 
 /**
- * How the sandbox adapter reads the bank's answers (DESIGN 7): a whole-request 400, 404 or 422
+ * How the sandbox adapter reads the bank's answers: a whole-request 400, 404 or 422
  * rejects every charge of the request with code provider_http_<status>; 401, 403, 408, 409, 429 and
  * 5xx leave them to be retried (ProviderUnavailableError). Per charge: 400, 404 and 422 reject it with
  * the bank's code; any other status leaves it to be retried. A real HTTP server answers.

@@ -22,7 +22,7 @@ import {
   type StateFixture,
 } from './state-fixture';
 
-// DESIGN 7: the ERP's ids match in any letter case and come back exactly as it sent them at creation.
+// docs/architecture.md: the ERP's ids match in any letter case and come back exactly as it sent them at creation.
 
 let f: StateFixture;
 useStateFixture((fixture) => {

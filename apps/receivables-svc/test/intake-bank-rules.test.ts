@@ -14,7 +14,7 @@ import { acceptReceivables } from '../src/domain/intake';
 import type { ClientDirectory, Payer } from '../src/domain/ports';
 
 /*
- * DESIGN 8, "What an ERP is told": for an `inter` account, what Inter will refuse is refused at intake
+ * docs/architecture.md, "What an ERP is told": for an `inter` account, what Inter will refuse is refused at intake
  * with 422 in our field names, and nothing is stored. The expectations are Inter's own limits, as its
  * API reference states them (POST /cobrancas: valorNominal 2.5..99999999.99; Pagador: nome <= 100,
  * endereco <= 100, cidade <= 60, bairro <= 60, numero <= 10, email <= 50, cep of 8 digits, uf required;

@@ -346,7 +346,7 @@ describe('the Inter adapter against the bank sandbox (mutual TLS)', () => {
       await sandbox.control('POST', `/sandbox/inter/clients/${acc.clientId}/next-our-number`, { value: 31337 });
     const [chargeA] = (await inter.registerMany(a, [chargeRequest()])).map(registered);
     const [chargeB] = (await inter.registerMany(b, [chargeRequest()])).map(registered);
-    // One nossoNumero sequence for the whole sandbox (DESIGN 7): the pay control by our_number is never ambiguous.
+    // One nossoNumero sequence for the whole sandbox: the pay control by our_number is never ambiguous.
     expect(chargeA.ourNumber).not.toBe(chargeB.ourNumber);
     await sandbox.control('POST', `/sandbox/charges/${chargeA.chargeId}/pay`, { method: 'pix' });
     expect((await inter.consult(a, chargeA.chargeId)).kind).toBe('paid');

@@ -16,7 +16,7 @@ import { ScriptedInterBank } from './scripted-inter';
 
 /**
  * Registration at Inter never leaves a live boleto behind a rejected or forgotten charge, never makes two
- * boletos for one charge, and keeps within Inter's limits for all instances together (DESIGN 8): the
+ * boletos for one charge, and keeps within Inter's limits for all instances together: the
  * adapter and the registration worker over a real Postgres, against a scripted Inter (scripted-inter.ts)
  * that keeps its own charges and every call made to it.
  */

@@ -23,7 +23,7 @@ import { registrationHealth, watchRegistrationWaits } from '../src/domain/regist
 import { stuckRegistrationMetrics } from '../src/transport/stuck-metrics';
 
 /*
- * A charge stuck on an unreachable bank is visible (issue 25): each attempt the bank does not take is
+ * A charge stuck on an unreachable bank is visible: each attempt the bank does not take is
  * recorded on the charge (history entries without a state change), the operator's registration health
  * lists it per bank account with the oldest age and the bank's last answer, and the metric counts the
  * charges waiting longer than 5 minutes per provider kind. Real Postgres; the bank is a test double

@@ -305,7 +305,7 @@ export function workerDeps(f: StateFixture, provider: PaymentProvider) {
   };
 }
 
-/** A receivable creation item (spec 2.3) for a registered client. */
+/** A receivable creation item for a registered client. */
 export function chargeItem(clientId: string, overrides: Partial<ReceivableCreateItem> = {}): ReceivableCreateItem {
   return {
     url_callback: 'https://erp.example.com/callbacks',

@@ -573,7 +573,7 @@ describe('payment', () => {
         {
           from_state: 'pending',
           to_state: 'approved',
-          // Paid below the amount due (a discount, say): recorded as received, and said (DESIGN 8).
+          // Paid below the amount due (a discount, say): recorded as received, and said.
           reason: `paid by ${method}; 150.00 received, below the amount due of 150.75`,
         },
       ]);

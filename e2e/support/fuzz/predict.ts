@@ -16,7 +16,7 @@ import { decodedSegment, readBody, UUID } from './request-body';
 
 /**
  * Whether the gateway should refuse a request before any service acts on it: an independent
- * reading of its rules (docs/api.md, Validation and Limits; DESIGN 7) with the contracts' own
+ * reading of its rules (docs/api.md, Validation and Limits; docs/architecture.md) with the contracts' own
  * validators. The fuzz test sends every request this refuses as the tenant that never makes a valid
  * request, so that tenant must end with no rows; the others go to the tenant with real data (where
  * they may still be refused: an unknown id, a cancelled charge).

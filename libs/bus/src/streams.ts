@@ -40,7 +40,7 @@ const POISON = Symbol('poison');
 /**
  * How long a consumer's message may go without an ack or a heartbeat before JetStream gives it to
  * another instance. Short, so that the work a killed instance held is taken over within seconds
- * (DESIGN §7, Many instances: 15 s); a handler that runs longer sends heartbeats (whileBeating). At
+ * (Many instances: 15 s); a handler that runs longer sends heartbeats (whileBeating). At
  * 15 s, a killed worker's jobs came back 10-15 s after the kill (its last heartbeat up to 5 s before),
  * and bench/recovery's last callback 14.7-15.2 s after it; at 10 s they come back within 7-10 s.
  */

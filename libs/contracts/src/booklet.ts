@@ -5,7 +5,7 @@ import { callbackUrlErrors, CallbackUrl } from './receivables';
 import { compileValidator, type ValidationResult } from './validation';
 import type { Beneficiary } from './provider-accounts';
 
-/** POST /api/v1/bank-slip-booklet/{uuid} (spec 4.11): the uuid is the payment_slip_id. */
+/** POST /api/v1/bank-slip-booklet/{uuid}: the uuid is the payment_slip_id. */
 export const BookletRequestSchema = Type.Object(
   { url_callback: CallbackUrl('http or https URL that receives the sent callback') },
   { $id: 'BookletRequest' },

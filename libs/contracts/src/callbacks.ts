@@ -3,7 +3,7 @@ import { OpaqueToken, Uuid } from './common';
 import { messageIds } from './message-ids';
 
 /**
- * Callbacks: the payloads ERPs receive (spec section 6 and docs/api.md, Callbacks), the delivery request producers
+ * Callbacks: the payloads ERPs receive (the interface spec and docs/api.md, Callbacks), the delivery request producers
  * publish on JetStream, and the visibility API (GET /api/v1/callbacks...).
  */
 export const CallbackEventTypes = [

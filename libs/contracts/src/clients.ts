@@ -32,7 +32,7 @@ export const BRAZILIAN_STATES = [
   'TO',
 ] as const;
 
-/** Fields shared by client create and update (spec 2.1). name and cnpj_cpf are required (docs/api.md, Clients). */
+/** Fields shared by client create and update. name and cnpj_cpf are required (docs/api.md, Clients). */
 const clientFields = {
   name: RequiredText(),
   cnpj_cpf: Type.String({ format: 'cpf-cnpj', maxLength: 18, description: 'CPF or CNPJ, punctuation optional' }),
@@ -68,7 +68,7 @@ export type ClientsCreateRequest = Static<typeof ClientsCreateRequestSchema>;
 export const ClientUpdateRequestSchema = Type.Object(clientFields, { $id: 'ClientUpdateRequest' });
 export type ClientUpdateRequest = Static<typeof ClientUpdateRequestSchema>;
 
-/** The returned client data object, with the Portuguese keys of spec 2.2. */
+/** The returned client data object, with the Portuguese keys of the interface spec. */
 export const ClientDataSchema = Type.Object(
   {
     razao: Type.String(),

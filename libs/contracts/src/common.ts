@@ -5,7 +5,7 @@ export const MAX_STRING = 255;
 export const MAX_BATCH_ITEMS = 1000;
 
 /**
- * Text is well-formed and never holds U+0000 (DESIGN 7, Bad input): Postgres stores neither U+0000
+ * Text is well-formed and never holds U+0000 (Bad input): Postgres stores neither U+0000
  * nor, in jsonb, an unpaired UTF-16 surrogate, so both are refused at the gateway rather than failing
  * in a service. Every free-text field carries one of these patterns (fields with a format or a
  * pattern of their own already exclude both). They are read with the `u` flag (ajv's default), where
@@ -16,7 +16,7 @@ export const TEXT_PATTERN = '^[^\\u0000\\ud800-\\udfff]*$';
 /** Not blank (a non-space character somewhere), no U+0000, no unpaired surrogate. */
 export const NOT_BLANK_TEXT_PATTERN = '^\\s*[^\\s\\u0000\\ud800-\\udfff][^\\u0000\\ud800-\\udfff]*$';
 
-/** Dates are within 2000-01-01..2099-12-31 (DESIGN 7): a year 20xx, on top of format `date`. */
+/** Dates are within 2000-01-01..2099-12-31: a year 20xx, on top of format `date`. */
 export const MIN_DATE = '2000-01-01';
 export const MAX_DATE = '2099-12-31';
 export const DATE_RANGE_PATTERN = '^20\\d{2}-\\d{2}-\\d{2}$';

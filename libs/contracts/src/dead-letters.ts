@@ -1,5 +1,5 @@
 /**
- * Dead letters (DESIGN 7, "Bad input and hostile peers"): a job message whose handler failed
+ * Dead letters ("Bad input and hostile peers"): a job message whose handler failed
  * JOB_MAX_FAILURES times, or that is poison (not JSON, or not its stream's messageSchema), is moved to
  * one stream, `<prefix>_dead_letters` (limits retention: kept until an operator re-drives it or the
  * stream's limits push it out), where the admin CLI lists and re-drives it:

@@ -1,5 +1,5 @@
 /**
- * Versions of bus messages, for rolling upgrades (DESIGN §7): an instance of version N and one of N-1
+ * Versions of bus messages, for rolling upgrades: an instance of version N and one of N-1
  * share the streams and the request-reply subjects, so each reads what the other writes.
  *
  * The rules: within a major, a message changes only by adding optional fields (a reader of an older

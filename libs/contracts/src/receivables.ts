@@ -14,7 +14,7 @@ export const MAX_ITEMS_PER_RECEIVABLE = 100;
 /** The largest money value accepted: 9,999,999,999.99. */
 export const MAX_MONEY_VALUE = 9_999_999_999.99;
 
-/** payment_method values of spec 2.3: 1 = hybrid bank slip (slip plus PIX), 3 = PIX. */
+/** payment_method values of the interface spec: 1 = hybrid bank slip (slip plus PIX), 3 = PIX. */
 export const PaymentMethods = { hybridSlip: 1, pix: 3 } as const;
 export type PaymentMethod = (typeof PaymentMethods)[keyof typeof PaymentMethods];
 
@@ -32,7 +32,7 @@ export const callbackUrlPolicy = (runMode: 'development' | 'production'): UrlPol
   runMode === 'development' ? 'allow-private' : 'public-only';
 
 /**
- * The rule of a url_callback the schema cannot say (DESIGN 7, Callback URLs): under `public-only`
+ * The rule of a url_callback the schema cannot say (Callback URLs): under `public-only`
  * (production) a literal non-public address or localhost is refused at intake; host names are judged
  * again when callback-svc connects. Safe on any input: a non-string is the schema's error.
  */
@@ -51,7 +51,7 @@ export const ReceivableLineItemSchema = Type.Object({
 });
 export type ReceivableLineItem = Static<typeof ReceivableLineItemSchema>;
 
-/** One item of POST /api/v1/accounts-receivable (spec 2.3; required fields per docs/api.md, Receivables). */
+/** One item of POST /api/v1/accounts-receivable (the interface spec; required fields per docs/api.md, Receivables). */
 export const ReceivableCreateItemSchema = Type.Object(
   {
     url_callback: CallbackUrl(),

@@ -3,7 +3,7 @@ import { Uuid } from './common';
 import { ProviderKinds } from './provider-accounts';
 
 /**
- * The admin API's registration health (issue 25): GET /admin/v1/registration-health, the charges
+ * The admin API's registration health: GET /admin/v1/registration-health, the charges
  * waiting for their bank to take them, per bank account, for the operator's health page.
  * receivables-svc answers from its queued charges; the gateway adds the tenants' names.
  */

@@ -4,14 +4,14 @@ import type { FieldError } from './errors';
 import { PaymentTypeLabelValues, ReceivableStates, StatePaymentLabels } from './receivables';
 import { compileValidator, type ValidationResult } from './validation';
 
-/** Search filter values (spec 3): every state, or `all`. */
+/** Search filter values: every state, or `all`. */
 export const SearchStates = ['all', ...ReceivableStates] as const;
 export type SearchState = (typeof SearchStates)[number];
 
 export const SEARCH_DEFAULT_LIMIT = 500;
 export const SEARCH_MAX_LIMIT = 5000;
 
-/** POST /api/v1/accounts-receivable/search (spec 4.9; limit and cursor per docs/api.md, "Search"). */
+/** POST /api/v1/accounts-receivable/search (the interface spec; limit and cursor per docs/api.md, "Search"). */
 export const SearchRequestSchema = Type.Object(
   {
     state: Type.Union(SearchStates.map((s) => Type.Literal(s))),
@@ -51,7 +51,7 @@ export function validateSearchRequest(input: unknown): ValidationResult<SearchRe
   return errors.length === 0 ? { ok: true, value: input as SearchRequest } : { ok: false, errors };
 }
 
-/** ISO 8601 date-time with milliseconds and no zone, e.g. 2026-11-23T14:05:09.123 (spec 2.5). */
+/** ISO 8601 date-time with milliseconds and no zone, e.g. 2026-11-23T14:05:09.123. */
 export const LOCAL_DATETIME_MS_PATTERN =
   '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}$';
 
@@ -81,7 +81,7 @@ const paymentFields = {
   fee_amount: Type.Number(),
 };
 
-/** An element of the search response: the type is spelled `paymento_type` here (spec 2.5). */
+/** An element of the search response: the type is spelled `paymento_type` here. */
 export const SearchResultItemSchema = Type.Object(
   { ...summaryFields, paymento_type: PaymentTypeLabel(), ...paymentFields },
   { $id: 'SearchResultItem' },

@@ -11,7 +11,7 @@ import {
   type FieldError,
 } from '../src';
 
-// DESIGN 7, Bad input: text with U+0000 and dates outside 2000-01-01..2099-12-31 are validation
+// docs/architecture.md, Bad input: text with U+0000 and dates outside 2000-01-01..2099-12-31 are validation
 // errors naming the field, so they never reach a service (Postgres refuses both).
 
 const NUL = 'a\u0000b';

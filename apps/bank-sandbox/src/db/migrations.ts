@@ -63,7 +63,7 @@ export const migrations: Record<string, Migration> = {
       await db.schema.alterTable('notifications').addColumn('trace_context', 'json').execute();
     },
   },
-  // Whose each charge is (DESIGN 7): the beneficiary it was issued for and the caller's account id; null = the sandbox's own payee.
+  // Whose each charge is: the beneficiary it was issued for and the caller's account id; null = the sandbox's own payee.
   '0003_charge_beneficiary': {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -75,6 +75,6 @@ export const migrations: Record<string, Migration> = {
   },
   // The Inter dialect's tables (src/inter/migration.ts); numbered apart so other migrations sort before it.
   '0100_inter_dialect': interDialectMigration,
-  // Integrations, the duplicate window and the callback history (DESIGN 8, "The sandbox behaves like the bank").
+  // Integrations, the duplicate window and the callback history ("The sandbox behaves like the bank").
   '0101_inter_faithful': interFaithfulMigration,
 };

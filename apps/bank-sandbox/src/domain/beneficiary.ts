@@ -5,7 +5,7 @@ import type { PayeeAccount } from './slip-issuer';
 import type { PayeeDetails } from './slip-pdf';
 
 /**
- * A charge's beneficiary applied over the sandbox's own account (docs: DESIGN 7, "Each tenant is paid
+ * A charge's beneficiary applied over the sandbox's own account (docs/architecture.md, "Each tenant is paid
  * into its own account"): its name, city and PIX key go into the BR Code, its agency and account into
  * the barcode when they fit the free field; whatever it leaves out stays the sandbox's.
  */

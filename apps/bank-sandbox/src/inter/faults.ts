@@ -1,6 +1,6 @@
 /**
  * Faults the Inter dialect shows from now on (POST /sandbox/inter/faults), in memory: what a real
- * bank does on a bad day, so our service is tested against it (DESIGN 8).
+ * bank does on a bad day, so our service is tested against it.
  */
 export interface InterFaults {
   /** A charge's consult answers 404 for this long after its create (Inter issues asynchronously); 0 = off. */

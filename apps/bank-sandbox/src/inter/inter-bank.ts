@@ -184,7 +184,7 @@ export class InterBank {
     return { clientId: row.client_id, scopes: row.scopes.split(' '), account: row.account };
   }
 
-  /** The next nossoNumero of the whole sandbox (one sequence for every dialect, DESIGN 7). */
+  /** The next nossoNumero of the whole sandbox (one sequence for every dialect, docs/architecture.md). */
   async setNextOurNumber(value: number): Promise<void> {
     await sql`select setval('our_number_seq', ${value}, false)`.execute(this.db);
   }

@@ -37,7 +37,7 @@ export const migrations: Record<string, Migration> = {
   '0004_outbox_retry': outboxRetryMigration,
   '0005_payment_slip_id_as_sent': {
     async up(db: Kysely<unknown>) {
-      // The slip id as the ERP spelled it on its charges, for answers and callbacks (DESIGN 7); the uuid
+      // The slip id as the ERP spelled it on its charges, for answers and callbacks; the uuid
       // key still matches any case. Booklets from before keep their stored (lower-case) spelling.
       await db.schema.alterTable('booklets').addColumn('payment_slip_id_as_sent', 'text').execute();
       await sql`update booklets set payment_slip_id_as_sent = payment_slip_id::text`.execute(db);

@@ -2,7 +2,7 @@ import type { Beneficiary, InstallmentView } from '@payments/contracts';
 import type { BookletDocument, BookletInstallment, BookletParty } from './booklet-document';
 
 /**
- * What a booklet holds (DESIGN 7): the installments of its payment_slip_id that are pending or paid,
+ * What a booklet holds: the installments of its payment_slip_id that are pending or paid,
  * by due date, paid ones marked paid; cancelled and rejected ones left out. receivables-svc already
  * answers so, but the booklet does not depend on it: the rule is applied again here.
  */

@@ -123,7 +123,7 @@ export const migrations: Record<string, Migration> = {
   },
   '0005_lease_fencing': {
     async up(db: Kysely<unknown>) {
-      // Fencing (DESIGN §7): each claim writes a new lease_token, and an attempt's outcome is written
+      // Fencing: each claim writes a new lease_token, and an attempt's outcome is written
       // only while the row still carries the token of the claim that made it. A worker whose lease ran
       // out (stalled, cut off from Postgres) and was claimed again cannot overwrite the later outcome.
       await db.schema.alterTable('events').addColumn('lease_token', 'uuid').execute();
@@ -134,7 +134,7 @@ export const migrations: Record<string, Migration> = {
   },
   '0006_worker_leases': {
     async up(db: Kysely<unknown>) {
-      // Claims held by a worker that died are taken over within seconds (DESIGN §7: 15 s): each worker
+      // Claims held by a worker that died are taken over within seconds (15 s): each worker
       // keeps one row alive (alive_until) by a heartbeat, and its claimed events name it. Renewing the
       // lease of every held event instead would rewrite up to CALLBACK_MAX_HELD rows (and their index
       // entries) every few seconds; this is one row per worker. When a worker's row lapses, any worker

@@ -24,7 +24,7 @@ const PACE_WINDOW_MS = 5_000;
 /**
  * A host whose last attempt failed keeps its smaller hold while idle, for this long since it last
  * failed; at most this many such hosts are remembered (the least recently failed go first). So
- * 10,000 dead receivers cost a bounded table, not one entry each for ever (DESIGN §7).
+ * 10,000 dead receivers cost a bounded table, not one entry each for ever.
  */
 const FAILING_HOST_TTL_MS = 10 * 60_000;
 const MAX_FAILING_HOSTS = 10_000;

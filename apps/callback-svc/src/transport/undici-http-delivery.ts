@@ -5,7 +5,7 @@ import { checkCallbackUrl, createGuardedLookup, UnsafeUrlError, type UrlPolicy }
 import type { AttemptOutcome, HttpDelivery } from '../domain/http-delivery';
 import { parseRetryAfter } from '../domain/retry-policy';
 
-/** How much of an answer is read: the attempt is complete once this much has arrived (DESIGN §7). */
+/** How much of an answer is read: the attempt is complete once this much has arrived. */
 const EXCERPT_BYTES = 1024;
 /** Parsed callback URLs kept: a tenant's callbacks mostly share one, and 10,000 distinct ones stay bounded. */
 const MAX_TARGETS = 10_000;
@@ -16,7 +16,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * schedule owns retries), no redirects followed, success on any 2xx. Under the public-only policy,
  * connections go through a DNS lookup that refuses private addresses at connect time.
  *
- * The deadline (`timeoutMs`, DESIGN §7) runs from the start until the answer is complete or its first
+ * The deadline (`timeoutMs`, docs/architecture.md) runs from the start until the answer is complete or its first
  * KiB has arrived; the rest of a longer answer is not read (the connection is dropped). undici's own
  * timeouts restart with every chunk, so a receiver trickling a byte a second would hold a slot for
  * ever: they stay only as a backstop. undici 7's Agent drops the pool of an origin once its last

@@ -37,7 +37,7 @@ export const migrations: Record<string, Migration> = {
   '0002_client_id_as_sent': {
     async up(db: Kysely<unknown>) {
       // The key (uuid) matches any spelling; this is the id as the ERP wrote it at creation, returned in
-      // every answer (DESIGN 7). Rows from before keep their stored (lower-case) spelling.
+      // every answer. Rows from before keep their stored (lower-case) spelling.
       await db.schema.alterTable('clients').addColumn('client_id_as_sent', 'text').execute();
       await sql`update clients set client_id_as_sent = client_id::text`.execute(db);
       await db.schema

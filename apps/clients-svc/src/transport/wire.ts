@@ -1,7 +1,7 @@
 import type { ClientCreateItem, ClientData, ClientUpdateRequest } from '@payments/contracts';
 import type { Client, ClientDetails, NewClient } from '../domain/client';
 
-/** Wire (spec) <-> domain mapping. The Portuguese keys of spec 2.2 exist only here and in contracts. */
+/** Wire (spec) <-> domain mapping. The Portuguese keys of the interface spec exist only here and in contracts. */
 export function detailsFromWire(w: ClientUpdateRequest): ClientDetails {
   return {
     name: w.name,

@@ -8,7 +8,7 @@ import { recordAdminAction, type AuditedBy } from '../tenancy/admin-audit';
 import { AdminError, AdminNotFoundError } from '../tenancy/admin-error';
 
 /**
- * The admin CLI's `jobs` commands: the dead letters of the bus (DESIGN 7), listed and re-driven.
+ * The admin CLI's `jobs` commands: the dead letters of the bus, listed and re-driven.
  * The CLI logs in to NATS as its config says (NATS_URL, BUS_PREFIX, NATS_USER/NATS_PASSWORD or
  * NATS_CREDS; in production the `admin-cli` user of deploy/nats, which may do only this).
  */

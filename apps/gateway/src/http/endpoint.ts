@@ -98,7 +98,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * A UUID path parameter, lower-cased (the key services match on); anything else is a validation error
  * naming the parameter. Answers still show an id as the ERP spelled it at creation: the services
- * reply with their stored spelling, never with this one (DESIGN 7).
+ * reply with their stored spelling, never with this one.
  */
 export function uuidParam(ctx: GatewayContext, name: string): string {
   const value = ctx.params[name] ?? '';

@@ -60,7 +60,7 @@ const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
 
 /**
  * What an error becomes on the wire. Anything a library threw with a 4xx status stays a 4xx (the
- * client's fault, DESIGN 7: never a 5xx for bad input), with its message only when it is meant to be
+ * client's fault, docs/architecture.md: never a 5xx for bad input), with its message only when it is meant to be
  * shown (`expose`, as koa and http-errors set it); only what is truly unexpected is a 500.
  */
 export function toServiceError(err: unknown): ServiceError {

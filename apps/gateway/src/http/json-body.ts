@@ -18,7 +18,7 @@ export interface JsonBodyLimits {
 const STRICT_START = /^[ \t\n\r]*[[{]/;
 
 /**
- * Reads a JSON body, refusing before anything else reads it (DESIGN 7): 413 when Content-Length
+ * Reads a JSON body, refusing before anything else reads it: 413 when Content-Length
  * announces more than the limit (before reading a byte) or when the stream exceeds it, 408 when it
  * does not arrive within the request timeout, 415 for a body that is not (UTF-8) JSON, 400 for
  * malformed JSON, for a top level that is not an object or array, and for nesting deeper than 32

@@ -1,4 +1,4 @@
-/** The deepest nesting of arrays and objects a request body may have (DESIGN 7, Bad input). */
+/** The deepest nesting of arrays and objects a request body may have (Bad input). */
 export const MAX_JSON_DEPTH = 32;
 
 /** Where a body first nests too deep: the JSON pointer of the array or object that opens level max + 1. */

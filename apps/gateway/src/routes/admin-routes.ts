@@ -180,7 +180,7 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
 
   // Deliveries per bucket and delivery health (issue 19): callback-svc answers from its aggregates.
   mountDeliveryStatsRoutes(route, p, { db, bus }, answer);
-  // Charges waiting for their bank, per bank account (issue 25): receivables-svc answers.
+  // Charges waiting for their bank, per bank account: receivables-svc answers.
   mountRegistrationHealthRoutes(route, p, { db, bus }, answer);
 
   // The admin document: no credential needed to read what the routes are.

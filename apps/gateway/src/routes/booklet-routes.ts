@@ -17,7 +17,7 @@ import { requireSignedLink } from '../http/signed-link';
 export type DownloadGuard = (ctx: GatewayContext, next: () => Promise<unknown>) => Promise<unknown>;
 
 /**
- * POST /api/v1/bank-slip-booklet/{payment_slip_id}: queue a booklet (spec 4.11). In production a
+ * POST /api/v1/bank-slip-booklet/{payment_slip_id}: queue a booklet. In production a
  * url_callback naming a non-public address or localhost is refused (422) before the bus is asked.
  */
 export function bookletEndpoints(bus: Bus, runMode: 'development' | 'production'): Endpoint<unknown>[] {

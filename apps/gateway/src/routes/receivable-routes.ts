@@ -19,7 +19,7 @@ import type { GatewayContext } from '../http/context';
 import { currentProviderAccount } from '../tenancy/provider-accounts';
 
 /**
- * Receivables: create (batch), cancel, search, consult (spec 4.7-4.10) and history (issue 19). In
+ * Receivables: create (batch), cancel, search, consult (the interface spec-4.10) and history (issue 19). In
  * production a url_callback naming a non-public address or localhost is refused (422) before anything
  * is asked of the bus.
  */

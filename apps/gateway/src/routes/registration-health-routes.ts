@@ -7,7 +7,7 @@ import type { GatewayContext } from '../http/context';
 type Route = (method: 'GET', path: string, handle: (ctx: GatewayContext) => Promise<void>) => void;
 
 /**
- * The admin API's registration health (issue 25): receivables-svc answers with the charges waiting
+ * The admin API's registration health: receivables-svc answers with the charges waiting
  * for their bank per bank account; the gateway adds the tenants' names from its own table. Mounted by
  * mountAdminRoutes, behind the operator credential.
  */

@@ -5,7 +5,7 @@ import type { GatewayDatabase } from '../db/schema';
 import { AdminError } from './admin-error';
 
 /**
- * The audit of operator actions (DESIGN 7): who, when and what, one row per change, written in the
+ * The audit of operator actions: who, when and what, one row per change, written in the
  * change's own transaction so neither exists without the other. Rows name ids and settings, never a
  * secret or a token.
  */

@@ -16,7 +16,7 @@ import { AdminError, AdminNotFoundError } from './admin-error';
 import { CALLED_FROM_CODE, recordAdminAction, type AuditedBy } from './admin-audit';
 
 /**
- * Each tenant's provider account (DESIGN 7): which provider registers its charges, with which
+ * Each tenant's provider account: which provider registers its charges, with which
  * credentials, paying which beneficiary. Versions are immutable rows: setting an account supersedes
  * the current row and inserts a new one in one transaction, so a charge accepted earlier keeps the
  * version it was accepted under (receivables-svc gets the whole version with each create command).

@@ -7,7 +7,7 @@ import { recordAdminAction, type AuditedBy } from './admin-audit';
 import { generateSigningSecret } from './credentials';
 
 /**
- * Tenants' webhook signing secrets (DESIGN 7): sealed at rest with CREDENTIALS_ENCRYPTION_KEY, bound to
+ * Tenants' webhook signing secrets: sealed at rest with CREDENTIALS_ENCRYPTION_KEY, bound to
  * the tenant. A rotation keeps the previous secret for an overlap, during which every callback carries
  * both signatures; callback-svc asks for them at signing time and may reuse a reply for at most
  * max_age_ms, so a rotation reaches every instance within SIGNING_SECRET_MAX_AGE_MS.

@@ -154,7 +154,7 @@ export const migrations: Record<string, Migration> = {
   '0007_erp_ids_as_sent': {
     async up(db: Kysely<unknown>) {
       // The uuid keys match any spelling; these are the ERP's ids exactly as it sent them at creation,
-      // returned in answers and callbacks (DESIGN 7). Rows from before keep their stored (lower-case) spelling.
+      // returned in answers and callbacks. Rows from before keep their stored (lower-case) spelling.
       await sql`alter table receivables
         add column account_receivable_id_as_sent text,
         add column client_id_as_sent text,
@@ -187,7 +187,7 @@ export const migrations: Record<string, Migration> = {
   },
   '0009_registration_marks': {
     async up(db: Kysely<unknown>) {
-      // Written and committed before the first create of a charge is sent (DESIGN 8): a receivable with a
+      // Written and committed before the first create of a charge is sent: a receivable with a
       // mark may have a charge at the bank, so every later attempt looks it up (Inter: by seuNumero, the
       // bank_reference) before it creates anything, whatever process or message copy makes that attempt.
       await sql`create table registration_marks (
@@ -223,7 +223,7 @@ export const migrations: Record<string, Migration> = {
   },
   '0011_bank_notices_and_reconciliation': {
     async up(db: Kysely<unknown>) {
-      // Every bank notice is stored before it is answered, then applied by a worker (DESIGN 8): a notice
+      // Every bank notice is stored before it is answered, then applied by a worker: a notice
       // for a charge not known yet, or one the bank does not confirm yet, waits here for its next attempt.
       // Reconciliation stores what it finds here too, once per bank account, charge and kind (dedup_key).
       await sql`create table bank_notices (
@@ -267,7 +267,7 @@ export const migrations: Record<string, Migration> = {
   },
   '0012_registration_waits': {
     async up(db: Kysely<unknown>) {
-      // Attempts the bank did not take, on the charge itself (DESIGN 8: a charge stuck on an unreachable bank
+      // Attempts the bank did not take, on the charge itself (a charge stuck on an unreachable bank
       // is visible): how many, the bank's last answer and when. Nullable or defaulted: no table rewrite.
       await sql`alter table receivables
         add column registration_attempts integer not null default 0,

@@ -4,7 +4,7 @@ import type { Payer } from './ports';
 import { formatLocalDateTime } from './local-datetime';
 
 /**
- * What a bank will refuse, refused at intake in our field names (DESIGN 8, "What an ERP is told"):
+ * What a bank will refuse, refused at intake in our field names ("What an ERP is told"):
  * a charge the bank cannot issue gets 422 at POST instead of 202 and a rejection later in the bank's
  * own field names. The sandbox refuses nothing here: its `reject` mode is a registration outcome.
  */

@@ -94,7 +94,7 @@ export function cancelledCallback(row: ReceivableRow): CallbackRequest {
 }
 
 /**
- * The bank cancelled the charge or let it expire (DESIGN 8): one receivable.cancelled callback saying so.
+ * The bank cancelled the charge or let it expire: one receivable.cancelled callback saying so.
  * With an ERP cancel in flight it is that request's one answer (the event id its job would have used);
  * otherwise an event of its own, apart from any earlier cancellation's answer.
  */

@@ -14,7 +14,7 @@ import {
 } from './ports';
 
 /**
- * Bank notices, stored first and applied after (DESIGN 8): a bank's notice is answered 2xx once it is
+ * Bank notices, stored first and applied after: a bank's notice is answered 2xx once it is
  * stored, whatever happens next. A worker applies stored notices one at a time per notice (FOR UPDATE
  * SKIP LOCKED: any number of instances), and keeps those that cannot be applied yet (a charge not known
  * yet, a payment the bank does not show yet, a bank that cannot be asked) for another attempt after a

@@ -98,7 +98,7 @@ export interface ProviderCharge {
 }
 
 /**
- * `rejected` only when nothing can be live at the provider (DESIGN 8); `chargeId` when the provider
+ * `rejected` only when nothing can be live at the provider; `chargeId` when the provider
  * named the charge it refused or failed to issue (kept on the row: a late notice about it still finds it).
  */
 export type RegistrationOutcome =
@@ -106,7 +106,7 @@ export type RegistrationOutcome =
   | { kind: 'rejected'; code: string; message: string; chargeId?: string };
 /**
  * `not_open`: the charge was paid at the provider first. `refused`: the provider permanently refuses
- * to cancel it (DESIGN §7: 400, 404, 422 and its documented refusals), so asking again cannot help;
+ * to cancel it (400, 404, 422 and its documented refusals), so asking again cannot help;
  * the cancellation ends with an error callback and the charge stays as it is.
  */
 export type CancellationOutcome = 'cancelled' | 'not_open' | 'refused';

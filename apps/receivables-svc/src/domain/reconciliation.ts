@@ -6,7 +6,7 @@ import { storeNotices } from './notice-store';
 import type { PaymentProviders, ProviderAccounts, SweepResult, SweepWindow } from './ports';
 
 /**
- * Reconciliation (DESIGN 8): every PROVIDER_RECONCILE_INTERVAL_MS each bank account with open charges is
+ * Reconciliation: every PROVIDER_RECONCILE_INTERVAL_MS each bank account with open charges is
  * swept with the bank's own lists, by one instance at a time (a lease per bank account in Postgres),
  * and what the lists show is stored as notices, applied by the notice worker exactly as a notice
  * would be (once: event ids per charge and kind). A payment at the bank so reaches the ERP within two

@@ -12,7 +12,7 @@ import {
 } from './ports';
 
 /**
- * Charges stuck on a bank that does not take them (DESIGN 8: a charge is rejected only when nothing can
+ * Charges stuck on a bank that does not take them (a charge is rejected only when nothing can
  * be live at the bank, so an unreachable bank leaves it pending, retried): made visible to operators
  * (a metric, the admin API's registration health) and in the charge's own history, without changing
  * its state. Each attempt the bank did not take is counted on the receivable (registration_attempts,

@@ -144,7 +144,7 @@ function groupByAccount(rows: RegistrationRow[]): RegistrationRow[][] {
 }
 
 /**
- * The durable registration mark (DESIGN 8), written and committed before any create is sent: one row per
+ * The durable registration mark, written and committed before any create is sent: one row per
  * receivable with its account and what identifies its charge at the bank. A receivable whose mark was
  * already there may have a charge at the bank from an earlier attempt, whatever process, message copy or
  * redrive made that attempt; the provider then looks the charge up before it creates anything. Returns,

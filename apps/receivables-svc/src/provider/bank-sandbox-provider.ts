@@ -26,7 +26,7 @@ const BATCH_SIZE = 200;
 
 /**
  * Answers that refuse the request itself: the same request gets the same answer, so the charges are
- * rejected rather than retried (DESIGN 7). 401, 403, 408, 409, 429 and 5xx are retried (a login, a
+ * rejected rather than retried. 401, 403, 408, 409, 429 and 5xx are retried (a login, a
  * limit or the bank's state may change).
  */
 const REFUSAL_STATUSES = new Set([400, 404, 422]);

@@ -28,7 +28,7 @@ const MAX_WEBHOOK_BYTES = 256 * 1024;
  * /healthz, /readyz, /metrics. Not behind the gateway: the sandbox signs its webhooks with the shared
  * secret (Standard Webhooks: a bad signature or a timestamp over 5 minutes off is 401, a webhook-id
  * already applied 200 with nothing changed); Inter's notices (mutual TLS, ended before this port) are
- * stored and answered 200 (DESIGN 8: never 404, never dropped), then applied by the notice worker once
+ * stored and answered 200 (never 404, never dropped), then applied by the notice worker once
  * the bank, asked with the account's own credentials, confirms them. A payment
  * for a charge the provider had cancelled or rejected is answered 200 (the provider stops retrying),
  * kept for a refund and counted in receivables_payments_needing_refund_total.

@@ -5,7 +5,7 @@ import type { ReceivablesDatabase } from '../db/schema';
 import { STUCK_AFTER_MS, stuckRegistrationsByProvider } from '../domain/registration-waits';
 
 /**
- * Charges stuck on a bank that does not take them (DESIGN 8), per provider kind, read at scrape time
+ * Charges stuck on a bank that does not take them, per provider kind, read at scrape time
  * from the queued rows alone (their partial index), never by counting the whole table:
  * receivables_registrations_stuck (waiting longer than STUCK_AFTER_MS) and
  * receivables_registration_oldest_wait_seconds (the longest waiting one's age; 0 with none). Alert

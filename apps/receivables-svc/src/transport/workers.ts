@@ -21,7 +21,7 @@ export type WorkerDeps = RegistrationDeps &
  */
 export const startWorkers: StartWorkers<WorkerDeps> = async (bus, deps) => {
   // A registration job is a chunk of up to 100 receivables: one provider batch call, one write transaction.
-  // Tenants take turns (DESIGN §7): one tenant's backlog does not hold back another's few jobs, as far as
+  // Tenants take turns: one tenant's backlog does not hold back another's few jobs, as far as
   // the consumer's window (DEFAULT_FAIR_WINDOW jobs) reaches. Cancellations are few: stream order.
   const registrations = await bus.streams.consumeFairly(
     Streams.receivableRegistrations,

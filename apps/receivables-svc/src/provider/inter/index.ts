@@ -94,7 +94,7 @@ interface AccountState {
  * per-minute limits shared the same way (client.ts). Before the first issue the webhook Inter has is
  * read: none or one of ours is set to ours; another one is kept unless the account says replace.
  *
- * Nothing is left live at the bank behind a rejected or forgotten charge (DESIGN 8):
+ * Nothing is left live at the bank behind a rejected or forgotten charge:
  * - a charge marked by an earlier attempt (ChargeRequest.createMarkedAt) is looked up by seuNumero
  *   before anything is created;
  * - a refused create (400, 404, 422) is looked up by seuNumero: found, registration carries on with it;
@@ -135,7 +135,7 @@ export class InterProvider implements PaymentProvider {
       if (!(err instanceof InterHttpError) || !(err.isRefusal || err.status === 409)) throw err;
     }
     // Refused: the charge is no longer open, or unknown. What it is now decides; a refusal of an open
-    // (or unknown) charge is permanent (DESIGN §7), not an outage to wait out.
+    // (or unknown) charge is permanent, not an outage to wait out.
     const state = await this.consult(account, chargeId);
     if (state.kind === 'cancelled') return 'cancelled';
     return state.kind === 'paid' ? 'not_open' : 'refused';

@@ -162,7 +162,7 @@ export function reaisToCents(value: string | number): number {
 }
 
 /**
- * dataSituacao is a calendar day in Brasília: the payment is taken at 00:00:00 there (DESIGN 8: the time
+ * dataSituacao is a calendar day in Brasília: the payment is taken at 00:00:00 there (the time
  * is unknown, and the history says so). Brazil keeps UTC-3 all year since 2019.
  */
 export function paidAt(date: string | undefined): Date {
