@@ -1,0 +1,1 @@
+export { MicroBatcher, type MicroBatchSettings, type ItemOutcome } from './micro-batcher';
