@@ -20,7 +20,8 @@ import { mountEndpoint } from './http/endpoint';
 import { accessLog } from './http/access-log';
 import { errorHandler } from './http/error-handler';
 import { jsonBody } from './http/json-body';
-import { downloadRateLimit, tenantChargeLimit } from './http/rate-limit';
+import { Admissions } from './http/admission';
+import { downloadRateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { IdempotencyStore } from './idempotency/idempotency-store';
 import { mountAuthRoutes } from './routes/auth-routes';
@@ -102,7 +103,7 @@ export async function startGateway(
   const pipeline = {
     guards: [authGuard],
     bodyParser: jsonBody(config),
-    limit: tenantChargeLimit(db, config.rateLimit),
+    admissions: new Admissions(db, config.rateLimit, idempotency),
     idempotency,
   };
   for (const endpoint of [

@@ -6,7 +6,7 @@ import { fingerprint, readIdempotencyKey, runIdempotently, type IdempotencyPolic
 import type { GatewayContext, GatewayState } from './context';
 import { writeResponse } from './error-handler';
 import { requestBody } from './json-body';
-import type { ChargeLimit } from './rate-limit';
+import type { Admissions } from './admission';
 import { problemResponse, type HttpResponse } from './problem';
 
 type Middleware = (ctx: GatewayContext, next: Next) => Promise<unknown>;
@@ -34,8 +34,11 @@ export interface EndpointPipeline {
   /** Runs before the body is read: the access token. */
   guards: Middleware[];
   bodyParser: Middleware;
-  /** The tenant's rate limit, taken once the input is valid and before anything is stored. */
-  limit: ChargeLimit;
+  /**
+   * The tenant's rate limit and the Idempotency-Key's claim, taken together once the input is valid
+   * and before anything is stored.
+   */
+  admissions: Admissions;
   idempotency: IdempotencyStore;
 }
 
@@ -57,11 +60,11 @@ export function mountEndpoint<Input>(
             path: ctx.path,
             fingerprint: fingerprint(ctx.method, ctx.path, body),
           };
-    const input = await parseCounted(ctx, endpoint, pipeline.limit);
-    await pipeline.limit(ctx, endpoint.charges?.(input) ?? 1);
+    const input = await parseCounted(ctx, endpoint, pipeline.admissions);
+    const begun = await pipeline.admissions.admit(ctx, endpoint.charges?.(input) ?? 1, identity);
     const response = await runIdempotently(
       pipeline.idempotency,
-      identity,
+      identity && begun && { identity, begun },
       () => endpoint.handle(input, ctx),
       (err) => problemResponse(err, ctx.state.requestId),
     );
@@ -74,11 +77,15 @@ export function mountEndpoint<Input>(
  * The endpoint's input. A request refused as invalid still costs 1 against the rate limit (and is a
  * 429 once the tenant is over it), so a flood of bad requests is limited like any other.
  */
-async function parseCounted<Input>(ctx: GatewayContext, endpoint: Endpoint<Input>, limit: ChargeLimit): Promise<Input> {
+async function parseCounted<Input>(
+  ctx: GatewayContext,
+  endpoint: Endpoint<Input>,
+  admissions: Admissions,
+): Promise<Input> {
   try {
     return await endpoint.parse(ctx);
   } catch (err) {
-    await limit(ctx, 1);
+    await admissions.admit(ctx, 1);
     throw err;
   }
 }

@@ -3,8 +3,8 @@ import type { Next } from 'koa';
 import type { Kysely } from 'kysely';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ServiceError } from '@payments/contracts';
-import { takeTokens } from '../db/rate-limit-buckets';
 import type { GatewayDatabase } from '../db/schema';
+import { Admissions } from './admission';
 import { bearerCredential } from './bearer';
 import type { GatewayContext } from './context';
 
@@ -23,24 +23,14 @@ export type ChargeLimit = (ctx: GatewayContext, charges: number) => Promise<void
  * Per-tenant limit on charges: a request costs the charges it creates (a batch of 1,000
  * costs 1,000), any other request 1. A token bucket of `burst` charges refilled at `perSecond`, kept
  * in Postgres (db/rate-limit-buckets.ts) so every gateway instance spends the same budget. Taken
- * after the body is validated and before anything is stored: a refused request leaves no trace, not
- * even under its Idempotency-Key. 0 per second turns it off.
+ * after the body is validated and before anything is stored: a refused request leaves no trace. 0 per
+ * second turns it off. The API's operations take it through their admission (http/admission.ts),
+ * together with their Idempotency-Key; this is the limit alone.
  */
 export function tenantChargeLimit(db: Kysely<GatewayDatabase>, settings: ChargeLimitSettings): ChargeLimit {
-  if (settings.perSecond <= 0) return async () => undefined;
+  const admissions = new Admissions(db, settings);
   return async (ctx, charges) => {
-    const taken = await takeTokens(db, `tenant:${ctx.state.tenantId}`, charges, settings);
-    if (taken.ok) return;
-    if (!Number.isFinite(taken.retryAfterMs))
-      throw new ServiceError(
-        'rate_limited',
-        `this request carries ${charges} charges, more than the ${settings.burst} a tenant may send at once; split it`,
-      );
-    ctx.set('retry-after', String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000))));
-    throw new ServiceError(
-      'rate_limited',
-      `more than ${settings.perSecond} charges per second (bursts of ${settings.burst}) for this tenant; retry later`,
-    );
+    await admissions.admit(ctx, charges);
   };
 }
 

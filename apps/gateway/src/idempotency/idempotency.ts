@@ -3,7 +3,7 @@ import stableStringify from 'fast-json-stable-stringify';
 import { NoReplyError } from '@payments/bus';
 import { ServiceError } from '@payments/contracts';
 import type { HttpResponse } from '../http/problem';
-import type { IdempotencyStore, RequestIdentity } from './idempotency-store';
+import type { BeginOutcome, IdempotencyStore, RequestIdentity } from './idempotency-store';
 
 /** required: mutating endpoints; optional: safe to repeat anyway; none: reads (the header is ignored). */
 export type IdempotencyPolicy = 'required' | 'optional' | 'none';
@@ -40,6 +40,12 @@ export function fingerprint(method: string, path: string, body: unknown): string
     .digest('hex');
 }
 
+/** A request's key and what its claim found (the gateway's admission took it). */
+export interface BegunRequest {
+  identity: RequestIdentity;
+  begun: BeginOutcome;
+}
+
 /**
  * Runs `execute` at most once per (tenant, key): a completed request is replayed with
  * Idempotent-Replayed: true; the same key on a different request is 422; on a request still running, 409.
@@ -47,11 +53,12 @@ export function fingerprint(method: string, path: string, body: unknown): string
  * idempotent on the ERP's ids, so that retry cannot create anything twice). Except when a service got
  * the request and did not answer in time (NoReplyError): it may still commit, so the key stays locked
  * and a retry is told 409 until the lock times out (IDEMPOTENCY_LOCK_TIMEOUT_MS), as after a gateway
- * crash; only then does a retry run it again.
+ * crash; only then does a retry run it again. `request` is the key's claim when the caller took it
+ * (the gateway's admission), or the key alone to claim it here; undefined without a key.
  */
 export async function runIdempotently(
-  store: IdempotencyStore,
-  identity: RequestIdentity | undefined,
+  store: Pick<IdempotencyStore, 'begin' | 'complete' | 'release'>,
+  request: BegunRequest | RequestIdentity | undefined,
   execute: () => Promise<HttpResponse>,
   toResponse: (err: ServiceError) => HttpResponse,
 ): Promise<HttpResponse> {
@@ -60,9 +67,10 @@ export async function runIdempotently(
       if (err instanceof ServiceError && !(err instanceof NoReplyError)) return toResponse(err);
       throw err;
     });
-  if (!identity) return safeExecute();
+  if (!request) return safeExecute();
+  const { identity, begun: outcome } =
+    'begun' in request ? request : { identity: request, begun: await store.begin(request) };
 
-  const outcome = await store.begin(identity);
   if (outcome.kind === 'mismatch')
     throw new ServiceError(
       'idempotency_key_reused',

@@ -1,0 +1,106 @@
+import type { Kysely, Transaction } from 'kysely';
+import { ServiceError } from '@payments/contracts';
+import { MicroBatcher, type ItemOutcome } from '@payments/micro-batch';
+import { takeTokensInBatch, type Taken } from '../db/rate-limit-buckets';
+import type { GatewayDatabase } from '../db/schema';
+import type { BeginOutcome, IdempotencyStore, RequestIdentity } from '../idempotency/idempotency-store';
+import type { GatewayContext } from './context';
+import type { ChargeLimitSettings } from './rate-limit';
+
+/** One request at the door: its tenant's charge and, when it carries one, its Idempotency-Key. */
+interface AdmissionRequest {
+  tenantId: string;
+  charges: number;
+  identity: RequestIdentity | undefined;
+}
+
+type Admitted = { taken: Taken; begun: BeginOutcome | undefined };
+
+/**
+ * Requests admitted in one transaction at most. Under load one commit serves every request that
+ * arrived while the previous ones were being admitted; a lone request is admitted at once.
+ */
+const ADMISSIONS_PER_COMMIT = 256;
+/**
+ * Admission transactions at once. Two: one commits while the next gathers and sends its statements;
+ * more would only queue on the same tenants' bucket rows.
+ */
+const ADMISSIONS_RUNNING = 2;
+
+/**
+ * The door of every API operation: the tenant's rate limit (a token bucket per tenant, in Postgres, so
+ * every gateway instance spends the same budget) and the claim of the request's Idempotency-Key, taken
+ * in one transaction. A request refused by the limit claims nothing, so it leaves no trace, not even
+ * under its key. Concurrent requests, of any tenants, are admitted together: one commit for all of them,
+ * instead of one for the charge and one for the key of each.
+ */
+export class Admissions {
+  private readonly batches: MicroBatcher<AdmissionRequest, Admitted>;
+
+  constructor(
+    db: Kysely<GatewayDatabase>,
+    private readonly limit: ChargeLimitSettings,
+    idempotency?: Pick<IdempotencyStore, 'beginMany'>,
+  ) {
+    this.batches = new MicroBatcher({
+      maxItems: ADMISSIONS_PER_COMMIT,
+      maxRunning: ADMISSIONS_RUNNING,
+      run: (requests) => db.transaction().execute((trx) => admitAll(trx, requests, limit, idempotency)),
+    });
+  }
+
+  /**
+   * Charges `charges` to the request's tenant and claims its key. Throws 429 rate_limited (with
+   * Retry-After) when the tenant's budget lacks them; otherwise returns what the key's earlier request
+   * left behind (undefined without a key).
+   */
+  async admit(ctx: GatewayContext, charges: number, identity?: RequestIdentity): Promise<BeginOutcome | undefined> {
+    const tenantId = ctx.state.tenantId ?? '';
+    const limited = this.limit.perSecond > 0;
+    if (!limited && !identity) return undefined;
+    const { taken, begun } = await this.batches.submit({ tenantId, charges: limited ? charges : 0, identity });
+    if (!taken.ok) throw rateLimited(ctx, charges, this.limit, taken.retryAfterMs);
+    return begun;
+  }
+}
+
+async function admitAll(
+  trx: Transaction<GatewayDatabase>,
+  requests: AdmissionRequest[],
+  limit: ChargeLimitSettings,
+  idempotency: Pick<IdempotencyStore, 'beginMany'> | undefined,
+): Promise<Array<ItemOutcome<Admitted>>> {
+  const charged = requests.filter((r) => r.charges > 0);
+  const takes = await takeTokensInBatch(
+    trx,
+    charged.map((r) => ({ key: `tenant:${r.tenantId}`, cost: r.charges })),
+    limit,
+  );
+  const takenOf = new Map(charged.map((r, i) => [r, takes[i] ?? { ok: true as const }]));
+  const taken = (r: AdmissionRequest): Taken => takenOf.get(r) ?? { ok: true };
+  const claiming = requests.filter((r) => r.identity && taken(r).ok);
+  if (claiming.length > 0 && !idempotency)
+    throw new Error('admission with an Idempotency-Key needs the idempotency store');
+  const begun = idempotency
+    ? await idempotency.beginMany(
+        trx,
+        claiming.flatMap((r) => (r.identity ? [r.identity] : [])),
+      )
+    : [];
+  const begunOf = new Map(claiming.map((r, i) => [r, begun[i]]));
+  return requests.map((r) => ({ ok: true, value: { taken: taken(r), begun: begunOf.get(r) } }));
+}
+
+/** 429 rate_limited: for a while (Retry-After in seconds), or for good when the request is larger than the burst. */
+function rateLimited(ctx: GatewayContext, charges: number, settings: ChargeLimitSettings, retryAfterMs: number) {
+  if (!Number.isFinite(retryAfterMs))
+    return new ServiceError(
+      'rate_limited',
+      `this request carries ${charges} charges, more than the ${settings.burst} a tenant may send at once; split it`,
+    );
+  ctx.set('retry-after', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+  return new ServiceError(
+    'rate_limited',
+    `more than ${settings.perSecond} charges per second (bursts of ${settings.burst}) for this tenant; retry later`,
+  );
+}
