@@ -1,4 +1,5 @@
 import {
+  ConfigError,
   busCredentialChecks,
   envInt,
   envIntList,
@@ -6,6 +7,7 @@ import {
   requireProductionSecrets,
   type CommonConfig,
 } from '@payments/config';
+import { DEFAULT_TENANT_SHARE_PERCENT } from './domain/delivery-engine';
 import { DEFAULT_SCHEDULE_MS } from './domain/retry-policy';
 
 /** DATABASE_POOL_SIZE unless set, twice the others': claims and the attempts of up to CALLBACK_CONCURRENCY deliveries share it. */
@@ -20,6 +22,7 @@ export interface CallbackConfig extends CommonConfig {
   timeoutMs: number;
   concurrency: number;
   hostConcurrency: number;
+  tenantSharePercent: number;
   maxHeld: number;
   maxHeldPerHost: number;
   pollIntervalMs: number;
@@ -30,6 +33,9 @@ export function loadCallbackConfig(env: Record<string, string | undefined> = pro
   const common = loadCommonConfig(env, { databasePoolSize: DATABASE_POOL_SIZE_DEFAULT });
   requireProductionSecrets(common.nodeEnv, busCredentialChecks(common));
   const timeoutMs = envInt('CALLBACK_TIMEOUT_MS', 10_000, env, 1);
+  const tenantSharePercent = envInt('CALLBACK_TENANT_SHARE_PERCENT', DEFAULT_TENANT_SHARE_PERCENT, env, 1);
+  if (tenantSharePercent > 100)
+    throw new ConfigError(`CALLBACK_TENANT_SHARE_PERCENT must be at most 100, got "${tenantSharePercent}"`);
   return {
     ...common,
     port: envInt('CALLBACK_PORT', 3400, env),
@@ -38,6 +44,8 @@ export function loadCallbackConfig(env: Record<string, string | undefined> = pro
     timeoutMs,
     concurrency: envInt('CALLBACK_CONCURRENCY', 256, env, 1),
     hostConcurrency: envInt('CALLBACK_HOST_CONCURRENCY', 32, env, 1),
+    // One tenant's share of the slots and of the hold: its hanging receivers cannot starve the others.
+    tenantSharePercent,
     // Claimed events held in memory, waiting for a slot: a backlog is claimed once, not per few deliveries.
     maxHeld: envInt('CALLBACK_MAX_HELD', 20_000, env, 1),
     maxHeldPerHost: envInt('CALLBACK_MAX_HELD_PER_HOST', 10_000, env, 1),

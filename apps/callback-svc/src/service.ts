@@ -86,6 +86,7 @@ export async function startCallbackService(
     limits: {
       concurrency: config.concurrency,
       hostConcurrency: config.hostConcurrency,
+      tenantSharePercent: config.tenantSharePercent,
       maxHeld: config.maxHeld,
       maxHeldPerHost: config.maxHeldPerHost,
       leaseMs: config.leaseMs,

@@ -6,7 +6,7 @@ import type { CallbacksDatabase } from '../src/db/schema';
 import type { ClaimedEvent } from '../src/domain/callback-event';
 import { EventStore } from '../src/domain/event-store';
 
-// The delivery queue's claim (claim_due_events, migrations 0003 and 0004, through EventStore) against a real
+// The delivery queue's claim (claim_due_events, migrations 0003, 0004 and 0008, through EventStore) against a real
 // Postgres: the callbacks schema migrated into a throw-away database, emptied before each test.
 
 let test: { url: string; drop: () => Promise<void> };
@@ -34,10 +34,10 @@ const NO_BUSY_HOSTS = { left: new Map<string, number>(), perHost: 100 };
  * Stores one pending event per entry, for host `host`, due `agoMs` ago (a negative value: due in the
  * future). Returns their ids in the order given.
  */
-async function seed(entries: Array<{ host: string; agoMs: number }>): Promise<string[]> {
+async function seed(entries: Array<{ host: string; agoMs: number; tenant?: string }>): Promise<string[]> {
   const events = entries.map((e) => ({
     eventId: `evt_${randomUUID().replace(/-/g, '')}`,
-    tenantId: randomUUID(),
+    tenantId: e.tenant ?? randomUUID(),
     eventType: 'receivable.registered',
     url: `http://${e.host}/callbacks`,
     body: '{}',
@@ -230,4 +230,55 @@ it('never gives the same row to two claims running at once when claiming host by
   const rest = await store.claimDue(100, LONG_LEASE, { left: new Map([['backlog.test', 0]]), perHost: 100 });
   const others = [...claims.flat(), ...rest].filter((e) => e.targetHost !== 'backlog.test').map((e) => e.eventId);
   expect(sorted(others)).toEqual(sorted(seeded));
+});
+
+describe("each tenant's room", () => {
+  const [A, B, C] = [randomUUID(), randomUUID(), randomUUID()];
+  const byTenant = (claimed: ClaimedEvent[]) =>
+    claimed.reduce<Record<string, number>>((n, e) => ({ ...n, [e.tenantId]: (n[e.tenantId] ?? 0) + 1 }), {});
+
+  it('skips a tenant without room, on every host, so its old backlog does not use up the limit', async () => {
+    await seed(Array.from({ length: 40 }, (_, i) => ({ host: `a${i % 8}.test`, agoMs: 60_000 + i * 100, tenant: A })));
+    const b = await seed([1, 2, 3].map((s) => ({ host: 'b.test', agoMs: s * 1_000, tenant: B })));
+    const room = { left: new Map<string, number>(), perHost: 100, tenantLeft: new Map([[A, 0]]), perTenant: 100 };
+    expect(ids(await store.claimDue(3, LONG_LEASE, room))).toEqual(sorted(b));
+  });
+
+  it('gives a tenant no more than its room, its oldest, and fills the limit from the others', async () => {
+    const a = await seed(
+      Array.from({ length: 6 }, (_, i) => ({ host: `a${i}.test`, agoMs: 60_000 - i * 1_000, tenant: A })),
+    );
+    const b = await seed([1, 2].map((s) => ({ host: 'b.test', agoMs: s * 1_000, tenant: B })));
+    const c = await seed([3, 4].map((s) => ({ host: 'c.test', agoMs: s * 1_000, tenant: C })));
+    // Everything due fits in the limit: the cheap read by due time.
+    const room = { left: new Map<string, number>(), perHost: 100, tenantLeft: new Map([[A, 2]]), perTenant: 1 };
+    let claimed = await store.claimDue(100, LONG_LEASE, room);
+    expect(byTenant(claimed)).toEqual({ [A]: 2, [B]: 1, [C]: 1 });
+    expect(ids(claimed.filter((e) => e.tenantId === A))).toEqual(sorted(a.slice(0, 2)));
+    expect(ids(claimed.filter((e) => e.tenantId === B))).toEqual([b[1]]);
+    expect(ids(claimed.filter((e) => e.tenantId === C))).toEqual([c[1]]);
+    // More due than the limit, and the oldest over the tenant's room: host by host.
+    claimed = await store.claimDue(3, LONG_LEASE, { ...room, tenantLeft: new Map([[A, 1]]), perTenant: 10 });
+    expect(byTenant(claimed)).toEqual({ [A]: 1, [B]: 1, [C]: 1 });
+    expect(ids(claimed.filter((e) => e.tenantId === A))).toEqual([a[2]]);
+  });
+
+  it("keeps to the host's and the tenant's room together when claiming host by host", async () => {
+    const a = await seed(
+      Array.from({ length: 10 }, (_, i) => ({ host: 'shared.test', agoMs: 60_000 - i * 100, tenant: A })),
+    );
+    const b = await seed(
+      Array.from({ length: 10 }, (_, i) => ({ host: `b${i % 2}.test`, agoMs: 30_000 - i * 100, tenant: B })),
+    );
+    const room = {
+      left: new Map([['b0.test', 1]]),
+      perHost: 4,
+      tenantLeft: new Map([[A, 3]]),
+      perTenant: 100,
+    };
+    const claimed = await store.claimDue(8, LONG_LEASE, room);
+    expect(ids(claimed.filter((e) => e.tenantId === A))).toEqual(sorted(a.slice(0, 3)));
+    expect(byHost(claimed)).toEqual({ 'shared.test': 3, 'b0.test': 1, 'b1.test': 4 });
+    expect(ids(claimed.filter((e) => e.targetHost === 'b0.test'))).toEqual([b[0]]);
+  });
 });

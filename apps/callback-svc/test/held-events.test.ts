@@ -3,8 +3,10 @@ import { HeldEvents, type HoldLimits } from '../src/domain/held-events';
 
 const limits: HoldLimits = {
   concurrency: 5,
+  tenantConcurrency: 5,
   hostConcurrency: 2,
   maxHeld: 10,
+  maxHeldPerTenant: 10,
   maxHeldPerHost: 6,
   minLeaseLeftMs: 1_000,
   maxWaitMs: 50_000,
@@ -12,9 +14,9 @@ const limits: HoldLimits = {
 let clock = 0;
 const held = (l: HoldLimits = limits) => new HeldEvents(l, () => clock);
 let n = 0;
-const event = (host: string): ClaimedEvent => ({
+const event = (host: string, tenantId = 't'): ClaimedEvent => ({
   eventId: `evt_${++n}`,
-  tenantId: 't',
+  tenantId,
   url: `http://${host}/cb`,
   targetHost: host,
   body: '{}',
@@ -50,7 +52,7 @@ it('lets hosts take turns and keeps the global in-flight limit until attempts ar
   expect(ids(first.slice(0, 3))).toEqual([a[0], b[0], c[0]].map((e) => e.eventId)); // one each, then round again
   h.answered('a', true); // a's slot is free, but no global slot until an attempt is recorded
   expect(h.takeStartable().start).toEqual([]);
-  h.finished('a');
+  h.finished({ tenantId: 't', targetHost: 'a' });
   expect(h.takeStartable().start).toHaveLength(1);
 });
 
@@ -107,8 +109,10 @@ it('hands every waiting event back on shutdown', () => {
 it('holds for a host what it answers within the wait an event may have, measured while it has a backlog', () => {
   const h = held({
     concurrency: 100,
+    tenantConcurrency: 100,
     hostConcurrency: 2,
     maxHeld: 5_000,
+    maxHeldPerTenant: 5_000,
     maxHeldPerHost: 1_000,
     minLeaseLeftMs: 1_000,
     maxWaitMs: 10_000,
@@ -120,7 +124,7 @@ it('holds for a host what it answers within the wait an event may have, measured
   for (let i = 1; i <= 10; i++) {
     clock = i * 500;
     h.answered('slow', true);
-    h.finished('slow');
+    h.finished({ tenantId: 't', targetHost: 'slow' });
     h.takeStartable();
   }
   expect(h.heldLimitFor('slow')).toBe(20);
@@ -130,7 +134,7 @@ it('holds for a host what it answers within the wait an event may have, measured
   for (let i = 1; i <= 2; i++) {
     clock = 5_000 + i * 2_600;
     h.answered('slow', true);
-    h.finished('slow');
+    h.finished({ tenantId: 't', targetHost: 'slow' });
     h.takeStartable();
   }
   expect(h.heldLimitFor('slow')).toBe(8);
@@ -139,8 +143,10 @@ it('holds for a host what it answers within the wait an event may have, measured
 it('forgets a pace measured without a backlog: few answers then say nothing of the host', () => {
   const h = held({
     concurrency: 100,
+    tenantConcurrency: 100,
     hostConcurrency: 2,
     maxHeld: 5_000,
+    maxHeldPerTenant: 5_000,
     maxHeldPerHost: 1_000,
     minLeaseLeftMs: 1_000,
     maxWaitMs: 10_000,
@@ -151,7 +157,7 @@ it('forgets a pace measured without a backlog: few answers then say nothing of t
   clock = 5_000;
   h.answered('quiet', true); // one waiting at the end of the window: measured
   expect(h.heldLimitFor('quiet')).toBe(8);
-  h.finished('quiet');
+  h.finished({ tenantId: 't', targetHost: 'quiet' });
   h.takeStartable(); // c starts: nothing waits any more
   clock = 10_000;
   h.answered('quiet', true);
@@ -165,7 +171,7 @@ it('remembers an idle failing host for a while, then forgets it; never more than
   h.hold(e, 60_000);
   h.takeStartable();
   h.answered('dead.test', false);
-  h.finished('dead.test');
+  h.finished({ tenantId: 't', targetHost: 'dead.test' });
   // Idle, but still held to its failing limit (2 x hostConcurrency = 4).
   expect(h.claimRoom().left.get('dead.test')).toBe(4);
   expect(h.failingHostCount).toBe(1);
@@ -180,11 +186,86 @@ it('remembers an idle failing host for a while, then forgets it; never more than
     h.hold(event(host), clock + 60_000);
     h.takeStartable();
     h.answered(host, false);
-    h.finished(host);
+    h.finished({ tenantId: 't', targetHost: host });
   }
   expect(h.failingHostCount).toBe(10_000);
   expect(h.size).toBe(0);
   // The oldest failures went first.
   expect(h.claimRoom().left.has('h0.test')).toBe(false);
   expect(h.claimRoom().left.get('h11999.test')).toBe(4);
+});
+
+describe('tenant shares', () => {
+  const shared: HoldLimits = {
+    concurrency: 8,
+    tenantConcurrency: 2,
+    hostConcurrency: 4,
+    maxHeld: 100,
+    maxHeldPerTenant: 30,
+    maxHeldPerHost: 50,
+    minLeaseLeftMs: 1_000,
+    maxWaitMs: 50_000,
+  };
+  const hosts = Array.from({ length: 8 }, (_, i) => `slow${i}.test`);
+
+  it("keeps a tenant's hanging deliveries, on any number of hosts, to its share, and starts another tenant's at once", () => {
+    const h = held(shared);
+    for (let round = 0; round < 3; round++) for (const host of hosts) h.hold(event(host, 'A'), 60_000);
+    const first = h.takeStartable().start;
+    // Its share, one host after another, though 6 more slots are free and nobody else waits.
+    expect(first.map((e) => e.targetHost)).toEqual(['slow0.test', 'slow1.test']);
+    expect(h.takeStartable().start).toEqual([]);
+    const b = [event('fast.test', 'B'), event('fast.test', 'B'), event('fast.test', 'B')];
+    for (const e of b) h.hold(e, 60_000);
+    expect(ids(h.takeStartable().start)).toEqual(ids(b.slice(0, 2))); // A's still hang
+    expect(h.runningFor('A')).toBe(2);
+    // An answer frees the host, not the tenant's slot: that waits for the attempt to be recorded.
+    h.answered('slow0.test', false);
+    expect(h.takeStartable().start).toEqual([]);
+    h.finished(first[0]);
+    expect(h.takeStartable().start.map((e) => e.targetHost)).toEqual(['slow2.test']); // the next host's turn
+    expect(h.runningFor('A')).toBe(2);
+  });
+
+  it('gives the free slots to tenants in turn, one each per round', () => {
+    const h = held({ ...shared, concurrency: 5, tenantConcurrency: 5 });
+    for (const tenant of ['A', 'B', 'C']) for (let i = 0; i < 4; i++) h.hold(event(`${tenant}.test`, tenant), 60_000);
+    const started = h.takeStartable().start;
+    expect(started.map((e) => e.tenantId)).toEqual(['A', 'B', 'C', 'A', 'B']);
+    h.answered('A.test', true);
+    h.finished(started[0]);
+    // C had fewer turns: the slot freed by A goes to C.
+    expect(h.takeStartable().start.map((e) => e.tenantId)).toEqual(['C']);
+  });
+
+  it('keeps the host limit across the tenants sending to it', () => {
+    const h = held({ ...shared, tenantConcurrency: 8 });
+    for (let i = 0; i < 6; i++) h.hold(event('shared.test', 'A'), 60_000);
+    for (let i = 0; i < 6; i++) h.hold(event('shared.test', 'B'), 60_000);
+    expect(h.takeStartable().start.map((e) => e.tenantId)).toEqual(['A', 'B', 'A', 'B']);
+    expect(h.heldFor('shared.test')).toBe(12);
+  });
+
+  it("gives room to claim per tenant: one tenant's backlog leaves the rest of the hold to the others", () => {
+    const h = held(shared);
+    for (let i = 0; i < 30; i++) h.hold(event(hosts[i % 8], 'A'), 60_000);
+    h.hold(event('fast.test', 'B'), 60_000);
+    const room = h.claimRoom();
+    expect(room.tenantLeft.get('A')).toBe(0);
+    expect(room.tenantLeft.get('B')).toBe(29);
+    expect(room.perTenant).toBe(30);
+    expect(room.total).toBe(69);
+    expect(h.roomForTenant('C')).toBe(30);
+    // Started and finished, A's events leave its room again, and an idle tenant is forgotten.
+    for (const e of h.takeStartable().start) {
+      h.answered(e.targetHost, true);
+      h.finished(e);
+    }
+    expect(h.roomForTenant('A')).toBe(2);
+    const rest = h.drainWaiting();
+    expect(rest).toHaveLength(28);
+    expect(h.size).toBe(0);
+    expect(h.claimRoom().tenantLeft.size).toBe(0);
+    expect(h.claimRoom().left.size).toBe(0);
+  });
 });

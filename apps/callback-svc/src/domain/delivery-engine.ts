@@ -2,7 +2,7 @@ import type { Logger } from '@payments/logger';
 import { AttemptRecorder } from './attempt-recorder';
 import { ClaimReturns } from './claim-returns';
 import { noTracing, type AttemptEnd, type DeliveryTracing } from './delivery-tracing';
-import { HeldEvents } from './held-events';
+import { HeldEvents, type ClaimRoom } from './held-events';
 import { targetHostOf, type ClaimedEvent, type NewCallbackEvent } from './callback-event';
 import { statusAfter, type EventStore } from './event-store';
 import type { HttpDelivery } from './http-delivery';
@@ -26,6 +26,12 @@ export interface DeliveryLimits {
   readonly concurrency: number;
   /** Deliveries in flight to one receiving host: a slow or dead ERP cannot take every slot (CALLBACK_HOST_CONCURRENCY). */
   readonly hostConcurrency: number;
+  /**
+   * One tenant's share, in percent, of the deliveries in flight and of the claimed events held
+   * (CALLBACK_TENANT_SHARE_PERCENT; default DEFAULT_TENANT_SHARE_PERCENT): its slow or hanging
+   * receivers, on any number of hosts, hold no more of the worker than that.
+   */
+  readonly tenantSharePercent?: number;
   /** Claimed events this worker holds, waiting for a slot or in flight, in all (CALLBACK_MAX_HELD). */
   readonly maxHeld: number;
   /** The same for one receiving host (CALLBACK_MAX_HELD_PER_HOST). */
@@ -44,6 +50,14 @@ export interface DeliveryLimits {
   readonly pollIntervalMs: number;
 }
 
+/** A tenant's share of a worker's slots and hold unless configured: a quarter. */
+export const DEFAULT_TENANT_SHARE_PERCENT = 25;
+
+/** A tenant's part of `total` (at least 1): its share of the slots, or of the hold. */
+export function tenantShareOf(total: number, percent: number = DEFAULT_TENANT_SHARE_PERCENT): number {
+  return Math.max(1, Math.floor((total * percent) / 100));
+}
+
 /**
  * How long a claim lasts beyond the attempt timeout, however long the worker lives: a bound for what
  * the worker lease cannot cover (a claim that raced the reap of its lapsed worker). It is also the
@@ -57,7 +71,7 @@ const MAX_CLAIM = 1_000;
  * attempts, giving claims back): what is left then ends with the worker's lease.
  */
 const STOP_BOOKKEEPING_GRACE_MS = 5_000;
-/** Hosts remembered as having a backlog in the queue (see noteHostBacklog). */
+/** Hosts (and tenants) remembered as having a backlog in the queue (see noteBacklogOf). */
 const MAX_BACKLOG_HOSTS = 10_000;
 /**
  * Margin beyond the attempt timeout an event's lease must still have when it starts (for recording
@@ -106,7 +120,7 @@ export interface DeliveryEngineConfig {
 /**
  * Delivers due events. New events are claimed as they are stored, as many as this worker may hold;
  * older ones (retries, and what no worker had room for) are claimed from the queue when room frees
- * up. Claimed events wait in memory for a slot (limits in all and per host), are sent signed, and
+ * up. Claimed events wait in memory for a slot (limits in all, per tenant and per host), are sent signed, and
  * their attempts recorded with the next step of their schedule. Nothing lives only in memory: a
  * crash leaves claimed rows naming a worker whose lease lapses within CALLBACK_LEASE_MS, and another
  * worker (or this one after a restart) takes them over.
@@ -115,6 +129,8 @@ export class DeliveryEngine {
   private readonly held: HeldEvents;
   /** Hosts that may have due events in the queue that this worker had no room to claim. */
   private readonly hostsWithBacklog = new Set<string>();
+  /** The same for tenants. */
+  private readonly tenantsWithBacklog = new Set<string>();
   /** Whether due events may wait in the queue because this worker held all it may. */
   private backlogBeyondRoom = false;
   private readonly inFlight = new Set<Promise<void>>();
@@ -156,8 +172,10 @@ export class DeliveryEngine {
     this.returns = new ClaimReturns({ store: this.store, logger: this.logger, tracing: this.tracing, giveUp });
     this.held = new HeldEvents({
       concurrency: limits.concurrency,
+      tenantConcurrency: tenantShareOf(limits.concurrency, limits.tenantSharePercent),
       hostConcurrency: limits.hostConcurrency,
       maxHeld: limits.maxHeld,
+      maxHeldPerTenant: tenantShareOf(limits.maxHeld, limits.tenantSharePercent),
       maxHeldPerHost: limits.maxHeldPerHost,
       minLeaseLeftMs: limits.timeoutMs + leaseMarginMs(limits),
       maxWaitMs: claimMs(limits) - limits.timeoutMs - leaseMarginMs(limits),
@@ -182,11 +200,14 @@ export class DeliveryEngine {
       for (const e of events) {
         const host = targetHostOf(e.url);
         const left = room.left.get(host) ?? room.perHost;
+        const tenantLeft = room.tenantLeft.get(e.tenantId) ?? room.perTenant;
         if (room.total <= 0) this.backlogBeyondRoom = true;
-        else if (left <= 0) this.noteHostBacklog(host);
+        else if (left <= 0) this.noteBacklogOf(this.hostsWithBacklog, host);
+        else if (tenantLeft <= 0) this.noteBacklogOf(this.tenantsWithBacklog, e.tenantId);
         else {
           claim.add(e.eventId);
           room.left.set(host, left - 1);
+          room.tenantLeft.set(e.tenantId, tenantLeft - 1);
           room.total -= 1;
         }
       }
@@ -294,14 +315,9 @@ export class DeliveryEngine {
         const workerId = this.lease.claimingAs;
         if (!this.running || limit <= 0 || !workerId) return;
         const leaseEndsAt = Date.now() + claimMs(this.limits);
-        const claimed = await this.store.claimDue(
-          limit,
-          claimMs(this.limits),
-          { left: room.left, perHost: room.perHost },
-          workerId,
-        );
+        const claimed = await this.store.claimDue(limit, claimMs(this.limits), room, workerId);
         for (const event of claimed) this.held.hold(event, leaseEndsAt);
-        this.noteBacklog(claimed, limit, room.left, room.perHost);
+        this.noteBacklog(claimed, limit, room);
         this.startWaiting();
         if (claimed.length < limit) return;
       }
@@ -311,33 +327,38 @@ export class DeliveryEngine {
   }
 
   /**
-   * After a claim: a host that got all its room (or had none) may have more due events, and so may
-   * the queue when the claim took all it asked for. Room freeing up there is then a reason to claim.
+   * After a claim: a host or tenant that got all its room (or had none) may have more due events, and
+   * so may the queue when the claim took all it asked for. Room freeing up there is then a reason to
+   * claim.
    */
-  private noteBacklog(
-    claimed: ClaimedEvent[],
-    limit: number,
-    left: ReadonlyMap<string, number>,
-    perHost: number,
-  ): void {
+  private noteBacklog(claimed: ClaimedEvent[], limit: number, room: ClaimRoom): void {
     if (claimed.length >= limit) this.backlogBeyondRoom = true;
-    const taken = new Map<string, number>();
-    for (const e of claimed) taken.set(e.targetHost, (taken.get(e.targetHost) ?? 0) + 1);
-    for (const [host, n] of left) if (n <= 0) this.noteHostBacklog(host);
-    for (const [host, n] of taken) if (n >= (left.get(host) ?? perHost)) this.noteHostBacklog(host);
+    const noteFull = (
+      backlog: Set<string>,
+      keyOf: (e: ClaimedEvent) => string,
+      left: ReadonlyMap<string, number>,
+      per: number,
+    ) => {
+      const taken = new Map<string, number>();
+      for (const e of claimed) taken.set(keyOf(e), (taken.get(keyOf(e)) ?? 0) + 1);
+      for (const [key, n] of left) if (n <= 0) this.noteBacklogOf(backlog, key);
+      for (const [key, n] of taken) if (n >= (left.get(key) ?? per)) this.noteBacklogOf(backlog, key);
+    };
+    noteFull(this.hostsWithBacklog, (e) => e.targetHost, room.left, room.perHost);
+    noteFull(this.tenantsWithBacklog, (e) => e.tenantId, room.tenantLeft, room.perTenant);
   }
 
   /**
-   * Remembers that a host may have due events waiting in the queue. Bounded: past MAX_BACKLOG_HOSTS
-   * hosts (thousands of distinct receivers), the set gives way to one flag that claims again as soon
-   * as a quarter of the whole hold is free.
+   * Remembers that a host (or tenant) may have due events waiting in the queue. Bounded: past
+   * MAX_BACKLOG_HOSTS of them (thousands of distinct receivers), the set gives way to one flag that
+   * claims again as soon as a quarter of the whole hold is free.
    */
-  private noteHostBacklog(host: string): void {
-    if (this.hostsWithBacklog.size >= MAX_BACKLOG_HOSTS && !this.hostsWithBacklog.has(host)) {
-      this.hostsWithBacklog.clear();
+  private noteBacklogOf(backlog: Set<string>, key: string): void {
+    if (backlog.size >= MAX_BACKLOG_HOSTS && !backlog.has(key)) {
+      backlog.clear();
       this.backlogBeyondRoom = true;
     }
-    this.hostsWithBacklog.add(host);
+    backlog.add(key);
   }
 
   /** Starts the held events that have a slot now. */
@@ -351,7 +372,7 @@ export class DeliveryEngine {
         { count: expired.length },
         'held callbacks dropped near the end of their lease; they will be claimed again',
       );
-      for (const e of expired) this.noteHostBacklog(e.targetHost);
+      for (const e of expired) this.noteBacklogOf(this.hostsWithBacklog, e.targetHost);
       void this.returns.giveBack(expired);
     }
     for (const event of start) this.dispatch(event);
@@ -359,16 +380,24 @@ export class DeliveryEngine {
 
   /**
    * Room freed up: claim again when a useful share of it is free where work may wait in the queue (a
-   * quarter of a backlogged host's hold, or of the whole hold). Claiming costs a query; doing it per
-   * finished delivery would cost one per event.
+   * quarter of a backlogged host's or tenant's hold, or of the whole hold). Claiming costs a query;
+   * doing it per finished delivery would cost one per event.
    */
-  private wakeIfRoomFreed(host: string): void {
-    // Runs twice per delivery: only this host's and the overall room, not every host's.
+  private wakeIfRoomFreed(event: ClaimedEvent): void {
+    // Runs twice per delivery: only this host's, tenant's and the overall room, not every host's.
+    const host = event.targetHost;
+    const tenant = event.tenantId;
     if (
       this.hostsWithBacklog.has(host) &&
       this.held.roomFor(host) >= Math.max(1, Math.floor(this.held.heldLimitFor(host) / 4))
     ) {
       this.hostsWithBacklog.delete(host);
+      this.wake();
+    } else if (
+      this.tenantsWithBacklog.has(tenant) &&
+      this.held.roomForTenant(tenant) >= Math.max(1, Math.floor(this.held.heldLimitForTenant / 4))
+    ) {
+      this.tenantsWithBacklog.delete(tenant);
       this.wake();
     } else if (this.backlogBeyondRoom && this.held.totalRoom() >= Math.max(1, Math.floor(this.limits.maxHeld / 4))) {
       this.backlogBeyondRoom = false;
@@ -389,7 +418,7 @@ export class DeliveryEngine {
       answered = true;
       this.held.answered(host, ok);
       this.startWaiting();
-      this.wakeIfRoomFreed(host);
+      this.wakeIfRoomFreed(event);
     };
     const work = this.deliver(event, onAnswer)
       .catch((err) =>
@@ -401,9 +430,9 @@ export class DeliveryEngine {
       .finally(() => {
         this.inFlight.delete(work);
         onAnswer();
-        this.held.finished(host);
+        this.held.finished(event);
         this.startWaiting();
-        this.wakeIfRoomFreed(host);
+        this.wakeIfRoomFreed(event);
       });
     this.inFlight.add(work);
   }

@@ -49,21 +49,24 @@ export class EventStore {
   }
 
   /**
-   * Claims up to `limit` due events, oldest first, and never more for a host than its room: hosts
-   * without room are skipped (a slow receiver cannot hold up the others), the rest take what is left.
+   * Claims up to `limit` due events, oldest first, and never more for a host or a tenant than its
+   * room: hosts and tenants without room are skipped (a slow receiver, or one tenant's backlog, cannot
+   * hold up the others), the rest take what is left. Without tenant room, tenants are not limited.
    * Claimed for `leaseMs` at most and, when `workerId` is given, while that worker's lease lives.
    */
   async claimDue(
     limit: number,
     leaseMs: number,
-    room: Pick<ClaimRoom, 'left' | 'perHost'>,
+    room: Pick<ClaimRoom, 'left' | 'perHost'> & Partial<Pick<ClaimRoom, 'tenantLeft' | 'perTenant'>>,
     workerId: string | null = null,
   ): Promise<ClaimedEvent[]> {
     if (limit <= 0) return [];
     const busy = [...room.left];
-    // claim_due_events (migrations 0003 to 0006): a function, so that it can keep its plan under a burst.
+    const busyTenants = [...(room.tenantLeft ?? [])];
+    // claim_due_events (migrations 0003 to 0008): a function, so that it can keep its plan under a burst.
     const rows = await sql<EventRow>`
-      select * from claim_due_events(${limit}, ${leaseInterval(leaseMs)}, ${busy.map(([host]) => host)}::text[], ${busy.map(([, n]) => n)}::int[], ${room.perHost}, ${workerId}::uuid)`.execute(
+      select * from claim_due_events(${limit}, ${leaseInterval(leaseMs)}, ${busy.map(([host]) => host)}::text[], ${busy.map(([, n]) => n)}::int[], ${room.perHost}, ${workerId}::uuid,
+        ${busyTenants.map(([tenant]) => tenant)}::uuid[], ${busyTenants.map(([, n]) => n)}::int[], ${room.perTenant ?? limit})`.execute(
       this.db,
     );
     return rows.rows.map(toClaimed);
