@@ -1,13 +1,15 @@
 /**
- * bench/fairness: one tenant's backlog must not delay another tenant's small batch.
- * Tenant A posts 20,000 charges (20 POSTs of 1,000) through the gateway; while at least 10,000 of them
- * still wait for their registered callback, tenant B (its own receiver, another host) posts 10 batches
- * of 10, twice: at once, and again once A's backlog is down to 12,000 (A's callbacks flowing then).
- * Measured per charge: POST to registered callback. Baseline in the same run: B's 10 batches of
- * 10 with no backlog. Target: B's p99 under 2 s while A's backlog drains. Every app runs as its own
- * process, as `npm start` runs them, with the rate limit at its defaults (5,000 charges a second,
- * bursts of 5,000): A sends a POST answered 429 again after its Retry-After, as an ERP would; the design
- * wants A's 20,000 accepted within 5 s even so.
+ * bench/fairness: one tenant's backlog must not delay another tenant's small batches.
+ * Tenant A posts 20,000 charges (20 POSTs of 1,000, two at a time) through the gateway while tenant B
+ * (its own receiver, another port) posts 10 batches of 10, one every 500 ms, as an ERP on a timer does:
+ * once starting with A's first POST (B's batches meet A's intake and A's registrations), and once
+ * starting when A's 20,000 are accepted (they meet A's registrations and callbacks draining).
+ * Measured per charge: POST to registered callback, and where that time went (stages, from the
+ * services' own tables). Baseline in the same run: B's batches with nothing else queued. The scenario
+ * runs BENCH_RUNS times against the same system; every run's figures are printed, then the worst.
+ * Target: B's p99 under 2 s in every run. Every app runs as its own process, as `npm start` runs
+ * them, with the rate limit at its defaults (5,000 charges a second, bursts of 5,000): A sends a POST
+ * answered 429 again after its Retry-After, as an ERP would.
  */
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
@@ -34,14 +36,13 @@ const A_CONCURRENT_POSTS = 2;
 const B_BATCHES = 10;
 const B_BATCH = 10;
 /**
- * B posts its batches one after another, as an ERP sends its batches; BENCH_B_GAP_MS waits between
- * them. A gap under INTAKE_PRIORITY_QUIET_MS (250 ms) keeps intake busy, so registration defers, up to
- * INTAKE_PRIORITY_MAX_DEFER_MS (2 s), until B's posting ends.
+ * B sends a batch every BENCH_B_GAP_MS (start to start, whether the previous one was answered or
+ * not), as an ERP on a timer does; 0 sends each once the previous one was accepted.
  */
-const B_GAP_MS = Number(process.env.BENCH_B_GAP_MS ?? 0);
+const B_GAP_MS = Number(process.env.BENCH_B_GAP_MS ?? 500);
+/** The scenario's repetitions in one bench run (the same system, A's backlog anew each time). */
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TARGET_P99_MS = 2_000;
-/** The second probe's moment: A's backlog down to this many (at least 10,000 still wait). */
-const MID_DRAIN = Math.round(A_TOTAL * 0.6);
 
 interface Tenant {
   name: string;
@@ -52,6 +53,8 @@ interface Tenant {
   receiver: CountingReceiver;
   /** When the POST carrying each charge (account_receivable_id) was sent. */
   postedAt: Map<string, number>;
+  /** When that POST was answered 202. */
+  acceptedAt: Map<string, number>;
   /** POSTs answered 429 (and sent again after their Retry-After). */
   rateLimited: number;
 }
@@ -74,7 +77,17 @@ async function setUpTenant(name: string, api: string, databaseUrl: string): Prom
   });
   if (!res.ok) throw new Error(`POST /clients answered ${res.status}: ${await res.text()}`);
   const receiver = await new CountingReceiver().start();
-  return { name, tenantId: tenant.tenant_id, api, headers, clientId, receiver, postedAt: new Map(), rateLimited: 0 };
+  return {
+    name,
+    tenantId: tenant.tenant_id,
+    api,
+    headers,
+    clientId,
+    receiver,
+    postedAt: new Map(),
+    acceptedAt: new Map(),
+    rateLimited: 0,
+  };
 }
 
 function itemFor(tenant: Tenant, i: number) {
@@ -97,7 +110,11 @@ async function post(tenant: Tenant, size: number): Promise<string[]> {
   }
   if (res.status !== 202) throw new Error(`${tenant.name}: POST answered ${res.status}: ${await res.text()}`);
   const ids = batch.map((item) => item.account_receivable_id);
-  for (const id of ids) tenant.postedAt.set(id, sentAt);
+  const acceptedAt = Date.now();
+  for (const id of ids) {
+    tenant.postedAt.set(id, sentAt);
+    tenant.acceptedAt.set(id, acceptedAt);
+  }
   return ids;
 }
 
@@ -115,7 +132,7 @@ function latencies(tenant: Tenant, ids: string[]): number[] {
     .map((id) => {
       const at = tenant.receiver.bodies.get(id);
       if (at === undefined) throw new Error(`${tenant.name}: no callback for ${id}`);
-      return at - tenant.postedAt.get(id)!;
+      return at - (tenant.postedAt.get(id) ?? at);
     })
     .sort((a, b) => a - b);
 }
@@ -131,15 +148,23 @@ const until = async (check: () => boolean, timeoutMs: number, what: string) => {
   }
 };
 
-/** B's 10 batches of 10, each once the previous was accepted; `onPost` is told before each. Resolves with every id. */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * B's 10 batches of 10: one every B_GAP_MS from the first (start to start), or each once the previous
+ * was accepted when B_GAP_MS is 0. `onPost` is told before each. Resolves with every id, once all are accepted.
+ */
 async function postSmallBatches(tenant: Tenant, onPost: () => void = () => undefined): Promise<string[]> {
-  const ids: string[] = [];
+  const started = Date.now();
+  const batches: Array<Promise<string[]>> = [];
   for (let i = 0; i < B_BATCHES; i++) {
-    if (i > 0 && B_GAP_MS > 0) await new Promise((r) => setTimeout(r, B_GAP_MS));
+    if (B_GAP_MS > 0) await sleep(Math.max(0, started + i * B_GAP_MS - Date.now()));
     onPost();
-    ids.push(...(await post(tenant, B_BATCH)));
+    const batch = post(tenant, B_BATCH);
+    batches.push(batch);
+    if (B_GAP_MS === 0) await batch;
   }
-  return ids;
+  return (await Promise.all(batches)).flat();
 }
 
 /** B's batches posted while A's backlog drains, and what they met. */
@@ -150,61 +175,150 @@ interface Probe {
   backlog: number[];
   backlogWhenDone: number;
   latencies: number[];
+  stages: Stage[];
 }
 
-async function probe(b: Tenant, a: Tenant, aIds: string[], label: string): Promise<Probe> {
+/** B's batches, timed; `a` (if any) is the backlog they meet. */
+async function probe(
+  databaseUrl: string,
+  b: Tenant,
+  label: string,
+  a?: { tenant: Tenant; ids: string[] },
+): Promise<Probe> {
   const backlog: number[] = [];
-  const ids = await postSmallBatches(b, () => backlog.push(backlogOf(a, aIds)));
+  const backlogNow = () => (a ? backlogOf(a.tenant, a.ids) : 0);
+  const ids = await postSmallBatches(b, () => backlog.push(backlogNow()));
   await until(() => backlogOf(b, ids) === 0, 120_000, `B's callbacks ${label}`);
-  return { label, ids, backlog, backlogWhenDone: backlogOf(a, aIds), latencies: latencies(b, ids) };
+  return {
+    label,
+    ids,
+    backlog,
+    backlogWhenDone: backlogNow(),
+    latencies: latencies(b, ids),
+    stages: await stages(databaseUrl, b, ids),
+  };
 }
 
 const summary = (sorted: number[]) =>
   `p50 ${fmt(percentile(sorted, 50))} ms, p99 ${fmt(percentile(sorted, 99))} ms, max ${fmt(sorted[sorted.length - 1])} ms`;
 
+/** One stage of a charge's way from POST to callback, per charge (ms, sorted). */
+interface Stage {
+  label: string;
+  ms: number[];
+}
+
+const ms = (d: Date | null) => (d === null ? undefined : d.getTime());
+
 /**
- * Where B's charges spent their time, from the services' own tables: POST to registered (committed
- * in receivables-svc), registered to stored as a callback event in callback-svc, stored to arrival.
+ * Where B's charges spent their time, from the client's clock and the services' own tables (one
+ * machine, one clock): the POST answered (gateway and intake); the registration job started, i.e. the
+ * charge's registration mark written just before the bank is called (outbox relay, the registrations
+ * stream, the fair queue and any deferral); registered (the bank's call and the results); the callback
+ * event stored in callback-svc (outbox relay, the callbacks stream, ingest); its first attempt started
+ * (claim); the receiver's arrival (HTTP).
  */
-async function stages(databaseUrl: string, tenant: Tenant, ids: string[]): Promise<string[]> {
+async function stages(databaseUrl: string, tenant: Tenant, ids: string[]): Promise<Stage[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const registered = await client.query<{ ar: string; at: Date }>(
-      `select account_receivable_id as ar, updated_at as at from receivables.receivables
-        where tenant_id = $1 and account_receivable_id = any($2::uuid[]) and registration_status = 'registered'`,
+    const registered = await client.query<{ ar: string; marked: Date | null; registered: Date | null }>(
+      `select r.account_receivable_id as ar, m.marked_at as marked, r.registered_at as registered
+         from receivables.receivables r left join receivables.registration_marks m on m.receivable_id = r.id
+        where r.tenant_id = $1 and r.account_receivable_id = any($2::uuid[])`,
       [tenant.tenantId, ids],
     );
-    const events = await client.query<{ body: string; at: Date }>(
-      `select body, created_at as at from callbacks.events where tenant_id = $1 and event_type = 'receivable.registered'`,
-      [tenant.tenantId],
+    const events = await client.query<{ ar: string; stored: Date; attempted: Date | null }>(
+      `select e.receivable_id as ar, e.created_at as stored, min(a.attempted_at) as attempted
+         from callbacks.events e left join callbacks.attempts a on a.event_id = e.event_id
+        where e.tenant_id = $1 and e.event_type = 'receivable.registered' and e.receivable_id = any($2::uuid[])
+        group by e.receivable_id, e.created_at`,
+      [tenant.tenantId, ids],
     );
-    const storedAt = new Map<string, number>();
-    for (const e of events.rows) {
-      const ar = /"accounts_receivable_id":"([0-9a-fA-F-]{36})"/.exec(e.body)?.[1];
-      if (ar) storedAt.set(ar.toLowerCase(), e.at.getTime());
-    }
-    const toRegistered: number[] = [];
-    const toStored: number[] = [];
-    const toArrived: number[] = [];
-    for (const r of registered.rows) {
+    const callback = new Map(events.rows.map((e) => [e.ar.toLowerCase(), e]));
+    const points = registered.rows.map((r) => {
       const ar = r.ar.toLowerCase();
-      const stored = storedAt.get(ar);
-      const arrived = tenant.receiver.bodies.get(ar);
-      if (stored === undefined || arrived === undefined) continue;
-      toRegistered.push(r.at.getTime() - tenant.postedAt.get(ar)!);
-      toStored.push(stored - r.at.getTime());
-      toArrived.push(arrived - stored);
-    }
-    const line = (label: string, xs: number[]) => `      ${label}: ${summary(xs.sort((a, b) => a - b))}`;
-    return [
-      line('POST -> registered (receivables-svc commit)', toRegistered),
-      line('registered -> event stored (callback-svc ingest)', toStored),
-      line('event stored -> callback arrived (delivery)', toArrived),
+      const e = callback.get(ar);
+      return [
+        tenant.postedAt.get(ar),
+        tenant.acceptedAt.get(ar),
+        ms(r.marked),
+        ms(r.registered),
+        e && ms(e.stored),
+        e && ms(e.attempted),
+        tenant.receiver.bodies.get(ar),
+      ];
+    });
+    const labels = [
+      'POST answered (gateway, intake)',
+      'registration started (relay, stream, fair queue)',
+      'registered (bank, results)',
+      'event stored (relay, stream, ingest)',
+      'first attempt (claim)',
+      'arrived (HTTP)',
     ];
+    return labels.map((label, i) => ({
+      label,
+      ms: points
+        .flatMap((p) => {
+          const from = p[i];
+          const to = p[i + 1];
+          return from === undefined || to === undefined ? [] : [to - from];
+        })
+        .sort((x, y) => x - y),
+    }));
   } finally {
     await client.end();
   }
+}
+
+const stageLine = (s: Stage) => `${s.label} ${fmt(percentile(s.ms, 50))}/${fmt(percentile(s.ms, 99))}`;
+
+function printProbe(p: Probe, withBacklog: boolean): void {
+  const p99 = percentile(p.latencies, 99);
+  const verdict = withBacklog
+    ? `   (target p99 < ${fmt(TARGET_P99_MS)} ms: ${p99 < TARGET_P99_MS ? 'met' : 'NOT met'})`
+    : '';
+  console.log(`    B ${p.label}: ${summary(p.latencies)}${verdict}`);
+  if (withBacklog)
+    console.log(
+      `      A's backlog (not called back yet): ${fmt(p.backlog[0])} at B's first POST, ${fmt(p.backlog[p.backlog.length - 1])} at its last, ${fmt(p.backlogWhenDone)} when B's last callback arrived`,
+    );
+  console.log(`      stages p50/p99 ms: ${p.stages.map(stageLine).join(' | ')}`);
+}
+
+/** One run of the scenario: the baseline, then A's 20,000 with B's batches at A's first POST and once A is accepted. */
+async function runOnce(databaseUrl: string, a: Tenant, b: Tenant, run: number): Promise<Probe[]> {
+  const baseline = await probe(databaseUrl, b, 'baseline (nothing else queued)');
+
+  const aBatches = A_TOTAL / A_BATCH;
+  const aIds: string[] = [];
+  const backlog = { tenant: a, ids: aIds };
+  const started = Date.now();
+  const rateLimitedBefore = a.rateLimited;
+  let next = 0;
+  const postingA = Promise.all(
+    Array.from({ length: A_CONCURRENT_POSTS }, async () => {
+      while (next < aBatches) {
+        next += 1;
+        aIds.push(...(await post(a, A_BATCH)));
+      }
+    }),
+  ).then(() => Date.now() - started);
+  // B's first POST goes with A's first; its backlog counts A's accepted charges so far.
+  const withA = probe(databaseUrl, b, `from A's first POST (${B_BATCHES} batches of ${B_BATCH})`, backlog);
+  const acceptedIn = await postingA;
+  const afterA = probe(databaseUrl, b, `from A's 20,000 accepted (${B_BATCHES} batches of ${B_BATCH})`, backlog);
+  const probes = [await withA, await afterA];
+  await until(() => backlogOf(a, aIds) === 0, 600_000, "A's callbacks");
+  const drainedIn = Date.now() - started;
+
+  console.log(
+    `  run ${run}: A's ${fmt(A_TOTAL)} accepted in ${fmt(acceptedIn / 1000, 2)} s (${a.rateLimited - rateLimitedBefore} answers 429 sent again), all called back after ${fmt(drainedIn / 1000, 1)} s; A's POST to callback ${summary(latencies(a, aIds))}`,
+  );
+  printProbe(baseline, false);
+  for (const p of probes) printProbe(p, true);
+  return [baseline, ...probes];
 }
 
 async function main(): Promise<void> {
@@ -233,54 +347,22 @@ async function main(): Promise<void> {
     const warm = [...(await post(a, B_BATCH)), ...(await post(b, B_BATCH))];
     await until(() => warm.every((id) => a.receiver.bodies.has(id) || b.receiver.bodies.has(id)), 60_000, 'warm-up');
 
-    // 1. Baseline: B's small batches with nothing else queued.
-    const bare = await postSmallBatches(b);
-    await until(() => backlogOf(b, bare) === 0, 60_000, "B's baseline callbacks");
-    const bareLatencies = latencies(b, bare);
-
-    // 2. A's backlog, then B's small batches while it drains.
-    const aBatches = A_TOTAL / A_BATCH;
-    const aIds: string[] = [];
-    const started = Date.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: A_CONCURRENT_POSTS }, async () => {
-        while (next < aBatches) {
-          next += 1;
-          aIds.push(...(await post(a, A_BATCH)));
-        }
-      }),
-    );
-    const acceptedIn = Date.now() - started;
-    // Two probes while A drains: at once (A's jobs queued for registration), and once A's backlog is
-    // down to MID_DRAIN (A's callbacks flowing through the outbox and callback-svc meanwhile).
-    const probes: Probe[] = [];
-    probes.push(await probe(b, a, aIds, 'right after A was accepted'));
-    await until(() => backlogOf(a, aIds) <= MID_DRAIN, 600_000, `A's backlog down to ${MID_DRAIN}`);
-    probes.push(await probe(b, a, aIds, `once A's backlog was down to ${fmt(MID_DRAIN)}`));
-    await until(() => backlogOf(a, aIds) === 0, 600_000, "A's callbacks");
-    const drainedIn = Date.now() - started;
-    const aLatencies = latencies(a, aIds);
-    const bareStages = await stages(database.url, b, bare);
-
-    console.log('\nbench/fairness');
     console.log(
-      `  A: ${fmt(A_TOTAL)} charges accepted in ${fmt(acceptedIn / 1000, 2)} s (${aBatches} POSTs of ${fmt(A_BATCH)}, ${A_CONCURRENT_POSTS} at a time; default rate limit, ${a.rateLimited} answers 429 sent again after their Retry-After), all called back after ${fmt(drainedIn / 1000, 1)} s`,
+      `\nbench/fairness: ${RUNS} runs; B posts ${B_BATCHES} batches of ${B_BATCH}, ${B_GAP_MS > 0 ? `one every ${B_GAP_MS} ms` : 'one after another'}; A ${fmt(A_TOTAL)} charges in POSTs of ${fmt(A_BATCH)}, ${A_CONCURRENT_POSTS} at a time; INTAKE_PRIORITY_MAX_DEFER_MS=${process.env.INTAKE_PRIORITY_MAX_DEFER_MS ?? 'default'}`,
     );
-    console.log(`  A, POST to registered callback: ${summary(aLatencies)}`);
-    console.log(
-      `  B baseline (${B_BATCHES} batches of ${B_BATCH}, no backlog), POST to registered callback: ${summary(bareLatencies)}`,
-    );
-    for (const line of bareStages) console.log(line);
-    for (const p of probes) {
-      const p99 = percentile(p.latencies, 99);
-      console.log(
-        `  B ${p.label} (${B_BATCHES} batches of ${B_BATCH}, one after another${B_GAP_MS > 0 ? ` with ${B_GAP_MS} ms between` : ''}), POST to registered callback: ${summary(p.latencies)}   (target p99 < ${fmt(TARGET_P99_MS)} ms: ${p99 < TARGET_P99_MS ? 'met' : 'NOT met'})`,
-      );
-      console.log(
-        `    A's backlog (not yet called back): ${fmt(p.backlog[0])} at B's first batch, ${fmt(p.backlog[p.backlog.length - 1])} at its last, ${fmt(p.backlogWhenDone)} when B's last callback arrived${p.backlog[p.backlog.length - 1] < 10_000 ? '   (below the 10,000 asked for)' : ''}`,
-      );
-      for (const line of await stages(database.url, b, p.ids)) console.log(line);
+    const worst = new Map<string, number>();
+    for (let run = 1; run <= RUNS; run++) {
+      const probes = await runOnce(database.url, a, b, run);
+      for (const [i, p] of probes.entries()) {
+        const key = ['baseline', "from A's first POST", "from A's 20,000 accepted"][i];
+        worst.set(key, Math.max(worst.get(key) ?? 0, percentile(p.latencies, 99)));
+      }
+    }
+    console.log(`  worst B p99 over ${RUNS} runs, POST to registered callback:`);
+    for (const [key, p99] of worst) {
+      const verdict =
+        key === 'baseline' ? '' : `   (target < ${fmt(TARGET_P99_MS)} ms: ${p99 < TARGET_P99_MS ? 'met' : 'NOT met'})`;
+      console.log(`    ${key}: ${fmt(p99)} ms${verdict}`);
     }
   } finally {
     await stopApps(children);
