@@ -1,0 +1,132 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CallbackPublisher } from '../support/publish';
+import { waitFor } from '../support/receiver';
+import { startSystem, type TestSystem, type TestTenant } from '../support/system';
+
+// docs/architecture.md, Callbacks: delivery is shared by tenant first. Tenant A's callbacks go to slow
+// receivers on 8 loopback addresses, each answering only after ANSWER_AFTER_MS; they could take every
+// slot (8 hosts x CALLBACK_HOST_CONCURRENCY 32 = CALLBACK_CONCURRENCY 256). Tenant B's callbacks, sent
+// while A's hang, still arrive at once, and A never has more than its share (a quarter: 64) of the
+// slots open at its receivers, counted there.
+
+const SLOW_HOSTS = Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 2}`);
+const ANSWER_AFTER_MS = 8_000;
+const A_CALLBACKS = 8 * 40;
+const B_CALLBACKS = 30;
+const A_SHARE = 256 / 4;
+
+/** Receivers that answer 200 only after ANSWER_AFTER_MS, counting the requests they hold open. */
+class SlowReceivers {
+  private readonly servers: Server[] = [];
+  private readonly open = new Set<ServerResponse>();
+  readonly urls: string[] = [];
+  maxOpen = 0;
+  /** When the first request came in: no answer goes out before this plus ANSWER_AFTER_MS. */
+  firstAt = Infinity;
+
+  get openNow(): number {
+    return this.open.size;
+  }
+
+  async start(): Promise<this> {
+    for (const host of SLOW_HOSTS) {
+      const server = createServer((req, res) => {
+        req.resume();
+        this.firstAt = Math.min(this.firstAt, Date.now());
+        this.open.add(res);
+        this.maxOpen = Math.max(this.maxOpen, this.open.size);
+        res.on('close', () => this.open.delete(res));
+        const timer = setTimeout(() => res.writeHead(200).end('{}'), ANSWER_AFTER_MS);
+        res.on('close', () => clearTimeout(timer));
+      });
+      await new Promise<void>((resolve) => server.listen(0, host, resolve));
+      this.servers.push(server);
+      this.urls.push(`http://${host}:${(server.address() as AddressInfo).port}/callbacks`);
+    }
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.open) res.destroy();
+    for (const server of this.servers) server.closeAllConnections();
+    await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  }
+}
+
+/** Answers 200 at once and notes when each event (webhook-id) first arrived. */
+class FastReceiver {
+  private readonly server = createServer((req, res) => {
+    req.resume();
+    const id = req.headers['webhook-id'];
+    if (typeof id === 'string' && !this.arrivals.has(id)) this.arrivals.set(id, Date.now());
+    res.writeHead(200).end('{}');
+  });
+  readonly arrivals = new Map<string, number>();
+  url = '';
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callbacks`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+let system: TestSystem;
+let publisher: CallbackPublisher;
+let tenantA: TestTenant;
+let tenantB: TestTenant;
+const slow = new SlowReceivers();
+const fast = new FastReceiver();
+
+beforeAll(async () => {
+  await Promise.all([slow.start(), fast.start()]);
+  system = await startSystem({
+    withCallbacks: true,
+    // The defaults, spelled out: the test is about these figures.
+    env: {
+      CALLBACK_CONCURRENCY: '256',
+      CALLBACK_HOST_CONCURRENCY: '32',
+      CALLBACK_TENANT_SHARE_PERCENT: '25',
+      CALLBACK_TIMEOUT_MS: '10000',
+    },
+  });
+  publisher = await CallbackPublisher.connect(system.busPrefix);
+  [tenantA, tenantB] = await Promise.all([system.newTenant('Slow receivers'), system.newTenant('Fast receiver')]);
+});
+afterAll(async () => {
+  // The receivers first: A's attempts in flight then end at once, and callback-svc stops without waiting.
+  await slow.stop();
+  await fast.stop();
+  await publisher?.close();
+  await system?.stop();
+});
+
+it("keeps another tenant's callbacks flowing while one tenant's hang on 8 slow hosts", async () => {
+  const a = Array.from({ length: A_CALLBACKS }, (_, i) =>
+    publisher.request(tenantA.tenantId, slow.urls[i % slow.urls.length]),
+  );
+  await publisher.publishBatch(a);
+  // A's callbacks have taken all the slots they may: its share, not all 256.
+  await waitFor(async () => slow.openNow >= A_SHARE, 20_000, `A's share of slots open at its receivers`);
+
+  const sentAt = new Map<string, number>();
+  for (let i = 0; i < B_CALLBACKS; i++) {
+    const request = publisher.request(tenantB.tenantId, fast.url);
+    sentAt.set(request.event_id, Date.now());
+    await publisher.publish(request);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await waitFor(async () => fast.arrivals.size >= B_CALLBACKS, 15_000, "B's callbacks delivered");
+  const waits = [...sentAt].map(([id, at]) => (fast.arrivals.get(id) ?? Infinity) - at).sort((x, y) => x - y);
+  const p99 = waits[Math.ceil(0.99 * waits.length) - 1];
+  // B's all arrived while A's hung: none of A's receivers had answered yet.
+  expect(Math.max(...fast.arrivals.values())).toBeLessThan(slow.firstAt + ANSWER_AFTER_MS);
+  expect(p99).toBeLessThan(2_500);
+  expect(slow.maxOpen).toBe(A_SHARE);
+});
