@@ -20,6 +20,7 @@ import {
   type RedriveResult,
 } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
+import { countWork } from '@payments/metrics';
 import { ensureStream } from './stream-setup';
 
 /** Why a message was given up on: its last error and how many failures were counted. */
@@ -110,6 +111,7 @@ export class DeadLetterBox {
     h.set(DeadLetterHeaders.error, oneLine(cause.error));
     h.set(DeadLetterHeaders.failures, String(cause.failures));
     h.set(DeadLetterHeaders.at, new Date().toISOString());
+    countWork('busPublishes');
     await this.js().publish(this.subject, m.data, {
       msgID: `${stream}:${m.seq}`,
       expect: { streamName: this.streamName },
@@ -165,6 +167,7 @@ export class DeadLetterBox {
   async redrive(id: number): Promise<RedriveResult> {
     const { view, data } = await this.get(id);
     const msgId = redriveMsgId(view.msg_id, id);
+    countWork('busPublishes');
     const ack = await this.js().publish(view.subject, data, { msgID: msgId, expect: { streamName: view.stream } });
     const jsm = await this.nc.jetstreamManager();
     await jsm.streams.deleteMessage(this.streamName, id, false).catch((err: unknown) => {

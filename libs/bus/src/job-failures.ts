@@ -10,6 +10,7 @@ import {
   type Validator,
 } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
+import { countWork } from '@payments/metrics';
 import { oneLine, type DeadLetterBox } from './dead-letters';
 
 /** How failing job messages are counted and given up on (the service's JOB_MAX_FAILURES). */
@@ -128,6 +129,7 @@ export class JobFailures {
     const delay = this.backoff(failures);
     const original = JobFailures.originalMsgId(m, stream);
     try {
+      countWork('busPublishes');
       await this.js().publish(m.subject, m.data, {
         msgID: `${original}:failure:${failures}`,
         expect: { streamName: stream },

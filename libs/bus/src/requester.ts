@@ -7,6 +7,7 @@ import {
 } from 'nats';
 import type { Context } from '@opentelemetry/api';
 import { isErrorCode, ServiceError, type BusReply } from '@payments/contracts';
+import { countWork } from '@payments/metrics';
 import type { PayloadCodec } from './payloads';
 import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
 
@@ -65,6 +66,7 @@ async function sendRequest<Req, Res>(
   const timeout = ro.timeoutMs ?? wiring.timeoutMs;
   headers.set(BUS_WAIT_HEADER, String(timeout));
   let reply: Msg;
+  countWork('busRequests');
   try {
     reply = await wiring.connection.request(wiring.subject(relative), encoded.data, { timeout, headers });
   } catch (err) {

@@ -22,6 +22,7 @@ import {
 } from '@payments/contracts';
 import { doublingDelayMs } from '@payments/backoff';
 import type { Logger } from '@payments/logger';
+import { countWork } from '@payments/metrics';
 import { extractFromHeaders, MessagingAttributes, recordFailure } from '@payments/telemetry';
 import { DeadLetterBox } from './dead-letters';
 import { FairQueues } from './fair-queues';
@@ -246,6 +247,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     );
     try {
       const headers = withTraceHeaders(contextWith(span, parent), undefined);
+      countWork('busPublishes');
       const ack = await this.jetstream().publish(this.subject(spec), data, {
         msgID: msgId,
         expect: { streamName: this.streamName(spec) },

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { countWork } from '@payments/metrics';
 import { databaseNameOf, explainConnectionError } from './unavailable';
 
 /** How long a first connection may take before Postgres counts as out of reach. */
@@ -34,8 +35,37 @@ export function createDatabase<DB>(opts: DatabaseOptions): Kysely<DB> {
   // (a transaction, Kysely's connection()) emits 'error' with no listener, which Node throws. Its next
   // query fails instead, and the pool replaces the client when it is released.
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    countStatements(client);
+  });
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Statements that open or close a transaction; anything else outside one commits on its own. */
+const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback)\b(\s+to\b)?/i;
+
+/**
+ * Counts each statement a pool client sends (db_statements_total) and each commit it asks for
+ * (db_commits_total: a COMMIT, or a statement outside a transaction), for /metrics. Wraps the
+ * client's query; what the statement does is untouched.
+ */
+function countStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  let inTransaction = false;
+  const counted = (...args: unknown[]): unknown => {
+    countWork('dbStatements');
+    const [first] = args;
+    const text = typeof first === 'string' ? first : (first as { text?: unknown } | undefined)?.text;
+    const control = typeof text === 'string' ? TRANSACTION_CONTROL.exec(text) : null;
+    // ROLLBACK TO SAVEPOINT stays inside the transaction.
+    const verb = control && !control[2] ? control[1].toLowerCase() : undefined;
+    if (verb === 'commit' || verb === 'end' || (!inTransaction && verb === undefined)) countWork('dbCommits');
+    if (verb === 'begin' || verb?.startsWith('start')) inTransaction = true;
+    else if (verb !== undefined) inTransaction = false;
+    return query(...args);
+  };
+  client.query = counted as typeof client.query;
 }
 
 /**

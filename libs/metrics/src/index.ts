@@ -1,5 +1,6 @@
 export { MetricNames, type MetricName } from './names';
 export { createMetricsRegistry } from './registry';
+export { countWork, workCounts, type WorkKind } from './work';
 export { httpMetrics, metricsHandler, METRICS_PATH, UNMATCHED_ROUTE } from './http';
 export { outboxWaitingGauge } from './outbox';
 export {

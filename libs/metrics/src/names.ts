@@ -59,6 +59,16 @@ export const MetricNames = {
   outboxOldestAge: 'outbox_oldest_age_seconds',
   /** Gauge: outbox rows over OUTBOX_MAX_ROWS. */
   outboxFillRatio: 'outbox_fill_ratio',
+  /** Counter: Postgres statements this process sent (each one round trip), BEGIN and COMMIT included. */
+  dbStatements: 'db_statements_total',
+  /** Counter: Postgres commits this process asked for: each COMMIT, and each statement run outside a transaction. */
+  dbCommits: 'db_commits_total',
+  /** Counter: bus requests (request-reply) this process sent. */
+  busRequests: 'bus_requests_sent_total',
+  /** Counter: messages this process published to JetStream (outbox relay, retries and dead letters included). */
+  busPublishes: 'bus_publishes_total',
+  /** Counter: outgoing HTTP requests this process started (fetch, undici and node:http). */
+  httpClientRequests: 'http_client_requests_total',
 } as const;
 
 export type MetricName = (typeof MetricNames)[keyof typeof MetricNames];
