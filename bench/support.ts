@@ -1,9 +1,15 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import pg from 'pg';
+import { createTestDatabase } from '@payments/db';
+import { createTenant, openAdminDatabase } from '@payments/gateway';
+import { MetricNames } from '@payments/metrics';
+import { INTAKE_COLUMNS } from '@payments/receivables-svc';
+import type { chargeItem } from '@payments/test-support/charge-load';
 import { freePort } from '@payments/test-support/free-port';
 
 /** Shared helpers for the benchmarks: percentiles, a counting receiver, formatting. */
@@ -202,4 +208,325 @@ export function runBench(main: () => Promise<void>): void {
       process.exit(1);
     },
   );
+}
+
+/** The apps a whole-system bench starts, in start order (each in its own process, as `npm start` runs them). */
+export const SYSTEM_APPS = ['bank-sandbox', 'clients-svc', 'callback-svc', 'receivables-svc', 'gateway'] as const;
+export type SystemApp = (typeof SYSTEM_APPS)[number];
+
+const READY_LINE: Record<SystemApp, string> = {
+  'bank-sandbox': 'bank-sandbox ready',
+  'clients-svc': 'clients-svc ready',
+  'callback-svc': 'callback-svc ready',
+  'receivables-svc': 'receivables-svc ready',
+  gateway: 'gateway listening',
+};
+
+/** A payer as intake stores it with each charge (what clients-svc answers for the bench's client). */
+export interface BenchPayer {
+  clientId: string;
+  name: string;
+  taxId: string;
+  [field: string]: string | null;
+}
+
+/** A whole system started by a bench: its apps, one tenant with one client, and a counting receiver. */
+export interface BenchSystem {
+  databaseUrl: string;
+  prefix: string;
+  /** The gateway's API root, e.g. http://127.0.0.1:1234/api/v1. */
+  api: string;
+  /** Authorization (the tenant's access token) and content type for the API. */
+  headers: Record<string, string>;
+  tenantId: string;
+  clientId: string;
+  payer: BenchPayer;
+  receiver: CountingReceiver;
+  /** Each app's process, by app. */
+  processes: Map<SystemApp, ChildProcess>;
+  /** Each app's /metrics URL. */
+  metricsUrls: Map<SystemApp, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts every app in its own process on a new database and bus prefix (systemEnv, with fixed ports
+ * for clients-svc and callback-svc so their /metrics can be read), one tenant, its access token and
+ * one client. `env` adds to or overrides the apps' environment.
+ */
+export async function startBenchSystem(env: Record<string, string> = {}): Promise<BenchSystem> {
+  const database = await createTestDatabase();
+  const prefix = randomPrefix();
+  const system = await systemEnv(database.url, prefix);
+  const appEnv: Record<string, string> = {
+    ...system.env,
+    CLIENTS_PORT: String(await freePort()),
+    CALLBACK_PORT: String(await freePort()),
+    ...env,
+  };
+  const portOf: Record<SystemApp, string> = {
+    'bank-sandbox': appEnv.BANK_SANDBOX_PORT,
+    'clients-svc': appEnv.CLIENTS_PORT,
+    'callback-svc': appEnv.CALLBACK_PORT,
+    'receivables-svc': appEnv.RECEIVABLES_PORT,
+    gateway: appEnv.PORT,
+  };
+  const processes = new Map<SystemApp, ChildProcess>();
+  const receiver = await new CountingReceiver().start();
+  const stop = async () => {
+    await stopApps([...processes.values()]);
+    await receiver.stop();
+    await deleteStreams(prefix);
+    await database.drop();
+  };
+  try {
+    for (const app of SYSTEM_APPS) processes.set(app, await startApp(app, appEnv, READY_LINE[app]));
+    const api = `http://127.0.0.1:${appEnv.PORT}/api/v1`;
+    const admin = await openAdminDatabase(database.url);
+    const tenant = await createTenant(admin, 'bench');
+    await admin.destroy();
+    const auth = await fetch(`${api}/authenticate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.integration_token}` },
+    });
+    const { access_token } = (await auth.json()) as { access_token: string };
+    const headers = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
+    const clientId = randomUUID();
+    const created = await fetch(`${api}/clients`, {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': randomUUID() },
+      body: JSON.stringify([{ client_id: clientId, name: 'Maria da Silva', cnpj_cpf: '529.982.247-25' }]),
+    });
+    if (created.status !== 201) throw new Error(`POST /clients answered ${created.status}: ${await created.text()}`);
+    const payer: BenchPayer = {
+      clientId,
+      name: 'Maria da Silva',
+      taxId: '529.982.247-25',
+      address: null,
+      number: null,
+      neighborhood: null,
+      city: null,
+      state: null,
+      zipCode: null,
+      email: null,
+    };
+    const metricsUrls = new Map(SYSTEM_APPS.map((app) => [app, `http://127.0.0.1:${portOf[app]}/metrics`] as const));
+    return {
+      databaseUrl: database.url,
+      prefix,
+      api,
+      headers,
+      tenantId: tenant.tenant_id,
+      clientId,
+      payer,
+      receiver,
+      processes,
+      metricsUrls,
+      stop,
+    };
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The round trips and commits a process counts on its /metrics (libs/metrics' work counters). */
+const WORK_METRICS = {
+  commits: MetricNames.dbCommits,
+  statements: MetricNames.dbStatements,
+  busRequests: MetricNames.busRequests,
+  busPublishes: MetricNames.busPublishes,
+  httpRequests: MetricNames.httpClientRequests,
+} as const;
+type WorkField = keyof typeof WORK_METRICS;
+type WorkCounts = Record<WorkField, number>;
+
+/** One reading of every app's work counters and every process's CPU, to subtract from a later one. */
+export interface WorkReading {
+  apps: Map<SystemApp, WorkCounts & { cpuSeconds: number }>;
+  postgresCpuSeconds: number;
+  natsCpuSeconds: number;
+  /** The bench database's commits as Postgres counts them (pg_stat_database.xact_commit). */
+  postgresCommits: number;
+}
+
+/** Reads every app's /metrics work counters and CPU, Postgres's and NATS's CPU, and Postgres's commit count. */
+export async function readWork(system: BenchSystem): Promise<WorkReading> {
+  // First (it waits for Postgres's counters to land), so the apps' last work is in the reading too.
+  const postgresCommits = await databaseCommits(system.databaseUrl);
+  const apps = new Map<SystemApp, WorkCounts & { cpuSeconds: number }>();
+  for (const app of SYSTEM_APPS) {
+    const text = await (await fetch(system.metricsUrls.get(app) ?? '')).text();
+    const counts = Object.fromEntries(
+      Object.entries(WORK_METRICS).map(([field, name]) => [field, metricValue(text, name)]),
+    ) as WorkCounts;
+    apps.set(app, { ...counts, cpuSeconds: cpuSeconds(system.processes.get(app)?.pid ?? 0) });
+  }
+  return {
+    apps,
+    postgresCpuSeconds: cpuSecondsOf(/^postgres/),
+    natsCpuSeconds: cpuSecondsOf(/nats-server/),
+    postgresCommits,
+  };
+}
+
+/** A counter's value in Prometheus text (0 when absent). */
+function metricValue(text: string, name: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
+async function databaseCommits(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // Backends report their counters at most once a second: let the last ones land.
+    await new Promise((r) => setTimeout(r, 1_100));
+    const { rows } = await client.query<{ commits: string }>(
+      'select xact_commit as commits from pg_stat_database where datname = current_database()',
+    );
+    return Number(rows[0]?.commits ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Per charge, between two readings: each app's commits, statements (Postgres round trips), bus
+ * requests, bus publishes, outgoing HTTP requests and CPU ms, their totals, and Postgres's and NATS's CPU ms.
+ */
+export function workPerChargeLines(before: WorkReading, after: WorkReading, charges: number): string[] {
+  const fields: WorkField[] = ['commits', 'statements', 'busRequests', 'busPublishes', 'httpRequests'];
+  const heads = ['commits', 'statements', 'bus req', 'bus pub', 'HTTP out', 'CPU ms'];
+  const row = (name: string, cells: string[]) =>
+    `    ${name.padEnd(16)}${cells.map((c, i) => c.padStart(Math.max(10, heads[i].length + 2))).join('')}`;
+  const totals = new Array<number>(fields.length + 1).fill(0);
+  const lines = [row('per charge', heads)];
+  for (const app of SYSTEM_APPS) {
+    const a = after.apps.get(app);
+    const b = before.apps.get(app);
+    if (!a || !b) continue;
+    const values = [...fields.map((f) => (a[f] - b[f]) / charges), ((a.cpuSeconds - b.cpuSeconds) * 1000) / charges];
+    values.forEach((v, i) => (totals[i] += v));
+    lines.push(
+      row(
+        app,
+        values.map((v, i) => fmt(v, i === fields.length ? 2 : 2)),
+      ),
+    );
+  }
+  const cpuMs = (a: number, b: number) => fmt(((a - b) * 1000) / charges, 2);
+  const blank = fields.map(() => '');
+  lines.push(row('postgres', [...blank, cpuMs(after.postgresCpuSeconds, before.postgresCpuSeconds)]));
+  lines.push(row('nats', [...blank, cpuMs(after.natsCpuSeconds, before.natsCpuSeconds)]));
+  lines.push(
+    row(
+      'apps, total',
+      totals.map((v) => fmt(v, 2)),
+    ),
+  );
+  lines.push(
+    `    Postgres's own count of the database's commits (pg_stat_database, every client): ${fmt((after.postgresCommits - before.postgresCommits) / charges, 2)} per charge`,
+  );
+  return lines;
+}
+
+/**
+ * Samples pg_stat_activity every `everyMs` for the bench database's busy backends (active, or idle
+ * in a transaction: a transaction waiting for its client's next statement) and tallies what each was
+ * waiting on, by application (the service's schema). Reads from the `postgres` database, so its own
+ * queries add no commits to the bench's.
+ */
+export function sampleWaits(databaseUrl: string, everyMs = 100): { stop(): Promise<string[]> } {
+  const tally = new Map<string, number>();
+  let samples = 0;
+  let stopped = false;
+  const admin = new URL(databaseUrl);
+  const name = admin.pathname.slice(1);
+  admin.pathname = '/postgres';
+  const done = (async () => {
+    const client = new pg.Client({ connectionString: admin.toString() });
+    await client.connect();
+    try {
+      while (!stopped) {
+        const { rows } = await client.query<{ app: string; state: string; wait: string | null }>(
+          `select application_name as app, state, wait_event_type || ':' || wait_event as wait
+             from pg_stat_activity where datname = $1 and state in ('active', 'idle in transaction')`,
+          [name],
+        );
+        samples += 1;
+        for (const r of rows) {
+          const key = `${r.app || '?'} ${r.state === 'active' ? (r.wait ?? 'running (no wait)') : 'idle in transaction'}`;
+          tally.set(key, (tally.get(key) ?? 0) + 1);
+        }
+        await new Promise((r) => setTimeout(r, everyMs));
+      }
+    } finally {
+      await client.end();
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await done;
+      return [...tally.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 12)
+        .map(([key, n]) => `    ${fmt(n / Math.max(1, samples), 2).padStart(6)} backends  ${key}`);
+    },
+  };
+}
+
+/** A charge item as the benches post it (test-support's chargeItem). */
+export type BenchChargeItem = ReturnType<typeof chargeItem>;
+
+/**
+ * Intake's INSERT (receivables-svc's own statement: INSERT ... SELECT FROM unnest(one array per
+ * column), existing ids skipped) and the row intake stores for a charge (its toRow), values in
+ * INTAKE_COLUMNS order; `arrays(rows)` turns rows into the statement's parameters. For the bare
+ * baselines, which insert as intake does without the service around it.
+ */
+export function intakeStatement(): {
+  sql: string;
+  row(tenantId: string, item: BenchChargeItem, payer: BenchPayer): unknown[];
+  arrays(rows: unknown[][]): unknown[][];
+} {
+  const sql = `insert into receivables (${INTAKE_COLUMNS.map(([c]) => `"${c}"`).join(', ')})
+  select * from unnest(${INTAKE_COLUMNS.map(([, type], k) => `$${k + 1}::${type}[]`).join(', ')})
+  on conflict (tenant_id, account_receivable_id) do nothing
+  returning id`;
+  const row = (tenantId: string, item: BenchChargeItem, payer: BenchPayer): unknown[] => [
+    randomUUID(),
+    tenantId,
+    item.account_receivable_id,
+    item.client_id,
+    item.payment_slip_id,
+    item.payment_method,
+    item.url_callback,
+    item.emission_date,
+    item.due_date,
+    Math.round(item.value * 100),
+    item.discount_type,
+    null,
+    null,
+    Math.round(item.fine_value * 100),
+    Math.round(item.interest_amount * 100),
+    JSON.stringify(
+      item.items.map((l) => ({
+        description: l.description,
+        quantity: l.quantity,
+        price_cents: Math.round(l.price * 100),
+      })),
+    ),
+    JSON.stringify(payer),
+    payer.name,
+    'pending',
+    'queued',
+    null,
+    item.account_receivable_id,
+    item.client_id,
+    item.payment_slip_id,
+  ];
+  const arrays = (rows: unknown[][]) => INTAKE_COLUMNS.map((_, k) => rows.map((r) => r[k]));
+  return { sql, row, arrays };
 }
