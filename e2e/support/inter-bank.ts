@@ -156,11 +156,23 @@ export class InterNeighbour {
     this.agent = new Agent({ connect: { cert: integration.cert_pem, key: integration.key_pem, ca: caPem } });
   }
 
-  /** Lists charges `times` times (GET /cobranca/v3/cobrancas), one after another; the statuses the bank answered. */
-  async list(times: number, from: string, to: string): Promise<number[]> {
+  /**
+   * Lists charges (GET /cobranca/v3/cobrancas) one call after another, keeping the account's list
+   * budget spent, until `enough` says so (asked with the number of 429s this neighbour got) or `maxMs`
+   * has passed; after a 429 of its own it waits a second before the next call. The statuses the bank
+   * answered.
+   */
+  async listUntil(
+    enough: (ownRefused: number) => Promise<boolean>,
+    from: string,
+    to: string,
+    maxMs: number,
+  ): Promise<number[]> {
     if (!this.token) await this.authenticate();
     const statuses: number[] = [];
-    for (let i = 0; i < times; i += 1) {
+    const deadline = Date.now() + maxMs;
+    const refused = () => statuses.filter((s) => s === 429).length;
+    while (Date.now() < deadline && !(await enough(refused()))) {
       const query = new URLSearchParams({ dataInicial: from, dataFinal: to });
       const res = await request(`${this.baseUrl}/cobranca/v3/cobrancas?${query}`, {
         dispatcher: this.agent,
@@ -168,6 +180,7 @@ export class InterNeighbour {
       });
       await res.body.dump();
       statuses.push(res.statusCode);
+      if (res.statusCode === 429) await new Promise((r) => setTimeout(r, 1_000));
     }
     return statuses;
   }
