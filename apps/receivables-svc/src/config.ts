@@ -68,8 +68,6 @@ export interface ReceivablesConfig extends CommonConfig {
   downloadLinkSecret: string;
   /** Registration jobs (chunks of 100 receivables) handled at once; cancellations get a quarter. */
   registrationConcurrency: number;
-  /** How long a registration job may wait for a burst of intake to end (0: no waiting), and what counts as quiet. */
-  intakePriority: { maxDeferMs: number; quietMs: number };
   /** Zone in which zoneless datetimes (payment_date) are written. */
   timeZone: string;
   /** PROVIDER_RECONCILE_INTERVAL_MS: how often each bank account with open charges is swept with the bank's lists. */
@@ -128,10 +126,6 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
     publicBaseUrl: envString('PUBLIC_BASE_URL', `http://localhost:${envInt('PORT', 3000, env)}`, env),
     downloadLinkSecret: downloadLinkSecret(env, common.nodeEnv),
     registrationConcurrency: envInt('REGISTRATION_CONCURRENCY', 4, env, 1),
-    intakePriority: {
-      maxDeferMs: envInt('INTAKE_PRIORITY_MAX_DEFER_MS', 2_000, env),
-      quietMs: envInt('INTAKE_PRIORITY_QUIET_MS', 250, env),
-    },
     timeZone: envString('TIME_ZONE', 'America/Sao_Paulo', env),
     // Production sweeps every 5 minutes; npm start (development) every 30 s, so a lost notice shows soon.
     providerReconcileIntervalMs: envInt(

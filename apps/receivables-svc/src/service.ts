@@ -22,7 +22,6 @@ import { SignedSlipLinks } from './provider/slip-links';
 import { registerHandlers } from './transport/bus-handlers';
 import { BusClientDirectory } from './transport/client-directory';
 import { startProviderWebhookServer } from './transport/http-server';
-import { IntakePriority } from './transport/intake-priority';
 import { interMetrics } from './transport/inter-metrics';
 import { paymentMetrics, receivablesMetrics, reconciliationMetrics } from './transport/metrics';
 import { startNoticeWorker } from './transport/notice-worker';
@@ -108,14 +107,12 @@ export async function startReceivablesService(
     onNotice: () => notices.wake(),
   });
   const slipLinks = new SignedSlipLinks(config);
-  const priority = new IntakePriority(config.intakePriority);
   registerHandlers(bus, {
     db,
     clients: new BusClientDirectory(bus),
     providers,
     accounts,
     timeZone: config.timeZone,
-    priority,
     onEnqueued,
   });
   relay.start();
@@ -130,7 +127,6 @@ export async function startReceivablesService(
     observer: observed.registration,
     registrationConcurrency: config.registrationConcurrency,
     onNotice: () => notices.wake(),
-    priority,
     onEnqueued,
   });
   // What runs without the HTTP server, stopped in one place: by stop(), and when the server cannot

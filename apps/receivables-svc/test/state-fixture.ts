@@ -33,7 +33,6 @@ import {
 } from '../src/domain/ports';
 import { SignedSlipLinks } from '../src/provider/slip-links';
 import { registerHandlers } from '../src/transport/bus-handlers';
-import { IntakePriority } from '../src/transport/intake-priority';
 
 /**
  * The receivables schema migrated into a throw-away database, with the domain's two outside ports
@@ -119,7 +118,6 @@ export async function serveOverBus(f: StateFixture, providers: PaymentProviders)
     providers,
     accounts: f.accounts,
     timeZone: TZ,
-    priority: new IntakePriority({ maxDeferMs: 0, quietMs: 0 }),
     onEnqueued: () => undefined,
   });
   return {

@@ -20,11 +20,22 @@ export interface IntakeResult {
   alreadyExisting: number;
 }
 
+/** One create request: a tenant's charges, under the provider account the gateway sent with them. */
+export interface IntakeRequest {
+  tenantId: string;
+  account: ProviderAccountVersion | undefined;
+  items: ReceivableCreateItem[];
+}
+
+/** What one request of a batch came to: its own counts, or the error that is its alone. */
+export type IntakeOutcome = { ok: true; value: IntakeResult } | { ok: false; error: unknown };
+
 /**
  * Records a batch of charges at once (state pending, their initial state: the history records the
- * transitions after it) with their registration jobs, in one transaction: when this returns, every charge is stored and its registration will happen. An
- * account_receivable_id the tenant already used, in any letter case, is not created, registered or
- * called back twice; the ERP's ids are kept as sent, for answers and callbacks.
+ * transitions after it) with their registration jobs, in one transaction: when this returns, every
+ * charge is stored and its registration will happen. An account_receivable_id the tenant already used,
+ * in any letter case, is not created, registered or called back twice; the ERP's ids are kept as sent,
+ * for answers and callbacks.
  * Every client must be registered, and every new charge be one the account's bank will issue (its
  * provider kind's BANK_INTAKE_RULES at `now`); otherwise nothing is stored. Every charge is registered
  * later with the tenant's provider account as it stands now (`account`, stored in the same transaction).
@@ -37,11 +48,108 @@ export async function acceptReceivables(
   items: ReceivableCreateItem[],
   now = new Date(),
 ): Promise<IntakeResult> {
-  checkAccount(tenantId, account);
-  const payers = await clients.find(
-    tenantId,
-    items.map((i) => i.client_id),
+  const [outcome] = await acceptRequests(db, clients, [{ tenantId, account, items }], now);
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}
+
+/**
+ * Accepts many create requests, of any tenants, as acceptReceivables accepts each, but stores them all
+ * in one transaction: one commit serves every request, and registration jobs are chunks of the tenant's
+ * charges across the requests, so a stream of one-charge requests is registered in batches all the same.
+ * Each request is answered alone, in order: one refused (no account, an unregistered client, a charge its
+ * bank will refuse) stores nothing of its own and fails with its own error while the others go on. An
+ * id sent twice, by two requests or within one, is created for the first and already exists for the next.
+ * The clients are asked once per tenant, for every client its requests name.
+ */
+export async function acceptRequests(
+  db: Kysely<ReceivablesDatabase>,
+  clients: ClientDirectory,
+  requests: readonly IntakeRequest[],
+  now = new Date(),
+): Promise<IntakeOutcome[]> {
+  const outcomes: Array<IntakeOutcome | undefined> = requests.map(() => undefined);
+  const fail = (index: number, error: unknown) => (outcomes[index] = { ok: false, error });
+  const checked = requests.flatMap((request, index) => {
+    try {
+      checkAccount(request.tenantId, request.account);
+      return [{ index, request, account: request.account }];
+    } catch (error) {
+      fail(index, error);
+      return [];
+    }
+  });
+
+  const payersOf = lookUpPerTenant(
+    clients,
+    checked.map((c) => c.request),
   );
+  const ready = await Promise.all(
+    checked.map(async ({ index, request, account }): Promise<Accepted | undefined> => {
+      try {
+        const payers = await payersOf(request.tenantId);
+        const withPayers = payersFor(request.items, payers);
+        await refuseWhatTheBankWillRefuse(db, request.tenantId, account, withPayers, now);
+        const accountId = account.account_id.toLowerCase();
+        return {
+          index,
+          account,
+          rows: withPayers.map(({ item, payer }) => toRow(request.tenantId, accountId, item, payer)),
+        };
+      } catch (error) {
+        fail(index, error);
+        return undefined;
+      }
+    }),
+  );
+  const accepted = ready.filter((a): a is Accepted => a !== undefined);
+
+  for (const [k, created] of (await storeEachOrAlone(db, accepted)).entries()) {
+    const { index } = accepted[k];
+    outcomes[index] = created.ok
+      ? { ok: true, value: { created: created.value, alreadyExisting: requests[index].items.length - created.value } }
+      : created;
+  }
+  return outcomes.map((o) => o ?? { ok: false, error: new Error('a create request of the batch was left unanswered') });
+}
+
+/** A request that passed every check: its account, and its rows ready to insert. */
+interface Accepted {
+  index: number;
+  account: ProviderAccountVersion;
+  rows: IntakeRow[];
+}
+
+/** A charge as intake writes it: every column, and the keys this module reads back as strings. */
+type IntakeRow = Insertable<ReceivablesTable> & { id: string; tenant_id: string; account_receivable_id: string };
+
+/**
+ * One clients lookup per tenant, for every client id its requests name, all at once. A tenant's lookup
+ * that fails fails that tenant's requests only.
+ */
+function lookUpPerTenant(
+  clients: ClientDirectory,
+  requests: readonly IntakeRequest[],
+): (tenantId: string) => Promise<Map<string, Payer>> {
+  const idsPerTenant = new Map<string, { tenantId: string; clientIds: Set<string> }>();
+  for (const r of requests) {
+    const key = r.tenantId.toLowerCase();
+    const entry = idsPerTenant.get(key) ?? { tenantId: r.tenantId, clientIds: new Set<string>() };
+    for (const item of r.items) entry.clientIds.add(item.client_id);
+    idsPerTenant.set(key, entry);
+  }
+  const lookups = new Map(
+    [...idsPerTenant].map(([key, { tenantId, clientIds }]) => {
+      const found = clients.find(tenantId, [...clientIds]);
+      found.catch(() => undefined); // answered through the requests that await it
+      return [key, found] as const;
+    }),
+  );
+  return (tenantId) => lookups.get(tenantId.toLowerCase()) ?? Promise.resolve(new Map<string, Payer>());
+}
+
+/** Each item with its payer, or 422 naming `/<index>/client_id` for each client not registered. */
+function payersFor(items: readonly ReceivableCreateItem[], payers: Map<string, Payer>): IntakeItem[] {
   const missing: FieldError[] = items.flatMap((item, index) =>
     payers.has(item.client_id.toLowerCase())
       ? []
@@ -53,28 +161,76 @@ export async function acceptReceivables(
       'some receivables name clients that are not registered; register them first (POST /api/v1/clients)',
       missing,
     );
-
-  const withPayers = items.flatMap((item, index) => {
+  return items.flatMap((item, index) => {
     const payer = payers.get(item.client_id.toLowerCase());
     return payer ? [{ index, item, payer }] : [];
   });
-  await refuseWhatTheBankWillRefuse(db, tenantId, account, withPayers, now);
+}
 
-  const accountId = account.account_id.toLowerCase();
-  const rows = withPayers.map(({ item, payer }) => toRow(tenantId, accountId, item, payer));
-  const inserted = await db.transaction().execute(async (trx) => {
-    await storeAccount(trx, account);
-    const created = await insertRows(trx, rows);
-    await enqueue(
-      trx,
-      registrationJobs(
-        tenantId,
-        created.map((r) => r.id),
+/**
+ * The requests in one transaction; should it fail with several in it (a value Postgres refuses in one of
+ * them, say), each is stored again alone, so that only the request at fault fails.
+ */
+async function storeEachOrAlone(
+  db: Kysely<ReceivablesDatabase>,
+  accepted: readonly Accepted[],
+): Promise<Array<{ ok: true; value: number } | { ok: false; error: unknown }>> {
+  if (accepted.length === 0) return [];
+  try {
+    return (await storeTogether(db, accepted)).map((created) => ({ ok: true, value: created }));
+  } catch (error) {
+    if (accepted.length === 1) return [{ ok: false, error }];
+    return Promise.all(
+      accepted.map((a) =>
+        storeTogether(db, [a]).then(
+          ([created]) => ({ ok: true as const, value: created }),
+          (err: unknown) => ({ ok: false as const, error: err }),
+        ),
       ),
     );
-    return created.length;
+  }
+}
+
+/**
+ * One transaction for the requests: their accounts, all their rows in one insert, the registration jobs
+ * of what was created; answers how many of each request's charges were created. Rows go in in one order
+ * (tenant, then id, then the order of the requests), whatever the batch: two transactions that insert
+ * some of the same ids then take their locks in the same order and cannot deadlock, and of one id sent
+ * twice in a batch the first sent is the one inserted (ON CONFLICT DO NOTHING skips a row that conflicts
+ * with one the same statement inserted before it).
+ */
+async function storeTogether(db: Kysely<ReceivablesDatabase>, accepted: readonly Accepted[]): Promise<number[]> {
+  const owner = new Map<string, number>();
+  accepted.forEach((a, k) => a.rows.forEach((row) => owner.set(row.id, k)));
+  const rows = inLockOrder(accepted.flatMap((a) => a.rows));
+  const accounts = [...new Map(accepted.map((a) => [a.account.account_id.toLowerCase(), a.account]))]
+    .sort(([a], [b]) => compare(a, b))
+    .map(([, account]) => account);
+  const created = await db.transaction().execute(async (trx) => {
+    await storeAccounts(trx, accounts);
+    const inserted = new Set((await insertRows(trx, rows)).map((r) => r.id));
+    const createdRows = rows.filter((r) => inserted.has(r.id));
+    await enqueue(trx, registrationJobs(createdRows));
+    return createdRows;
   });
-  return { created: inserted, alreadyExisting: items.length - inserted };
+  const counts = accepted.map(() => 0);
+  for (const { id } of created) {
+    const k = owner.get(id);
+    if (k !== undefined) counts[k] += 1;
+  }
+  return counts;
+}
+
+/** Sorted by tenant, then id; stable, so rows of one id keep the order of the requests. */
+function inLockOrder(rows: readonly IntakeRow[]): IntakeRow[] {
+  return rows
+    .map((row) => ({ row, key: `${row.tenant_id.toLowerCase()}/${row.account_receivable_id}` }))
+    .sort((a, b) => compare(a.key, b.key))
+    .map(({ row }) => row);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
@@ -123,18 +279,23 @@ function checkAccount(
 }
 
 /** Account versions are immutable: the first batch under a version stores it, later ones find it there. */
-async function storeAccount(trx: Transaction<ReceivablesDatabase>, account: ProviderAccountVersion): Promise<void> {
+async function storeAccounts(
+  trx: Transaction<ReceivablesDatabase>,
+  accounts: readonly ProviderAccountVersion[],
+): Promise<void> {
   await trx
     .insertInto('provider_accounts')
-    .values({
-      id: account.account_id.toLowerCase(),
-      tenant_id: account.tenant_id.toLowerCase(),
-      provider: account.provider,
-      account_key: account.account_key,
-      beneficiary: JSON.stringify(account.beneficiary),
-      base_url: account.base_url,
-      sealed_credentials: account.sealed_credentials,
-    })
+    .values(
+      accounts.map((account) => ({
+        id: account.account_id.toLowerCase(),
+        tenant_id: account.tenant_id.toLowerCase(),
+        provider: account.provider,
+        account_key: account.account_key,
+        beneficiary: JSON.stringify(account.beneficiary),
+        base_url: account.base_url,
+        sealed_credentials: account.sealed_credentials,
+      })),
+    )
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
 }
@@ -173,7 +334,7 @@ export const INTAKE_COLUMNS = [
  */
 async function insertRows(
   trx: Transaction<ReceivablesDatabase>,
-  rows: Array<Insertable<ReceivablesTable>>,
+  rows: readonly IntakeRow[],
 ): Promise<Array<{ id: string }>> {
   const arrays = INTAKE_COLUMNS.map(([column, type]) => sql`${rows.map((r) => r[column] ?? null)}::${sql.raw(type)}[]`);
   const result = await sql<{ id: string }>`
@@ -184,25 +345,31 @@ async function insertRows(
   return result.rows;
 }
 
-/** Registration goes in chunks: one job per REGISTRATION_CHUNK receivables, named after its first one. */
+/**
+ * Registration goes in chunks of each tenant's new charges: one job per REGISTRATION_CHUNK receivables
+ * of one tenant, named after its first one.
+ */
 const REGISTRATION_CHUNK = 100;
 
-function registrationJobs(tenantId: string, ids: string[]): OutboxMessage[] {
+function registrationJobs(rows: readonly IntakeRow[]): OutboxMessage[] {
+  const idsPerTenant = new Map<string, { tenantId: string; ids: string[] }>();
+  for (const row of rows) {
+    const key = row.tenant_id.toLowerCase();
+    const entry = idsPerTenant.get(key) ?? { tenantId: row.tenant_id, ids: [] };
+    entry.ids.push(row.id);
+    idsPerTenant.set(key, entry);
+  }
   const jobs: OutboxMessage[] = [];
   const queuedAt = new Date().toISOString();
-  for (let i = 0; i < ids.length; i += REGISTRATION_CHUNK) {
-    const job = { tenant_id: tenantId, receivable_ids: ids.slice(i, i + REGISTRATION_CHUNK), queued_at: queuedAt };
-    jobs.push({ stream: Streams.receivableRegistrations, msgId: messageIds.registrationJob(job), payload: job });
-  }
+  for (const { tenantId, ids } of idsPerTenant.values())
+    for (let i = 0; i < ids.length; i += REGISTRATION_CHUNK) {
+      const job = { tenant_id: tenantId, receivable_ids: ids.slice(i, i + REGISTRATION_CHUNK), queued_at: queuedAt };
+      jobs.push({ stream: Streams.receivableRegistrations, msgId: messageIds.registrationJob(job), payload: job });
+    }
   return jobs;
 }
 
-function toRow(
-  tenantId: string,
-  accountId: string,
-  item: ReceivableCreateItem,
-  payer: Payer,
-): Insertable<ReceivablesTable> {
+function toRow(tenantId: string, accountId: string, item: ReceivableCreateItem, payer: Payer): IntakeRow {
   const hasDiscount = item.discount_type === 'ValorFixoAteDataInformada';
   return {
     id: randomUUID(),

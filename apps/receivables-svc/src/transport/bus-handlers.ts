@@ -3,7 +3,6 @@ import type { RegisterHandlers } from '@payments/bus';
 import { QueueGroups, Subjects } from '@payments/contracts';
 import type { ReceivablesDatabase } from '../db/schema';
 import { requestCancellation } from '../domain/cancellation';
-import { acceptReceivables } from '../domain/intake';
 import { receivableHistory } from '../domain/history';
 import { listInstallments } from '../domain/installments';
 import type { ClientDirectory, PaymentProviders, ProviderAccounts } from '../domain/ports';
@@ -12,7 +11,7 @@ import { registrationHealth } from '../domain/registration-waits';
 import { consultReceivable, searchReceivables } from '../domain/search';
 import { fetchSlipPdf } from '../domain/slip-pdf';
 import { slipQrCodePng } from '../domain/slip-qrcode';
-import type { IntakePriority } from './intake-priority';
+import { CoalescedIntake } from './coalesced-intake';
 
 export interface HandlerDeps {
   db: Kysely<ReceivablesDatabase>;
@@ -20,7 +19,6 @@ export interface HandlerDeps {
   providers: PaymentProviders;
   accounts: ProviderAccounts;
   timeZone: string;
-  priority: IntakePriority;
   /** Wakes the outbox relay after a commit that queued work. */
   onEnqueued: () => void;
 }
@@ -28,12 +26,16 @@ export interface HandlerDeps {
 /** Requests from the gateway (slip PDFs and QR codes, histories and statistics included), and booklet-svc's question for a booklet's installments. */
 export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
   const queue = QueueGroups.receivables;
+  // Concurrent creates, of any tenants, share transactions: one commit serves many single-charge POSTs.
+  const intake = new CoalescedIntake(deps.db, deps.clients);
   const create = bus.serve(
     Subjects.receivables.create,
     async (cmd) => {
-      const result = await deps.priority.intake(() =>
-        acceptReceivables(deps.db, deps.clients, cmd.tenant_id, cmd.provider_account, cmd.receivables),
-      );
+      const result = await intake.accept({
+        tenantId: cmd.tenant_id,
+        account: cmd.provider_account,
+        items: cmd.receivables,
+      });
       deps.onEnqueued();
       const existing =
         result.alreadyExisting > 0 ? `; ${result.alreadyExisting} already existed and were left as they are` : '';

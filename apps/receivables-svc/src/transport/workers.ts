@@ -2,22 +2,20 @@ import type { StartWorkers } from '@payments/bus';
 import { Streams } from '@payments/contracts';
 import { processCancellation, type CancellationDeps } from '../domain/cancellation';
 import { registerReceivables, type RegistrationDeps } from '../domain/registration';
-import type { IntakePriority } from './intake-priority';
 
 /** What the workers of receivables-svc need: the domain's, and how they run. */
 export type WorkerDeps = RegistrationDeps &
   CancellationDeps & {
     /** Registration jobs at once (REGISTRATION_CONCURRENCY); cancellation jobs get a quarter of it. */
     registrationConcurrency: number;
-    priority: IntakePriority;
     /** Wakes the outbox relay after a commit that queued work. */
     onEnqueued: () => void;
   };
 
 /**
  * The JetStream consumers of receivables-svc: registration and cancellation jobs, several at once.
- * A job is acked only after its result is committed; `onEnqueued` wakes the outbox relay. Registration
- * jobs give way to intake first (see IntakePriority). The streams exist: the service ensured them at start.
+ * A job is acked only after its result is committed; `onEnqueued` wakes the outbox relay. The streams
+ * exist: the service ensured them at start.
  */
 export const startWorkers: StartWorkers<WorkerDeps> = async (bus, deps) => {
   // A registration job is a chunk of up to 100 receivables: one provider batch call, one write transaction.
@@ -26,7 +24,6 @@ export const startWorkers: StartWorkers<WorkerDeps> = async (bus, deps) => {
   const registrations = await bus.streams.consumeFairly(
     Streams.receivableRegistrations,
     async (job, info) => {
-      await deps.priority.giveWay();
       const outcome = await registerReceivables(deps, job, info.deliveryCount);
       deps.onEnqueued();
       return outcome;
