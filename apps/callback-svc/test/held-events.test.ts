@@ -246,6 +246,31 @@ describe('tenant shares', () => {
     expect(h.heldFor('shared.test')).toBe(12);
   });
 
+  it('holds for a tenant what its share gets through within the wait an event may have', () => {
+    const h = held({ ...shared, maxHeldPerTenant: 1_000, maxHeldPerHost: 1_000, maxHeld: 5_000, maxWaitMs: 10_000 });
+    for (let i = 0; i < 200; i++) h.hold(event(hosts[i % 8], 'A'), 600_000);
+    expect(h.heldLimitForTenant('A')).toBe(1_000); // not measured yet
+    let running = h.takeStartable().start;
+    // 15 attempts finished in 5 s with events still waiting: 3 per second, so 30 fit in a 10 s wait.
+    for (let i = 1; i <= 15; i++) {
+      clock = Math.round((i * 1000) / 3);
+      const [done, ...rest] = running;
+      h.answered(done.targetHost, true);
+      h.finished(done);
+      running = [...rest, ...h.takeStartable().start];
+    }
+    expect(h.heldLimitForTenant('A')).toBe(30);
+    expect(h.roomForTenant('A')).toBe(0); // it holds 185
+    expect(h.claimRoom().tenantLeft.get('A')).toBe(0);
+    // Never below 4 x its share of the slots (2).
+    clock = 20_000;
+    const [done] = running;
+    h.answered(done.targetHost, true);
+    h.finished(done);
+    expect(h.heldLimitForTenant('A')).toBe(8);
+    expect(h.heldLimitForTenant('B')).toBe(1_000);
+  });
+
   it("gives room to claim per tenant: one tenant's backlog leaves the rest of the hold to the others", () => {
     const h = held(shared);
     for (let i = 0; i < 30; i++) h.hold(event(hosts[i % 8], 'A'), 60_000);

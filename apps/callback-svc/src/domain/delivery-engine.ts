@@ -395,7 +395,7 @@ export class DeliveryEngine {
       this.wake();
     } else if (
       this.tenantsWithBacklog.has(tenant) &&
-      this.held.roomForTenant(tenant) >= Math.max(1, Math.floor(this.held.heldLimitForTenant / 4))
+      this.held.roomForTenant(tenant) >= Math.max(1, Math.floor(this.held.heldLimitForTenant(tenant) / 4))
     ) {
       this.tenantsWithBacklog.delete(tenant);
       this.wake();

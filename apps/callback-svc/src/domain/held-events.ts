@@ -28,8 +28,35 @@ export interface HoldLimits {
   readonly maxWaitMs: number;
 }
 
-/** Answers are counted over windows this long to estimate each host's pace. */
+/** Answers are counted over windows this long to estimate each host's and tenant's pace. */
 const PACE_WINDOW_MS = 5_000;
+
+/** How many answers a host, or finished attempts a tenant, gets through per second while it has a backlog. */
+class Pace {
+  /** Over the last full window that had a backlog; null when not measured. */
+  private perSecond: number | null = null;
+  private answers = 0;
+
+  constructor(private windowStart: number) {}
+
+  /** One more answer at `now`; `backlog`: whether events still wait for a slot. */
+  note(now: number, backlog: boolean): void {
+    this.answers += 1;
+    const elapsed = now - this.windowStart;
+    if (elapsed < PACE_WINDOW_MS) return;
+    // Only a window that ended with events waiting measured what could be taken; otherwise the
+    // answers only say how many there were to send.
+    this.perSecond = backlog ? (this.answers * 1000) / elapsed : null;
+    this.windowStart = now;
+    this.answers = 0;
+  }
+
+  /** How many get through in `waitMs` at this pace, between `floor` and `max`; `max` when not measured. */
+  within(waitMs: number, floor: number, max: number): number {
+    if (this.perSecond === null) return max;
+    return Math.min(max, Math.max(floor, Math.floor((this.perSecond * waitMs) / 1000)));
+  }
+}
 /**
  * A host whose last attempt failed keeps its smaller hold while idle, for this long since it last
  * failed; at most this many such hosts are remembered (the least recently failed go first). So
@@ -59,10 +86,7 @@ interface HostState {
   /** Events waiting for this host, in all tenants' lanes. */
   waiting: number;
   inFlight: number;
-  /** Answers per second over the last full window that had a backlog; null when not measured. */
-  pace: number | null;
-  windowStart: number;
-  answersInWindow: number;
+  pace: Pace;
 }
 
 interface TenantState {
@@ -71,6 +95,7 @@ interface TenantState {
   waiting: number;
   /** Started and not yet finished (recorded). */
   running: number;
+  pace: Pace;
 }
 
 /**
@@ -136,12 +161,20 @@ export class HeldEvents {
   /** How many more may be claimed for one tenant (ignoring the limits in all and per host). */
   roomForTenant(tenant: string): number {
     const state = this.tenants.get(tenant);
-    return Math.max(0, this.limits.maxHeldPerTenant - (state ? state.waiting + state.running : 0));
+    return Math.max(0, this.heldLimitForTenant(tenant) - (state ? state.waiting + state.running : 0));
   }
 
-  /** How many events one tenant may hold. */
-  get heldLimitForTenant(): number {
-    return this.limits.maxHeldPerTenant;
+  /**
+   * How many events a tenant may hold: as for a host (heldLimitFor), what it gets through within the
+   * time an event may wait, at least 4 times its share of the slots, at most maxHeldPerTenant. Its
+   * slow receivers then hold what its share can start, not events that wait until their lease runs
+   * short.
+   */
+  heldLimitForTenant(tenant: string): number {
+    const { maxHeldPerTenant, tenantConcurrency, maxWaitMs } = this.limits;
+    const state = this.tenants.get(tenant);
+    if (!state) return maxHeldPerTenant;
+    return state.pace.within(maxWaitMs, 4 * tenantConcurrency, maxHeldPerTenant);
   }
 
   /** How many more may be claimed in all. */
@@ -204,15 +237,7 @@ export class HeldEvents {
     state.inFlight = Math.max(0, state.inFlight - 1);
     if (ok === false) this.failing.set(host, true);
     else if (ok) this.failing.delete(host);
-    state.answersInWindow += 1;
-    const elapsed = this.now() - state.windowStart;
-    if (elapsed >= PACE_WINDOW_MS) {
-      // Only a window that ended with events waiting measured what the host can take; otherwise the
-      // answers only say how many there were to send.
-      state.pace = state.waiting > 0 ? (state.answersInWindow * 1000) / elapsed : null;
-      state.windowStart = this.now();
-      state.answersInWindow = 0;
-    }
+    state.pace.note(this.now(), state.waiting > 0);
   }
 
   /** The attempt is recorded: its slots in all and of its tenant are free. */
@@ -221,6 +246,7 @@ export class HeldEvents {
     const tenant = this.tenants.get(event.tenantId);
     if (tenant) {
       tenant.running = Math.max(0, tenant.running - 1);
+      tenant.pace.note(this.now(), tenant.waiting > 0);
       this.forgetTenantIfIdle(event.tenantId, tenant);
     }
     const state = this.hosts.get(event.targetHost);
@@ -265,8 +291,8 @@ export class HeldEvents {
     const state = this.hosts.get(host);
     const { maxHeldPerHost, hostConcurrency, maxWaitMs } = this.limits;
     if (this.failing.has(host)) return Math.min(maxHeldPerHost, 2 * hostConcurrency);
-    if (!state || state.pace === null) return maxHeldPerHost;
-    return Math.min(maxHeldPerHost, Math.max(4 * hostConcurrency, Math.floor((state.pace * maxWaitMs) / 1000)));
+    if (!state) return maxHeldPerHost;
+    return state.pace.within(maxWaitMs, 4 * hostConcurrency, maxHeldPerHost);
   }
 
   /**
@@ -307,7 +333,7 @@ export class HeldEvents {
   private tenant(id: string): TenantState {
     let state = this.tenants.get(id);
     if (!state) {
-      state = { lanes: new Map(), waiting: 0, running: 0 };
+      state = { lanes: new Map(), waiting: 0, running: 0, pace: new Pace(this.now()) };
       this.tenants.set(id, state);
     }
     return state;
@@ -316,13 +342,14 @@ export class HeldEvents {
   private host(host: string): HostState {
     let state = this.hosts.get(host);
     if (!state) {
-      state = { waiting: 0, inFlight: 0, pace: null, windowStart: this.now(), answersInWindow: 0 };
+      state = { waiting: 0, inFlight: 0, pace: new Pace(this.now()) };
       this.hosts.set(host, state);
     }
     return state;
   }
 
   private forgetTenantIfIdle(id: string, state: TenantState): void {
+    // Its pace is measured anew when it comes back.
     if (state.waiting === 0 && state.running === 0) this.tenants.delete(id);
   }
 
