@@ -2,6 +2,8 @@
  * One FIFO queue per key, and turns across the keys that have something queued: the next item is the
  * oldest of the key with the fewest items running (ties: the key whose turn came longest ago). A key
  * with a thousand items and a key with one share the running slots equally, each in its own order.
+ * next({ idleOnly: true }) takes only from a key with nothing running: a consumer whose slots are all
+ * busy can still start a newcomer's item in a spare slot, without letting a busy key take that slot.
  */
 export class FairQueues<T> {
   private readonly queues = new Map<string | symbol, T[]>();
@@ -26,12 +28,16 @@ export class FairQueues<T> {
     this.count += 1;
   }
 
-  /** The next item and its key, counted as running until finished(key); undefined when nothing is queued. */
-  next(): { key: string | symbol; item: T } | undefined {
+  /**
+   * The next item and its key, counted as running until finished(key); undefined when nothing is
+   * queued, or with `idleOnly` when every key with something queued has something running too.
+   */
+  next(opts: { idleOnly?: boolean } = {}): { key: string | symbol; item: T } | undefined {
     if (this.turns.length === 0) return undefined;
     let turn = 0;
     for (let i = 1; i < this.turns.length; i++)
       if (this.runningOf(this.turns[i]) < this.runningOf(this.turns[turn])) turn = i;
+    if (opts.idleOnly && this.runningOf(this.turns[turn]) > 0) return undefined;
     const [key] = this.turns.splice(turn, 1);
     const queue = this.queues.get(key)!;
     const item = queue.shift()!;

@@ -324,16 +324,25 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
    * beyond the window stay in the stream, free for another instance. Held messages are kept from
    * redelivery with in-progress acks (every third of ackWaitMs), and a message's ack wait starts
    * again when its handler starts. On stop, queued messages are released (nak) for another consumer
-   * at once, and those in flight finish.
+   * at once, and those in flight finish. `spare` slots (default 0) beyond `concurrency` go only to a
+   * key with nothing running: a newcomer's job starts at once instead of waiting for one of a busy
+   * key's long jobs to end, while a key that already runs something never takes them.
    */
   async consumeFairly<S extends RegisteredStream<M>>(
     spec: S,
     handler: MessageHandler<StreamMessage<S, M>>,
-    opts: { key: (item: StreamMessage<S, M>) => string; concurrency?: number; ackWaitMs?: number; window?: number },
+    opts: {
+      key: (item: StreamMessage<S, M>) => string;
+      concurrency?: number;
+      spare?: number;
+      ackWaitMs?: number;
+      window?: number;
+    },
   ): Promise<Consumption> {
     const concurrency = opts.concurrency ?? 16;
+    const slots = concurrency + Math.max(0, opts.spare ?? 0);
     const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
-    const window = Math.max(concurrency, opts.window ?? DEFAULT_FAIR_WINDOW);
+    const window = Math.max(slots, opts.window ?? DEFAULT_FAIR_WINDOW);
     // Pulls of a quarter window at least, unless the slots are about to run dry: fewer round trips.
     const refill = Math.max(1, Math.floor(window / 4));
     const consumer = await this.openConsumer(spec, ackWaitMs);
@@ -342,8 +351,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     let stopping = false;
 
     const pump = () => {
-      while (!stopping && inFlight.size < concurrency) {
-        const taken = queues.next();
+      while (!stopping && inFlight.size < slots) {
+        const taken = queues.next({ idleOnly: inFlight.size >= concurrency });
         if (!taken) return;
         const { key, item: m } = taken;
         m.working(); // its handler gets a whole ack wait, however long it was queued

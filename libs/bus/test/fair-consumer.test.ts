@@ -29,7 +29,8 @@ const held = streamOf('held');
 const failing = streamOf('failing');
 const full = streamOf('full');
 const spill = streamOf('spill');
-const specs = [fair, fifo, narrow, held, failing, full, spill];
+const spare = streamOf('spare');
+const specs = [fair, fifo, narrow, held, failing, full, spill, spare];
 type Job = { key: string; n: number };
 type TestRegistry = {
   requests: Record<string, never>;
@@ -95,6 +96,44 @@ it('starts a small key between the jobs of a long backlog', async () => {
     expect(aStartedBeforeLastB(started)).toBeLessThan(30);
     // Each key in its own order.
     expect(started.filter((s) => s.startsWith('A'))).toEqual(Array.from({ length: 200 }, (_, n) => `A${n}`));
+  } finally {
+    await consumption.stop();
+  }
+});
+
+it('starts a key with nothing running in a spare slot at once, which a busy key never takes', async () => {
+  await publish(spare, 'A', 40);
+  const running = new Map<string, number>();
+  let most = { A: 0, all: 0 };
+  const startedAt = new Map<string, number>();
+  const handler = async (job: Job) => {
+    startedAt.set(`${job.key}${job.n}`, Date.now());
+    running.set(job.key, (running.get(job.key) ?? 0) + 1);
+    const all = [...running.values()].reduce((x, y) => x + y, 0);
+    most = { A: Math.max(most.A, running.get('A') ?? 0), all: Math.max(most.all, all) };
+    // A's jobs are long (as a backlog's 100-charge registrations are); B's short.
+    await sleep(job.key === 'A' ? 1_000 : 10);
+    running.set(job.key, (running.get(job.key) ?? 0) - 1);
+    return 'done' as const;
+  };
+  const consumption = await bus.streams.consumeFairly(spare, handler, {
+    key: (job) => job.key,
+    concurrency: 2,
+    spare: 1,
+  });
+  try {
+    await until(() => startedAt.has('A1'));
+    // Every regular slot runs one of A's 1 s jobs; B's jobs come one after another.
+    for (let n = 0; n < 3; n++) {
+      const publishedAt = Date.now();
+      await bus.streams.publish(spare, { key: 'B', n }, `spare-B-${n}`);
+      await until(() => startedAt.has(`B${n}`));
+      // Not after one of A's jobs ended (up to 1 s): at once.
+      expect((startedAt.get(`B${n}`) ?? Infinity) - publishedAt).toBeLessThan(400);
+    }
+    await sleep(1_500);
+    // A never took the spare slot, however long its backlog.
+    expect(most).toEqual({ A: 2, all: 3 });
   } finally {
     await consumption.stop();
   }
@@ -268,6 +307,23 @@ it('FairQueues: the next item is of the key with the fewest running, each key in
   expect(take()).toBe('a4');
   expect(take()).toBeUndefined();
   expect(queues.size).toBe(0);
+});
+
+it('FairQueues: next({ idleOnly }) takes only from a key with nothing running', () => {
+  const queues = new FairQueues<string>();
+  for (const item of ['a1', 'a2', 'a3']) queues.push('a', item);
+  expect(queues.next()?.item).toBe('a1');
+  // a runs one and is the only key queued: nothing for a spare slot.
+  expect(queues.next({ idleOnly: true })).toBeUndefined();
+  expect(queues.size).toBe(2);
+  queues.push('b', 'b1');
+  queues.push('b', 'b2');
+  expect(queues.next({ idleOnly: true })?.item).toBe('b1');
+  // b runs one now too.
+  expect(queues.next({ idleOnly: true })).toBeUndefined();
+  queues.finished('a');
+  expect(queues.next({ idleOnly: true })?.item).toBe('a2');
+  expect(queues.next()?.item).toBe('b2');
 });
 
 it('FairQueues: a key that arrives while another holds every slot gets the next free one', () => {

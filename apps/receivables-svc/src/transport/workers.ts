@@ -29,7 +29,13 @@ export const startWorkers: StartWorkers<WorkerDeps> = async (bus, deps) => {
       return outcome;
     },
     // The bus's short ack wait with heartbeats: a killed instance's jobs come back within seconds.
-    { key: (job) => job.tenant_id, concurrency: deps.registrationConcurrency },
+    // Spare slots (a quarter more) for a tenant with nothing running: its few charges start at once
+    // instead of waiting for one of a backlog's 100-charge jobs to end.
+    {
+      key: (job) => job.tenant_id,
+      concurrency: deps.registrationConcurrency,
+      spare: Math.max(1, Math.floor(deps.registrationConcurrency / 4)),
+    },
   );
   const cancellations = await bus.streams.consumeEach(
     Streams.receivableCancellations,
