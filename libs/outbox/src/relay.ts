@@ -20,6 +20,12 @@ export interface OutboxRelayConfig<DB extends OutboxDatabase = OutboxDatabase> {
   /** How often the table is looked at when nothing wakes the relay. Default: 250 ms. */
   readonly pollIntervalMs?: number;
   /**
+   * Cycles (select, publish, delete, commit) at once. A commit that wakes the relay while a cycle runs
+   * starts another at once, which skips the rows the first has locked: a message waits for no other
+   * message's cycle, only its own, however slow the database commits. Default: 2.
+   */
+  readonly cycles?: number;
+  /**
    * OUTBOX_MAX_ROWS: the backlog an operator should never see; above 80% of it the relay logs a warning
    * (at most once a minute). A soft limit: nothing is refused. Default: 100,000.
    */
@@ -48,7 +54,9 @@ function isRowError(err: unknown): boolean {
  * Publishes outbox rows to JetStream, oldest first, and deletes them once the stream has stored
  * them. Rows are locked while being published (FOR UPDATE SKIP LOCKED), so several instances share
  * the work; if the relay dies after publishing but before deleting, the rows are published again and
- * JetStream drops them by their Nats-Msg-Id. Each row succeeds or fails alone: a row that cannot be
+ * JetStream drops them by their Nats-Msg-Id. Up to `cycles` run at once (the same locks keep them
+ * apart), so a row committed while a slow cycle runs is published without waiting for it to end; as
+ * with several instances, rows are then not published strictly in id order. Each row succeeds or fails alone: a row that cannot be
  * published (isRowError) counts its attempts, keeps its last error and waits for its next attempt
  * (backoff), while the rows behind it are published and deleted. When the bus itself fails, rows are
  * left as they are and the relay tries again at its next cycle.
@@ -57,13 +65,16 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
   private readonly specs: Map<string, StreamSpec>;
   private running = false;
   private timer: NodeJS.Timeout | undefined;
-  private cycle: Promise<void> | undefined;
+  /** Cycles running now, at most maxCycles. */
+  private readonly cycles = new Set<Promise<void>>();
+  /** Woken while every cycle was taken: one more cycle once one ends. */
   private again = false;
   private readonly db: Kysely<OutboxDatabase>;
   private readonly bus: Bus<BusRegistryShape>;
   private readonly logger: Logger;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
+  private readonly maxCycles: number;
   private readonly maxRows: number;
   private lastLimitCheck = 0;
 
@@ -74,6 +85,7 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
     this.logger = config.logger;
     this.batchSize = config.batchSize ?? 500;
     this.pollIntervalMs = config.pollIntervalMs ?? 250;
+    this.maxCycles = Math.max(1, config.cycles ?? 2);
     this.maxRows = config.maxRows ?? 100_000;
     this.specs = new Map(config.streams.map((s) => [s.name, s]));
   }
@@ -86,27 +98,28 @@ export class OutboxRelay<DB extends OutboxDatabase = OutboxDatabase> {
   /** Publish now (called after a commit that enqueued something). */
   wake(): void {
     if (!this.running) return;
-    if (this.cycle) {
+    if (this.cycles.size >= this.maxCycles) {
       this.again = true;
       return;
     }
     // Detached: wake() is called from inside requests, whose trace must not adopt the relay's loop
     // (its queries, and through its timer every later cycle).
-    this.cycle = detached(() =>
+    const cycle: Promise<void> = detached(() =>
       this.drain().finally(() => {
-        this.cycle = undefined;
+        this.cycles.delete(cycle);
         if (this.again) {
           this.again = false;
           this.wake();
-        } else this.schedule();
+        } else if (this.cycles.size === 0) this.schedule();
       }),
     );
+    this.cycles.add(cycle);
   }
 
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
-    while (this.cycle) await this.cycle;
+    while (this.cycles.size > 0) await Promise.all([...this.cycles]);
   }
 
   private schedule(): void {
