@@ -192,7 +192,7 @@ async function storeEachOrAlone(
 }
 
 /**
- * One transaction for the requests: their accounts, all their rows in one insert, the registration jobs
+ * One transaction for the requests: their accounts and all their rows in one insert, the registration jobs
  * of what was created; answers how many of each request's charges were created. Rows go in in one order
  * (tenant, then id, then the order of the requests), whatever the batch: two transactions that insert
  * some of the same ids then take their locks in the same order and cannot deadlock, and of one id sent
@@ -207,8 +207,7 @@ async function storeTogether(db: Kysely<ReceivablesDatabase>, accepted: readonly
     .sort(([a], [b]) => compare(a, b))
     .map(([, account]) => account);
   const created = await db.transaction().execute(async (trx) => {
-    await storeAccounts(trx, accounts);
-    const inserted = new Set((await insertRows(trx, rows)).map((r) => r.id));
+    const inserted = new Set((await insertRows(trx, accounts, rows)).map((r) => r.id));
     const createdRows = rows.filter((r) => inserted.has(r.id));
     await enqueue(trx, registrationJobs(createdRows));
     return createdRows;
@@ -278,26 +277,20 @@ function checkAccount(
     );
 }
 
-/** Account versions are immutable: the first batch under a version stores it, later ones find it there. */
-async function storeAccounts(
-  trx: Transaction<ReceivablesDatabase>,
-  accounts: readonly ProviderAccountVersion[],
-): Promise<void> {
-  await trx
-    .insertInto('provider_accounts')
-    .values(
-      accounts.map((account) => ({
-        id: account.account_id.toLowerCase(),
-        tenant_id: account.tenant_id.toLowerCase(),
-        provider: account.provider,
-        account_key: account.account_key,
-        beneficiary: JSON.stringify(account.beneficiary),
-        base_url: account.base_url,
-        sealed_credentials: account.sealed_credentials,
-      })),
-    )
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
+/**
+ * Account versions are immutable: the first batch under a version stores it, later ones find it there.
+ * Written by the statement that inserts the charges (insertRows), a round trip less per transaction;
+ * the charges' reference to it is checked at the end of that statement, when both are in.
+ */
+function accountsInsert(accounts: readonly ProviderAccountVersion[]) {
+  const values = accounts.map(
+    (a) =>
+      sql`(${a.account_id.toLowerCase()}::uuid, ${a.tenant_id.toLowerCase()}::uuid, ${a.provider}, ${a.account_key},
+        ${JSON.stringify(a.beneficiary)}::jsonb, ${a.base_url}, ${a.sealed_credentials})`,
+  );
+  return sql`insert into provider_accounts (id, tenant_id, provider, account_key, beneficiary, base_url, sealed_credentials)
+    values ${sql.join(values)}
+    on conflict (id) do nothing`;
 }
 
 /** Columns written at intake, with their Postgres types (for the unnest below; bench/receivables inserts the same way). */
@@ -330,14 +323,18 @@ export const INTAKE_COLUMNS = [
 
 /**
  * One INSERT ... SELECT FROM unnest(arrays): one array parameter per column whatever the batch size,
- * instead of one per column and row (a 1,000-row VALUES list costs far more to build and to parse). Existing ids are skipped.
+ * instead of one per column and row (a 1,000-row VALUES list costs far more to build and to parse).
+ * Existing ids are skipped; unnest yields the rows in the arrays' order, the order they are inserted in.
+ * The accounts the rows name go in by the same statement.
  */
 async function insertRows(
   trx: Transaction<ReceivablesDatabase>,
+  accounts: readonly ProviderAccountVersion[],
   rows: readonly IntakeRow[],
 ): Promise<Array<{ id: string }>> {
   const arrays = INTAKE_COLUMNS.map(([column, type]) => sql`${rows.map((r) => r[column] ?? null)}::${sql.raw(type)}[]`);
   const result = await sql<{ id: string }>`
+    with accounts as (${accountsInsert(accounts)})
     insert into receivables (${sql.join(INTAKE_COLUMNS.map(([c]) => sql.id(c)))})
     select * from unnest(${sql.join(arrays)})
     on conflict (tenant_id, account_receivable_id) do nothing
