@@ -3,10 +3,12 @@ import {
   busCredentialChecks,
   envInt,
   envIntList,
+  envOptional,
   loadCommonConfig,
   requireProductionSecrets,
   type CommonConfig,
 } from '@payments/config';
+import { parseDnsServers } from '@payments/host-resolver';
 import { DEFAULT_TENANT_SHARE_PERCENT } from './domain/delivery-engine';
 import { DEFAULT_SCHEDULE_MS } from './domain/retry-policy';
 
@@ -27,6 +29,8 @@ export interface CallbackConfig extends CommonConfig {
   maxHeldPerHost: number;
   pollIntervalMs: number;
   leaseMs: number;
+  /** DNS_SERVERS: nameservers for receivers' host names; empty: the system's. */
+  dnsServers: string[];
 }
 
 export function loadCallbackConfig(env: Record<string, string | undefined> = process.env): CallbackConfig {
@@ -54,5 +58,14 @@ export function loadCallbackConfig(env: Record<string, string | undefined> = pro
     // after its last heartbeat (within 15 s). Shorter means more heartbeats, and a stall of
     // that long (a GC pause, a Postgres failover) costs the worker its claims.
     leaseMs: envInt('CALLBACK_LEASE_MS', 10_000, env, 400),
+    dnsServers: dnsServers(env),
   };
+}
+
+function dnsServers(env: Record<string, string | undefined>): string[] {
+  try {
+    return parseDnsServers(envOptional('DNS_SERVERS', env) ?? '');
+  } catch (err) {
+    throw new ConfigError(`DNS_SERVERS: ${(err as Error).message}`);
+  }
 }

@@ -76,6 +76,7 @@ export async function startCallbackService(
   const http = createHttpDelivery({
     timeoutMs: config.timeoutMs,
     policy: config.nodeEnv === 'production' ? 'public-only' : 'allow-private',
+    dnsServers: config.dnsServers,
   });
   const engine = new DeliveryEngine({
     store,

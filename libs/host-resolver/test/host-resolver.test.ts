@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHostResolver, HostLookupError, type HostResolver, type HostResolverOptions } from '../src';
-import { startNameserver, type TestNameserver } from './nameserver';
-import { blockThreadPool } from './thread-pool';
+import { blockThreadPool, startNameserver, type TestNameserver } from '../src/testing';
 
 let dir: string;
 let hostsFile: string;

@@ -1,4 +1,5 @@
-import { lookup as dnsLookup } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { createHostResolver } from '@payments/host-resolver';
 import { LRUCache } from 'lru-cache';
 import { Agent, type Dispatcher } from 'undici';
 import { checkCallbackUrl, createGuardedLookup, UnsafeUrlError, type UrlPolicy } from '@payments/url-safety';
@@ -25,14 +26,20 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * Why undici.request and not ky (the stack's default HTTP client): measured here, ky over fetch tops
  * out near 800 POSTs/s on one core, fetch near 1,300/s, undici.request near 4,900/s; the callback
  * targets (1,000 events/s with p99 < 200 ms) are out of reach with the first two.
+ *
+ * Receivers' names are resolved by @payments/host-resolver unless `resolve` is given: the hosts file,
+ * then the nameservers (`dnsServers`, else the system's) within 2 s, off libuv's thread pool, so a
+ * few names whose nameserver never answers cannot hold up the lookups of every other receiver.
  */
 export function createHttpDelivery(opts: {
   timeoutMs: number;
   policy: UrlPolicy;
   userAgent?: string;
-  resolve?: typeof dnsLookup;
+  resolve?: LookupFunction;
+  dnsServers?: readonly string[];
 }): HttpDelivery {
-  const resolve = opts.resolve ?? dnsLookup;
+  const resolver = createHostResolver({ servers: opts.dnsServers });
+  const resolve = opts.resolve ?? resolver.lookup;
   const agent = new Agent({
     connect: {
       lookup: opts.policy === 'public-only' ? createGuardedLookup(resolve) : resolve,
@@ -112,7 +119,13 @@ export function createHttpDelivery(opts: {
     }
   }
 
-  return { post, close: () => agent.close() };
+  return {
+    post,
+    async close() {
+      await agent.close();
+      resolver.close();
+    },
+  };
 }
 
 /** The longest an aborted attempt waits for its connection to close. */

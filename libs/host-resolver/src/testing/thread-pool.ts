@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Occupies every thread of libuv's pool (4 unless UV_THREADPOOL_SIZE says otherwise) the way
+ * Occupies every thread of libuv's pool (4, libuv's default; none of ours changes it) the way
  * getaddrinfo against a silent nameserver does: each waits, using no CPU, in an open() of a FIFO
  * that has no writer yet. Whatever needs the pool meanwhile (dns.lookup, fs) queues behind them.
  */
-export function blockThreadPool(threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4)): { release(): Promise<void> } {
+export function blockThreadPool(threads = 4): { release(): Promise<void> } {
   const dir = mkdtempSync(join(tmpdir(), 'thread-pool-'));
   const fifo = join(dir, 'fifo');
   execFileSync('mkfifo', [fifo]);
