@@ -11,6 +11,8 @@ export const MAX_ANSWER_TTL_MS = 30_000;
 export const FAILURE_TTL_MS = 5_000;
 /** The hosts file is read again when a lookup finds it older than this. */
 export const HOSTS_FILE_REFRESH_MS = 5_000;
+/** The least a nameserver is given before the next one is asked. */
+const MIN_TRY_MS = 100;
 /** Names remembered at most, answers and failures together. */
 const MAX_NAMES = 10_000;
 
@@ -68,9 +70,16 @@ export function createHostResolver(options: HostResolverOptions = {}): HostResol
   const failureTtlMs = options.failureTtlMs ?? FAILURE_TTL_MS;
   const hostsPath = options.hostsFile ?? '/etc/hosts';
   const hostsRefreshMs = options.hostsFileRefreshMs ?? HOSTS_FILE_REFRESH_MS;
-  // One try per server, timing out with the deadline: a query never outlives it by much.
-  const resolver = new dns.Resolver({ timeout: deadlineMs, tries: 1 });
-  if (options.servers && options.servers.length > 0) resolver.setServers([...options.servers]);
+  const servers = options.servers?.length ? [...options.servers] : new dns.Resolver().getServers();
+  // One try per server. c-ares asks the next server only once the one before timed out, and Node 20
+  // checks c-ares's timeouts on a timer that ticks once a second, so a try lasts from its timeout to
+  // a second more. Alone, a server gets the whole deadline (which ends the lookup on time); with
+  // others, a share small enough that a dead first server leaves the next one time to answer.
+  const resolver = new dns.Resolver({
+    timeout: servers.length > 1 ? Math.max(MIN_TRY_MS, Math.floor(deadlineMs / (2 * servers.length))) : deadlineMs,
+    tries: 1,
+  });
+  if (servers.length > 0) resolver.setServers(servers);
   const answers = new LRUCache<string, Answer>({ max: MAX_NAMES });
   const pending = new Map<string, Promise<Answer>>();
   let hosts: HostsTable = readHostsFile(hostsPath);

@@ -167,6 +167,16 @@ describe('the nameservers', () => {
 });
 
 describe('a nameserver that never answers', () => {
+  it('is passed over for the next one within the deadline', async () => {
+    const silent = await nameserver();
+    const answering = await nameserver({ 'erp.example.com': { addresses: ['192.0.2.10'], ttl: 60 } });
+    const resolver = createHostResolver({ servers: [silent.server, answering.server], hostsFile });
+    resolvers.push(resolver);
+    const { ms, result } = await timed(resolver.resolve('erp.example.com'));
+    expect(result).toEqual({ status: 'fulfilled', value: [{ address: '192.0.2.10', family: 4 }] });
+    expect(ms).toBeLessThan(1_900);
+  });
+
   it('fails each name at the 2 s deadline with a clear error, while localhost resolves at once', async () => {
     const silent = await nameserver();
     const resolver = resolverFor(silent);
