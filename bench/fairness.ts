@@ -214,7 +214,8 @@ const ms = (d: Date | null) => (d === null ? undefined : d.getTime());
  * Where B's charges spent their time, from the client's clock and the services' own tables (one
  * machine, one clock): the POST answered (gateway and intake); the registration job started, i.e. the
  * charge's registration mark written just before the bank is called (outbox relay, the registrations
- * stream, the fair queue and any deferral); registered (the bank's call and the results); the callback
+ * stream, the fair queue and any deferral); the sandbox bank's insert began (the mark's commit, the
+ * HTTP call); registered (the bank's commit and answer, the results' first statement); the callback
  * event stored in callback-svc (outbox relay, the callbacks stream, ingest); its first attempt started
  * (claim); the receiver's arrival (HTTP).
  */
@@ -222,9 +223,15 @@ async function stages(databaseUrl: string, tenant: Tenant, ids: string[]): Promi
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const registered = await client.query<{ ar: string; marked: Date | null; registered: Date | null }>(
-      `select r.account_receivable_id as ar, m.marked_at as marked, r.registered_at as registered
+    const registered = await client.query<{
+      ar: string;
+      marked: Date | null;
+      banked: Date | null;
+      registered: Date | null;
+    }>(
+      `select r.account_receivable_id as ar, m.marked_at as marked, c.created_at as banked, r.registered_at as registered
          from receivables.receivables r left join receivables.registration_marks m on m.receivable_id = r.id
+         left join bank_sandbox.charges c on c.idempotency_key = r.id::text
         where r.tenant_id = $1 and r.account_receivable_id = any($2::uuid[])`,
       [tenant.tenantId, ids],
     );
@@ -243,6 +250,7 @@ async function stages(databaseUrl: string, tenant: Tenant, ids: string[]): Promi
         tenant.postedAt.get(ar),
         tenant.acceptedAt.get(ar),
         ms(r.marked),
+        ms(r.banked),
         ms(r.registered),
         e && ms(e.stored),
         e && ms(e.attempted),
@@ -252,7 +260,8 @@ async function stages(databaseUrl: string, tenant: Tenant, ids: string[]): Promi
     const labels = [
       'POST answered (gateway, intake)',
       'registration started (relay, stream, fair queue)',
-      'registered (bank, results)',
+      'bank began its insert (mark commit, HTTP)',
+      'registered (bank commit, answer)',
       'event stored (relay, stream, ingest)',
       'first attempt (claim)',
       'arrived (HTTP)',
