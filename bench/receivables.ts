@@ -18,6 +18,7 @@ import {
   intakeStatement,
   percentile,
   readWork,
+  requestTimeLine,
   runBench,
   sampleWaits,
   startBenchSystem,
@@ -150,6 +151,7 @@ async function main(): Promise<void> {
       `  time from POST to callback: p50 ${fmt(percentile(latencies, 50))} ms, p99 ${fmt(percentile(latencies, 99))} ms`,
     );
     console.log(`  CPU seconds used meanwhile (2 cores = ${fmt(2 * endToEnd, 1)} available): ${cpu.join(', ')}`);
+    console.log(requestTimeLine(workBefore, workAfter, 'POST', '/api/v1/accounts-receivable'));
     console.log(
       `  work per charge, POST to callback (2 cores = ${fmt((2 * endToEnd * 1000) / TOTAL, 2)} CPU ms available):`,
     );

@@ -17,6 +17,7 @@ import {
   intakeStatement,
   percentile,
   readWork,
+  requestTimeLine,
   runBench,
   sampleWaits,
   startBenchSystem,
@@ -117,8 +118,9 @@ async function main(): Promise<void> {
     const started = Date.now();
     const posted = await postSingles(system);
     const acceptedIn = (Date.now() - started) / 1000;
+    const accepting = await readWork(system, 0);
     await system.receiver.waitForEvents(TOTAL, 900_000);
-    const endToEnd = (Date.now() - started) / 1000;
+    const endToEnd = (Math.max(...system.receiver.bodies.values()) - started) / 1000;
     const waitLines = await waits.stop();
     const after = await readWork(system);
 
@@ -140,6 +142,7 @@ async function main(): Promise<void> {
     console.log(
       `  POST latency: p50 ${fmt(percentile(posted.latencies, 50), 1)} ms, p99 ${fmt(percentile(posted.latencies, 99), 1)} ms`,
     );
+    console.log(requestTimeLine(before, accepting, 'POST', '/api/v1/accounts-receivable'));
     console.log(
       `  POST to callback: p50 ${fmt(percentile(toCallback, 50))} ms, p99 ${fmt(percentile(toCallback, 99))} ms`,
     );
@@ -147,6 +150,10 @@ async function main(): Promise<void> {
       `  work per charge, POST to callback (2 cores = ${fmt((2 * endToEnd * 1000) / TOTAL, 2)} CPU ms available):`,
     );
     for (const line of workPerChargeLines(before, after, TOTAL)) console.log(line);
+    console.log(`  of which until the last 202 (${fmt(acceptedIn, 1)} s):`);
+    for (const line of workPerChargeLines(before, accepting, TOTAL, { postgresCount: false })) console.log(line);
+    console.log(`  and after it, until the last callback (${fmt(endToEnd - acceptedIn, 1)} s):`);
+    for (const line of workPerChargeLines(accepting, after, TOTAL, { postgresCount: false })) console.log(line);
     console.log('  Postgres backends of the bench database busy meanwhile, on average, by service and wait:');
     for (const line of waitLines) console.log(line);
   } finally {

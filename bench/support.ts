@@ -262,6 +262,9 @@ export async function startBenchSystem(env: Record<string, string> = {}): Promis
     ...system.env,
     CLIENTS_PORT: String(await freePort()),
     CALLBACK_PORT: String(await freePort()),
+    // The sandbox's Inter dialect (unused here) on any free port: its fixed default collides with
+    // another system running on the machine, and the sandbox would not start.
+    BANK_SANDBOX_INTER_PORT: '0',
     ...env,
   };
   const portOf: Record<SystemApp, string> = {
@@ -344,19 +347,31 @@ type WorkCounts = Record<WorkField, number>;
 /** One reading of every app's work counters and every process's CPU, to subtract from a later one. */
 export interface WorkReading {
   apps: Map<SystemApp, WorkCounts & { cpuSeconds: number }>;
+  /** Each app's /metrics text, for figures beyond the work counters. */
+  metrics: Map<SystemApp, string>;
   postgresCpuSeconds: number;
   natsCpuSeconds: number;
+  /** The bench's own CPU (its clients and receiver). */
+  benchCpuSeconds: number;
+  /** CPU seconds the whole machine has been busy (every process, other helpers' included). */
+  machineBusySeconds: number;
   /** The bench database's commits as Postgres counts them (pg_stat_database.xact_commit). */
   postgresCommits: number;
 }
 
-/** Reads every app's /metrics work counters and CPU, Postgres's and NATS's CPU, and Postgres's commit count. */
-export async function readWork(system: BenchSystem): Promise<WorkReading> {
-  // First (it waits for Postgres's counters to land), so the apps' last work is in the reading too.
+/**
+ * Reads every app's /metrics work counters and CPU, Postgres's and NATS's CPU, and Postgres's commit
+ * count, after `settleMs`: the apps' last work lands meanwhile, and so do Postgres's counters (its
+ * backends report them at most once a second). With 0, Postgres's count lags up to a second.
+ */
+export async function readWork(system: BenchSystem, settleMs = 1_100): Promise<WorkReading> {
+  if (settleMs > 0) await new Promise((r) => setTimeout(r, settleMs));
   const postgresCommits = await databaseCommits(system.databaseUrl);
   const apps = new Map<SystemApp, WorkCounts & { cpuSeconds: number }>();
+  const metrics = new Map<SystemApp, string>();
   for (const app of SYSTEM_APPS) {
     const text = await (await fetch(system.metricsUrls.get(app) ?? '')).text();
+    metrics.set(app, text);
     const counts = Object.fromEntries(
       Object.entries(WORK_METRICS).map(([field, name]) => [field, metricValue(text, name)]),
     ) as WorkCounts;
@@ -366,22 +381,38 @@ export async function readWork(system: BenchSystem): Promise<WorkReading> {
     apps,
     postgresCpuSeconds: cpuSecondsOf(/^postgres/),
     natsCpuSeconds: cpuSecondsOf(/nats-server/),
+    benchCpuSeconds: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+    machineBusySeconds: machineBusySeconds(),
+    metrics,
     postgresCommits,
   };
 }
 
 /** A counter's value in Prometheus text (0 when absent). */
 function metricValue(text: string, name: string): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  return metricSum(text, name, []);
+}
+
+/** The sum of a metric's series in Prometheus text whose line contains every one of `parts` (labels). */
+export function metricSum(text: string, name: string, parts: string[]): number {
+  let sum = 0;
+  for (const line of text.split('\n'))
+    if ((line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && parts.every((p) => line.includes(p)))
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return sum;
+}
+
+/** CPU seconds the machine has spent busy (not idle, not waiting for I/O) since boot, from /proc/stat. */
+function machineBusySeconds(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = ticks;
+  return (user + nice + system + irq + softirq + steal) / 100;
 }
 
 async function databaseCommits(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    // Backends report their counters at most once a second: let the last ones land.
-    await new Promise((r) => setTimeout(r, 1_100));
     const { rows } = await client.query<{ commits: string }>(
       'select xact_commit as commits from pg_stat_database where datname = current_database()',
     );
@@ -395,7 +426,12 @@ async function databaseCommits(url: string): Promise<number> {
  * Per charge, between two readings: each app's commits, statements (Postgres round trips), bus
  * requests, bus publishes, outgoing HTTP requests and CPU ms, their totals, and Postgres's and NATS's CPU ms.
  */
-export function workPerChargeLines(before: WorkReading, after: WorkReading, charges: number): string[] {
+export function workPerChargeLines(
+  before: WorkReading,
+  after: WorkReading,
+  charges: number,
+  options: { postgresCount?: boolean } = {},
+): string[] {
   const fields: WorkField[] = ['commits', 'statements', 'busRequests', 'busPublishes', 'httpRequests'];
   const heads = ['commits', 'statements', 'bus req', 'bus pub', 'HTTP out', 'CPU ms'];
   const row = (name: string, cells: string[]) =>
@@ -417,25 +453,54 @@ export function workPerChargeLines(before: WorkReading, after: WorkReading, char
   }
   const cpuMs = (a: number, b: number) => fmt(((a - b) * 1000) / charges, 2);
   const blank = fields.map(() => '');
-  lines.push(row('postgres', [...blank, cpuMs(after.postgresCpuSeconds, before.postgresCpuSeconds)]));
-  lines.push(row('nats', [...blank, cpuMs(after.natsCpuSeconds, before.natsCpuSeconds)]));
   lines.push(
     row(
       'apps, total',
       totals.map((v) => fmt(v, 2)),
     ),
   );
-  lines.push(
-    `    Postgres's own count of the database's commits (pg_stat_database, every client): ${fmt((after.postgresCommits - before.postgresCommits) / charges, 2)} per charge`,
-  );
+  lines.push(row('postgres', [...blank, cpuMs(after.postgresCpuSeconds, before.postgresCpuSeconds)]));
+  lines.push(row('nats', [...blank, cpuMs(after.natsCpuSeconds, before.natsCpuSeconds)]));
+  lines.push(row('bench itself', [...blank, cpuMs(after.benchCpuSeconds, before.benchCpuSeconds)]));
+  const ours =
+    totals[fields.length] / 1000 +
+    (after.postgresCpuSeconds - before.postgresCpuSeconds + after.natsCpuSeconds - before.natsCpuSeconds) / charges +
+    (after.benchCpuSeconds - before.benchCpuSeconds) / charges;
+  const machine = (after.machineBusySeconds - before.machineBusySeconds) / charges;
+  lines.push(row('anything else', [...blank, fmt((machine - ours) * 1000, 2)]));
+  if (options.postgresCount ?? true)
+    lines.push(
+      `    Postgres's own count of the database's commits (pg_stat_database, every client): ${fmt((after.postgresCommits - before.postgresCommits) / charges, 2)} per charge`,
+    );
   return lines;
+}
+
+/**
+ * Where a request's time goes, as means over the requests between two readings: the gateway's answer
+ * to `route` (its http_request_duration_seconds), the part of it the gateway waited on bus replies,
+ * and receivables-svc's time from a request's arrival to its reply (a wait for a handler slot included).
+ */
+export function requestTimeLine(before: WorkReading, after: WorkReading, method: string, route: string): string {
+  const delta = (app: SystemApp, name: string, parts: string[] = []) =>
+    metricSum(after.metrics.get(app) ?? '', name, parts) - metricSum(before.metrics.get(app) ?? '', name, parts);
+  const labels = [`method="${method}"`, `route="${route}"`];
+  const answered = delta('gateway', `${MetricNames.httpRequestDuration}_count`, labels);
+  const answerSeconds = delta('gateway', `${MetricNames.httpRequestDuration}_sum`, labels);
+  const waited =
+    delta('gateway', MetricNames.busRequestSeconds) / Math.max(1, delta('gateway', MetricNames.busRequests));
+  const served =
+    delta('receivables-svc', MetricNames.busServeSeconds) /
+    Math.max(1, delta('receivables-svc', MetricNames.busServed));
+  const ms = (seconds: number) => `${fmt(seconds * 1000, 1)} ms`;
+  return `  inside, per request (means): the gateway answers ${method} ${route} in ${ms(answerSeconds / Math.max(1, answered))}; its bus requests wait ${ms(waited)} for a reply; receivables-svc takes ${ms(served)} from a request's arrival to its reply`;
 }
 
 /**
  * Samples pg_stat_activity every `everyMs` for the bench database's busy backends (active, or idle
  * in a transaction: a transaction waiting for its client's next statement) and tallies what each was
- * waiting on, by application (the service's schema). Reads from the `postgres` database, so its own
- * queries add no commits to the bench's.
+ * waiting on, by application (the service's name). A transaction idle or waiting for a lock also
+ * shows the start of its last statement. Reads from the `postgres` database, so its own queries add
+ * no commits to the bench's.
  */
 export function sampleWaits(databaseUrl: string, everyMs = 100): { stop(): Promise<string[]> } {
   const tally = new Map<string, number>();
@@ -449,16 +514,14 @@ export function sampleWaits(databaseUrl: string, everyMs = 100): { stop(): Promi
     await client.connect();
     try {
       while (!stopped) {
-        const { rows } = await client.query<{ app: string; state: string; wait: string | null }>(
-          `select application_name as app, state, wait_event_type || ':' || wait_event as wait
+        const { rows } = await client.query<{ app: string; state: string; wait: string | null; query: string }>(
+          `select application_name as app, state, wait_event_type || ':' || wait_event as wait,
+                  left(regexp_replace(query, '\\s+', ' ', 'g'), 60) as query
              from pg_stat_activity where datname = $1 and state in ('active', 'idle in transaction')`,
           [name],
         );
         samples += 1;
-        for (const r of rows) {
-          const key = `${r.app || '?'} ${r.state === 'active' ? (r.wait ?? 'running (no wait)') : 'idle in transaction'}`;
-          tally.set(key, (tally.get(key) ?? 0) + 1);
-        }
+        for (const r of rows) tally.set(waitKey(r), (tally.get(waitKey(r)) ?? 0) + 1);
         await new Promise((r) => setTimeout(r, everyMs));
       }
     } finally {
@@ -475,6 +538,14 @@ export function sampleWaits(databaseUrl: string, everyMs = 100): { stop(): Promi
         .map(([key, n]) => `    ${fmt(n / Math.max(1, samples), 2).padStart(6)} backends  ${key}`);
     },
   };
+}
+
+/** What a busy backend is doing, for sampleWaits's tally. */
+function waitKey(r: { app: string; state: string; wait: string | null; query: string }): string {
+  const app = r.app || '?';
+  if (r.state !== 'active') return `${app} idle in transaction, after: ${r.query}`;
+  if (r.wait?.startsWith('Lock:')) return `${app} ${r.wait}: ${r.query}`;
+  return `${app} ${r.wait ?? 'running (no wait)'}`;
 }
 
 /** A charge item as the benches post it (test-support's chargeItem). */

@@ -67,10 +67,13 @@ async function sendRequest<Req, Res>(
   headers.set(BUS_WAIT_HEADER, String(timeout));
   let reply: Msg;
   countWork('busRequests');
+  const sent = performance.now();
   try {
     reply = await wiring.connection.request(wiring.subject(relative), encoded.data, { timeout, headers });
   } catch (err) {
     throw unavailable(err, ro.service ?? relative.split('.')[0]);
+  } finally {
+    countWork('busRequestSeconds', (performance.now() - sent) / 1000);
   }
   return unwrapReply((await wiring.payloads.decode(reply)) as BusReply<Res>);
 }

@@ -2,6 +2,7 @@ import type { Msg, MsgHdrs, NatsConnection, Subscription } from 'nats';
 import { context, type Span } from '@opentelemetry/api';
 import { ErrorCatalog, ServiceError, type BusReply } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
+import { countWork } from '@payments/metrics';
 import { extractFromHeaders, MessagingAttributes } from '@payments/telemetry';
 import type { PayloadCodec } from './payloads';
 import { BUS_WAIT_HEADER } from './requester';
@@ -44,10 +45,15 @@ export function responder(wiring: ResponderWiring) {
           return;
         }
         const deadline = Date.now() + (waitOf(msg.headers) ?? Number.POSITIVE_INFINITY);
+        const arrived = performance.now();
         const work = slots
           .run(deadline, () => handle(wiring, msg, relative, handler, so.queue))
           .then((outcome) => refused(wiring, msg, relative, outcome))
-          .finally(() => inFlight.delete(work));
+          .finally(() => {
+            inFlight.delete(work);
+            countWork('busServed');
+            countWork('busServeSeconds', (performance.now() - arrived) / 1000);
+          });
         inFlight.add(work);
       },
     });

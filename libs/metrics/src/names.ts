@@ -65,6 +65,12 @@ export const MetricNames = {
   dbCommits: 'db_commits_total',
   /** Counter: bus requests (request-reply) this process sent. */
   busRequests: 'bus_requests_sent_total',
+  /** Counter: seconds this process's bus requests waited for their replies, summed. */
+  busRequestSeconds: 'bus_request_wait_seconds_total',
+  /** Counter: bus requests this process served (answered or refused). */
+  busServed: 'bus_requests_served_total',
+  /** Counter: seconds from a served request's arrival to its reply (a wait for a handler slot included), summed. */
+  busServeSeconds: 'bus_serve_seconds_total',
   /** Counter: messages this process published to JetStream (outbox relay, retries and dead letters included). */
   busPublishes: 'bus_publishes_total',
   /** Counter: outgoing HTTP requests this process started (fetch, undici and node:http). */

@@ -3,12 +3,23 @@ import { Counter, type Registry } from 'prom-client';
 import { MetricNames } from './names';
 
 /** The kinds of round trip and commit a process counts, whichever lib makes them. */
-export type WorkKind = 'dbStatements' | 'dbCommits' | 'busRequests' | 'busPublishes' | 'httpClientRequests';
+export type WorkKind =
+  | 'dbStatements'
+  | 'dbCommits'
+  | 'busRequests'
+  | 'busRequestSeconds'
+  | 'busServed'
+  | 'busServeSeconds'
+  | 'busPublishes'
+  | 'httpClientRequests';
 
 const HELP: Record<WorkKind, string> = {
   dbStatements: 'Postgres statements sent by this process (one round trip each), BEGIN and COMMIT included',
   dbCommits: 'Postgres commits asked for by this process: each COMMIT, and each statement outside a transaction',
   busRequests: 'Bus requests (request-reply) sent by this process',
+  busRequestSeconds: "Seconds this process's bus requests waited for their replies, summed",
+  busServed: 'Bus requests served (answered or refused) by this process',
+  busServeSeconds: "Seconds from a served bus request's arrival to its reply, summed",
   busPublishes: 'Messages published to JetStream by this process',
   httpClientRequests: 'Outgoing HTTP requests started by this process (fetch, undici, node:http)',
 };
@@ -22,11 +33,14 @@ const tally: Record<WorkKind, number> = {
   dbStatements: 0,
   dbCommits: 0,
   busRequests: 0,
+  busRequestSeconds: 0,
+  busServed: 0,
+  busServeSeconds: 0,
   busPublishes: 0,
   httpClientRequests: 0,
 };
 
-/** Adds `n` round trips (or commits) of one kind to this process's count. */
+/** Adds `n` round trips (or commits, or seconds) of one kind to this process's count. */
 export function countWork(kind: WorkKind, n = 1): void {
   tally[kind] += n;
 }
