@@ -21,6 +21,7 @@ import {
   deleteStreams,
   developmentUnlessSet,
   fmt,
+  freePort,
   percentile,
   randomPrefix,
   runBench,
@@ -338,6 +339,9 @@ async function main(): Promise<void> {
   // The rate limit at its defaults (5,000 charges a second, bursts of 5,000): A's 20,000 are paced by
   // it, as they would be in production.
   delete env.RATE_LIMIT_PER_SECOND;
+  // The sandbox's Inter dialect (unused here) on a free port: its fixed default collides with any
+  // other system running on the machine, and the sandbox would not start.
+  env.BANK_SANDBOX_INTER_PORT = String(await freePort());
 
   const children: ChildProcess[] = [];
   const tenants: Tenant[] = [];
