@@ -193,19 +193,17 @@ async function storeEachOrAlone(
 
 /**
  * One transaction for the requests: their accounts and all their rows in one insert, the registration jobs
- * of what was created; answers how many of each request's charges were created. Rows go in in one order
- * (tenant, then id, then the order of the requests), whatever the batch: two transactions that insert
- * some of the same ids then take their locks in the same order and cannot deadlock, and of one id sent
- * twice in a batch the first sent is the one inserted (ON CONFLICT DO NOTHING skips a row that conflicts
- * with one the same statement inserted before it).
+ * of what was created; answers how many of each request's charges were created. Rows go in in the order
+ * they were sent (requests, then items), the order registration takes them in: of one id sent twice in a
+ * batch the first is inserted (ON CONFLICT DO NOTHING skips a row that conflicts with one the same
+ * statement inserted before it). Two batches that insert the same ids in opposite orders may deadlock;
+ * Postgres then fails one, whose requests are stored again alone (storeEachOrAlone).
  */
 async function storeTogether(db: Kysely<ReceivablesDatabase>, accepted: readonly Accepted[]): Promise<number[]> {
   const owner = new Map<string, number>();
   accepted.forEach((a, k) => a.rows.forEach((row) => owner.set(row.id, k)));
-  const rows = inLockOrder(accepted.flatMap((a) => a.rows));
-  const accounts = [...new Map(accepted.map((a) => [a.account.account_id.toLowerCase(), a.account]))]
-    .sort(([a], [b]) => compare(a, b))
-    .map(([, account]) => account);
+  const rows = accepted.flatMap((a) => a.rows);
+  const accounts = [...new Map(accepted.map((a) => [a.account.account_id.toLowerCase(), a.account])).values()];
   const created = await db.transaction().execute(async (trx) => {
     const inserted = new Set((await insertRows(trx, accounts, rows)).map((r) => r.id));
     const createdRows = rows.filter((r) => inserted.has(r.id));
@@ -218,18 +216,6 @@ async function storeTogether(db: Kysely<ReceivablesDatabase>, accepted: readonly
     if (k !== undefined) counts[k] += 1;
   }
   return counts;
-}
-
-/** Sorted by tenant, then id; stable, so rows of one id keep the order of the requests. */
-function inLockOrder(rows: readonly IntakeRow[]): IntakeRow[] {
-  return rows
-    .map((row) => ({ row, key: `${row.tenant_id.toLowerCase()}/${row.account_receivable_id}` }))
-    .sort((a, b) => compare(a.key, b.key))
-    .map(({ row }) => row);
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**
