@@ -361,7 +361,7 @@ async function main(): Promise<void> {
     await until(() => warm.every((id) => a.receiver.bodies.has(id) || b.receiver.bodies.has(id)), 60_000, 'warm-up');
 
     console.log(
-      `\nbench/fairness: ${RUNS} runs; B posts ${B_BATCHES} batches of ${B_BATCH}, ${B_GAP_MS > 0 ? `one every ${B_GAP_MS} ms` : 'one after another'}; A ${fmt(A_TOTAL)} charges in POSTs of ${fmt(A_BATCH)}, ${A_CONCURRENT_POSTS} at a time; INTAKE_PRIORITY_MAX_DEFER_MS=${process.env.INTAKE_PRIORITY_MAX_DEFER_MS ?? 'default'}`,
+      `\nbench/fairness: ${RUNS} runs; B posts ${B_BATCHES} batches of ${B_BATCH}, ${B_GAP_MS > 0 ? `one every ${B_GAP_MS} ms` : 'one after another'}; A ${fmt(A_TOTAL)} charges in POSTs of ${fmt(A_BATCH)}, ${A_CONCURRENT_POSTS} at a time`,
     );
     const worst = new Map<string, number>();
     for (let run = 1; run <= RUNS; run++) {
