@@ -13,6 +13,7 @@ import pg from 'pg';
 import { chargeItem } from '@payments/test-support/charge-load';
 import {
   developmentUnlessSet,
+  eventLoopDelayLine,
   fmt,
   intakeStatement,
   percentile,
@@ -143,6 +144,7 @@ async function main(): Promise<void> {
       `  POST latency: p50 ${fmt(percentile(posted.latencies, 50), 1)} ms, p99 ${fmt(percentile(posted.latencies, 99), 1)} ms`,
     );
     console.log(requestTimeLine(before, accepting, 'POST', '/api/v1/accounts-receivable'));
+    console.log(eventLoopDelayLine(accepting));
     console.log(
       `  POST to callback: p50 ${fmt(percentile(toCallback, 50))} ms, p99 ${fmt(percentile(toCallback, 99))} ms`,
     );

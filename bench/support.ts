@@ -151,7 +151,7 @@ export function startApp(app: string, env: Record<string, string>, ready: string
       if (out.includes(ready)) resolve(child);
       if (out.length > 100_000) out = out.slice(-10_000);
     });
-    child.once('exit', (code) => reject(new Error(`${app} exited ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${app} exited ${code}; its last output:\n${out.slice(-3_000)}`)));
   });
 }
 
@@ -262,9 +262,9 @@ export async function startBenchSystem(env: Record<string, string> = {}): Promis
     ...system.env,
     CLIENTS_PORT: String(await freePort()),
     CALLBACK_PORT: String(await freePort()),
-    // The sandbox's Inter dialect (unused here) on any free port: its fixed default collides with
+    // The sandbox's Inter dialect (unused here) on a free port: its fixed default collides with
     // another system running on the machine, and the sandbox would not start.
-    BANK_SANDBOX_INTER_PORT: '0',
+    BANK_SANDBOX_INTER_PORT: String(await freePort()),
     ...env,
   };
   const portOf: Record<SystemApp, string> = {
@@ -493,6 +493,20 @@ export function requestTimeLine(before: WorkReading, after: WorkReading, method:
     Math.max(1, delta('receivables-svc', MetricNames.busServed));
   const ms = (seconds: number) => `${fmt(seconds * 1000, 1)} ms`;
   return `  inside, per request (means): the gateway answers ${method} ${route} in ${ms(answerSeconds / Math.max(1, answered))}; its bus requests wait ${ms(waited)} for a reply; receivables-svc takes ${ms(served)} from a request's arrival to its reply`;
+}
+
+/**
+ * Each app's event-loop delay (mean and p99) since the reading before `reading`: prom-client's
+ * default metrics measure it between two scrapes. A loop delayed by others' work is time a request
+ * waits in that process without being worked on.
+ */
+export function eventLoopDelayLine(reading: WorkReading): string {
+  const parts = SYSTEM_APPS.map((app) => {
+    const text = reading.metrics.get(app) ?? '';
+    const ms = (name: string) => fmt(metricSum(text, name, []) * 1000, 1);
+    return `${app} ${ms('nodejs_eventloop_lag_mean_seconds')}/${ms('nodejs_eventloop_lag_p99_seconds')}`;
+  });
+  return `  event-loop delay meanwhile, mean/p99 ms: ${parts.join(', ')}`;
 }
 
 /**
