@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { GatewayDatabase } from '../db/schema';
 import { hashIntegrationToken } from '../tenancy/credentials';
 
@@ -20,16 +20,23 @@ export async function findActiveIntegrationToken(
   return row;
 }
 
-export async function isCredentialActive(
+/**
+ * Which of these (tenant, token) pairs are still good, in one statement: the JWT's integration token
+ * not revoked and its tenant active. Answers in the order asked.
+ */
+export async function activeCredentials(
   db: Kysely<GatewayDatabase>,
-  tenantId: string,
-  tokenId: string,
-): Promise<boolean> {
-  const row = await activeTokens(db)
-    .where('integration_tokens.id', '=', tokenId)
-    .where('tenants.id', '=', tenantId)
-    .executeTakeFirst();
-  return row !== undefined;
+  credentials: readonly ActiveCredential[],
+): Promise<boolean[]> {
+  if (credentials.length === 0) return [];
+  const { rows } = await sql<{ tenant_id: string; token_id: string }>`
+    select t.tenant_id, t.id as token_id
+    from integration_tokens t join tenants on tenants.id = t.tenant_id
+    join unnest(${credentials.map((c) => c.tenantId)}::uuid[], ${credentials.map((c) => c.tokenId)}::uuid[])
+      as v(tenant_id, token_id) on t.id = v.token_id and t.tenant_id = v.tenant_id
+    where t.revoked_at is null and tenants.status = 'active'`.execute(db);
+  const active = new Set(rows.map((r) => `${r.tenant_id} ${r.token_id}`));
+  return credentials.map((c) => active.has(`${c.tenantId.toLowerCase()} ${c.tokenId.toLowerCase()}`));
 }
 
 function activeTokens(db: Kysely<GatewayDatabase>) {

@@ -5,7 +5,8 @@ import type { GatewayDatabase } from '../db/schema';
 import type { GatewayContext } from '../http/context';
 import { bearerCredential } from '../http/bearer';
 import { InvalidAccessTokenError, verifyAccessToken, type AccessTokenSettings } from './access-tokens';
-import { isCredentialActive } from './credential-store';
+import { MicroBatcher } from '@payments/micro-batch';
+import { activeCredentials, type ActiveCredential } from './credential-store';
 import { INTEGRATION_TOKEN_PREFIX } from '../tenancy/credentials';
 import type { SigningKeys } from './signing-keys';
 
@@ -13,11 +14,22 @@ import type { SigningKeys } from './signing-keys';
 export const INTEGRATION_TOKEN_HERE =
   'this is an integration token: exchange it for an access token (JWT) at POST /api/v1/authenticate (Authorization: Bearer <integration token>) and send that access token here';
 
+/** Credentials checked in one query at most: those of every request that arrived during the previous one. */
+const CHECKS_PER_QUERY = 256;
+/** Queries at once: one runs while the next gathers. */
+const CHECKS_RUNNING = 2;
+
 /**
  * Protected endpoints: a valid, unexpired JWT of ours whose tenant and integration token are still
  * active. Anything else is 401 UNAUTHORIZED and the request goes no further.
  */
 export function requireAccessToken(db: Kysely<GatewayDatabase>, keys: SigningKeys, settings: AccessTokenSettings) {
+  // Asked at every request, so a revocation applies at once; concurrent requests share one query.
+  const checks = new MicroBatcher<ActiveCredential, boolean>({
+    maxItems: CHECKS_PER_QUERY,
+    maxRunning: CHECKS_RUNNING,
+    run: async (credentials) => (await activeCredentials(db, credentials)).map((value) => ({ ok: true, value })),
+  });
   return async (ctx: GatewayContext, next: Next) => {
     const token = bearerCredential(ctx.get('authorization'));
     if (!token)
@@ -37,7 +49,7 @@ export function requireAccessToken(db: Kysely<GatewayDatabase>, keys: SigningKey
       if (err instanceof InvalidAccessTokenError) throw new ServiceError('unauthorized', err.message);
       throw err;
     }
-    if (!(await isCredentialActive(db, claims.tenantId, claims.tokenId))) {
+    if (!(await checks.submit({ tenantId: claims.tenantId, tokenId: claims.tokenId }))) {
       throw new ServiceError('unauthorized', 'the integration token behind this access token was revoked');
     }
     ctx.state.tenantId = claims.tenantId;

@@ -179,20 +179,16 @@ export class IdempotencyStore {
   }
 
   /**
-   * Writes many completions in one statement. Not waiting for the WAL flush is safe here: a completion
-   * lost with a Postgres crash leaves the key locked, so a retry is told 409 until the lock times out
-   * and then runs again, which creates nothing twice (services are idempotent on the ERP's ids).
+   * Writes many completions in one statement, its own transaction: one round trip and one commit for
+   * every request that finished while the previous write ran.
    */
   private async completeMany(items: ReadonlyArray<{ req: RequestIdentity; response: StoredResponse }>): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await sql`set local synchronous_commit = off`.execute(trx);
-      await sql`
-        update idempotency_keys as k set locked_at = null, status_code = v.status, response_body = v.body,
-          response_headers = v.headers::jsonb
-        from unnest(${items.map((i) => i.req.tenantId)}::uuid[], ${items.map((i) => i.req.key)}::text[],
-          ${items.map((i) => i.response.status)}::int[], ${items.map((i) => i.response.body)}::text[],
-          ${items.map((i) => JSON.stringify(i.response.headers))}::text[]) as v(tenant_id, key, status, body, headers)
-        where k.tenant_id = v.tenant_id and k.key = v.key`.execute(trx);
-    });
+    await sql`
+      update idempotency_keys as k set locked_at = null, status_code = v.status, response_body = v.body,
+        response_headers = v.headers::jsonb
+      from unnest(${items.map((i) => i.req.tenantId)}::uuid[], ${items.map((i) => i.req.key)}::text[],
+        ${items.map((i) => i.response.status)}::int[], ${items.map((i) => i.response.body)}::text[],
+        ${items.map((i) => JSON.stringify(i.response.headers))}::text[]) as v(tenant_id, key, status, body, headers)
+      where k.tenant_id = v.tenant_id and k.key = v.key`.execute(this.db);
   }
 }

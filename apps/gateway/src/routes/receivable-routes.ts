@@ -16,7 +16,13 @@ import { assertBatchSize, uuidParam, type Endpoint } from '../http/endpoint';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
 import type { GatewayContext } from '../http/context';
-import { currentProviderAccount } from '../tenancy/provider-accounts';
+import { MicroBatcher } from '@payments/micro-batch';
+import { currentProviderAccounts } from '../tenancy/provider-accounts';
+
+/** Tenants whose current account one query reads at most. */
+const ACCOUNTS_PER_QUERY = 256;
+/** Queries at once: one runs while the next gathers. */
+const ACCOUNT_QUERIES_RUNNING = 2;
 
 /**
  * Receivables: create (batch), cancel, search, consult (the interface spec-4.10) and history (issue 19). In
@@ -29,6 +35,15 @@ export function receivableEndpoints(
   runMode: 'development' | 'production',
 ): Endpoint<unknown>[] {
   const callbackUrls = callbackUrlPolicy(runMode);
+  // Read at every create, so a new account applies from the next batch; concurrent creates share one query.
+  const accounts = new MicroBatcher<string, ProviderAccountVersion | undefined>({
+    maxItems: ACCOUNTS_PER_QUERY,
+    maxRunning: ACCOUNT_QUERIES_RUNNING,
+    run: async (tenantIds) => {
+      const current = await currentProviderAccounts(db, tenantIds);
+      return tenantIds.map((id) => ({ ok: true, value: current.get(id.toLowerCase()) }));
+    },
+  });
   const create: Endpoint<{ receivables: ReceivableCreateItem[]; account: ProviderAccountVersion }> = {
     method: 'post',
     path: '/api/v1/accounts-receivable',
@@ -38,7 +53,7 @@ export function receivableEndpoints(
       assertBatchSize(body);
       const result = validateReceivablesBatch(body, callbackUrls);
       if (!result.ok) throw validationError(result.errors);
-      return { receivables: result.value, account: await providerAccountOf(db, ctx) };
+      return { receivables: result.value, account: await providerAccountOf(accounts, ctx) };
     },
     charges: ({ receivables }) => receivables.length,
     async handle({ receivables, account }, ctx) {
@@ -126,9 +141,12 @@ export function receivableEndpoints(
  * one (production, until an operator sets it) the batch is refused, before the idempotency key is
  * taken, so the same request succeeds once the account is set.
  */
-async function providerAccountOf(db: Kysely<GatewayDatabase>, ctx: GatewayContext): Promise<ProviderAccountVersion> {
+async function providerAccountOf(
+  accounts: MicroBatcher<string, ProviderAccountVersion | undefined>,
+  ctx: GatewayContext,
+): Promise<ProviderAccountVersion> {
   const tenantId = ctx.state.tenantId!;
-  const account = await currentProviderAccount(db, tenantId);
+  const account = await accounts.submit(tenantId);
   if (!account)
     throw new ServiceError(
       'no_provider_account',

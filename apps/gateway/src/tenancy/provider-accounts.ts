@@ -117,6 +117,21 @@ export async function currentProviderAccount(
   return row && toVersion(row);
 }
 
+/** The current accounts of these tenants, in one query: tenants without one are left out. */
+export async function currentProviderAccounts(
+  db: Kysely<GatewayDatabase>,
+  tenantIds: readonly string[],
+): Promise<Map<string, ProviderAccountVersion>> {
+  if (tenantIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('provider_accounts')
+    .selectAll()
+    .where('tenant_id', 'in', [...new Set(tenantIds)])
+    .where('superseded_at', 'is', null)
+    .execute();
+  return new Map(rows.map((row) => [row.tenant_id, toVersion(row)]));
+}
+
 /** The current account as the CLI shows it; an unknown tenant or one without an account is an AdminError. */
 export async function showProviderAccount(db: Kysely<GatewayDatabase>, tenantId: string): Promise<ProviderAccountView> {
   await requireTenant(db, tenantId);
