@@ -6,7 +6,8 @@
  * connections (intake's INSERT of one charge into a copy of receivables.receivables, one outbox row
  * into a copy of its outbox, one commit). Goals: accept >= 40 % of the bare rate, end to end
  * >= 25 %. It also prints, per charge, what each process did (commits, statements, bus requests and
- * publishes, outgoing HTTP requests, CPU ms) and what Postgres's busy backends waited on.
+ * publishes, outgoing HTTP requests, CPU ms), where a POST's time goes inside (gateway, bus, receivables-svc,
+ * event loops), what Postgres's busy backends waited on, and a lone POST's latency for comparison.
  * Every app runs as its own process, as `npm start` runs them.
  */
 import pg from 'pg';
@@ -28,6 +29,8 @@ import {
 
 const TOTAL = Number(process.env.BENCH_SINGLE_CHARGES ?? 3_000);
 const CLIENTS = Number(process.env.BENCH_SINGLE_CLIENTS ?? 16);
+/** Charges posted one at a time first, for the latency of a lone POST. */
+const LONE = 50;
 
 /**
  * Baseline: TOTAL transactions of one charge row (intake's statement) and one outbox row, one commit
@@ -81,15 +84,15 @@ interface Posted {
   latencies: number[];
 }
 
-/** CLIENTS loops posting one charge each until TOTAL are accepted. */
-async function postSingles(system: BenchSystem): Promise<Posted> {
-  const items = Array.from({ length: TOTAL }, (_, i) => chargeItem(system.clientId, system.receiver.url, i));
+/** `clients` loops posting one charge each until `total` are accepted. */
+async function postSingles(system: BenchSystem, total: number, clients: number): Promise<Posted> {
+  const items = Array.from({ length: total }, (_, i) => chargeItem(system.clientId, system.receiver.url, i));
   const sentAt = new Map<string, number>();
   const latencies: number[] = [];
   let next = 0;
   await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (next < TOTAL) {
+    Array.from({ length: clients }, async () => {
+      while (next < total) {
         const item = items[next++];
         const at = Date.now();
         const started = performance.now();
@@ -114,10 +117,15 @@ async function main(): Promise<void> {
   try {
     const bare = await bareTransactionRate(system);
 
+    // A lone POST's latency, with nothing else in flight (and its callbacks out of the way).
+    const lone = await postSingles(system, LONE, 1);
+    await system.receiver.waitForEvents(LONE, 120_000);
+    system.receiver.reset();
+
     const before = await readWork(system);
     const waits = sampleWaits(system.databaseUrl);
     const started = Date.now();
-    const posted = await postSingles(system);
+    const posted = await postSingles(system, TOTAL, CLIENTS);
     const acceptedIn = (Date.now() - started) / 1000;
     const accepting = await readWork(system, 0);
     await system.receiver.waitForEvents(TOTAL, 900_000);
@@ -141,7 +149,7 @@ async function main(): Promise<void> {
       `  end to end, POST to registered callback: ${fmt(delivered)} charges/s in ${fmt(endToEnd, 1)} s   ratio to bare: ${fmt((delivered / bare) * 100, 1)} %   (goal >= 25 %)`,
     );
     console.log(
-      `  POST latency: p50 ${fmt(percentile(posted.latencies, 50), 1)} ms, p99 ${fmt(percentile(posted.latencies, 99), 1)} ms`,
+      `  POST latency: p50 ${fmt(percentile(posted.latencies, 50), 1)} ms, p99 ${fmt(percentile(posted.latencies, 99), 1)} ms   (a lone POST, ${LONE} one after another first: p50 ${fmt(percentile(lone.latencies, 50), 1)} ms)`,
     );
     console.log(requestTimeLine(before, accepting, 'POST', '/api/v1/accounts-receivable'));
     console.log(eventLoopDelayLine(accepting));
