@@ -462,12 +462,18 @@ export function workPerChargeLines(
   lines.push(row('postgres', [...blank, cpuMs(after.postgresCpuSeconds, before.postgresCpuSeconds)]));
   lines.push(row('nats', [...blank, cpuMs(after.natsCpuSeconds, before.natsCpuSeconds)]));
   lines.push(row('bench itself', [...blank, cpuMs(after.benchCpuSeconds, before.benchCpuSeconds)]));
-  const ours =
+  const perCharge = (a: number, b: number) => (a - b) / charges;
+  const bench = perCharge(after.benchCpuSeconds, before.benchCpuSeconds);
+  const system =
     totals[fields.length] / 1000 +
-    (after.postgresCpuSeconds - before.postgresCpuSeconds + after.natsCpuSeconds - before.natsCpuSeconds) / charges +
-    (after.benchCpuSeconds - before.benchCpuSeconds) / charges;
-  const machine = (after.machineBusySeconds - before.machineBusySeconds) / charges;
-  lines.push(row('anything else', [...blank, fmt((machine - ours) * 1000, 2)]));
+    perCharge(after.postgresCpuSeconds, before.postgresCpuSeconds) +
+    perCharge(after.natsCpuSeconds, before.natsCpuSeconds);
+  const machine = perCharge(after.machineBusySeconds, before.machineBusySeconds);
+  lines.push(row('anything else', [...blank, fmt((machine - system - bench) * 1000, 2)]));
+  if (system > 1e-4)
+    lines.push(
+      `    the system's CPU (apps, Postgres, NATS), ${fmt(system * 1000, 2)} ms per charge, caps 2 cores at ${fmt(2 / system)} charges/s`,
+    );
   if (options.postgresCount ?? true)
     lines.push(
       `    Postgres's own count of the database's commits (pg_stat_database, every client): ${fmt((after.postgresCommits - before.postgresCommits) / charges, 2)} per charge`,
