@@ -5,6 +5,7 @@ import { accountFor } from './beneficiary';
 import { acceptsMethod, type ChargeOwner, type ChargeTerms, type LedgerCharge } from './charge';
 import { sandboxFeeCents, type SettlementMethod } from './money';
 import { formatOurNumber, issuePaymentData, type PayeeAccount } from './slip-issuer';
+import { OurNumberPool } from './our-number-pool';
 import { chargePaidEvent } from './webhook-event';
 
 export type RegisterOutcome =
@@ -37,6 +38,8 @@ export interface ChargeOrder {
  * our_numbers come from one sequence whatever the beneficiary, so each names one charge sandbox-wide.
  */
 export class ChargeStore {
+  private readonly numbers = new OurNumberPool();
+
   constructor(
     private readonly db: Kysely<BankSandboxDatabase>,
     private readonly account: PayeeAccount,
@@ -53,73 +56,81 @@ export class ChargeStore {
 
   /**
    * Registers a charge exactly once per Idempotency-Key: requests racing with the same key all end up
-   * with the one row that won the unique index (a loser's sequence number is simply skipped). Callers
+   * with the one row that won the unique index (a loser's our_number is simply skipped). Callers
    * look the key up first, so a plain replay does not spend a number.
    */
   async register(key: string, fingerprint: string, order: ChargeOrder): Promise<RegisterOutcome> {
-    const { value } = await sql<{ value: number }>`select nextval('our_number_seq') as value`
-      .execute(this.db)
-      .then((r) => r.rows[0]);
-    const ourNumber = formatOurNumber(Number(value));
-    const inserted = await this.db
-      .insertInto('charges')
-      .values(this.chargeValues(ourNumber, key, fingerprint, order))
-      .onConflict((oc) => oc.column('idempotency_key').doNothing())
-      .returningAll()
-      .executeTakeFirst();
-    if (inserted) return { outcome: 'created', charge: toCharge(inserted) };
-    const winner = await this.lookupIdempotencyKey(key, fingerprint);
-    if (!winner) throw new Error(`charge with Idempotency-Key ${key} vanished after a conflict`);
-    return winner;
+    const [outcome] = await this.registerMany([{ key, fingerprint, order }]);
+    return outcome;
   }
 
   /**
-   * Registers many charges in three statements whatever their number (the bank's batch, "remessa",
-   * interface): keys already used are answered from the ledger, new ones get our numbers from one
-   * sequence call and go in one multi-row insert. Outcomes come back in request order.
+   * Registers many charges in one statement (and one commit) whatever their number (the bank's batch,
+   * "remessa", interface): new keys go in with our_numbers held ahead (OurNumberPool), keys already used
+   * are answered from the ledger, and the same statement draws the numbers the next create will use.
+   * A key another request inserted while this one ran is read back by a second statement. Outcomes
+   * come back in request order; of a key sent twice, the first is created and the second answered by it.
    */
   async registerMany(
     requests: Array<{ key: string; fingerprint: string; order: ChargeOrder }>,
   ): Promise<RegisterOutcome[]> {
     if (requests.length === 0) return [];
-    const keys = requests.map((r) => r.key);
-    const existing = new Map(
-      (await this.db.selectFrom('charges').selectAll().where('idempotency_key', 'in', keys).execute()).map((row) => [
-        row.idempotency_key,
-        row,
-      ]),
-    );
-    const fresh = requests.filter((r, i) => !existing.has(r.key) && keys.indexOf(r.key) === i);
-    if (fresh.length > 0) {
-      const numbers = await sql<{
-        value: string;
-      }>`select nextval('our_number_seq') as value from generate_series(1, ${fresh.length})`.execute(this.db);
-      const rows = fresh.map((r, i) =>
-        this.chargeValues(formatOurNumber(Number(numbers.rows[i].value)), r.key, r.fingerprint, r.order),
-      );
-      const inserted = await this.db
-        .insertInto('charges')
-        .values(rows)
-        .onConflict((oc) => oc.column('idempotency_key').doNothing())
-        .returningAll()
-        .execute();
-      for (const row of inserted) existing.set(row.idempotency_key, row);
-      const lost = fresh.filter((r) => !existing.has(r.key)).map((r) => r.key);
-      if (lost.length > 0) {
-        // Raced by another request with the same keys: theirs stand.
-        for (const row of await this.db
-          .selectFrom('charges')
-          .selectAll()
-          .where('idempotency_key', 'in', lost)
-          .execute())
-          existing.set(row.idempotency_key, row);
-      }
-      const created = new Set(inserted.map((r) => r.idempotency_key));
-      return requests.map((r) =>
-        outcomeFor(existing.get(r.key), r.fingerprint, created.has(r.key) && fresh.find((f) => f.key === r.key) === r),
-      );
+    const firsts = new Map<string, (typeof requests)[number]>();
+    for (const r of requests) if (!firsts.has(r.key)) firsts.set(r.key, r);
+    const fresh = [...firsts.values()];
+    if (this.numbers.size < fresh.length) await this.draw(fresh.length - this.numbers.size + NUMBERS_AHEAD);
+    const numbers = this.numbers.take(fresh.length);
+    const rows = fresh.map((r, i) => this.chargeValues(formatOurNumber(numbers[i]), r.key, r.fingerprint, r.order));
+    const found = await this.insertOrFind(rows, fresh.length);
+    const byKey = new Map(found.rows.map((row) => [row.idempotency_key, row]));
+    this.numbers.add(found.drawn);
+    const lost = fresh.filter((r) => !byKey.has(r.key)).map((r) => r.key);
+    if (lost.length > 0) {
+      // Raced by another request with the same keys: theirs stand.
+      for (const row of await this.db.selectFrom('charges').selectAll().where('idempotency_key', 'in', lost).execute())
+        byKey.set(row.idempotency_key, row);
     }
-    return requests.map((r) => outcomeFor(existing.get(r.key), r.fingerprint, false));
+    return requests.map((r) =>
+      outcomeFor(byKey.get(r.key), r.fingerprint, found.created.has(r.key) && firsts.get(r.key) === r),
+    );
+  }
+
+  /** Tops the pool up by `count` numbers, in a statement of its own (the first create, or one larger than the pool). */
+  private async draw(count: number): Promise<void> {
+    const drawn = await sql<{
+      value: number;
+    }>`select nextval('our_number_seq') as value from generate_series(1, ${count})`.execute(this.db);
+    this.numbers.add(drawn.rows.map((r) => Number(r.value)));
+  }
+
+  /**
+   * One statement: inserts the rows whose keys are new, reads the rows of keys used before it began,
+   * and draws `refill` numbers from the sequence for the pool. Rows come in arrays, one per column
+   * (unnest), whatever their number.
+   */
+  private async insertOrFind(
+    rows: ReadonlyArray<ReturnType<typeof rowValues>>,
+    refill: number,
+  ): Promise<{ rows: ChargeRow[]; created: Set<string>; drawn: number[] }> {
+    const arrays = CHARGE_COLUMNS.map(([column, type]) => sql`${rows.map((r) => r[column])}::${sql.raw(type)}[]`);
+    const columns = sql.join(CHARGE_COLUMNS.map(([c]) => sql.id(c)));
+    const result = await sql<ChargeRow & { created: boolean; drawn: string[] | number[] }>`
+      with inserted as (
+        insert into charges (${columns})
+        select * from unnest(${sql.join(arrays)})
+        on conflict (idempotency_key) do nothing
+        returning *
+      ),
+      drawn as (
+        select coalesce(array_agg(nextval('our_number_seq')), '{}') as numbers from generate_series(1, ${refill})
+      )
+      select true as created, inserted.*, (select numbers from drawn) as drawn from inserted
+      union all
+      select false, charges.*, (select numbers from drawn) from charges
+        where idempotency_key = any(${rows.map((r) => r.idempotency_key)}::text[])`.execute(this.db);
+    const created = new Set(result.rows.filter((r) => r.created).map((r) => r.idempotency_key));
+    const drawn = (result.rows[0]?.drawn ?? []).map(Number);
+    return { rows: result.rows.map(({ created: _c, drawn: _d, ...row }) => row), created, drawn };
   }
 
   async get(chargeId: string): Promise<LedgerCharge | null> {
@@ -204,6 +215,37 @@ export class ChargeStore {
     return rowValues(randomUUID(), ourNumber, key, fingerprint, terms, owner, payment);
   }
 }
+
+/**
+ * our_numbers the pool holds after a create: each create draws as many as it used, so a create of up
+ * to this many charges draws none in a statement of its own.
+ */
+const NUMBERS_AHEAD = 100;
+
+/** The columns a new charge is written with, and their Postgres types (for unnest). */
+const CHARGE_COLUMNS = [
+  ['charge_id', 'uuid'],
+  ['our_number', 'text'],
+  ['idempotency_key', 'text'],
+  ['request_fingerprint', 'text'],
+  ['kind', 'text'],
+  ['status', 'text'],
+  ['amount_cents', 'bigint'],
+  ['issue_date', 'text'],
+  ['due_date', 'text'],
+  ['payer', 'jsonb'],
+  ['discount', 'jsonb'],
+  ['fine_percent_bp', 'integer'],
+  ['interest_per_day_cents', 'bigint'],
+  ['instructions', 'jsonb'],
+  ['description_lines', 'jsonb'],
+  ['reference', 'text'],
+  ['barcode', 'text'],
+  ['typeable_line', 'text'],
+  ['pix_copy_and_paste', 'text'],
+  ['beneficiary', 'jsonb'],
+  ['account_reference', 'text'],
+] as const satisfies ReadonlyArray<readonly [keyof ReturnType<typeof rowValues>, string]>;
 
 function rowValues(
   chargeId: string,
