@@ -1,7 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { ServiceError } from '@payments/contracts';
 import { MicroBatcher, type ItemOutcome } from '@payments/micro-batch';
-import { takeTokensInBatch, type Taken } from '../db/rate-limit-buckets';
+import { admitRequests } from '../db/admit-requests';
+import type { Taken } from '../db/rate-limit-buckets';
 import type { GatewayDatabase } from '../db/schema';
 import type { BeginOutcome, IdempotencyStore, RequestIdentity } from '../idempotency/idempotency-store';
 import type { GatewayContext } from './context';
@@ -22,17 +23,17 @@ type Admitted = { taken: Taken; begun: BeginOutcome | undefined };
  */
 const ADMISSIONS_PER_COMMIT = 256;
 /**
- * Admission transactions at once. Two: one commits while the next gathers and sends its statements;
- * more would only queue on the same tenants' bucket rows.
+ * Admissions at once. Two: one commits while the next gathers; more would only queue on the same
+ * tenants' bucket rows.
  */
 const ADMISSIONS_RUNNING = 2;
 
 /**
  * The door of every API operation: the tenant's rate limit (a token bucket per tenant, in Postgres, so
  * every gateway instance spends the same budget) and the claim of the request's Idempotency-Key, taken
- * in one transaction. A request refused by the limit claims nothing, so it leaves no trace, not even
- * under its key. Concurrent requests, of any tenants, are admitted together: one commit for all of them,
- * instead of one for the charge and one for the key of each.
+ * in one statement (admit_requests, db/admit-requests.ts). A request refused by the limit claims
+ * nothing, so it leaves no trace, not even under its key. Concurrent requests, of any tenants, are
+ * admitted together: one round trip and one commit for all of them, instead of two of each per request.
  */
 export class Admissions {
   private readonly batches: MicroBatcher<AdmissionRequest, Admitted>;
@@ -40,12 +41,12 @@ export class Admissions {
   constructor(
     db: Kysely<GatewayDatabase>,
     private readonly limit: ChargeLimitSettings,
-    idempotency?: Pick<IdempotencyStore, 'beginMany'>,
+    idempotency?: Pick<IdempotencyStore, 'settle' | 'ttlHours'>,
   ) {
     this.batches = new MicroBatcher({
       maxItems: ADMISSIONS_PER_COMMIT,
       maxRunning: ADMISSIONS_RUNNING,
-      run: (requests) => db.transaction().execute((trx) => admitAll(trx, requests, limit, idempotency)),
+      run: (requests) => admitAll(db, requests, limit, idempotency),
     });
   }
 
@@ -65,30 +66,34 @@ export class Admissions {
 }
 
 async function admitAll(
-  trx: Transaction<GatewayDatabase>,
+  db: Kysely<GatewayDatabase>,
   requests: AdmissionRequest[],
   limit: ChargeLimitSettings,
-  idempotency: Pick<IdempotencyStore, 'beginMany'> | undefined,
+  idempotency: Pick<IdempotencyStore, 'settle' | 'ttlHours'> | undefined,
 ): Promise<Array<ItemOutcome<Admitted>>> {
-  const charged = requests.filter((r) => r.charges > 0);
-  const takes = await takeTokensInBatch(
-    trx,
-    charged.map((r) => ({ key: `tenant:${r.tenantId}`, cost: r.charges })),
-    limit,
-  );
-  const takenOf = new Map(charged.map((r, i) => [r, takes[i] ?? { ok: true as const }]));
-  const taken = (r: AdmissionRequest): Taken => takenOf.get(r) ?? { ok: true };
-  const claiming = requests.filter((r) => r.identity && taken(r).ok);
-  if (claiming.length > 0 && !idempotency)
+  if (!idempotency && requests.some((r) => r.identity))
     throw new Error('admission with an Idempotency-Key needs the idempotency store');
-  const begun = idempotency
-    ? await idempotency.beginMany(
-        trx,
-        claiming.flatMap((r) => (r.identity ? [r.identity] : [])),
-      )
-    : [];
-  const begunOf = new Map(claiming.map((r, i) => [r, begun[i]]));
-  return requests.map((r) => ({ ok: true, value: { taken: taken(r), begun: begunOf.get(r) } }));
+  const now = new Date();
+  const answers = await admitRequests(
+    db,
+    requests.map((r) => ({
+      bucket: r.charges > 0 ? `tenant:${r.tenantId}` : undefined,
+      cost: r.charges,
+      key: r.identity,
+    })),
+    limit,
+    now,
+    idempotency?.ttlHours ?? 0,
+  );
+  return Promise.all(
+    requests.map(async (r, i): Promise<ItemOutcome<Admitted>> => {
+      const answer = answers[i];
+      if (!answer.taken)
+        return { ok: true, value: { taken: { ok: false, retryAfterMs: answer.retryAfterMs }, begun: undefined } };
+      const begun = r.identity && idempotency ? await idempotency.settle(r.identity, answer, now) : undefined;
+      return { ok: true, value: { taken: { ok: true }, begun } };
+    }),
+  );
 }
 
 /** 429 rate_limited: for a while (Retry-After in seconds), or for good when the request is larger than the burst. */
