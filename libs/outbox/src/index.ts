@@ -5,6 +5,6 @@ export {
   type OutboxTable,
   type OutboxDatabase,
 } from './outbox-table';
-export { enqueue, type OutboxMessage } from './enqueue';
+export { enqueue, enqueueStatement, type EnqueueCondition, type OutboxMessage } from './enqueue';
 export { OutboxRelay, type OutboxRelayConfig } from './relay';
 export { outboxBacklog, outboxBacklogSummary, type OutboxBacklogSummary } from './backlog';

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
 import type { StreamSpec } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
-import { enqueue, OutboxRelay, type OutboxDatabase } from '../src';
+import { enqueue, enqueueStatement, OutboxRelay, type OutboxDatabase } from '../src';
 import { startOutboxFixture, type OutboxFixture } from './outbox-fixture';
 
 const logger = createLogger('outbox-test', 'silent');
@@ -13,7 +13,7 @@ const spec = {
   duplicateWindowMs: 60_000,
 } as const satisfies StreamSpec;
 /** This test's stream and its message, as BusRegistry holds the system's. */
-type TestRegistry = { requests: Record<string, never>; streams: { 'jobs.todo': { i: number } } };
+type TestRegistry = { requests: Record<string, never>; streams: { 'jobs.todo': { i: number; ids?: string[] } } };
 /** enqueue, with this test's stream typed as the system's streams are. */
 const enqueueTest = enqueue<OutboxDatabase, TestRegistry['streams']>;
 let fixture: OutboxFixture<TestRegistry>;
@@ -80,4 +80,54 @@ it('stores each message with its stream version, as its producer wrote it (rolli
     .executeTakeFirstOrThrow();
   await db.deleteFrom('outbox').where('msg_id', '=', 'versioned').execute();
   expect(row.payload).toEqual({ i: 7, v: '1.4' });
+});
+
+it('enqueues as part of a statement of the caller: only the messages one of whose keys that statement wrote', async () => {
+  await db.schema
+    .createTable('things')
+    .ifNotExists()
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .execute();
+  await sql`insert into things (id) values ('old')`.execute(db);
+  const keys = [['old'], ['old', 'new1'], ['new2']];
+  const write = (
+    messages: Array<{ stream: typeof spec; msgId: string; payload: { i: number; ids?: string[] } }>,
+    keysField?: string,
+  ) =>
+    sql<{ id: string }>`
+      with written as (
+        insert into things (id) select * from unnest(${['old', 'new1', 'new2']}::text[])
+        on conflict (id) do nothing returning id
+      ),
+      queued as (${enqueueStatement<TestRegistry['streams']>(messages, { keys, among: sql`select id from written`, keysField })})
+      select id from written`.execute(db);
+  const stored = async () => {
+    const rows = await db
+      .selectFrom('outbox')
+      .select(['msg_id', 'payload'])
+      .where('msg_id', 'like', 'stmt%')
+      .orderBy('id')
+      .execute();
+    await db.deleteFrom('outbox').where('msg_id', 'like', 'stmt%').execute();
+    return rows;
+  };
+
+  const { rows } = await write([10, 11, 12].map((i) => ({ stream: spec, msgId: `stmt${i}`, payload: { i } })));
+  expect(rows.map((r) => r.id)).toEqual(['new1', 'new2']);
+  expect(await stored()).toEqual([
+    { msg_id: 'stmt11', payload: { i: 11, v: '1.0' } },
+    { msg_id: 'stmt12', payload: { i: 12, v: '1.0' } },
+  ]);
+
+  // A payload listing its keys names only those the statement wrote.
+  await sql`delete from things where id <> 'old'`.execute(db);
+  await write(
+    [10, 11, 12].map((i, n) => ({ stream: spec, msgId: `stmt${i}`, payload: { i, ids: keys[n] } })),
+    'ids',
+  );
+  expect(await stored()).toEqual([
+    { msg_id: 'stmt11', payload: { i: 11, v: '1.0', ids: ['new1'] } },
+    { msg_id: 'stmt12', payload: { i: 12, v: '1.0', ids: ['new2'] } },
+  ]);
+  await db.schema.dropTable('things').execute();
 });
