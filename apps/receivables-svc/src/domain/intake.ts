@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import { toCents } from '@payments/br-format';
 import {
   messageIds,
@@ -9,8 +9,9 @@ import {
   type FieldError,
   type ProviderAccountVersion,
   type ReceivableCreateItem,
+  type RegistrationJob,
 } from '@payments/contracts';
-import { enqueue, type OutboxMessage } from '@payments/outbox';
+import { enqueueStatement, type OutboxMessage } from '@payments/outbox';
 import type { ReceivablesDatabase, ReceivablesTable } from '../db/schema';
 import { BANK_INTAKE_RULES, type IntakeItem } from './bank-intake-rules';
 import type { ClientDirectory, Payer } from './ports';
@@ -192,8 +193,8 @@ async function storeEachOrAlone(
 }
 
 /**
- * One transaction for the requests: their accounts and all their rows in one insert, the registration jobs
- * of what was created; answers how many of each request's charges were created. Rows go in in the order
+ * One statement, so one transaction, for the requests: their accounts, all their rows and the
+ * registration jobs of what was created; answers how many of each request's charges were created. Rows go in in the order
  * they were sent (requests, then items), the order registration takes them in: of one id sent twice in a
  * batch the first is inserted (ON CONFLICT DO NOTHING skips a row that conflicts with one the same
  * statement inserted before it). Two batches that insert the same ids in opposite orders may deadlock;
@@ -204,12 +205,7 @@ async function storeTogether(db: Kysely<ReceivablesDatabase>, accepted: readonly
   accepted.forEach((a, k) => a.rows.forEach((row) => owner.set(row.id, k)));
   const rows = accepted.flatMap((a) => a.rows);
   const accounts = [...new Map(accepted.map((a) => [a.account.account_id.toLowerCase(), a.account])).values()];
-  const created = await db.transaction().execute(async (trx) => {
-    const inserted = new Set((await insertRows(trx, accounts, rows)).map((r) => r.id));
-    const createdRows = rows.filter((r) => inserted.has(r.id));
-    await enqueue(trx, registrationJobs(createdRows));
-    return createdRows;
-  });
+  const created = await insertRows(db, accounts, rows);
   const counts = accepted.map(() => 0);
   for (const { id } of created) {
     const k = owner.get(id);
@@ -311,20 +307,29 @@ export const INTAKE_COLUMNS = [
  * One INSERT ... SELECT FROM unnest(arrays): one array parameter per column whatever the batch size,
  * instead of one per column and row (a 1,000-row VALUES list costs far more to build and to parse).
  * Existing ids are skipped; unnest yields the rows in the arrays' order, the order they are inserted in.
- * The accounts the rows name go in by the same statement.
+ * The accounts the rows name, and the registration jobs of the rows it inserts, go in by the same
+ * statement: a job is stored when one of its charges was inserted (registrationJobs).
  */
 async function insertRows(
-  trx: Transaction<ReceivablesDatabase>,
+  db: Kysely<ReceivablesDatabase>,
   accounts: readonly ProviderAccountVersion[],
   rows: readonly IntakeRow[],
 ): Promise<Array<{ id: string }>> {
   const arrays = INTAKE_COLUMNS.map(([column, type]) => sql`${rows.map((r) => r[column] ?? null)}::${sql.raw(type)}[]`);
+  const jobs = registrationJobs(rows);
   const result = await sql<{ id: string }>`
-    with accounts as (${accountsInsert(accounts)})
-    insert into receivables (${sql.join(INTAKE_COLUMNS.map(([c]) => sql.id(c)))})
-    select * from unnest(${sql.join(arrays)})
-    on conflict (tenant_id, account_receivable_id) do nothing
-    returning id`.execute(trx);
+    with accounts as (${accountsInsert(accounts)}),
+    inserted as (
+      insert into receivables (${sql.join(INTAKE_COLUMNS.map(([c]) => sql.id(c)))})
+      select * from unnest(${sql.join(arrays)})
+      on conflict (tenant_id, account_receivable_id) do nothing
+      returning id
+    ),
+    jobs as (${enqueueStatement(
+      jobs.map((j) => j.message),
+      { keys: jobs.map((j) => j.ids), among: sql`select id from inserted`, keysField: JOB_IDS_FIELD },
+    )})
+    select id from inserted`.execute(db);
   return result.rows;
 }
 
@@ -334,7 +339,15 @@ async function insertRows(
  */
 const REGISTRATION_CHUNK = 100;
 
-function registrationJobs(rows: readonly IntakeRow[]): OutboxMessage[] {
+/** Where a registration job lists its receivables: the insert keeps there only the ones it wrote. */
+const JOB_IDS_FIELD = 'receivable_ids' satisfies keyof RegistrationJob;
+
+/**
+ * The registration jobs of the rows, made before the insert knows which it skips (an id the tenant
+ * used before): the insert stores a job only when it wrote one of its rows, naming only those it wrote
+ * (its message id stays the one its first row gave it).
+ */
+function registrationJobs(rows: readonly IntakeRow[]): Array<{ message: OutboxMessage; ids: string[] }> {
   const idsPerTenant = new Map<string, { tenantId: string; ids: string[] }>();
   for (const row of rows) {
     const key = row.tenant_id.toLowerCase();
@@ -342,12 +355,15 @@ function registrationJobs(rows: readonly IntakeRow[]): OutboxMessage[] {
     entry.ids.push(row.id);
     idsPerTenant.set(key, entry);
   }
-  const jobs: OutboxMessage[] = [];
+  const jobs: Array<{ message: OutboxMessage; ids: string[] }> = [];
   const queuedAt = new Date().toISOString();
   for (const { tenantId, ids } of idsPerTenant.values())
     for (let i = 0; i < ids.length; i += REGISTRATION_CHUNK) {
       const job = { tenant_id: tenantId, receivable_ids: ids.slice(i, i + REGISTRATION_CHUNK), queued_at: queuedAt };
-      jobs.push({ stream: Streams.receivableRegistrations, msgId: messageIds.registrationJob(job), payload: job });
+      jobs.push({
+        message: { stream: Streams.receivableRegistrations, msgId: messageIds.registrationJob(job), payload: job },
+        ids: job.receivable_ids,
+      });
     }
   return jobs;
 }
