@@ -8,14 +8,13 @@
  * host only). Each scenario runs on a fresh callback-svc, database and bus prefix. Goal: B's p99 < 2 s.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { connectBus, type Bus } from '@payments/bus';
 import { messageIds, Streams, type CallbackRequest, type CallbackRequestBatch } from '@payments/contracts';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
+import { SlowReceivers } from '@payments/test-support/slow-receivers';
 import {
   CountingReceiver,
   deleteStreams,
@@ -32,43 +31,6 @@ const ANSWER_AFTER_MS = 9_500;
 const A_CALLBACKS = 600;
 const B_CALLBACKS = 30;
 const B_EVERY_MS = 100;
-
-/** Receivers on SLOW_HOSTS answering 200 after ANSWER_AFTER_MS; counts the requests they hold open. */
-class SlowReceivers {
-  private readonly servers: Server[] = [];
-  private readonly open = new Set<ServerResponse>();
-  readonly urls: string[] = [];
-  maxOpen = 0;
-
-  get openNow(): number {
-    return this.open.size;
-  }
-
-  async start(): Promise<this> {
-    for (const host of SLOW_HOSTS) {
-      const server = createServer((req, res) => {
-        req.resume();
-        this.open.add(res);
-        this.maxOpen = Math.max(this.maxOpen, this.open.size);
-        const timer = setTimeout(() => res.writeHead(200).end('{}'), ANSWER_AFTER_MS);
-        res.on('close', () => {
-          clearTimeout(timer);
-          this.open.delete(res);
-        });
-      });
-      await new Promise<void>((resolve) => server.listen(0, host, resolve));
-      this.servers.push(server);
-      this.urls.push(`http://${host}:${(server.address() as AddressInfo).port}/hook`);
-    }
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    for (const res of this.open) res.destroy();
-    for (const server of this.servers) server.closeAllConnections();
-    await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  }
-}
 
 function request(tenantId: string, url: string): CallbackRequest {
   return {
@@ -104,7 +66,7 @@ async function scenario(withA: boolean, env: Record<string, string>): Promise<Ou
   const [a, b] = [await createTenant(admin, 'bench A'), await createTenant(admin, 'bench B')];
   const bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'bench', logger });
   const fast = await new CountingReceiver().start();
-  const slow = await new SlowReceivers().start();
+  const slow = await new SlowReceivers(SLOW_HOSTS, ANSWER_AFTER_MS, '/hook').start();
   let child: ChildProcess | undefined;
   try {
     await bus.streams.ensure(Streams.callbackRequests);

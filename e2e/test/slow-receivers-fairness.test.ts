@@ -1,4 +1,5 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import { SlowReceivers } from '@payments/test-support/slow-receivers';
 import type { AddressInfo } from 'node:net';
 import { CallbackPublisher } from '../support/publish';
 import { waitFor } from '../support/receiver';
@@ -19,44 +20,6 @@ const B_CALLBACKS = 30;
 const A_SHARE = 256 / 4;
 const MAX_HELD = 400;
 const RETRY_AFTER_MS = 1_000;
-
-/** Receivers that answer 200 only after ANSWER_AFTER_MS, counting the requests they hold open. */
-class SlowReceivers {
-  private readonly servers: Server[] = [];
-  private readonly open = new Set<ServerResponse>();
-  readonly urls: string[] = [];
-  maxOpen = 0;
-  /** When the first request came in: no answer goes out before this plus ANSWER_AFTER_MS. */
-  firstAt = Infinity;
-
-  get openNow(): number {
-    return this.open.size;
-  }
-
-  async start(): Promise<this> {
-    for (const host of SLOW_HOSTS) {
-      const server = createServer((req, res) => {
-        req.resume();
-        this.firstAt = Math.min(this.firstAt, Date.now());
-        this.open.add(res);
-        this.maxOpen = Math.max(this.maxOpen, this.open.size);
-        res.on('close', () => this.open.delete(res));
-        const timer = setTimeout(() => res.writeHead(200).end('{}'), ANSWER_AFTER_MS);
-        res.on('close', () => clearTimeout(timer));
-      });
-      await new Promise<void>((resolve) => server.listen(0, host, resolve));
-      this.servers.push(server);
-      this.urls.push(`http://${host}:${(server.address() as AddressInfo).port}/callbacks`);
-    }
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    for (const res of this.open) res.destroy();
-    for (const server of this.servers) server.closeAllConnections();
-    await Promise.all(this.servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  }
-}
 
 /**
  * Answers at once and notes when each event (webhook-id) was first delivered. With `failFirst`, an
@@ -100,7 +63,7 @@ let system: TestSystem;
 let publisher: CallbackPublisher;
 let tenantA: TestTenant;
 let tenantB: TestTenant;
-const slow = new SlowReceivers();
+const slow = new SlowReceivers(SLOW_HOSTS, ANSWER_AFTER_MS);
 const fast = new FastReceiver();
 const failingOnce = new FastReceiver(true);
 
