@@ -15,8 +15,8 @@ import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { createTestDatabase } from '@payments/db';
-import { createTenant, openAdminDatabase } from '@payments/gateway';
 import {
+  benchTenant,
   CountingReceiver,
   deleteStreams,
   developmentUnlessSet,
@@ -61,26 +61,11 @@ interface Tenant {
 }
 
 async function setUpTenant(name: string, api: string, databaseUrl: string): Promise<Tenant> {
-  const admin = await openAdminDatabase(databaseUrl);
-  const tenant = await createTenant(admin, name);
-  await admin.destroy();
-  const auth = await fetch(`${api}/authenticate`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${tenant.integration_token}` },
-  });
-  const { access_token } = (await auth.json()) as { access_token: string };
-  const headers = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
-  const clientId = randomUUID();
-  const res = await fetch(`${api}/clients`, {
-    method: 'POST',
-    headers: { ...headers, 'idempotency-key': randomUUID() },
-    body: JSON.stringify([{ client_id: clientId, name: 'Maria da Silva', cnpj_cpf: '529.982.247-25' }]),
-  });
-  if (!res.ok) throw new Error(`POST /clients answered ${res.status}: ${await res.text()}`);
+  const { tenantId, headers, clientId } = await benchTenant(api, databaseUrl, name);
   const receiver = await new CountingReceiver().start();
   return {
     name,
-    tenantId: tenant.tenant_id,
+    tenantId,
     api,
     headers,
     clientId,

@@ -250,6 +250,34 @@ export interface BenchSystem {
 }
 
 /**
+ * A tenant of a bench system, as an ERP starts: created by the admin, its integration token exchanged
+ * for an access token, and one client (the payer of every charge) registered.
+ */
+export async function benchTenant(
+  api: string,
+  databaseUrl: string,
+  name: string,
+): Promise<{ tenantId: string; headers: Record<string, string>; clientId: string }> {
+  const admin = await openAdminDatabase(databaseUrl);
+  const tenant = await createTenant(admin, name);
+  await admin.destroy();
+  const auth = await fetch(`${api}/authenticate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tenant.integration_token}` },
+  });
+  const { access_token } = (await auth.json()) as { access_token: string };
+  const headers = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
+  const clientId = randomUUID();
+  const created = await fetch(`${api}/clients`, {
+    method: 'POST',
+    headers: { ...headers, 'idempotency-key': randomUUID() },
+    body: JSON.stringify([{ client_id: clientId, name: 'Maria da Silva', cnpj_cpf: '529.982.247-25' }]),
+  });
+  if (created.status !== 201) throw new Error(`POST /clients answered ${created.status}: ${await created.text()}`);
+  return { tenantId: tenant.tenant_id, headers, clientId };
+}
+
+/**
  * Starts every app in its own process on a new database and bus prefix (systemEnv, with fixed ports
  * for clients-svc and callback-svc so their /metrics can be read), one tenant, its access token and
  * one client. `env` adds to or overrides the apps' environment.
@@ -285,22 +313,7 @@ export async function startBenchSystem(env: Record<string, string> = {}): Promis
   try {
     for (const app of SYSTEM_APPS) processes.set(app, await startApp(app, appEnv, READY_LINE[app]));
     const api = `http://127.0.0.1:${appEnv.PORT}/api/v1`;
-    const admin = await openAdminDatabase(database.url);
-    const tenant = await createTenant(admin, 'bench');
-    await admin.destroy();
-    const auth = await fetch(`${api}/authenticate`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${tenant.integration_token}` },
-    });
-    const { access_token } = (await auth.json()) as { access_token: string };
-    const headers = { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' };
-    const clientId = randomUUID();
-    const created = await fetch(`${api}/clients`, {
-      method: 'POST',
-      headers: { ...headers, 'idempotency-key': randomUUID() },
-      body: JSON.stringify([{ client_id: clientId, name: 'Maria da Silva', cnpj_cpf: '529.982.247-25' }]),
-    });
-    if (created.status !== 201) throw new Error(`POST /clients answered ${created.status}: ${await created.text()}`);
+    const { tenantId, headers, clientId } = await benchTenant(api, database.url, 'bench');
     const payer: BenchPayer = {
       clientId,
       name: 'Maria da Silva',
@@ -319,7 +332,7 @@ export async function startBenchSystem(env: Record<string, string> = {}): Promis
       prefix,
       api,
       headers,
-      tenantId: tenant.tenant_id,
+      tenantId,
       clientId,
       payer,
       receiver,
