@@ -9,7 +9,7 @@ import {
   type JobOutcome,
   type RegistrationJob,
 } from '@payments/contracts';
-import { enqueue, type OutboxMessage } from '@payments/outbox';
+import { enqueue, enqueueStatement, type OutboxMessage } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import {
   callbackMessages,
@@ -54,7 +54,10 @@ export interface RegistrationObserver {
 /** What registering a receivable reads: its charge terms and where it stands. */
 const REGISTRATION_COLUMNS = [
   'id',
+  'tenant_id',
+  'url_callback',
   'account_receivable_id',
+  'account_receivable_id_as_sent',
   'provider_account_id',
   'provider_charge_id',
   'state',
@@ -116,11 +119,13 @@ export async function registerReceivables(
     });
   }
   if (toSkip.length > 0 || attempts.length > 0 || pendingCharges.length > 0) {
-    const recorded = await deps.db.transaction().execute(async (trx) => {
-      const written = await recordResults(trx, attempts, toSkip, pendingCharges);
-      await deps.beforeResultsCommit?.();
-      return written;
-    });
+    const recorded =
+      (await recordAllRegistered(deps, attempts, toSkip, pendingCharges)) ??
+      (await deps.db.transaction().execute(async (trx) => {
+        const written = await recordResults(trx, attempts, toSkip, pendingCharges);
+        await deps.beforeResultsCommit?.();
+        return written;
+      }));
     // After the commit: a rolled-back result was never a registration.
     for (const row of recorded.registered) deps.observer?.registered(row.created_at, recorded.at);
   }
@@ -226,6 +231,82 @@ function withPublicLinks(
   return { kind: 'registered', charge: { ...outcome.charge, pdfUrl, qrcodeImageUrl } };
 }
 
+type Registered = { row: RegistrationRow; outcome: { kind: 'registered'; charge: ProviderCharge } };
+
+/**
+ * The usual results, every charge of the job registered and every receivable still queued and pending,
+ * in one statement (one round trip, one commit) instead of recordResults' transaction: the receivables
+ * are locked and checked, then written with their callbacks only when all of them still stand as they
+ * did; otherwise it writes nothing and answers undefined, and recordResults writes what each has come
+ * to. Not taken with the test hook, which runs inside recordResults' transaction.
+ */
+async function recordAllRegistered(
+  deps: RegistrationDeps,
+  attempts: Attempt[],
+  toSkip: RegistrationRow[],
+  pendingCharges: PendingCharge[],
+): Promise<{ registered: Array<Pick<ReceivableRow, 'created_at'>>; at: Date } | undefined> {
+  if (deps.beforeResultsCommit || toSkip.length > 0 || pendingCharges.length > 0) return undefined;
+  const registered = attempts.filter((a): a is Registered => a.outcome.kind === 'registered');
+  if (registered.length === 0 || registered.length < attempts.length) return undefined;
+  if (registered.some((a) => a.row.state !== 'pending')) return undefined;
+  const now = new Date();
+  const ids = registered.map((a) => a.row.id);
+  const messages = callbackMessages(
+    registered.map(({ row, outcome }) => registeredCallback(registeredRow(row, outcome.charge))),
+  );
+  const written = await sql<Pick<ReceivableRow, 'id' | 'created_at'>>`
+    with v as (${registeredValues(registered)}),
+    still as (
+      select r.id from receivables r join v on r.id = v.id
+      where r.registration_status = 'queued' and r.state = 'pending'
+      for update of r
+    ),
+    updated as (
+      ${registeredUpdate(now)}
+      and (select count(*) from still) = ${registered.length}
+      returning r.id, r.created_at
+    ),
+    callbacks as (${enqueueStatement(messages, { keys: messages.map(() => ids), among: sql`select id from updated` })})
+    select id, created_at from updated`.execute(deps.db);
+  if (written.rows.length === 0) return undefined;
+  return { registered: written.rows, at: now };
+}
+
+/** A registered receivable as its callback shows it: the row and the charge the provider issued. */
+function registeredRow(row: RegistrationRow, charge: ProviderCharge): RegisteredRow {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    url_callback: row.url_callback,
+    account_receivable_id_as_sent: row.account_receivable_id_as_sent,
+    typeable_line: charge.typeableLine,
+    barcode: charge.barcode,
+    our_number: charge.ourNumber,
+    pix_copy_and_paste: charge.pixCopyAndPaste,
+    qrcode_image_url: charge.qrcodeImageUrl,
+    pdf_url: charge.pdfUrl,
+  };
+}
+
+/** The charges of registered receivables as rows `v` (unnest: eight array parameters whatever the job size). */
+function registeredValues(registered: Registered[]) {
+  const charges = registered.map((a) => a.outcome.charge);
+  return sql`select * from unnest(${registered.map((a) => a.row.id)}::uuid[], ${charges.map((c) => c.chargeId)}::text[],
+      ${charges.map((c) => c.ourNumber)}::text[], ${charges.map((c) => c.barcode)}::text[], ${charges.map((c) => c.typeableLine)}::text[],
+      ${charges.map((c) => c.pixCopyAndPaste)}::text[], ${charges.map((c) => c.qrcodeImageUrl)}::text[], ${charges.map((c) => c.pdfUrl)}::text[])
+    as v(id, charge_id, our_number, barcode, typeable_line, pix, qr, pdf)`;
+}
+
+/** Writes the charges of `v` on their receivables, those still queued only (another worker may have written them). */
+function registeredUpdate(now: Date) {
+  return sql`update receivables r set registration_status = 'registered', provider_charge_id = v.charge_id, our_number = v.our_number,
+      barcode = v.barcode, typeable_line = v.typeable_line, pix_copy_and_paste = v.pix, qrcode_image_url = v.qr, pdf_url = v.pdf,
+      updated_at = ${now}, registered_at = ${now}
+    from v
+    where r.id = v.id and r.registration_status = 'queued'`;
+}
+
 /** Writes the results; returns the rows this call moved to registered (not those another worker wrote first) and when. */
 async function recordResults(
   trx: Transaction<ReceivablesDatabase>,
@@ -259,10 +340,7 @@ async function recordResults(
       .where('registration_status', '=', 'queued')
       .execute();
   }
-  const registered = attempts.filter(
-    (a): a is { row: RegistrationRow; outcome: { kind: 'registered'; charge: ProviderCharge } } =>
-      a.outcome.kind === 'registered',
-  );
+  const registered = attempts.filter((a): a is Registered => a.outcome.kind === 'registered');
   const rejected = attempts.filter(
     (a): a is { row: RegistrationRow; outcome: Extract<RegistrationOutcome, { kind: 'rejected' }> } =>
       a.outcome.kind === 'rejected',
@@ -270,18 +348,11 @@ async function recordResults(
   const callbacks: CallbackRequest[] = [];
 
   if (registered.length > 0) {
-    const charges = registered.map((a) => a.outcome.charge);
     // Only rows still queued are written: another worker may have recorded the same result already.
-    // unnest: eight array parameters whatever the job size; only what the callbacks need comes back.
+    // Only what the callbacks need comes back.
     const updated = await sql<RegisteredRow & Pick<ReceivableRow, 'state' | 'created_at'>>`
-      update receivables r set registration_status = 'registered', provider_charge_id = v.charge_id, our_number = v.our_number,
-        barcode = v.barcode, typeable_line = v.typeable_line, pix_copy_and_paste = v.pix, qrcode_image_url = v.qr, pdf_url = v.pdf, updated_at = ${now},
-        registered_at = ${now}
-      from unnest(${registered.map((a) => a.row.id)}::uuid[], ${charges.map((c) => c.chargeId)}::text[], ${charges.map((c) => c.ourNumber)}::text[],
-        ${charges.map((c) => c.barcode)}::text[], ${charges.map((c) => c.typeableLine)}::text[], ${charges.map((c) => c.pixCopyAndPaste)}::text[],
-        ${charges.map((c) => c.qrcodeImageUrl)}::text[], ${charges.map((c) => c.pdfUrl)}::text[])
-        as v(id, charge_id, our_number, barcode, typeable_line, pix, qr, pdf)
-      where r.id = v.id and r.registration_status = 'queued'
+      with v as (${registeredValues(registered)})
+      ${registeredUpdate(now)}
       returning r.id, r.tenant_id, r.url_callback, r.account_receivable_id_as_sent, r.typeable_line, r.barcode, r.our_number, r.pix_copy_and_paste,
         r.qrcode_image_url, r.pdf_url, r.state, r.created_at`.execute(trx);
     newlyRegistered.push(...updated.rows);
