@@ -33,19 +33,28 @@ export class FairQueues<T> {
    * queued, or with `idleOnly` when every key with something queued has something running too.
    */
   next(opts: { idleOnly?: boolean } = {}): { key: string | symbol; item: T } | undefined {
+    const taken = this.nextBatch(1, opts);
+    return taken && { key: taken.key, item: taken.items[0] };
+  }
+
+  /**
+   * As next, but up to `max` items of the chosen key, oldest first, counted as one running until
+   * finished(key): a key's batch takes one turn and one slot, as a lone item does.
+   */
+  nextBatch(max: number, opts: { idleOnly?: boolean } = {}): { key: string | symbol; items: T[] } | undefined {
     if (this.turns.length === 0) return undefined;
     let turn = 0;
     for (let i = 1; i < this.turns.length; i++)
       if (this.runningOf(this.turns[i]) < this.runningOf(this.turns[turn])) turn = i;
     if (opts.idleOnly && this.runningOf(this.turns[turn]) > 0) return undefined;
     const [key] = this.turns.splice(turn, 1);
-    const queue = this.queues.get(key)!;
-    const item = queue.shift()!;
+    const queue = this.queues.get(key) ?? [];
+    const items = queue.splice(0, Math.max(1, max));
     if (queue.length > 0) this.turns.push(key);
     else this.queues.delete(key);
-    this.count -= 1;
+    this.count -= items.length;
     this.running.set(key, this.runningOf(key) + 1);
-    return { key, item };
+    return { key, items };
   }
 
   /** An item of `key` taken with next() has finished. */

@@ -118,6 +118,19 @@ export type BatchHandler<T> = (
  */
 export type MessageHandler<T> = (item: T, info: { deliveryCount: number }) => Promise<JobOutcome>;
 
+/** consumeFairly's options (see there). */
+export interface FairOptions<T> {
+  /** The queue a message goes to (e.g. its tenant): keys take turns at the slots. */
+  key: (item: T) => string;
+  /** Slots for any key; default 16. */
+  concurrency?: number;
+  /** Slots beyond `concurrency` only for a key with nothing running; default 0. */
+  spare?: number;
+  ackWaitMs?: number;
+  /** Messages held at once, queued and in flight; default DEFAULT_FAIR_WINDOW. */
+  window?: number;
+}
+
 export interface Consumption {
   /** Stops taking messages and waits for the batch in hand to be handled and acked. */
   stop(): Promise<void>;
@@ -331,35 +344,63 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
   async consumeFairly<S extends RegisteredStream<M>>(
     spec: S,
     handler: MessageHandler<StreamMessage<S, M>>,
-    opts: {
-      key: (item: StreamMessage<S, M>) => string;
-      concurrency?: number;
-      spare?: number;
-      ackWaitMs?: number;
-      window?: number;
-    },
+    opts: FairOptions<StreamMessage<S, M>>,
+  ): Promise<Consumption> {
+    const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
+    return this.consumeFair(spec, opts, 1, ([m]) => this.handleOne(spec, handler, m, ackWaitMs));
+  }
+
+  /**
+   * As consumeFairly, but each slot takes a batch: up to `maxBatch` (default 20) queued messages of
+   * one key, handled together as consume's batches are (one handler call, outcomes per message). A
+   * key's backlog still runs in batches as large as consume's, and another key's few messages get
+   * the next free slot, or a spare one, instead of waiting behind that backlog in stream order.
+   */
+  async consumeFairlyInBatches<S extends RegisteredStream<M>>(
+    spec: S,
+    handler: BatchHandler<StreamMessage<S, M>>,
+    opts: FairOptions<StreamMessage<S, M>> & { maxBatch?: number },
+  ): Promise<Consumption> {
+    const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
+    return this.consumeFair(spec, opts, opts.maxBatch ?? 20, (batch) =>
+      this.handleBatch(spec, handler, batch, ackWaitMs),
+    );
+  }
+
+  /** consumeFairly's machinery: `run` handles (and settles) each batch of up to `maxBatch` messages of one key. */
+  private async consumeFair<S extends RegisteredStream<M>>(
+    spec: S,
+    opts: FairOptions<StreamMessage<S, M>>,
+    maxBatch: number,
+    run: (batch: JsMsg[]) => Promise<void>,
   ): Promise<Consumption> {
     const concurrency = opts.concurrency ?? 16;
     const slots = concurrency + Math.max(0, opts.spare ?? 0);
     const ackWaitMs = opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
-    const window = Math.max(slots, opts.window ?? DEFAULT_FAIR_WINDOW);
+    const window = Math.max(slots * maxBatch, opts.window ?? DEFAULT_FAIR_WINDOW);
     // Pulls of a quarter window at least, unless the slots are about to run dry: fewer round trips.
     const refill = Math.max(1, Math.floor(window / 4));
     const consumer = await this.openConsumer(spec, ackWaitMs);
     const queues = new FairQueues<JsMsg>();
     const inFlight = new Set<Promise<void>>();
+    /** Messages in the batches in flight. */
+    let handling = 0;
     let stopping = false;
 
     const pump = () => {
       while (!stopping && inFlight.size < slots) {
-        const taken = queues.next({ idleOnly: inFlight.size >= concurrency });
+        const taken = queues.nextBatch(maxBatch, { idleOnly: inFlight.size >= concurrency });
         if (!taken) return;
-        const { key, item: m } = taken;
-        m.working(); // its handler gets a whole ack wait, however long it was queued
-        const work: Promise<void> = this.handleOne(spec, handler, m, ackWaitMs)
-          .catch((err: unknown) => this.logger.error({ err, seq: m.seq }, 'could not settle a job message'))
+        const { key, items } = taken;
+        handling += items.length;
+        for (const m of items) m.working(); // its handler gets a whole ack wait, however long it was queued
+        const work: Promise<void> = run(items)
+          .catch((err: unknown) =>
+            this.logger.error({ err, seq: items.map((m) => m.seq) }, 'could not settle job messages'),
+          )
           .finally(() => {
             queues.finished(key);
+            handling -= items.length;
             inFlight.delete(work);
             puller.roomFreed();
             pump();
@@ -378,8 +419,8 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
       // Room in the window, once there is enough for a pull: every message pulled goes straight into
       // the queues, where keepAlive covers it.
       room: () => {
-        const free = window - queues.size - inFlight.size;
-        return free <= 0 || (free < refill && queues.size >= concurrency) ? 0 : free;
+        const free = window - queues.size - handling;
+        return free <= 0 || (free < refill && queues.size >= concurrency * maxBatch) ? 0 : free;
       },
       receive: (m) => {
         queues.push(keyOf(m), m);
@@ -447,6 +488,71 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     span.end();
   }
 
+  /**
+   * A batch through its handler, in one call: poison dead-lettered alone, the rest acked, retried or
+   * dead-lettered per its outcome; a handler that throws has the whole batch redelivered after a
+   * second, uncounted (see BatchHandler).
+   */
+  private async handleBatch<S extends RegisteredStream<M>>(
+    spec: S,
+    handler: BatchHandler<StreamMessage<S, M>>,
+    batch: JsMsg[],
+    ackWaitMs: number,
+  ): Promise<void> {
+    const stream = this.streamName(spec);
+    const items: StreamMessage<S, M>[] = [];
+    const good: JsMsg[] = [];
+    // One span per message, in its producer's trace; the batch's work runs in a span that links them.
+    const spans: Array<{ span: Span; context: Context }> = [];
+    for (const m of batch) {
+      const consumed = this.startConsumerSpan(spec, m);
+      // Poison (not JSON, or not the stream's messageSchema) is dead-lettered alone; the batch goes on.
+      const decoded = await this.failures.decode<StreamMessage<S, M>>(spec, stream, m);
+      if (decoded) {
+        items.push(decoded.value);
+        good.push(m);
+        spans.push(consumed);
+      } else {
+        consumed.span.setAttribute('messaging.nats.dead_lettered', true);
+        consumed.span.end();
+      }
+    }
+    if (good.length === 0) return;
+    const links: Link[] = spans.map((s) => ({ context: s.span.spanContext() }));
+    const batchSpan = tracer.startSpan(
+      `process ${spec.name} batch`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: this.attributes(spec, 'process', 'consume', {
+          [MessagingAttributes.consumerGroup]: spec.consumer,
+          [MessagingAttributes.batchCount]: good.length,
+        }),
+        links,
+      },
+      ROOT_CONTEXT,
+    );
+    try {
+      const outcomes = await whileBeating(good, ackWaitMs, () =>
+        context.with(contextWith(batchSpan), () =>
+          handler(items, {
+            deliveryCounts: good.map((m) => m.info.redeliveryCount),
+            contexts: spans.map((s) => s.context),
+          }),
+        ),
+      );
+      await Promise.all(good.map((m, i) => this.settle(spec, stream, m, outcomes?.[i] ?? 'done', spans[i].span)));
+    } catch (err) {
+      failSpan(batchSpan, err);
+      for (const s of spans) recordFailure(s.span, err, { exception: false });
+      context.with(contextWith(batchSpan), () =>
+        this.logger.error({ err, stream, count: good.length }, 'batch handler failed; messages will be redelivered'),
+      );
+      for (const m of good) m.nak(1_000);
+    }
+    batchSpan.end();
+    for (const s of spans) s.span.end();
+  }
+
   /** Acks, naks or dead-letters a handled message as its outcome says. */
   private async settle(spec: StreamSpec, stream: string, m: JsMsg, outcome: JobOutcome, span: Span): Promise<void> {
     if (outcome === 'done') return m.ack();
@@ -502,66 +608,12 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
         const batch = pending.splice(0, maxBatch);
         handling = batch.length;
         try {
-          await handleBatch(batch);
+          await this.handleBatch(spec, handler, batch, ackWaitMs);
         } finally {
           handling = 0;
           puller.roomFreed();
         }
       }
-    };
-
-    const handleBatch = async (batch: JsMsg[]) => {
-      const items: StreamMessage<S, M>[] = [];
-      const good: JsMsg[] = [];
-      // One span per message, in its producer's trace; the batch's work runs in a span that links them.
-      const spans: Array<{ span: Span; context: Context }> = [];
-      for (const m of batch) {
-        const consumed = this.startConsumerSpan(spec, m);
-        // Poison (not JSON, or not the stream's messageSchema) is dead-lettered alone; the batch goes on.
-        const decoded = await this.failures.decode<StreamMessage<S, M>>(spec, stream, m);
-        if (decoded) {
-          items.push(decoded.value);
-          good.push(m);
-          spans.push(consumed);
-        } else {
-          consumed.span.setAttribute('messaging.nats.dead_lettered', true);
-          consumed.span.end();
-        }
-      }
-      if (good.length === 0) return;
-      const links: Link[] = spans.map((s) => ({ context: s.span.spanContext() }));
-      const batchSpan = tracer.startSpan(
-        `process ${spec.name} batch`,
-        {
-          kind: SpanKind.CONSUMER,
-          attributes: this.attributes(spec, 'process', 'consume', {
-            [MessagingAttributes.consumerGroup]: spec.consumer,
-            [MessagingAttributes.batchCount]: good.length,
-          }),
-          links,
-        },
-        ROOT_CONTEXT,
-      );
-      try {
-        const outcomes = await whileBeating(good, ackWaitMs, () =>
-          context.with(contextWith(batchSpan), () =>
-            handler(items, {
-              deliveryCounts: good.map((m) => m.info.redeliveryCount),
-              contexts: spans.map((s) => s.context),
-            }),
-          ),
-        );
-        await Promise.all(good.map((m, i) => this.settle(spec, stream, m, outcomes?.[i] ?? 'done', spans[i].span)));
-      } catch (err) {
-        failSpan(batchSpan, err);
-        for (const s of spans) recordFailure(s.span, err, { exception: false });
-        context.with(contextWith(batchSpan), () =>
-          this.logger.error({ err, stream, count: good.length }, 'batch handler failed; messages will be redelivered'),
-        );
-        for (const m of good) m.nak(1_000);
-      }
-      batchSpan.end();
-      for (const s of spans) s.span.end();
     };
 
     // A message pushed after flush() saw `pending` empty but before its end cleared `flushing` would

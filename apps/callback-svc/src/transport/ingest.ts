@@ -24,9 +24,15 @@ export interface WorkerDeps {
  * Takes callback request batches off JetStream into Postgres. Messages are acked only after their
  * insert committed; a request seen before (same event id) is ignored, so a redelivery or a republish
  * by a producer is never delivered twice. The stream exists: the service ensured it at start.
+ *
+ * Tenants take turns: messages are queued per tenant, and each insert takes up to INGEST_BATCH
+ * messages of one tenant. One slot serves any tenant, one batch at a time, as a single tenant's
+ * backlog always ran; a spare slot goes only to a tenant with nothing being stored, so another
+ * tenant's few callbacks are stored (and claimed) beside a backlog's insert instead of behind the
+ * backlog's messages in stream order. The turns reach as far as INGEST_WINDOW messages into the stream.
  */
 export const startWorkers: StartWorkers<WorkerDeps> = async (bus, { engine }) => {
-  const requests = await bus.streams.consume(
+  const requests = await bus.streams.consumeFairlyInBatches(
     Streams.callbackRequests,
     async (items, info) => {
       const events: NewCallbackEvent[] = [];
@@ -43,10 +49,29 @@ export const startWorkers: StartWorkers<WorkerDeps> = async (bus, { engine }) =>
       // re-drive after the producer is mended stores the rest (the good ones are known by event id).
       return outcomes;
     },
-    { ackWaitMs: 10_000, maxBatch: 20 },
-  ); // intake is one insert: a message unacked for 10 s went to a dead worker
+    // Intake is one insert: a message unacked for 10 s went to a dead worker.
+    { key: tenantOf, concurrency: 1, spare: 1, maxBatch: INGEST_BATCH, window: INGEST_WINDOW, ackWaitMs: 10_000 },
+  );
   return [requests];
 };
+
+/** Messages stored in one insert (each carries up to MAX_CALLBACK_BATCH requests). */
+const INGEST_BATCH = 20;
+/** Messages held at once, queued per tenant: how far into the stream another tenant is seen. */
+const INGEST_WINDOW = 200;
+
+/**
+ * The tenant a message's callbacks are for. Producers put one tenant's callbacks in a message (a
+ * registration job is one tenant's); the first request's tenant stands for the message. A message
+ * without one (malformed, dead-lettered by the handler) shares a queue with its kind.
+ */
+export function tenantOf(message: unknown): string {
+  const lone = typeof message === 'object' && message !== null && 'tenant_id' in message ? message : undefined;
+  const requests = (message as { requests?: unknown } | null)?.requests;
+  const first: unknown = lone ?? (Array.isArray(requests) ? requests[0] : undefined);
+  const tenant = typeof first === 'object' && first !== null ? (first as { tenant_id?: unknown }).tenant_id : undefined;
+  return typeof tenant === 'string' ? tenant : '';
+}
 
 /**
  * The well-formed requests of a batch, and what is wrong with the others (undefined: nothing). A
