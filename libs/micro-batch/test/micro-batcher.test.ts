@@ -63,13 +63,15 @@ describe('MicroBatcher', () => {
     expect(most).toBe(3);
   });
 
-  it("fails only the item whose outcome is an error, and every item when the batch throws", async () => {
+  it('fails only the item whose outcome is an error, and every item when the batch throws', async () => {
     const batcher = new MicroBatcher<number, number>({
       maxItems: 10,
       maxRunning: 1,
       run: async (items) => {
         if (items.includes(0)) throw new Error('the batch failed');
-        return items.map((n): ItemOutcome<number> => (n < 0 ? { ok: false, error: new Error(`bad ${n}`) } : { ok: true, value: n }));
+        return items.map((n): ItemOutcome<number> =>
+          n < 0 ? { ok: false, error: new Error(`bad ${n}`) } : { ok: true, value: n },
+        );
       },
     });
     const hold = batcher.submit(1);
