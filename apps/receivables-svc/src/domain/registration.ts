@@ -7,6 +7,7 @@ import {
   type CallbackRequest,
   type CancellationJob,
   type JobOutcome,
+  type ProviderKind,
   type RegistrationJob,
 } from '@payments/contracts';
 import { enqueue, enqueueStatement, type OutboxMessage } from '@payments/outbox';
@@ -89,12 +90,7 @@ export async function registerReceivables(
   job: RegistrationJob,
   deliveryCount: number,
 ): Promise<JobOutcome> {
-  const rows = await deps.db
-    .selectFrom('receivables')
-    .select(REGISTRATION_COLUMNS)
-    .where('id', 'in', job.receivable_ids)
-    .where('tenant_id', '=', job.tenant_id)
-    .execute();
+  const { rows, marks } = await readAndMark(deps, job);
   const queued = rows.filter((r) => r.registration_status === 'queued');
   const toSkip = queued.filter((r) => r.state === 'cancelled'); // cancelled before it reached the provider
   const toRegister = queued.filter((r) => r.state !== 'cancelled');
@@ -105,7 +101,6 @@ export async function registerReceivables(
   // A job holds one intake batch, so almost always one account; legacy rows (no account) form their own group.
   for (const group of groupByAccount(toRegister)) {
     const account = await deps.accounts.forReceivable(group[0].provider_account_id);
-    const marks = await markCreates(deps, account, group);
     const outcomes = await registerGroup(deps, account, group, marks, deliveryCount);
     group.forEach((row, i) => {
       const outcome = outcomes[i];
@@ -149,42 +144,64 @@ function groupByAccount(rows: RegistrationRow[]): RegistrationRow[][] {
 }
 
 /**
- * The durable registration mark, written and committed before any create is sent: one row per
- * receivable with its account and what identifies its charge at the bank. A receivable whose mark was
- * already there may have a charge at the bank from an earlier attempt, whatever process, message copy or
- * redrive made that attempt; the provider then looks the charge up before it creates anything. Returns,
- * per receivable id, when an earlier attempt marked it (null: marked now, by this attempt).
+ * The job's receivables, read by the statement that writes their durable registration marks: one row
+ * per receivable still to register (queued, not cancelled), with its account and what identifies its
+ * charge at the bank, committed before any create is sent. A receivable whose mark was already there
+ * may have a charge at the bank from an earlier attempt, whatever process, message copy or redrive made
+ * that attempt; the provider then looks the charge up before it creates anything. `marks` holds, per
+ * receivable id marked, when an earlier attempt marked it (null: marked now, by this attempt).
  */
-async function markCreates(
+async function readAndMark(
   deps: RegistrationDeps,
-  account: ProviderAccount,
-  rows: RegistrationRow[],
-): Promise<Map<string, Date | null>> {
-  const provider = deps.providers[account.provider];
-  const reference = (id: string) => provider.bankReference?.(id) ?? id;
-  const inserted = await deps.db
-    .insertInto('registration_marks')
-    .values(
-      rows.map((row) => ({
-        receivable_id: row.id,
-        provider_account_id: row.provider_account_id,
-        bank_reference: reference(row.id),
-      })),
+  job: RegistrationJob,
+): Promise<{ rows: RegistrationRow[]; marks: Map<string, Date | null> }> {
+  // What identifies each charge at each kind of bank; the statement takes its account's kind's (a
+  // receivable from before accounts existed: the legacy account's).
+  const legacyKind = (await deps.accounts.forReceivable(null)).provider;
+  const references = (Object.keys(deps.providers) as ProviderKind[]).flatMap((kind) =>
+    job.receivable_ids.map((id) => ({ kind, id, reference: deps.providers[kind].bankReference?.(id) ?? id })),
+  );
+  const result = await sql<RegistrationRow & { marked_now: boolean; earlier_mark: Date | null }>`
+    with job as (
+      select ${sql.join(REGISTRATION_COLUMNS.map((c) => sql.ref(`r.${c}`)))}
+      from receivables r where r.id = any(${job.receivable_ids}::uuid[]) and r.tenant_id = ${job.tenant_id}
+    ),
+    reference as (
+      select * from unnest(${references.map((r) => r.kind)}::text[], ${references.map((r) => r.id)}::uuid[],
+        ${references.map((r) => r.reference)}::text[]) as x(kind, id, bank_reference)
+    ),
+    marked as (
+      insert into registration_marks (receivable_id, provider_account_id, bank_reference)
+      select job.id, job.provider_account_id, reference.bank_reference
+      from job
+      left join provider_accounts a on a.id = job.provider_account_id
+      join reference on reference.id = job.id and reference.kind = coalesce(a.provider, ${legacyKind})
+      where job.registration_status = 'queued' and job.state <> 'cancelled'
+      on conflict (receivable_id) do nothing
+      returning receivable_id
     )
-    .onConflict((oc) => oc.column('receivable_id').doNothing())
-    .returning('receivable_id')
-    .execute();
-  const marks = new Map<string, Date | null>(inserted.map((r) => [r.receivable_id, null]));
-  const earlier = rows.filter((row) => !marks.has(row.id)).map((row) => row.id);
-  if (earlier.length > 0) {
-    const found = await deps.db
+    select job.*, marked.receivable_id is not null as marked_now, earlier.marked_at as earlier_mark
+    from job
+    left join marked on marked.receivable_id = job.id
+    left join registration_marks earlier on earlier.receivable_id = job.id`.execute(deps.db);
+  const marks = new Map<string, Date | null>();
+  const unseen: string[] = [];
+  const rows = result.rows.map(({ marked_now, earlier_mark, ...row }) => {
+    if (marked_now) marks.set(row.id, null);
+    else if (earlier_mark) marks.set(row.id, earlier_mark);
+    else if (row.registration_status === 'queued' && row.state !== 'cancelled') unseen.push(row.id);
+    return row;
+  });
+  if (unseen.length > 0) {
+    // Marked by another attempt while this statement ran: its mark stands.
+    for (const mark of await deps.db
       .selectFrom('registration_marks')
       .select(['receivable_id', 'marked_at'])
-      .where('receivable_id', 'in', earlier)
-      .execute();
-    for (const mark of found) marks.set(mark.receivable_id, mark.marked_at);
+      .where('receivable_id', 'in', unseen)
+      .execute())
+      marks.set(mark.receivable_id, mark.marked_at);
   }
-  return marks;
+  return { rows, marks };
 }
 
 /** One account's charges at its provider; a provider that cannot be reached leaves them all queued. */
