@@ -11,7 +11,7 @@ import type { CallbacksDatabase } from '../src/db/schema';
 import { DeliveryEngine, type SigningSecrets } from '../src/domain/delivery-engine';
 import { EventStore } from '../src/domain/event-store';
 import { WorkerRegistry } from '../src/domain/worker-registry';
-import { startWorkers } from '../src/transport/ingest';
+import { startWorkers, tenantOf } from '../src/transport/ingest';
 import { createHttpDelivery } from '../src/transport/undici-http-delivery';
 
 // One tenant's backlog of callback request messages lies on the stream ahead of another tenant's one
@@ -159,3 +159,19 @@ it("stores and delivers a tenant's callbacks before most of another tenant's bac
   // A's backlog is not starved either: it is all stored in the end, each event once.
   await until('A stored', storedCounts, (n) => n.a === A_TOTAL, 120_000);
 }, 240_000);
+
+it("queues a message by its first request's tenant, a lone request by its own, anything else together", () => {
+  const [first, second] = [randomUUID(), randomUUID()];
+  const request = (tenant_id: string) => ({
+    event_id: 'evt_1',
+    tenant_id,
+    event_type: 'receivable.paid',
+    url: 'http://erp.test',
+    payload: {},
+  });
+  expect(tenantOf({ requests: [request(first), request(second)] })).toBe(first);
+  expect(tenantOf(request(second))).toBe(second);
+  expect(tenantOf({ requests: [] })).toBe('');
+  expect(tenantOf({ requests: [{ tenant_id: 7 }] })).toBe('');
+  expect(tenantOf(null)).toBe('');
+});
