@@ -1,5 +1,5 @@
 /**
- * bench/callback-hosts: callback-svc's memory with many distinct failing receivers (issue 17, docs/architecture.md:
+ * bench/callback-hosts: callback-svc's memory with many distinct failing receivers (docs/architecture.md:
  * per-host memory is bounded). Rounds of 10,000 callbacks, each to its own host (127.x.y.z on a port
  * where nothing listens: every attempt fails at once with ECONNREFUSED), three rounds of new hosts, so
  * 30,000 distinct failing hosts. callback-svc's RSS is printed after each round beside a baseline

@@ -1,6 +1,6 @@
 /**
  * bench/callbacks: how fast callback-svc delivers, beside a bare loop of undici POSTs to the same
- * receiver in the same run. Targets (issue 3): >= 50 % of the bare loop's rate; p99 publish -> delivery
+ * receiver in the same run. Targets: >= 50 % of the bare loop's rate; p99 publish -> delivery
  * under 200 ms at 1,000 events/s. callback-svc runs as its own process, as in production, and so does
  * the bare loop (bench/callbacks-bare-sender.ts): the same client and Agent settings, the same number
  * in flight to one host, the same body and headers. Both are timed at the receiver, until every event

@@ -4,8 +4,8 @@
  * leases. Once a quarter of BENCH_RECOVERY_CHARGES charges have their registered callback, kill -9
  * one receivables-svc, one callback-svc, one booklet-svc and the NATS node leading the registration
  * stream, and start them again. Prints the longest stall (the largest gap between consecutive
- * callbacks from the kills on) and the time from the kills to the last callback, against the goal
- * (issue 18): the last callback within 15 s of the kills.
+ * callbacks from the kills on) and the time from the kills to the last callback, against the goal:
+ * the last callback within 15 s of the kills.
  */
 import { connect } from 'nats';
 import { natsServers } from '@payments/bus';

@@ -17,7 +17,7 @@ import { PrivatePostgres } from '../support/private-postgres';
 import { killLeftovers } from '../support/launcher';
 
 /**
- * Scale-out under chaos (issue 18): 2 instances of every service, each its own process, on a private
+ * Scale-out under chaos: 2 instances of every service, each its own process, on a private
  * 3-node NATS cluster with R3 streams and a private Postgres. Once a quarter of the charges have their
  * registered callback, the first run kill -9s one instance of each worker service and the NATS node
  * leading the registration stream, the second restarts Postgres; both restart what they stopped and

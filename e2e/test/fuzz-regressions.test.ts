@@ -23,7 +23,7 @@ afterAll(async () => {
   await system?.stop();
 });
 
-it('keeps at least the cases of issue 17 and those the fuzz found', () => {
+it('keeps at least the cases reported earlier and those the fuzz found', () => {
   expect(regressions.length).toBeGreaterThanOrEqual(9);
 });
 

@@ -21,7 +21,7 @@ import { CallbackReceiver, waitFor } from '../support/receiver';
 import { deleteBusStreams, freePort } from '../support/system';
 
 /*
- * A tenant on `provider inter` (issue 15), end to end against the bank sandbox's Inter dialect over
+ * A tenant on `provider inter`, end to end against the bank sandbox's Inter dialect over
  * mutual TLS: every app runs as its own process as `npm start` runs it, the account is set with the
  * admin CLI, and every log line and span is kept, to show the account's secrets appear in none.
  */

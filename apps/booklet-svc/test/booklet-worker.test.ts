@@ -25,7 +25,7 @@ import { barcodeFor, pixCode, typeableLineFor } from './slip-fixtures';
  * The build worker on a real bus and Postgres, with the largest booklet one create request can make
  * (MAX_BATCH_ITEMS installments): the render yields to the event loop often enough that the bus's
  * in-progress heartbeats go out, so a short ack wait holds the job for the whole build, and a killed
- * instance's build is taken over within one ack wait (issue 18).
+ * instance's build is taken over within one ack wait.
  */
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';

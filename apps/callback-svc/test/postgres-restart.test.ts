@@ -11,7 +11,7 @@ import { EventStore } from '../src/domain/event-store';
 import type { AttemptOutcome, HttpDelivery } from '../src/domain/http-delivery';
 import { WorkerRegistry } from '../src/domain/worker-registry';
 
-// Postgres goes away while deliveries are in flight (issue 18's chaos run restarts it under load): the
+// Postgres goes away while deliveries are in flight (a chaos run restarts it under load): the
 // bookkeeping of those deliveries fails (recording the attempt, or giving the claim back when the
 // tenant's secret cannot be read because the gateway's database is down too). Once Postgres answers
 // again, every event must be delivered and recorded within seconds, not when its row lease

@@ -21,7 +21,7 @@ type Env = Record<string, string | undefined>;
  */
 export interface GatewayConfig extends CommonConfig {
   port: number;
-  /** ADMIN_PORT: the admin API's own port (issue 19), never the public one; keep it private. */
+  /** ADMIN_PORT: the admin API's own port, never the public one; keep it private. */
   adminPort: number;
   /** Base of links the gateway hands out (booklet downloads). */
   publicBaseUrl: string;

@@ -21,7 +21,7 @@ import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-
 import { call, type Answer } from './support/http';
 
 /*
- * The admin API (issue 19) against the real gateway, Postgres and NATS: operators made by the admin
+ * The admin API against the real gateway, Postgres and NATS: operators made by the admin
  * CLI, every route, the audit it writes under the operator's name, the separation from the public
  * API both ways, and bad input refused naming the field with nothing stored.
  */

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { OptionalText, RequiredText, Uuid } from './common';
 
 /**
- * The gateway's admin API (issue 19): served on ADMIN_PORT only, never on the public port, to
+ * The gateway's admin API: served on ADMIN_PORT only, never on the public port, to
  * operators holding an operator credential (`npm run admin -- operator create`). Every shape it takes
  * and answers is here; its OpenAPI document is built from them (openapi/admin-document.ts).
  */

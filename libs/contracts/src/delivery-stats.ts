@@ -3,7 +3,7 @@ import { Uuid } from './common';
 import { statsSeriesSchema, StatsWindowSchema, type StatsWindow } from './stats';
 
 /**
- * The admin API's delivery statistics (issue 19): GET /admin/v1/stats/deliveries (a series of buckets)
+ * The admin API's delivery statistics: GET /admin/v1/stats/deliveries (a series of buckets)
  * and GET /admin/v1/delivery-health (per tenant and per receiving host). callback-svc answers them
  * from its per-minute aggregates; the gateway adds the tenants' names. Windows and buckets: ./stats.
  */

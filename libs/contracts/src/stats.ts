@@ -3,7 +3,7 @@ import type { FieldError } from './errors';
 import type { ValidationResult } from './validation';
 
 /**
- * The console's statistics (issue 19): time series over a window of fixed buckets, every bucket
+ * The console's statistics: time series over a window of fixed buckets, every bucket
  * present (zeros included), oldest first, the last bucket holding now. The owning services keep
  * per-minute aggregates 8 days; the gateway asks them over the bus.
  */

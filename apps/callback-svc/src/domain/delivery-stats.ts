@@ -8,7 +8,7 @@ import {
 } from '@payments/contracts';
 
 /**
- * Delivery statistics (issue 19): per-minute aggregates of attempts and dead events, per tenant and
+ * Delivery statistics: per-minute aggregates of attempts and dead events, per tenant and
  * receiving host (table delivery_minutes, migration 0007), rebuilt every few seconds from the source
  * rows by whichever instance takes the rollup's advisory lock, and read by the admin API's
  * statistics (GET /admin/v1/stats/deliveries, /admin/v1/delivery-health).

@@ -6,7 +6,7 @@ import { recordAdminAction, type AuditedBy } from '../tenancy/admin-audit';
 import { AdminError, AdminNotFoundError } from '../tenancy/admin-error';
 
 /**
- * Operators of the admin API (issue 19): a name and a credential, shown once and stored as SHA-256,
+ * Operators of the admin API: a name and a credential, shown once and stored as SHA-256,
  * like integration tokens but in a table of their own with a prefix of their own, so that neither
  * kind of credential is ever taken where the other belongs.
  */

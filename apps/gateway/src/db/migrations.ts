@@ -58,7 +58,7 @@ export function gatewayMigrations(keyring?: Keyring): Record<string, Migration> 
       },
     },
     '0007_operators': {
-      // Operator credentials of the admin API (issue 19): stored as SHA-256, like integration tokens.
+      // Operator credentials of the admin API: stored as SHA-256, like integration tokens.
       async up(db: Kysely<unknown>) {
         await sql`create table operators (
           id uuid primary key,

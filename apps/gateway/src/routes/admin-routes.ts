@@ -55,7 +55,7 @@ export interface AdminRouteDeps {
 }
 
 /**
- * The admin API (issue 19) on the admin port: the admin CLI's own domain functions behind HTTP, each
+ * The admin API on the admin port: the admin CLI's own domain functions behind HTTP, each
  * change audited under the operator whose credential called it (tenancy/admin-audit). Secrets are
  * answered once, by the call that makes them.
  */
@@ -171,14 +171,14 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
     answer(ctx, 200, { items: page.items, next_cursor: page.next === undefined ? null : String(page.next) });
   });
 
-  // Registrations per bucket (issue 19): receivables-svc answers from its per-minute aggregates.
+  // Registrations per bucket: receivables-svc answers from its per-minute aggregates.
   route('GET', `${p}/stats/registrations`, async (ctx) => {
     const query = parseStatsQuery(ctx.query);
     if (!query.ok) throw validationError(query.errors);
     answer(ctx, 200, await bus.request(Subjects.receivables.registrationStats, query.value));
   });
 
-  // Deliveries per bucket and delivery health (issue 19): callback-svc answers from its aggregates.
+  // Deliveries per bucket and delivery health: callback-svc answers from its aggregates.
   mountDeliveryStatsRoutes(route, p, { db, bus }, answer);
   // Charges waiting for their bank, per bank account: receivables-svc answers.
   mountRegistrationHealthRoutes(route, p, { db, bus }, answer);

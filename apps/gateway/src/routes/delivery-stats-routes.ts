@@ -8,7 +8,7 @@ import { validationError } from '../http/problem';
 type Route = (method: 'GET', path: string, handle: (ctx: GatewayContext) => Promise<void>) => void;
 
 /**
- * The admin API's delivery statistics (issue 19): callback-svc answers from its per-minute
+ * The admin API's delivery statistics: callback-svc answers from its per-minute
  * aggregates; the gateway adds the tenants' names from its own table. Mounted by mountAdminRoutes,
  * behind the operator credential.
  */

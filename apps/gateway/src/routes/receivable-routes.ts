@@ -25,7 +25,7 @@ const ACCOUNTS_PER_QUERY = 256;
 const ACCOUNT_QUERIES_RUNNING = 2;
 
 /**
- * Receivables: create (batch), cancel, search, consult (the interface spec-4.10) and history (issue 19). In
+ * Receivables: create (batch), cancel, search, consult and history. In
  * production a url_callback naming a non-public address or localhost is refused (422) before anything
  * is asked of the bus.
  */
@@ -118,7 +118,7 @@ export function receivableEndpoints(
     },
   };
 
-  // Its state changes, oldest first (issue 19); another tenant's id is answered 404 by receivables-svc.
+  // Its state changes, oldest first; another tenant's id is answered 404 by receivables-svc.
   const history: Endpoint<string> = {
     method: 'get',
     path: '/api/v1/accounts-receivable/:uuid/history',

@@ -8,7 +8,7 @@ import {
 import type { ReceivablesDatabase } from '../db/schema';
 
 /**
- * Registration statistics (issue 19, GET /admin/v1/stats/registrations): per tenant and minute, how
+ * Registration statistics (GET /admin/v1/stats/registrations): per tenant and minute, how
  * many charges the provider registered (receivables.registered_at) and how many it refused for good
  * (a state_history row to `rejected`: a permanent refusal is the only way there; an unavailable
  * provider is retried). A rollup re-aggregates the last minutes from those rows into

@@ -96,7 +96,7 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
     { queue },
   );
 
-  // The admin API's registration statistics (issue 19), from the per-minute aggregates.
+  // The admin API's registration statistics, from the per-minute aggregates.
   const stats = bus.serve(Subjects.receivables.registrationStats, (cmd) => registrationStats(deps.db, cmd), { queue });
   // The charges waiting for their bank, per bank account, from the queued rows.
   const waiting = bus.serve(Subjects.receivables.registrationHealth, () => registrationHealth(deps.db), { queue });
