@@ -108,7 +108,7 @@ export async function startGateway(
   };
   for (const endpoint of [
     ...clientEndpoints(bus),
-    ...receivableEndpoints(bus, db, config.nodeEnv),
+    ...receivableEndpoints(bus, config.nodeEnv),
     ...bookletEndpoints(bus, config.nodeEnv),
     ...callbackEndpoints(bus),
   ])

@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { GatewayDatabase } from '../db/schema';
+import type { ProviderAccountVersion } from '@payments/contracts';
 import { hashIntegrationToken } from '../tenancy/credentials';
+import { toVersion, type ProviderAccountVersionRow } from '../tenancy/provider-accounts';
 
 /** Lookups behind authentication: is this integration token (or the token a JWT came from) still good? */
 export interface ActiveCredential {
@@ -20,23 +22,54 @@ export async function findActiveIntegrationToken(
   return row;
 }
 
+/** What a request's access token stands for now: whether it is still good, and its tenant's account. */
+export interface CredentialState {
+  active: boolean;
+  /** The tenant's current provider account, when the credential is active and the tenant has one. */
+  account: ProviderAccountVersion | undefined;
+}
+
+type CredentialRow = { tenant_id: string; token_id: string } & {
+  [K in keyof ProviderAccountVersionRow]: ProviderAccountVersionRow[K] | null;
+};
+
 /**
- * Which of these (tenant, token) pairs are still good, in one statement: the JWT's integration token
- * not revoked and its tenant active. Answers in the order asked.
+ * For each (tenant, token) pair, in one statement: whether it is still good (the JWT's integration
+ * token not revoked, its tenant active), and the tenant's current provider account. Answers in the
+ * order asked.
  */
-export async function activeCredentials(
+export async function credentialStates(
   db: Kysely<GatewayDatabase>,
   credentials: readonly ActiveCredential[],
-): Promise<boolean[]> {
+): Promise<CredentialState[]> {
   if (credentials.length === 0) return [];
-  const { rows } = await sql<{ tenant_id: string; token_id: string }>`
-    select t.tenant_id, t.id as token_id
+  const { rows } = await sql<CredentialRow>`
+    select t.tenant_id, t.id as token_id, pa.id, pa.provider, pa.account_key,
+      pa.beneficiary, pa.base_url, pa.sealed_credentials
     from integration_tokens t join tenants on tenants.id = t.tenant_id
     join unnest(${credentials.map((c) => c.tenantId)}::uuid[], ${credentials.map((c) => c.tokenId)}::uuid[])
       as v(tenant_id, token_id) on t.id = v.token_id and t.tenant_id = v.tenant_id
+    left join provider_accounts pa on pa.tenant_id = t.tenant_id and pa.superseded_at is null
     where t.revoked_at is null and tenants.status = 'active'`.execute(db);
-  const active = new Set(rows.map((r) => `${r.tenant_id} ${r.token_id}`));
-  return credentials.map((c) => active.has(`${c.tenantId.toLowerCase()} ${c.tokenId.toLowerCase()}`));
+  const states = new Map(rows.map((r) => [`${r.tenant_id} ${r.token_id}`, { active: true, account: accountOf(r) }]));
+  return credentials.map(
+    (c) =>
+      states.get(`${c.tenantId.toLowerCase()} ${c.tokenId.toLowerCase()}`) ?? { active: false, account: undefined },
+  );
+}
+
+function accountOf(row: CredentialRow): ProviderAccountVersion | undefined {
+  const { id, provider, account_key, beneficiary } = row;
+  if (id === null || provider === null || account_key === null || beneficiary === null) return undefined;
+  return toVersion({
+    id,
+    tenant_id: row.tenant_id,
+    provider,
+    account_key,
+    beneficiary,
+    base_url: row.base_url,
+    sealed_credentials: row.sealed_credentials,
+  });
 }
 
 function activeTokens(db: Kysely<GatewayDatabase>) {

@@ -12,7 +12,7 @@ import {
 } from './access-tokens';
 import { LRUCache } from 'lru-cache';
 import { MicroBatcher } from '@payments/micro-batch';
-import { activeCredentials, type ActiveCredential } from './credential-store';
+import { credentialStates, type ActiveCredential, type CredentialState } from './credential-store';
 import { INTEGRATION_TOKEN_PREFIX } from '../tenancy/credentials';
 import type { SigningKeys } from './signing-keys';
 
@@ -20,7 +20,10 @@ import type { SigningKeys } from './signing-keys';
 export const INTEGRATION_TOKEN_HERE =
   'this is an integration token: exchange it for an access token (JWT) at POST /api/v1/authenticate (Authorization: Bearer <integration token>) and send that access token here';
 
-/** Credentials checked in one query at most: those of every request that arrived during the previous one. */
+/**
+ * Credentials checked (with their tenants' accounts) in one query at most: those of every request that
+ * arrived during the previous one.
+ */
 const CHECKS_PER_QUERY = 256;
 /** Queries at once: one runs while the next gathers. */
 const CHECKS_RUNNING = 2;
@@ -37,11 +40,12 @@ const VERIFIED_TOKEN_TTL_MS = 60_000;
  * active. Anything else is 401 UNAUTHORIZED and the request goes no further.
  */
 export function requireAccessToken(db: Kysely<GatewayDatabase>, keys: SigningKeys, settings: AccessTokenSettings) {
-  // Asked at every request, so a revocation applies at once; concurrent requests share one query.
-  const checks = new MicroBatcher<ActiveCredential, boolean>({
+  // Asked at every request, so a revocation applies at once, and a new account from the next request;
+  // concurrent requests share one query.
+  const checks = new MicroBatcher<ActiveCredential, CredentialState>({
     maxItems: CHECKS_PER_QUERY,
     maxRunning: CHECKS_RUNNING,
-    run: async (credentials) => (await activeCredentials(db, credentials)).map((value) => ({ ok: true, value })),
+    run: async (credentials) => (await credentialStates(db, credentials)).map((value) => ({ ok: true, value })),
   });
   const verified = new LRUCache<string, AccessTokenClaims>({ max: VERIFIED_TOKENS, ttl: VERIFIED_TOKEN_TTL_MS });
   const claimsOf = async (token: string): Promise<AccessTokenClaims> => {
@@ -71,11 +75,12 @@ export function requireAccessToken(db: Kysely<GatewayDatabase>, keys: SigningKey
       if (err instanceof InvalidAccessTokenError) throw new ServiceError('unauthorized', err.message);
       throw err;
     }
-    if (!(await checks.submit({ tenantId: claims.tenantId, tokenId: claims.tokenId }))) {
+    const state = await checks.submit({ tenantId: claims.tenantId, tokenId: claims.tokenId });
+    if (!state.active)
       throw new ServiceError('unauthorized', 'the integration token behind this access token was revoked');
-    }
     ctx.state.tenantId = claims.tenantId;
     ctx.state.tokenId = claims.tokenId;
+    ctx.state.providerAccount = state.account;
     await next();
   };
 }

@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import type { Bus } from '@payments/bus';
 import {
   callbackUrlPolicy,
@@ -11,39 +10,18 @@ import {
   type ReceivableCreateItem,
   type SearchRequest,
 } from '@payments/contracts';
-import type { GatewayDatabase } from '../db/schema';
 import { assertBatchSize, uuidParam, type Endpoint } from '../http/endpoint';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
 import type { GatewayContext } from '../http/context';
-import { MicroBatcher } from '@payments/micro-batch';
-import { currentProviderAccounts } from '../tenancy/provider-accounts';
-
-/** Tenants whose current account one query reads at most. */
-const ACCOUNTS_PER_QUERY = 256;
-/** Queries at once: one runs while the next gathers. */
-const ACCOUNT_QUERIES_RUNNING = 2;
 
 /**
  * Receivables: create (batch), cancel, search, consult and history. In
  * production a url_callback naming a non-public address or localhost is refused (422) before anything
  * is asked of the bus.
  */
-export function receivableEndpoints(
-  bus: Bus,
-  db: Kysely<GatewayDatabase>,
-  runMode: 'development' | 'production',
-): Endpoint<unknown>[] {
+export function receivableEndpoints(bus: Bus, runMode: 'development' | 'production'): Endpoint<unknown>[] {
   const callbackUrls = callbackUrlPolicy(runMode);
-  // Read at every create, so a new account applies from the next batch; concurrent creates share one query.
-  const accounts = new MicroBatcher<string, ProviderAccountVersion | undefined>({
-    maxItems: ACCOUNTS_PER_QUERY,
-    maxRunning: ACCOUNT_QUERIES_RUNNING,
-    run: async (tenantIds) => {
-      const current = await currentProviderAccounts(db, tenantIds);
-      return tenantIds.map((id) => ({ ok: true, value: current.get(id.toLowerCase()) }));
-    },
-  });
   const create: Endpoint<{ receivables: ReceivableCreateItem[]; account: ProviderAccountVersion }> = {
     method: 'post',
     path: '/api/v1/accounts-receivable',
@@ -53,7 +31,7 @@ export function receivableEndpoints(
       assertBatchSize(body);
       const result = validateReceivablesBatch(body, callbackUrls);
       if (!result.ok) throw validationError(result.errors);
-      return { receivables: result.value, account: await providerAccountOf(accounts, ctx) };
+      return { receivables: result.value, account: providerAccountOf(ctx) };
     },
     charges: ({ receivables }) => receivables.length,
     async handle({ receivables, account }, ctx) {
@@ -137,16 +115,13 @@ export function receivableEndpoints(
 }
 
 /**
- * The tenant's account as it stands now: every charge of the batch is registered with it. Without
+ * The tenant's account as the access-token check read it: every charge of the batch is registered with it. Without
  * one (production, until an operator sets it) the batch is refused, before the idempotency key is
  * taken, so the same request succeeds once the account is set.
  */
-async function providerAccountOf(
-  accounts: MicroBatcher<string, ProviderAccountVersion | undefined>,
-  ctx: GatewayContext,
-): Promise<ProviderAccountVersion> {
+function providerAccountOf(ctx: GatewayContext): ProviderAccountVersion {
   const tenantId = ctx.state.tenantId!;
-  const account = await accounts.submit(tenantId);
+  const account = ctx.state.providerAccount;
   if (!account)
     throw new ServiceError(
       'no_provider_account',

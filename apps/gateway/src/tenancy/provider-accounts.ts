@@ -117,21 +117,6 @@ export async function currentProviderAccount(
   return row && toVersion(row);
 }
 
-/** The current accounts of these tenants, in one query: tenants without one are left out. */
-export async function currentProviderAccounts(
-  db: Kysely<GatewayDatabase>,
-  tenantIds: readonly string[],
-): Promise<Map<string, ProviderAccountVersion>> {
-  if (tenantIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('provider_accounts')
-    .selectAll()
-    .where('tenant_id', 'in', [...new Set(tenantIds)])
-    .where('superseded_at', 'is', null)
-    .execute();
-  return new Map(rows.map((row) => [row.tenant_id, toVersion(row)]));
-}
-
 /** The current account as the CLI shows it; an unknown tenant or one without an account is an AdminError. */
 export async function showProviderAccount(db: Kysely<GatewayDatabase>, tenantId: string): Promise<ProviderAccountView> {
   await requireTenant(db, tenantId);
@@ -347,8 +332,14 @@ async function requireTenant(db: Kysely<GatewayDatabase>, tenantId: string, lock
 
 type Row = Selectable<ProviderAccountsTable>;
 
+/** The columns a version is made of. */
+export type ProviderAccountVersionRow = Pick<
+  Row,
+  'id' | 'tenant_id' | 'provider' | 'account_key' | 'beneficiary' | 'base_url' | 'sealed_credentials'
+>;
+
 /** The beneficiary in its documented field order (jsonb keeps its own). */
-function beneficiaryOf(row: Row): Beneficiary {
+function beneficiaryOf(row: ProviderAccountVersionRow): Beneficiary {
   const b = row.beneficiary;
   return {
     name: b.name,
@@ -361,7 +352,7 @@ function beneficiaryOf(row: Row): Beneficiary {
   };
 }
 
-function toVersion(row: Row): ProviderAccountVersion {
+export function toVersion(row: ProviderAccountVersionRow): ProviderAccountVersion {
   return {
     account_id: row.id,
     tenant_id: row.tenant_id,
