@@ -12,7 +12,7 @@ import { CallbackReceiver, waitFor } from '../support/receiver';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /*
- * Issue 19, callback side, through HTTP against the real gateway, callback-svc, Postgres and NATS:
+ * The console's callback side, through HTTP against the real gateway, callback-svc, Postgres and NATS:
  * the list's receivable_id filter and the replay of dead events (public API, each tenant only its
  * own), and the delivery statistics and health (admin API, operator credential only).
  */

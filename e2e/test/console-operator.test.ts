@@ -20,7 +20,7 @@ import { CallbackReceiver, waitFor } from '../support/receiver';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /*
- * Issue 19, the operator's console in a real browser (Debian's Chromium, driven by puppeteer-core)
+ * The operator's console in a real browser (Debian's Chromium, driven by puppeteer-core)
  * over the whole system: an operator logs in with a credential made by `npm run admin -- operator
  * create`, creates a tenant (named like an XSS probe, shown as text) and rotates its secret, issues
  * and revokes a token, sets a provider account, redrives a dead job, sees the dashboard's charts

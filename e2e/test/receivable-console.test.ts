@@ -7,7 +7,7 @@ import { receivableCallbacks } from '../support/receivable-callbacks';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /*
- * Issue 19, receivables side, through HTTP against the real gateway, clients-svc, receivables-svc,
+ * The console's receivables side, through HTTP against the real gateway, clients-svc, receivables-svc,
  * bank sandbox, Postgres and NATS: a charge's history (public API, its tenant only) and the
  * registration statistics (admin API, operator credential only), which receivables-svc's rollup fills
  * from what registration recorded.

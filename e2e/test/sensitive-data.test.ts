@@ -9,7 +9,7 @@ import { AppProcess } from '../support/process';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { deleteBusStreams, freePort } from '../support/system';
 
-// Issue 16, "Nothing sensitive in traces or logs": every app runs as its own process (as `npm start`
+// Nothing sensitive in traces or logs: every app runs as its own process (as `npm start`
 // runs it, so the http, koa, pg and undici auto-instrumentations are on), exports its spans to a
 // collector started here and logs at debug level. A full flow with a signed download runs: a tenant
 // authenticates, registers a payer with a CPF and one with a CNPJ, issues charges, asks for a

@@ -9,7 +9,7 @@ import { AppProcess } from '../support/process';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { deleteBusStreams, freePort } from '../support/system';
 
-// Issue 6 asks for "a receivables create with an in-memory span exporter". The OpenTelemetry
+// A receivables create is traced here with an in-memory span exporter. The OpenTelemetry
 // auto-instrumentation (http, koa, pg, undici) hooks Node's own require, which jest's module loader
 // bypasses, so the apps cannot be traced in this process as they are in production. Instead every app
 // runs as its own process, exactly as `npm start` runs it, exporting OTLP/HTTP to a collector started

@@ -15,7 +15,7 @@ import { storableExcerpt, type HttpDelivery } from '../src/domain/http-delivery'
 import { registerHandlers } from '../src/transport/handlers';
 import { createHttpDelivery } from '../src/transport/undici-http-delivery';
 
-// Issue 19: an event's detail (callbacks.get) shows its payload, the stored body parsed, and each
+// An event's detail (callbacks.get) shows its payload, the stored body parsed, and each
 // attempt's excerpt of the receiver's answer; the list does not. Against a real Postgres, NATS and an
 // HTTP receiver, through the handlers the gateway asks.
 

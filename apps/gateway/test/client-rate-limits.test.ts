@@ -7,7 +7,7 @@ import { createTenant } from '../src/tenancy/tenant-admin';
 import { startGatewayUnderTest as start, type GatewayUnderTest as Running } from './support/gateway-under-test';
 
 /*
- * Issue 16: the auth endpoints are limited per client address and per credential, the signed
+ * The auth endpoints are limited per client address and per credential, the signed
  * downloads per client address; over a limit, 429 problem+json with Retry-After. Each gateway here
  * runs with limits small enough to reach in a few requests.
  */

@@ -18,7 +18,7 @@ import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-
 import { call } from './support/http';
 
 /*
- * Issue 19 through HTTP, the gateway's side: GET /api/v1/accounts-receivable/{uuid}/history with a
+ * Histories and registration statistics through HTTP, the gateway's side: GET /api/v1/accounts-receivable/{uuid}/history with a
  * tenant's JWT (the tenant the bus is asked for is the token's, never the request's), and GET
  * /admin/v1/stats/registrations with an operator credential only. A second bus connection plays
  * receivables-svc: it answers only a receivable's own tenant (as the service does) and records what

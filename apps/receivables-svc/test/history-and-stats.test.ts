@@ -23,7 +23,7 @@ import {
   type StateFixture,
 } from './state-fixture';
 
-// Issue 19 on receivables-svc's side: a receivable's history (endpoint A) and the registration
+// Histories and statistics on receivables-svc's side: a receivable's history (endpoint A) and the registration
 // statistics (endpoint E) with their per-minute rollup, against a real Postgres and NATS.
 
 let f: StateFixture;
