@@ -3,12 +3,12 @@ import { Type } from '@sinclair/typebox';
 import type { StreamSpec } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
 import { connectBus, type Bus, type Consumption } from '../src';
-import { FairQueues } from '../src/fair-queues';
 
 /**
  * consumeFairly on a real NATS: a key with a long backlog does not hold back another key's few jobs
  * (within the window); held jobs are not redelivered while they wait, nor are those the window has
- * no room for (it does not take them); failures and poison are dead-lettered as by consumeEach.
+ * no room for (it does not take them); failures and poison are dead-lettered as by consumeEach. And
+ * consumeFairlyInBatches, below.
  */
 
 const logger = createLogger('fair-consumer-test', 'silent');
@@ -30,7 +30,9 @@ const failing = streamOf('failing');
 const full = streamOf('full');
 const spill = streamOf('spill');
 const spare = streamOf('spare');
-const specs = [fair, fifo, narrow, held, failing, full, spill, spare];
+const backlog = streamOf('backlog');
+const mixed = streamOf('mixed');
+const specs = [fair, fifo, narrow, held, failing, full, spill, spare, backlog, mixed];
 type Job = { key: string; n: number };
 type TestRegistry = {
   requests: Record<string, never>;
@@ -289,54 +291,108 @@ it('counts failures and dead-letters as consumeEach does: a failing job, and poi
   }
 });
 
-it('FairQueues: the next item is of the key with the fewest running, each key in its own order', () => {
-  const queues = new FairQueues<string>();
-  for (const item of ['a1', 'a2', 'a3', 'a4', 'b1', 'c1', 'b2']) queues.push(item[0], item);
-  expect(queues.size).toBe(7);
-  const take = () => queues.next()?.item;
-  // Nothing runs: turns in order of arrival.
-  expect([take(), take(), take()]).toEqual(['a1', 'b1', 'c1']);
-  // One each running: a, b, then a again (c has nothing queued).
-  expect([take(), take()]).toEqual(['a2', 'b2']);
-  // a has two running, b two, c one: c has nothing queued, a goes on.
-  expect(take()).toBe('a3');
-  queues.push('c', 'c2');
-  expect(take()).toBe('c2'); // c runs 1, a 3: c first
-  queues.finished('a');
-  queues.finished('a');
-  expect(take()).toBe('a4');
-  expect(take()).toBeUndefined();
-  expect(queues.size).toBe(0);
+/*
+ * consumeFairlyInBatches: each handler call gets up to maxBatch messages of one key; a key's message
+ * published behind another key's backlog is handled before most of that backlog, in a batch of its
+ * own; every message is handled once and acked (the oracle: what the handler was given, and the
+ * stream's and consumer's state on the server).
+ */
+
+const BATCH_ACK_WAIT_MS = 1_000;
+
+/** Every handler call's messages, as `<key><n>`, and their delivery counts; each call takes `ms`. */
+function recordingHandler(ms: number) {
+  const calls: string[][] = [];
+  const deliveries: number[] = [];
+  const handler = async (jobs: Job[], info: { deliveryCounts: number[] }) => {
+    calls.push(jobs.map((job) => `${job.key}${job.n}`));
+    deliveries.push(...info.deliveryCounts);
+    await sleep(ms);
+  };
+  return { calls, deliveries, handler };
+}
+
+/** Each call of one key and at most `maxBatch`; each message handled once, none redelivered; the stream emptied. */
+async function expectHandledOnceEach(
+  spec: (typeof specs)[number],
+  rec: ReturnType<typeof recordingHandler>,
+  expected: string[],
+  maxBatch: number,
+) {
+  for (const call of rec.calls) {
+    expect(call.length).toBeLessThanOrEqual(maxBatch);
+    expect(new Set(call.map((id) => id[0])).size).toBe(1);
+  }
+  expect(rec.calls.flat().sort()).toEqual([...expected].sort());
+  expect(new Set(rec.deliveries)).toEqual(new Set([1]));
+  // Work-queue stream: an acked message leaves it; nothing is left pending an ack on the consumer.
+  const jsm = await bus.connection.jetstreamManager();
+  const stream = bus.streams.streamName(spec);
+  expect((await jsm.streams.info(stream)).state.messages).toBe(0);
+  const consumer = await jsm.consumers.info(stream, spec.consumer);
+  expect([consumer.num_ack_pending, consumer.num_redelivered]).toEqual([0, 0]);
+}
+
+const ids = (key: string, count: number) => Array.from({ length: count }, (_, n) => `${key}${n}`);
+
+it('handles a key behind a backlog of another in a batch of its own, before most of the backlog', async () => {
+  const A = 60;
+  const maxBatch = 5;
+  await publish(backlog, 'A', A);
+  await publish(backlog, 'B', 1);
+  const rec = recordingHandler(30);
+  const consumption = await bus.streams.consumeFairlyInBatches(backlog, rec.handler, {
+    key: (job) => job.key,
+    concurrency: 1,
+    maxBatch,
+    ackWaitMs: BATCH_ACK_WAIT_MS,
+  });
+  try {
+    await until(() => rec.calls.flat().length === A + 1);
+    const bCall = rec.calls.findIndex((call) => call.includes('B0'));
+    expect(rec.calls[bCall]).toEqual(['B0']);
+    // Stream order would put B after all 60 of A's; turns put it within A's first few batches.
+    const aBefore = rec.calls.slice(0, bCall).flat().length;
+    expect(aBefore).toBeLessThan(3 * maxBatch);
+    // One slot: A's batches in A's order.
+    expect(rec.calls.flat().filter((id) => id.startsWith('A'))).toEqual(ids('A', A));
+    await sleep(BATCH_ACK_WAIT_MS + 500); // a redelivery would show within an ack wait
+    await expectHandledOnceEach(backlog, rec, [...ids('A', A), 'B0'], maxBatch);
+  } finally {
+    await consumption.stop();
+  }
 });
 
-it('FairQueues: next({ idleOnly }) takes only from a key with nothing running', () => {
-  const queues = new FairQueues<string>();
-  for (const item of ['a1', 'a2', 'a3']) queues.push('a', item);
-  expect(queues.next()?.item).toBe('a1');
-  // a runs one and is the only key queued: nothing for a spare slot.
-  expect(queues.next({ idleOnly: true })).toBeUndefined();
-  expect(queues.size).toBe(2);
-  queues.push('b', 'b1');
-  queues.push('b', 'b2');
-  expect(queues.next({ idleOnly: true })?.item).toBe('b1');
-  // b runs one now too.
-  expect(queues.next({ idleOnly: true })).toBeUndefined();
-  queues.finished('a');
-  expect(queues.next({ idleOnly: true })?.item).toBe('a2');
-  expect(queues.next()?.item).toBe('b2');
-});
-
-it('FairQueues: a key that arrives while another holds every slot gets the next free one', () => {
-  const queues = new FairQueues<string>();
-  for (let n = 0; n < 10; n++) queues.push('a', `a${n}`);
-  const running = [queues.next()!, queues.next()!, queues.next()!, queues.next()!];
-  expect(running.map((t) => t.item)).toEqual(['a0', 'a1', 'a2', 'a3']);
-  queues.push('b', 'b0');
-  queues.push('b', 'b1');
-  queues.finished('a');
-  expect(queues.next()?.item).toBe('b0');
-  queues.finished('a');
-  expect(queues.next()?.item).toBe('b1'); // b runs 1, a 2
-  queues.finished('a');
-  expect(queues.next()?.item).toBe('a4');
+it('never mixes keys in a call, with interleaved keys and two slots', async () => {
+  const maxBatch = 4;
+  const keys = ['A', 'B', 'C'];
+  const each = 15;
+  for (let n = 0; n < each; n++)
+    for (const key of keys) await bus.streams.publish(mixed, { key, n }, `mixed-${key}-${n}`);
+  const rec = recordingHandler(20);
+  const consumption = await bus.streams.consumeFairlyInBatches(mixed, rec.handler, {
+    key: (job) => job.key,
+    concurrency: 2,
+    maxBatch,
+    ackWaitMs: BATCH_ACK_WAIT_MS,
+  });
+  try {
+    await until(() => rec.calls.flat().length === keys.length * each);
+    // Batches of several messages happened: the test is not about batches of one.
+    expect(rec.calls.some((call) => call.length > 1)).toBe(true);
+    // Each batch oldest first.
+    for (const call of rec.calls) {
+      const ns = call.map((id) => Number(id.slice(1)));
+      expect(ns).toEqual([...ns].sort((x, y) => x - y));
+    }
+    await sleep(BATCH_ACK_WAIT_MS + 500);
+    await expectHandledOnceEach(
+      mixed,
+      rec,
+      keys.flatMap((key) => ids(key, each)),
+      maxBatch,
+    );
+  } finally {
+    await consumption.stop();
+  }
 });

@@ -1,10 +1,10 @@
 import { FairQueues } from '../src/fair-queues';
 
 /**
- * FairQueues.nextBatch, as its comment states it: up to `max` items of the chosen key, oldest first;
- * the key is chosen as next() chooses it (fewest running, ties: the longest-waiting turn); a batch
- * counts as one running until one finished(key), so it takes one turn and one slot; with `idleOnly`
- * only a key with nothing running is taken. (next() itself is tested in fair-consumer.test.ts.)
+ * FairQueues as its comments state it. next(): the key with the fewest running, ties to the
+ * longest-waiting turn, each key in its own order. nextBatch: up to `max` items of the chosen key,
+ * oldest first; a batch counts as one running until one finished(key), so it takes one turn and one
+ * slot. With `idleOnly` only a key with nothing running is taken.
  */
 
 /** A queue holding `count` items of each key given, pushed key by key: `a0`, `a1`, ..., `b0`, ... */
@@ -100,4 +100,56 @@ it('next() stays a batch of one', () => {
   expect(queues.next()).toEqual({ key: 'b', item: 'b0' });
   expect(queues.next()).toEqual({ key: 'a', item: 'a1' });
   expect(queues.size).toBe(1);
+});
+
+it('the next item is of the key with the fewest running, each key in its own order', () => {
+  const queues = new FairQueues<string>();
+  for (const item of ['a1', 'a2', 'a3', 'a4', 'b1', 'c1', 'b2']) queues.push(item[0], item);
+  expect(queues.size).toBe(7);
+  const take = () => queues.next()?.item;
+  // Nothing runs: turns in order of arrival.
+  expect([take(), take(), take()]).toEqual(['a1', 'b1', 'c1']);
+  // One each running: a, b, then a again (c has nothing queued).
+  expect([take(), take()]).toEqual(['a2', 'b2']);
+  // a has two running, b two, c one: c has nothing queued, a goes on.
+  expect(take()).toBe('a3');
+  queues.push('c', 'c2');
+  expect(take()).toBe('c2'); // c runs 1, a 3: c first
+  queues.finished('a');
+  queues.finished('a');
+  expect(take()).toBe('a4');
+  expect(take()).toBeUndefined();
+  expect(queues.size).toBe(0);
+});
+
+it('next({ idleOnly }) takes only from a key with nothing running', () => {
+  const queues = new FairQueues<string>();
+  for (const item of ['a1', 'a2', 'a3']) queues.push('a', item);
+  expect(queues.next()?.item).toBe('a1');
+  // a runs one and is the only key queued: nothing for a spare slot.
+  expect(queues.next({ idleOnly: true })).toBeUndefined();
+  expect(queues.size).toBe(2);
+  queues.push('b', 'b1');
+  queues.push('b', 'b2');
+  expect(queues.next({ idleOnly: true })?.item).toBe('b1');
+  // b runs one now too.
+  expect(queues.next({ idleOnly: true })).toBeUndefined();
+  queues.finished('a');
+  expect(queues.next({ idleOnly: true })?.item).toBe('a2');
+  expect(queues.next()?.item).toBe('b2');
+});
+
+it('a key that arrives while another holds every slot gets the next free one', () => {
+  const queues = new FairQueues<string>();
+  for (let n = 0; n < 10; n++) queues.push('a', `a${n}`);
+  const running = [queues.next()!, queues.next()!, queues.next()!, queues.next()!];
+  expect(running.map((t) => t.item)).toEqual(['a0', 'a1', 'a2', 'a3']);
+  queues.push('b', 'b0');
+  queues.push('b', 'b1');
+  queues.finished('a');
+  expect(queues.next()?.item).toBe('b0');
+  queues.finished('a');
+  expect(queues.next()?.item).toBe('b1'); // b runs 1, a 2
+  queues.finished('a');
+  expect(queues.next()?.item).toBe('a4');
 });
