@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { ServiceError } from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { migrations, SCHEMA } from '../src/db/migrations';
-import { takeTokens } from '../src/db/rate-limit-buckets';
+import { admitRequests, type BucketShape } from '../src/db/admit-requests';
 import type { GatewayDatabase } from '../src/db/schema';
 import type { GatewayContext } from '../src/http/context';
 import { tenantChargeLimit } from '../src/http/rate-limit';
@@ -27,6 +27,12 @@ afterAll(async () => {
   await second?.destroy();
   await drop?.();
 });
+
+/** One take of `cost` tokens from the bucket `key`, with no key to claim: what the limit answered. */
+async function takeTokens(db: Kysely<GatewayDatabase>, key: string, cost: number, shape: BucketShape) {
+  const [answer] = await admitRequests(db, [{ bucket: key, cost }], shape, new Date(), 0);
+  return answer.taken ? { ok: true as const } : { ok: false as const, retryAfterMs: answer.retryAfterMs };
+}
 
 /** Enough of a request for the limit: its tenant, and the headers it sets. */
 function request(tenantId: string) {

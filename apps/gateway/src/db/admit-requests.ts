@@ -45,8 +45,13 @@ interface Row {
 
 /**
  * Charges and claims for many requests in one round trip and one commit: the admit_requests function
- * (migration 0008), which locks the buckets and keys it touches in key order. Keys expire `ttlHours`
- * after `now`.
+ * (migration 0008), which locks the buckets and keys it touches in key order, so every gateway
+ * instance shares each bucket and two of them never spend the same tokens; a bucket is refilled on
+ * read from the time since its last take. Keys expire `ttlHours` after `now`.
+ *
+ * The buckets are in SQL rather than rate-limiter-flexible's Postgres store: that store counts fixed
+ * windows (a tenant could send twice the burst across a window's edge) and creates its table at run
+ * time, outside the migrations.
  */
 export async function admitRequests(
   db: Kysely<GatewayDatabase>,

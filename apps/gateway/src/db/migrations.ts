@@ -48,7 +48,7 @@ export function gatewayMigrations(keyring?: Keyring): Record<string, Migration> 
       },
     },
     '0006_rate_limit_buckets': {
-      // One token bucket per tenant, shared by every gateway instance (see db/rate-limit-buckets.ts).
+      // One token bucket per tenant, shared by every gateway instance (see db/admit-requests.ts).
       async up(db: Kysely<unknown>) {
         await sql`create table rate_limit_buckets (
           key text primary key,

@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import { ServiceError } from '@payments/contracts';
 import { MicroBatcher, type ItemOutcome } from '@payments/micro-batch';
 import { admitRequests } from '../db/admit-requests';
-import type { Taken } from '../db/rate-limit-buckets';
 import type { GatewayDatabase } from '../db/schema';
 import type { BeginOutcome, IdempotencyStore, RequestIdentity } from '../idempotency/idempotency-store';
 import type { GatewayContext } from './context';
@@ -14,6 +13,9 @@ interface AdmissionRequest {
   charges: number;
   identity: RequestIdentity | undefined;
 }
+
+/** Whether the limit let a request through, and if not, in how many ms it could (Infinity: never). */
+type Taken = { ok: true } | { ok: false; retryAfterMs: number };
 
 type Admitted = { taken: Taken; begun: BeginOutcome | undefined };
 

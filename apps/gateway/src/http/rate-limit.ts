@@ -22,7 +22,7 @@ export type ChargeLimit = (ctx: GatewayContext, charges: number) => Promise<void
 /**
  * Per-tenant limit on charges: a request costs the charges it creates (a batch of 1,000
  * costs 1,000), any other request 1. A token bucket of `burst` charges refilled at `perSecond`, kept
- * in Postgres (db/rate-limit-buckets.ts) so every gateway instance spends the same budget. Taken
+ * in Postgres (db/admit-requests.ts) so every gateway instance spends the same budget. Taken
  * after the body is validated and before anything is stored: a refused request leaves no trace. 0 per
  * second turns it off. The API's operations take it through their admission (http/admission.ts),
  * together with their Idempotency-Key; this is the limit alone.
