@@ -73,19 +73,25 @@ it('claims a key sent twice at once for the first request only: the second is to
   const door = admissions(1_000, 1_000);
   const tenantId = randomUUID();
   const key = randomUUID();
-  await door.admit(context(tenantId), 1, identity(tenantId)); // keeps the next ones in one batch
+  // Two admissions run at once: the first two requests take both, so the three with the key gather
+  // behind them into one batch (in separate batches, which of them claims it would be a race).
   const outcomes = await Promise.all([
+    door.admit(context(tenantId), 1, identity(tenantId)),
     door.admit(context(tenantId), 1, identity(tenantId)),
     door.admit(context(tenantId), 1, identity(tenantId, key)),
     door.admit(context(tenantId), 1, identity(tenantId, key)),
     door.admit(context(tenantId), 1, identity(tenantId, key, { n: 2 })),
   ]);
-  expect(outcomes.map((o) => o?.kind)).toEqual(['claimed', 'claimed', 'in_progress', 'mismatch']);
+  expect(outcomes.map((o) => o?.kind)).toEqual(['claimed', 'claimed', 'claimed', 'in_progress', 'mismatch']);
 });
 
 it('charges the tenant in arrival order within a batch, and a refused request claims nothing', async () => {
   const door = admissions(0.001, 10);
   const tenantId = randomUUID();
+  // Two admissions run at once: another tenant's two requests take both, so all 15 of this tenant's
+  // gather into one batch (across batches running at once, which locks the bucket first is a race).
+  const other = randomUUID();
+  const holding = [door.admit(context(other), 1), door.admit(context(other), 1)];
   const results = await Promise.all(
     Array.from({ length: 15 }, () =>
       door.admit(context(tenantId), 1, identity(tenantId)).then(
@@ -94,6 +100,7 @@ it('charges the tenant in arrival order within a batch, and a refused request cl
       ),
     ),
   );
+  await Promise.all(holding);
   expect(results).toEqual([...Array(10).fill('claimed'), ...Array(5).fill('rate_limited')]);
   expect((await claimCommits(tenantId)).keys).toBe(10);
 });
