@@ -18,6 +18,8 @@ export const ErrorCatalog = {
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
   validation_failed: { status: 422, title: 'Validation failed' },
   no_provider_account: { status: 422, title: 'No provider account' },
+  pix_key_required: { status: 422, title: 'The bank account has no PIX key' },
+  slip_not_supported: { status: 422, title: 'The bank account takes PIX charges only' },
   idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused with a different request' },
   rate_limited: { status: 429, title: 'Too Many Requests' },
   internal_error: { status: 500, title: 'Internal Server Error' },

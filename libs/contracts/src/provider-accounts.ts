@@ -6,7 +6,11 @@
  * the bank, opens them.
  */
 
-export const ProviderKinds = ['sandbox', 'inter'] as const;
+/**
+ * sandbox: the bank sandbox's own API. inter: Banco Inter (slips through its Cobrança API, PIX charges
+ * through its PIX API). pix: any other bank's PIX API on the Central Bank's standard, PIX charges only.
+ */
+export const ProviderKinds = ['sandbox', 'inter', 'pix'] as const;
 export type ProviderKind = (typeof ProviderKinds)[number];
 
 /** Who is paid: printed on slips, booklets and (name, city, key) in the PIX BR Code. */
@@ -64,7 +68,14 @@ export interface InterCredentials {
    */
   replace_webhook?: boolean;
 }
-export type ProviderCredentials = InterCredentials;
+/**
+ * What a `pix` account's sealed credentials hold: an OAuth2 client over mutual TLS, as for Inter, and
+ * where its tokens are issued (the PIX API's root is the account's base_url).
+ */
+export interface PixCredentials extends InterCredentials {
+  token_url: string;
+}
+export type ProviderCredentials = InterCredentials | PixCredentials;
 
 /** The account as the admin CLI prints it: credentials only as "set" or "none". */
 export interface ProviderAccountView {

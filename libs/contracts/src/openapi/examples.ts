@@ -478,6 +478,14 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
   no_provider_account: {
     detail: `this tenant has no provider account to register charges with; an operator sets it with: npm run admin -- tenant account --tenant ${Ids.tenant} --provider sandbox|inter --beneficiary-name "<name>" --beneficiary-tax-id <cnpj or cpf> ...`,
   },
+  pix_key_required: {
+    detail: "the tenant's bank account has no PIX key, so it cannot issue PIX charges; nothing was stored",
+    errors: [{ path: '/0/payment_method', message: 'a PIX charge (3) needs a PIX key on the bank account' }],
+  },
+  slip_not_supported: {
+    detail: "the tenant's bank account takes PIX charges only; nothing was stored",
+    errors: [{ path: '/0/payment_method', message: 'this bank account issues PIX charges (3) only' }],
+  },
   validation_failed: {
     detail: 'the request has invalid fields; see errors',
     errors: [
