@@ -46,9 +46,10 @@ function printedInstallment(i: InstallmentView, index: number): BookletInstallme
     paid: paid ? { on: i.payment_date === null ? null : paymentDay(i.payment_date) } : null,
     instructions: i.instructions,
     ourNumber: i.our_number ?? '',
-    // A paid installment is not to be paid again: nothing of it is payable.
-    typeableLine: paid ? null : i.typeable_line,
-    barcode: paid ? null : i.barcode,
+    // A paid installment is not to be paid again: nothing of it is payable. A PIX charge at a bank has
+    // no slip: its line and barcode may come empty rather than absent.
+    typeableLine: paid || !i.typeable_line ? null : i.typeable_line,
+    barcode: paid || !i.barcode ? null : i.barcode,
     pixCopyAndPaste: paid ? '' : (i.pix_copy_and_paste ?? ''),
   };
 }
