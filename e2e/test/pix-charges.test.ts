@@ -1,0 +1,368 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CancellationCallback, PaidCallback, Problem, RegisteredCallback } from '@payments/contracts';
+import { dynamicPixBrCodeProblems } from '@payments/test-support/br-code';
+import { decodeQrPng } from '@payments/test-support/slip-checks';
+import { setProviderAccount } from '../support/admin-cli';
+import { clientPayload, receivablePayload } from '../support/fixtures';
+import { InterBankControls, setInterAccount } from '../support/inter-bank';
+import {
+  centsOf,
+  DESCONTO,
+  JUROS,
+  MULTA,
+  PixApi,
+  PixBankControls,
+  pixSandboxTls,
+  setPixAccount,
+  txidOf,
+  type Beneficiary,
+  type Cobv,
+  type PixIntegration,
+} from '../support/pix-bank';
+import { receivableCallbacks } from '../support/receivable-callbacks';
+import { CallbackReceiver, waitFor } from '../support/receiver';
+import { startSystem, type TestSystem, type TestTenant } from '../support/system';
+
+/*
+ * PIX charges with a due date (cobv) at the tenant's bank, from outside: an operator sets the account
+ * with the admin CLI, an ERP issues, cancels, searches and is called back, and the bank (the sandbox,
+ * through its PIX API and its controls) takes the payments and devoluções. The oracle is the bank's
+ * own view (GET /sandbox/pix/charges, GET /cobv/{txid}), the BR Code read independently, and the
+ * callbacks the ERP's receiver got.
+ */
+
+let system: TestSystem;
+let receiver: CallbackReceiver;
+let bank: PixBankControls;
+let inter: InterBankControls;
+let dir: string;
+let caPem: string;
+let interBaseUrl: string;
+
+/** The holder of the `pix` account: a name longer than a BR Code's 25 characters, with accents. */
+const BENEFICIARY: Beneficiary = { name: 'Escola de Música Pequeno Príncipe Ltda', taxId: '45.723.174/0001-10' };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'pix-charges-'));
+  const tls = await pixSandboxTls(dir);
+  caPem = tls.caPem;
+  interBaseUrl = tls.interBaseUrl;
+  system = await startSystem({
+    withReceivables: true,
+    env: {
+      ...tls.env,
+      BANK_SANDBOX_INTER_NOTICE_RETRY_MS: '500,1000,2000,4000',
+      PROVIDER_TIMEOUT_MS: '3000',
+      CALLBACK_POLL_INTERVAL_MS: '100',
+    },
+  });
+  receiver = await new CallbackReceiver().start();
+  if (!system.sandboxUrl) throw new Error('the system started without its bank sandbox');
+  bank = new PixBankControls(system.sandboxUrl);
+  inter = new InterBankControls(system.sandboxUrl);
+}, 120_000);
+
+afterAll(async () => {
+  await receiver?.stop();
+  await system?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface PixTenant {
+  tenant: TestTenant;
+  integration: PixIntegration;
+  payerId: string;
+}
+
+/** One tenant on a `pix` account (set once, through the admin CLI), with one payer. */
+let pixTenantOnce: Promise<PixTenant> | undefined;
+function pixTenant(): Promise<PixTenant> {
+  pixTenantOnce ??= (async () => {
+    const tenant = await system.newTenant('Escola Pix');
+    const integration = await bank.newIntegration();
+    // At a bank the BR Code's merchant is the account holder: the bank is told who holds it.
+    await bank.setHolder(integration.client_id, {
+      name: BENEFICIARY.name,
+      tax_id: BENEFICIARY.taxId,
+      city: 'Florianopolis',
+      pix_key: integration.pix_key,
+    });
+    expect(await setPixAccount(system.databaseUrl, dir, tenant.tenantId, integration, BENEFICIARY)).toMatchObject({
+      provider: 'pix',
+    });
+    return { tenant, integration, payerId: await newPayer(tenant) };
+  })();
+  return pixTenantOnce;
+}
+
+async function newPayer(tenant: TestTenant): Promise<string> {
+  const payer = clientPayload({ name: 'Maria Pagadora' });
+  expect((await tenant.api.postIdempotent('/api/v1/clients', [payer])).status).toBe(201);
+  return payer.client_id;
+}
+
+/** A date `days` from today in Brasília, YYYY-MM-DD. */
+function brasiliaDate(days = 0): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
+    new Date(Date.now() + days * 86_400_000),
+  );
+}
+
+/** A PIX charge (payment_method 3) issued today, due in 10 days, with no items to print. */
+function pixCharge(payerId: string, overrides: Record<string, unknown> = {}) {
+  return receivablePayload(payerId, receiver.url, {
+    payment_method: 3,
+    items: [],
+    emission_date: brasiliaDate(),
+    due_date: brasiliaDate(10),
+    ...overrides,
+  });
+}
+
+const callbacksOf = (id: string) => receivableCallbacks(receiver, id);
+const registeredOf = (id: string) =>
+  callbacksOf(id).find((c): c is RegisteredCallback => 'type' in c && c.type === 'registered');
+const paidOf = (id: string) => callbacksOf(id).find((c): c is PaidCallback => 'type' in c && c.type === 'paid');
+
+async function waitRegistered(id: string): Promise<RegisteredCallback> {
+  await waitFor(() => registeredOf(id) !== undefined, 30_000, `the registered callback of ${id}`);
+  const registered = registeredOf(id);
+  if (!registered?.success) throw new Error(`${id} was not registered: ${JSON.stringify(registered)}`);
+  return registered;
+}
+
+async function waitPaid(id: string, timeoutMs = 30_000): Promise<PaidCallback> {
+  await waitFor(() => paidOf(id) !== undefined, timeoutMs, `the paid callback of ${id}`);
+  return paidOf(id) as PaidCallback;
+}
+
+async function cobvAtBank(clientId: string, txid: string): Promise<Cobv> {
+  const found = (await bank.charges(clientId)).filter((c) => c.txid === txid);
+  if (found.length !== 1) throw new Error(`${found.length} cobv with txid ${txid} at the bank`);
+  return found[0];
+}
+
+/** A UTC instant as Brasília civil time without a zone, to the second (Brazil keeps UTC-3 all year). */
+function brasiliaTime(instant: string): string {
+  return new Date(Date.parse(instant) - 3 * 3_600_000).toISOString().slice(0, 19);
+}
+
+async function search(tenant: TestTenant, state: string) {
+  const res = await tenant.api.postIdempotent<Array<{ accounts_receivable_id: string }>>(
+    '/api/v1/accounts-receivable/search',
+    { state, start_date: brasiliaDate(-1), end_date: brasiliaDate(1) },
+  );
+  expect(res.status).toBe(200);
+  return res.json;
+}
+
+it('a pix account end to end: a cobv whose BR Code decodes, paid at the bank, found by search and consult', async () => {
+  const { tenant, integration, payerId } = await pixTenant();
+  const item = pixCharge(payerId, { value: 123.45 });
+  const id = item.account_receivable_id;
+  const txid = txidOf(id);
+  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
+
+  const { payment_data: data } = await waitRegistered(id);
+  expect(data).toMatchObject({ typeable_line: '', barcode: '', our_number: txid, pdf: '' });
+  expect(data.our_number).toMatch(/^[a-zA-Z0-9]{35}$/);
+
+  // The bank holds one cobv with the charge's terms, and the ERP got its very BR Code.
+  const cobv = await cobvAtBank(integration.client_id, txid);
+  expect(cobv).toMatchObject({
+    status: 'ATIVA',
+    chave: integration.pix_key,
+    calendario: { dataDeVencimento: item.due_date },
+    valor: { original: '123.45' },
+  });
+  expect(data.pix_copy_and_paste).toBe(cobv.pixCopiaECola);
+  const location = cobv.loc?.location ?? cobv.location;
+  expect(location).toBeDefined();
+  expect(dynamicPixBrCodeProblems(data.pix_copy_and_paste, { merchantName: BENEFICIARY.name, location })).toEqual([]);
+
+  // The QR image is a gateway link a phone's camera reads back to the same text.
+  const qr = await fetch(data.qrcode_image);
+  expect(qr.status).toBe(200);
+  expect(qr.headers.get('content-type')).toContain('image/png');
+  expect(decodeQrPng(Buffer.from(await qr.arrayBuffer()))).toBe(data.pix_copy_and_paste);
+
+  // The tenant's other tools see the same cobv through the bank's PIX API.
+  const api = new PixApi(integration, caPem);
+  try {
+    expect(await api.cobv(txid)).toMatchObject({ status: 200, body: { txid, status: 'ATIVA' } });
+  } finally {
+    await api.close();
+  }
+
+  // Paid at the bank: the amount and the time are the bank's.
+  expect((await bank.pay(txid)).status).toBe(200);
+  const paid = await waitPaid(id);
+  const settled = await cobvAtBank(integration.client_id, txid);
+  expect(settled.status).toBe('CONCLUIDA');
+  const [pix] = settled.pix ?? [];
+  expect(centsOf(pix?.valor)).toBe(12_345);
+  expect(paid).toMatchObject({ amount_paid: 123.45, payment_type: 'Pix' });
+  expect(paid.payment_date?.slice(0, 19)).toBe(brasiliaTime(pix.horario));
+  expect(callbacksOf(id).filter((c) => 'type' in c && c.type === 'paid')).toHaveLength(1);
+
+  const consult = await tenant.api.post<{ status_payment: string; amount_paid: number; payment_type: string }>(
+    `/api/v1/accounts-receivable/${id}/consult-transaction`,
+  );
+  expect(consult.status).toBe(200);
+  expect(consult.json).toMatchObject({ status_payment: 'Aprovada', amount_paid: 123.45, payment_type: 'Pix' });
+  expect((await search(tenant, 'approved')).map((s) => s.accounts_receivable_id)).toContain(id);
+}, 90_000);
+
+it('a pix account refuses a slip charge with 422 slip_not_supported, storing nothing of the batch', async () => {
+  const { tenant, payerId } = await pixTenant();
+  const pix = pixCharge(payerId, { value: 11.11 });
+  const slip = pixCharge(payerId, { value: 22.22, payment_method: 1 });
+  const res = await tenant.api.postIdempotent<Problem>('/api/v1/accounts-receivable', [pix, slip]);
+  expect(res.status).toBe(422);
+  expect(res.json).toMatchObject({ code: 'slip_not_supported' });
+  expect(res.json.errors?.map((e) => e.path)).toEqual(['/1/payment_method']);
+
+  const all = (await search(tenant, 'all')).map((s) => s.accounts_receivable_id);
+  expect(all).not.toContain(pix.account_receivable_id);
+  expect(all).not.toContain(slip.account_receivable_id);
+  for (const id of [pix.account_receivable_id, slip.account_receivable_id])
+    expect((await tenant.api.post(`/api/v1/accounts-receivable/${id}/consult-transaction`)).status).toBe(404);
+});
+
+it('an inter account issues a PIX charge as a cobv and no boleto; without a PIX key it refuses one (422 pix_key_required)', async () => {
+  const tenant = await system.newTenant('Loja Inter Pix');
+  const integration = await inter.newIntegration();
+  await setInterAccount(system.databaseUrl, dir, tenant.tenantId, integration, interBaseUrl);
+  const payerId = await newPayer(tenant);
+  const item = pixCharge(payerId, { value: 45.67 });
+  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
+  const { payment_data: data } = await waitRegistered(item.account_receivable_id);
+  const txid = txidOf(item.account_receivable_id);
+  expect(data).toMatchObject({ typeable_line: '', barcode: '', our_number: txid });
+
+  // One cobv at the bank, with the ERP's BR Code; no boleto of any value for this integration.
+  const cobv = await cobvAtBank(integration.client_id, txid);
+  expect(cobv).toMatchObject({ status: 'ATIVA', chave: integration.pix_key, valor: { original: '45.67' } });
+  expect(data.pix_copy_and_paste).toBe(cobv.pixCopiaECola);
+  expect(dynamicPixBrCodeProblems(data.pix_copy_and_paste)).toEqual([]);
+  expect(await bank.boletos(integration.client_id)).toEqual([]);
+
+  // The same bank, an account set without --pix-key: a PIX charge cannot be issued, nothing is stored.
+  const bare = await system.newTenant('Loja Inter sem chave');
+  const bareIntegration = await inter.newIntegration();
+  await setProviderAccount(
+    system.databaseUrl,
+    [
+      ...['--tenant', bare.tenantId, '--provider', 'inter'],
+      ...['--beneficiary-name', 'Loja Sem Chave', '--beneficiary-tax-id', '45.723.174/0001-10'],
+      ...['--account', bareIntegration.account, '--client-id', bareIntegration.client_id],
+      ...['--client-secret-file', '-', '--base-url', interBaseUrl],
+      ...certificateFiles(bareIntegration.cert_pem, bareIntegration.key_pem),
+    ],
+    bareIntegration.client_secret,
+  );
+  const barePayer = await newPayer(bare);
+  const refused = pixCharge(barePayer, { value: 45.68 });
+  const res = await bare.api.postIdempotent<Problem>('/api/v1/accounts-receivable', [refused]);
+  expect(res.status).toBe(422);
+  expect(res.json).toMatchObject({ code: 'pix_key_required' });
+  expect(res.json.errors?.map((e) => e.path)).toEqual(['/0/payment_method']);
+  expect(await search(bare, 'all')).toEqual([]);
+}, 90_000);
+
+it('cancels a PIX charge: the cancellation callback, and the cobv removed by its receiver at the bank', async () => {
+  const { tenant, integration, payerId } = await pixTenant();
+  const item = pixCharge(payerId, { value: 33.33 });
+  const id = item.account_receivable_id;
+  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
+  await waitRegistered(id);
+  expect((await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${id}/cancel`, undefined)).status).toBe(202);
+  await waitFor(() => callbacksOf(id).some((c) => 'status' in c), 30_000, 'the cancellation callback');
+  expect(callbacksOf(id).find((c) => 'status' in c)).toMatchObject<Partial<CancellationCallback>>({
+    status: 'success',
+  });
+  expect((await cobvAtBank(integration.client_id, txidOf(id))).status).toBe('REMOVIDA_PELO_USUARIO_RECEBEDOR');
+  // Nothing left to pay at the bank.
+  expect((await bank.pay(txidOf(id))).status).toBe(409);
+});
+
+it("maps fine, interest and discount to the standard's modalities, and the bank charges the discount by independent arithmetic", async () => {
+  const { tenant, integration, payerId } = await pixTenant();
+  // R$ 250.00, 2% fine, R$ 0.07 a day of interest, R$ 12.34 off until the due date.
+  const item = pixCharge(payerId, {
+    value: 250,
+    fine_value: 2,
+    interest_amount: 0.07,
+    discount_type: 'ValorFixoAteDataInformada',
+    discount_value: 12.34,
+    discount_date: brasiliaDate(10),
+  });
+  const id = item.account_receivable_id;
+  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
+  await waitRegistered(id);
+  const cobv = await cobvAtBank(integration.client_id, txidOf(id));
+  expect(cobv.calendario.validadeAposVencimento).toBe(60);
+  expect(cobv.valor).toMatchObject({
+    original: '250.00',
+    multa: { modalidade: MULTA.percentage, valorPerc: '2.00' },
+    juros: { modalidade: JUROS.amountPerCalendarDay, valorPerc: '0.07' },
+    desconto: {
+      modalidade: DESCONTO.fixedAmountUntilDates,
+      descontoDataFixa: [{ data: brasiliaDate(10), valorPerc: '12.34' }],
+    },
+  });
+
+  // Paid today, before the discount's date: 250.00 - 12.34, no fine, no interest.
+  const due = 25_000 - 1_234;
+  expect((await bank.pay(txidOf(id))).status).toBe(200);
+  const paid = await waitPaid(id);
+  expect(centsOf(paid.amount_paid)).toBe(due);
+  const [pix] = (await cobvAtBank(integration.client_id, txidOf(id))).pix ?? [];
+  expect(centsOf(pix?.valor)).toBe(due);
+  if (pix?.componentesValor)
+    expect(pix.componentesValor).toMatchObject({ original: { valor: '250.00' }, desconto: { valor: '12.34' } });
+  // A payment after the due date (fine and interest) needs the bank's clock moved: the sandbox has no
+  // such control, so its own tests check that arithmetic.
+});
+
+it("shows a devolução made at the bank in the charge's history", async () => {
+  const { tenant, integration, payerId } = await pixTenant();
+  const item = pixCharge(payerId, { value: 77.5 });
+  const id = item.account_receivable_id;
+  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
+  await waitRegistered(id);
+  expect((await bank.pay(txidOf(id))).status).toBe(200);
+  await waitPaid(id);
+
+  const refund = await bank.refund(txidOf(id), 20);
+  expect(refund).toMatchObject({ valor: '20.00' });
+  const [pix] = (await cobvAtBank(integration.client_id, txidOf(id))).pix ?? [];
+  expect(pix?.devolucoes?.map((d) => d.id)).toContain(refund.id);
+
+  const historyPath = `/api/v1/accounts-receivable/${id}/history`;
+  type History = { items: Array<{ from_state: string | null; to_state: string; reason: string }> };
+  let history: History = { items: [] };
+  await waitFor(
+    async () => {
+      history = (await tenant.api.send<History>('GET', historyPath)).json;
+      return history.items.some((h) => /devolu|refund/i.test(h.reason));
+    },
+    30_000,
+    "the devolução in the charge's history",
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; the history: ${JSON.stringify(history.items)}`);
+  });
+  const entry = history.items.find((h) => /devolu|refund/i.test(h.reason));
+  expect(entry?.reason).toMatch(/20[.,]00/);
+});
+
+/** --cert-file and --key-file arguments, the PEMs written to the test's directory. */
+function certificateFiles(certPem: string, keyPem: string): string[] {
+  const stamp = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  const [cert, key] = [join(dir, `${stamp}.crt`), join(dir, `${stamp}.key`)];
+  writeFileSync(cert, certPem);
+  writeFileSync(key, keyPem, { mode: 0o600 });
+  return ['--cert-file', cert, '--key-file', key];
+}
