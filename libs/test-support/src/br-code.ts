@@ -7,6 +7,8 @@
  * payload holds the charge, and the txid placeholder `***` in 62-05.
  */
 import jsQR from 'jsqr';
+import { extractImages, getDocumentProxy } from 'unpdf';
+import { pdfPageCount } from './pdf-text';
 import { brCodeProblems, crc16CcittFalse, parseBrCode } from './slip-checks';
 
 /** The GUI of a PIX merchant account template (26 to 51). */
@@ -147,4 +149,24 @@ export function decodeQrPixels(image: RawImage): string | null {
     rgba.set([r, g, b, channels === 4 ? data[at + 3] : 255], i * 4);
   }
   return jsQR(rgba, width, height)?.data ?? null;
+}
+
+/**
+ * The text of every QR code drawn into a PDF as an image, page by page: what a phone's camera reads
+ * off the printout (a booklet's PIX codes).
+ */
+export async function qrCodesInPdf(bytes: Uint8Array): Promise<string[][]> {
+  // pdf-text loads PDF.js the way jest's CommonJS runtime can: through it first.
+  const pageCount = await pdfPageCount(bytes);
+  const pdf = await getDocumentProxy(new Uint8Array(bytes));
+  try {
+    const pages: string[][] = [];
+    for (let page = 1; page <= pageCount; page += 1) {
+      const images = await extractImages(pdf, page);
+      pages.push(images.map(decodeQrPixels).filter((text): text is string => text !== null));
+    }
+    return pages;
+  } finally {
+    await pdf.loadingTask.destroy();
+  }
 }
