@@ -131,8 +131,8 @@ export interface BankNoticesTable {
   /** The bank account (ProviderAccountVersion.account_key) the charge belongs to. */
   account_key: string;
   charge_id: string;
-  kind: 'paid' | 'cancelled' | 'other';
-  /** The bank's own name for the situation (Inter: RECEBIDO, CANCELADO, EXPIRADO ...). */
+  kind: 'paid' | 'cancelled' | 'other' | 'refunded';
+  /** The bank's own name for the situation (Inter: RECEBIDO, CANCELADO, EXPIRADO ...; a refund's status). */
   situation: string;
   situation_at: Date | null;
   situation_at_precision: 'time' | 'date';
@@ -141,8 +141,10 @@ export interface BankNoticesTable {
   source: NoticeSource;
   /** Read from the bank's API (reconciliation): believed without a consult. */
   verified: boolean;
-  /** Reconciliation's findings: one per bank account, charge and kind. Null for webhook notices. */
+  /** Reconciliation's findings: one per bank account, charge and kind (and refund). Null for webhook notices. */
   dedup_key: string | null;
+  /** A 'refunded' notice's refund: the bank's id of it (PIX: the devolução id); its amount is amount_received_cents. */
+  refund_id: string | null;
   received_at: Generated<Date>;
   attempts: Generated<number>;
   next_attempt_at: Generated<Date>;

@@ -4,8 +4,10 @@ import type { BankNotice, ProviderAccount } from './ports';
 
 /**
  * Stores notices about charges of `account`'s bank account. A webhook's are stored as they come (the
- * bank may repeat one: applying it again changes nothing); reconciliation's once per charge and kind,
- * so sweeping the same window again adds nothing. Returns how many were stored.
+ * bank may repeat one: applying it again changes nothing); reconciliation's once per charge and kind
+ * (a refund: once per refund id), so sweeping the same window again adds nothing. A notice naming a
+ * receivable (a PIX txid) that is not of this bank account is not stored at all: another system's charge
+ * at the same bank would otherwise wait for ever as an unknown charge. Returns how many were stored.
  */
 export async function storeNotices(
   db: Kysely<ReceivablesDatabase>,
@@ -13,9 +15,10 @@ export async function storeNotices(
   source: NoticeSource,
   notices: BankNotice[],
 ): Promise<number> {
-  if (notices.length === 0) return 0;
+  const ours = await withoutOtherReceivables(db, account, notices);
+  if (ours.length === 0) return 0;
   const deduplicated = source === 'list' || source === 'history';
-  const rows = notices.map((n) => ({
+  const rows = ours.map((n) => ({
     provider_account_id: account.id,
     tenant_id: account.tenantId,
     account_key: account.accountKey,
@@ -28,7 +31,8 @@ export async function storeNotices(
     payment_method: n.method,
     source,
     verified: n.verified,
-    dedup_key: deduplicated && n.kind !== 'other' ? `${n.chargeId}:${n.kind}` : null,
+    refund_id: n.refund?.id ?? null,
+    dedup_key: deduplicated ? dedupKey(n) : null,
   }));
   const inserted = await db
     .insertInto('bank_notices')
@@ -39,4 +43,39 @@ export async function storeNotices(
     .returning('id')
     .execute();
   return inserted.length;
+}
+
+/** One finding per charge and kind, and per refund: null for what is never applied ('other'). */
+function dedupKey(n: BankNotice): string | null {
+  if (n.kind === 'other') return null;
+  if (n.kind === 'refunded') return n.refund ? `${n.chargeId}:refunded:${n.refund.id}` : null;
+  return `${n.chargeId}:${n.kind}`;
+}
+
+/**
+ * The notices that name no receivable, and those whose receivable is the tenant's under this bank
+ * account (any version of it). A receivable exists before its charge is created at the bank, so a
+ * notice left out here can never become ours later.
+ */
+async function withoutOtherReceivables(
+  db: Kysely<ReceivablesDatabase>,
+  account: Pick<ProviderAccount, 'tenantId' | 'accountKey'>,
+  notices: BankNotice[],
+): Promise<BankNotice[]> {
+  const named = [...new Set(notices.flatMap((n) => (n.receivableId === undefined ? [] : [n.receivableId])))];
+  if (named.length === 0) return notices;
+  const known = new Set<string>();
+  for (let i = 0; i < named.length; i += 1_000) {
+    const rows = await db
+      .selectFrom('receivables')
+      .innerJoin('provider_accounts', 'provider_accounts.id', 'receivables.provider_account_id')
+      .select('receivables.id')
+      .where('receivables.id', 'in', named.slice(i, i + 1_000))
+      .where('receivables.tenant_id', '=', account.tenantId)
+      .where('provider_accounts.tenant_id', '=', account.tenantId)
+      .where('provider_accounts.account_key', '=', account.accountKey)
+      .execute();
+    for (const row of rows) known.add(row.id.toLowerCase());
+  }
+  return notices.filter((n) => n.receivableId === undefined || known.has(n.receivableId.toLowerCase()));
 }

@@ -3,9 +3,19 @@ import type { Logger } from '@payments/logger';
 import { ServiceError } from '@payments/contracts';
 import type { BankNoticesTable, ReceivablesDatabase } from '../db/schema';
 import { recordBankCancellation } from './cancellation';
-import { chargeEventId, findCharge, recordPayment, type PaymentObserver } from './payments';
+import {
+  chargeEventId,
+  findCharge,
+  paymentRecorded,
+  recordPayment,
+  recordRefund,
+  refundEventId,
+  type ChargeScope,
+  type PaymentObserver,
+} from './payments';
 import {
   ProviderUnavailableError,
+  type ProviderRefund,
   type PaymentProviders,
   type ProviderAccount,
   type ProviderAccounts,
@@ -20,6 +30,8 @@ import {
  * yet, a payment the bank does not show yet, a bank that cannot be asked) for another attempt after a
  * growing delay. Nothing is dropped. Reconciliation stores what it finds here too, so a notice and a
  * list finding the same payment go through one path and count once (event ids per charge and kind).
+ * A refund made at the bank (a PIX devolução) is written in the charge's history once per refund id,
+ * after its payment was recorded here (until then it waits), and only as the bank shows it.
  */
 
 type NoticeRow = Selectable<BankNoticesTable>;
@@ -138,6 +150,7 @@ async function applyNotice(deps: NoticeDeps, notice: NoticeRow): Promise<Attempt
     return { final: false, outcome: 'unknown_charge' };
   }
   if (notice.kind === 'other') return { final: true, outcome: 'ignored' };
+  if (notice.kind === 'refunded') return applyRefund(deps, account, scope, notice);
   if (notice.kind === 'paid' && charge.state === 'approved') return { final: true, outcome: 'already_paid' };
   if (notice.kind === 'cancelled' && charge.state !== 'pending')
     return { final: true, outcome: charge.state === 'cancelled' ? 'already_cancelled' : 'not_open' };
@@ -164,6 +177,48 @@ async function applyNotice(deps: NoticeDeps, notice: NoticeRow): Promise<Attempt
       situation: `${account.provider}: ${notice.situation}`,
     });
     if (result === 'cancelled') changed(deps, notice, 'cancelled');
+    return { final: true, outcome: result };
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'not_found') return { final: false, outcome: 'unknown_charge' };
+    throw err;
+  }
+}
+
+/**
+ * A refund notice: written in the charge's history once its payment is recorded here (before that it
+ * waits: the payment's own notice or the next sweep brings it). The bank's word decides: a refund read
+ * from its list is believed as it is; a webhook's is looked for in the charge's consult. When the
+ * consult cannot tell refunds, the notice is left to reconciliation, whose list shows them.
+ */
+async function applyRefund(
+  deps: NoticeDeps,
+  account: ProviderAccount,
+  scope: Exclude<ChargeScope, 'legacy'>,
+  notice: NoticeRow,
+): Promise<Attempt> {
+  if (notice.refund_id === null) return { final: true, outcome: 'ignored' };
+  if (!(await paymentRecorded(deps.db, chargeEventId(account, notice.charge_id, 'paid'))))
+    return { final: false, outcome: 'payment_not_recorded' };
+  let refund: ProviderRefund | null;
+  if (notice.verified && notice.amount_received_cents !== null)
+    refund = {
+      id: notice.refund_id,
+      amountCents: Number(notice.amount_received_cents),
+      status: notice.situation,
+      at: notice.situation_at,
+    };
+  else {
+    const state = await deps.providers[account.provider].consult(account, notice.charge_id);
+    if (state.kind === 'paid' && state.refunds === undefined) return { final: true, outcome: 'left_to_reconciliation' };
+    refund = state.kind === 'paid' ? (state.refunds?.find((r) => r.id === notice.refund_id) ?? null) : null;
+    if (!refund) return { final: false, outcome: 'not_confirmed' };
+  }
+  try {
+    const result = await recordRefund(
+      deps.db,
+      { ...refund, eventId: refundEventId(account, notice.charge_id, refund.id), chargeId: notice.charge_id },
+      scope,
+    );
     return { final: true, outcome: result };
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'not_found') return { final: false, outcome: 'unknown_charge' };

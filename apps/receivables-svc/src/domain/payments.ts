@@ -1,11 +1,12 @@
 import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Logger } from '@payments/logger';
+import { formatReais } from '@payments/br-format';
 import { ServiceError, type ReceivableState } from '@payments/contracts';
 import { enqueue } from '@payments/outbox';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import { callbackMessages, paidCallback } from './callback-messages';
 import { formatLocalDateTime } from './local-datetime';
-import type { ProviderAccount, ProviderPayment } from './ports';
+import type { ProviderAccount, ProviderPayment, ProviderRefund } from './ports';
 import { recordTransition } from './state-history';
 
 /**
@@ -179,6 +180,63 @@ export function chargeEventId(
   kind: 'paid' | 'cancelled',
 ): string {
   return `${account.provider}:${account.tenantId}:${account.accountKey}:${chargeId}:${kind}`;
+}
+
+/**
+ * The event id of a refund of a charge's payment made at its bank (PIX: a devolução): one per bank
+ * account, charge and refund id, whoever reports it (the webhook, the list), so it is written once.
+ */
+export function refundEventId(
+  account: Pick<ProviderAccount, 'provider' | 'tenantId' | 'accountKey'>,
+  chargeId: string,
+  refundId: string,
+): string {
+  return `${account.provider}:${account.tenantId}:${account.accountKey}:${chargeId}:refund:${refundId}`;
+}
+
+/** What a refund came to: written in the charge's history, or written before (the event applied already). */
+export type RefundRecord = 'refund_recorded' | 'duplicate';
+
+/**
+ * Writes a refund made at the bank in its charge's history, once per refund (event id): "devolução
+ * <id> of R$ x,xx at the bank, status <the bank's>", with the charge's state as both ends. The charge's
+ * state, amount paid and callbacks are untouched: the money went back at the bank, outside our hands,
+ * and the ERP's view of the charge (paid) stays as the bank settled it. An unknown charge is an error
+ * (not_found), as for payments.
+ */
+export async function recordRefund(
+  db: Kysely<ReceivablesDatabase>,
+  refund: ProviderRefund & { eventId: string; chargeId: string },
+  scope: ChargeScope,
+): Promise<RefundRecord> {
+  return db.transaction().execute(async (trx): Promise<RefundRecord> => {
+    const row = await chargeInScope(trx, scope, refund.chargeId).forUpdate().executeTakeFirst();
+    if (!row) throw new ServiceError('not_found', `no receivable for provider charge ${refund.chargeId}`);
+    const fresh = await trx
+      .insertInto('provider_events')
+      .values({ event_id: refund.eventId, provider_account_id: scope === 'legacy' ? null : scope.accountId })
+      .onConflict((oc) => oc.column('event_id').doNothing())
+      .returning('event_id')
+      .executeTakeFirst();
+    if (!fresh) return 'duplicate';
+    await recordTransition(trx, [row], row.state, row.state, refundReason(refund));
+    return 'refund_recorded';
+  });
+}
+
+/** The history's words for a refund at the bank (PIX's own name for it: devolução). */
+export function refundReason(refund: Pick<ProviderRefund, 'id' | 'amountCents' | 'status'>): string {
+  return `devolução ${refund.id} of ${formatReais(refund.amountCents)} at the bank, status ${refund.status}`;
+}
+
+/** Whether the payment of a charge was recorded here (the event applied, whatever the charge's state now). */
+export async function paymentRecorded(db: Kysely<ReceivablesDatabase>, eventId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('provider_events')
+    .select('event_id')
+    .where('event_id', '=', eventId)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The event id of a charge's payment at its bank (see chargeEventId). */

@@ -126,7 +126,15 @@ export type BatchRegistrationOutcome = RegistrationOutcome | { kind: 'unavailabl
 /** Where a charge stands at the provider, when we ask (to confirm a payment notice before acting on it). */
 export type ProviderChargeState =
   | { kind: 'open' }
-  | { kind: 'paid'; payment: Omit<ProviderPayment, 'eventId' | 'chargeId'> }
+  | {
+      kind: 'paid';
+      payment: Omit<ProviderPayment, 'eventId' | 'chargeId'>;
+      /**
+       * The refunds (PIX: devoluções) the bank shows of the payment, when the consult tells them
+       * (a PIX charge's cobv lists them under its pix); absent: this consult cannot say.
+       */
+      refunds?: ProviderRefund[];
+    }
   | { kind: 'cancelled' }
   | { kind: 'unknown' };
 
@@ -167,8 +175,24 @@ export interface ProviderPayment {
   method: 'boleto' | 'pix' | 'manual';
 }
 
-/** What a bank notice (or a bank list, read by reconciliation) says happened to a charge. */
-export type BankNoticeKind = 'paid' | 'cancelled' | 'other';
+/**
+ * A refund of a charge's payment made at the bank (PIX: a devolução, made by the tenant in its bank's
+ * app or API): shown in the charge's history, never changing its state or amount paid.
+ */
+export interface ProviderRefund {
+  /** The bank's id of the refund (PIX: the devolução's id, unique within its payment). */
+  id: string;
+  amountCents: number;
+  /** The bank's own word for where it stands (PIX: EM_PROCESSAMENTO, DEVOLVIDO, NAO_REALIZADO). */
+  status: string;
+  at: Date | null;
+}
+
+/**
+ * What a bank notice (or a bank list, read by reconciliation) says happened to a charge; 'refunded':
+ * a refund of its payment was made at the bank (the notice carries `refund`).
+ */
+export type BankNoticeKind = 'paid' | 'cancelled' | 'other' | 'refunded';
 
 /**
  * A bank's word about one charge of an account: from its webhook (not proof: the charge is consulted
@@ -186,6 +210,14 @@ export interface BankNotice {
   method: ProviderPayment['method'] | null;
   /** Read from the bank's API itself (a list or its callback history): no consult needed to believe it. */
   verified: boolean;
+  /** The refund a 'refunded' notice tells of (its amount is also amountReceivedCents). */
+  refund?: ProviderRefund;
+  /**
+   * The receivable the charge id itself names, when it does (a PIX txid made from the receivable id):
+   * a notice naming a receivable that is not of the account's bank account is not stored (another
+   * system's charge at the same bank), rather than kept for ever as an unknown charge.
+   */
+  receivableId?: string;
 }
 
 /** The windows one reconciliation sweep of an account reads, in the bank's terms. */
@@ -199,6 +231,11 @@ export interface SweepWindow {
   /** The bank's webhook deliveries (callback history) sent in [callbacksFrom, callbacksTo]. */
   callbacksFrom: Date;
   callbacksTo: Date;
+  /**
+   * When the oldest open charge of the account was accepted (a bank charge is created after it): where
+   * lists filtered by the charges' creation (PIX: GET /cobv) start. Absent: the payment window's start.
+   */
+  createdFrom?: Date;
 }
 
 /** What a sweep found (each finding applied as a notice would be), and the calls it took. */
@@ -208,6 +245,8 @@ export interface SweepResult {
   calls: number;
   /** False when a list was cut short (too many pages for one sweep): the window is read again next time. */
   complete: boolean;
+  /** Lists that failed while the findings of others are still applied (complete is false), for the log. */
+  problems?: string[];
 }
 
 /** A provider whose own lists can be swept for what its notices missed (reconciliation). */

@@ -10,7 +10,8 @@ import type { PaymentProviders, ProviderAccounts, SweepResult, SweepWindow } fro
  * swept with the bank's own lists, by one instance at a time (a lease per bank account in Postgres),
  * and what the lists show is stored as notices, applied by the notice worker exactly as a notice
  * would be (once: event ids per charge and kind). A payment at the bank so reaches the ERP within two
- * intervals even when every notice was lost.
+ * intervals even when every notice was lost. A PIX charge's payment (its txid) is found in the bank's
+ * received-PIX list, a boleto's in the boleto lists, each under its own charge id: once each.
  */
 
 export interface ReconciliationDeps {
@@ -101,6 +102,7 @@ async function sweepAccount(deps: ReconciliationDeps, open: OpenAccount, lease: 
     calls: result.calls,
     found: result.notices.length,
     stored,
+    ...(result.problems ? { problems: result.problems } : {}),
     window: {
       ...window,
       callbacksFrom: window.callbacksFrom.toISOString(),
@@ -128,6 +130,8 @@ export function sweepWindow(open: OpenAccount, lease: Lease, now: Date): SweepWi
     dueTo: open.due_to,
     callbacksFrom: new Date(Math.max(earliest, callbacksFrom)),
     callbacksTo: now,
+    // Every open charge was created at the bank after it was accepted here: lists by creation start there.
+    createdFrom: open.oldest_open,
   };
 }
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import type { Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
 import { mountHealthRoutes, type ReadinessCheck } from '@payments/health';
@@ -18,6 +18,7 @@ import {
   type WebhookHeaders,
 } from '../provider/bank-sandbox-webhook';
 import { parseInterWebhook } from '../provider/inter';
+import { InvalidPixWebhookError, parsePixWebhook, PIX_WEBHOOK_PATH } from '../provider/pix/webhook';
 import { INTER_WEBHOOK_PATH } from '../provider/providers';
 import type { PaymentMetrics } from './metrics';
 
@@ -29,7 +30,9 @@ const MAX_WEBHOOK_BYTES = 256 * 1024;
  * secret (Standard Webhooks: a bad signature or a timestamp over 5 minutes off is 401, a webhook-id
  * already applied 200 with nothing changed); Inter's notices (mutual TLS, ended before this port) are
  * stored and answered 200 (never 404, never dropped), then applied by the notice worker once
- * the bank, asked with the account's own credentials, confirms them. A payment
+ * the bank, asked with the account's own credentials, confirms them. PIX notices (the standard's
+ * `{ pix: [...] }`, from a `pix` account's bank or an `inter` account's PIX API) are stored the same way,
+ * those of PIX paying no charge of ours answered 200 and not stored. A payment
  * for a charge the provider had cancelled or rejected is answered 200 (the provider stops retrying),
  * kept for a refund and counted in receivables_payments_needing_refund_total.
  */
@@ -119,6 +122,34 @@ export async function startProviderWebhookServer(deps: {
     ctx.status = 200;
     ctx.body = { stored };
   });
+  // The standard posts to the URL it was given + '/pix'; a PSP posting to the URL itself is heard too.
+  const pixNotices = async (ctx: RouterContext) => {
+    const account = await deps.accounts.find(ctx.params.accountId ?? '');
+    if (!account || (account.provider !== 'pix' && account.provider !== 'inter')) {
+      ctx.status = 404;
+      ctx.body = { error: 'no PIX provider account with this id' };
+      return;
+    }
+    const raw = await readRaw(ctx.req, MAX_WEBHOOK_BYTES);
+    let notices;
+    try {
+      notices = parsePixWebhook(raw);
+    } catch (err) {
+      if (!(err instanceof InvalidPixWebhookError)) throw err;
+      deps.logger.warn({ accountId: account.id, reason: err.message }, 'pix webhook refused');
+      ctx.status = 400;
+      ctx.body = { error: 'not a PIX notification' };
+      return;
+    }
+    // Stored, then answered, as Inter's: the worker consults the cobv before anything changes. PIX paying
+    // no charge of ours (no txid, another system's txid, a boleto's) are not stored: nothing to apply.
+    const stored = await storeNotices(deps.db, account, 'webhook', notices);
+    if (stored > 0) deps.onNotice();
+    ctx.status = 200;
+    ctx.body = { stored };
+  };
+  router.post(`${PIX_WEBHOOK_PATH}/:accountId/pix`, pixNotices);
+  router.post(`${PIX_WEBHOOK_PATH}/:accountId`, pixNotices);
   mountHealthRoutes(router, { checks: deps.readiness });
   router.get(METRICS_PATH, metricsHandler(deps.metrics));
   app.use(router.routes());
