@@ -59,6 +59,42 @@ it("a tenant's page: tokens with revoke forms for the active ones, and the actio
   expect(disabled).not.toContain(`/tokens"`);
 });
 
+it('a pix account shows like the others: provider, PIX API root, credentials set or none, its PIX key', () => {
+  const account: AdminSchemas['AdminProviderAccount'] = {
+    tenant_id: tenant.tenant_id,
+    account_id: '0d4c8a52-6f3e-4b1a-9c2d-7e8f9a0b1c2d',
+    provider: 'pix',
+    beneficiary: {
+      name: 'Escola Horizonte Ltda',
+      tax_id: '45.723.174/0001-10',
+      city: null,
+      pix_key: 'financeiro@horizonte.example',
+      agency: null,
+      account: null,
+      address: null,
+    },
+    base_url: 'https://pix.bank.example/api/v2',
+    credentials: 'set',
+    created_at: tenant.created_at,
+  };
+  const facts = (a: AdminSchemas['AdminProviderAccount']) => {
+    const html = render(<TenantPage page={page} tenant={tenant} tokens={[]} account={a} />);
+    const start = html.indexOf('<dl class="facts provider-account">');
+    return html.slice(start, html.indexOf('</dl>', start));
+  };
+  const pix = facts(account);
+  expect(pix).toContain('<dd>pix<span class="muted"> (a bank\'s PIX API: PIX charges only)</span></dd>');
+  expect(pix).toContain('<dt>PIX API root</dt><dd class="mono">https://pix.bank.example/api/v2</dd>');
+  expect(pix).toContain('<dd class="mono">financeiro@horizonte.example</dd>');
+  expect(pix).toContain('<dd>stored (never shown)</dd>');
+  expect(facts({ ...account, credentials: 'none' })).toContain('<dt>Credentials</dt><dd>none</dd>');
+  // An inter account without a PIX key issues slips only, and says so.
+  const slipsOnly = facts({ ...account, provider: 'inter', beneficiary: { ...account.beneficiary, pix_key: null } });
+  expect(slipsOnly).toContain('<dt>API root</dt>');
+  expect(slipsOnly).toContain('(slips only: PIX charges get 422 pix_key_required)');
+  expect(pix).not.toContain('slips only');
+});
+
 it('a secret shown once is on its answer page, escaped like all text', () => {
   const html = render(
     <SecretOncePage

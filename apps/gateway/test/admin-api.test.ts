@@ -47,6 +47,14 @@ afterAll(async () => {
 
 /* Helpers ----------------------------------------------------------------------------------------- */
 
+/** A bank client as a pix account takes it (only the PEM shapes are checked). */
+const PIX_CLIENT = {
+  client_id: 'pix-client',
+  client_secret: 'pix-secret',
+  cert_pem: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+  key_pem: '-----BEGIN PRIVATE KEY-----\nMC4C\n-----END PRIVATE KEY-----\n',
+};
+
 const admin = (method: string, path: string, body?: unknown, auth: string | undefined = credential) =>
   call(gateway.adminUrl, method, path, auth, body);
 
@@ -207,6 +215,22 @@ it('runs the tenant routes, answers secrets once, and audits each change under t
   expect(set.json).toMatchObject({ provider: 'sandbox', credentials: 'none', beneficiary: { name: 'Acme Ltda' } });
   expect((await admin('GET', `/admin/v1/tenants/${id}/provider-account`)).json.account_id).toBe(set.json.account_id);
 
+  // A pix account: base_url is its PIX API root, credentials.token_url where its tokens come from.
+  const pix = await admin('PUT', `/admin/v1/tenants/${id}/provider-account`, {
+    provider: 'pix',
+    beneficiary: { name: 'Acme Ltda', tax_id: '11.222.333/0001-81', pix_key: 'pix@acme.example' },
+    base_url: 'http://127.0.0.1:3101/pix/v2/',
+    credentials: { ...PIX_CLIENT, token_url: 'http://127.0.0.1:3101/pix/oauth/token' },
+  });
+  expect(pix.status).toBe(200);
+  expect(pix.json).toMatchObject({
+    provider: 'pix',
+    base_url: 'http://127.0.0.1:3101/pix/v2',
+    credentials: 'set',
+    beneficiary: { pix_key: 'pix@acme.example' },
+  });
+  expect(pix.text).not.toContain('pix-secret');
+
   const rotated = await admin('POST', `/admin/v1/tenants/${id}/signing-secret/rotate`, { overlap_hours: 1 });
   expect(rotated.status).toBe(200);
   expect(rotated.json.signing_secret).toMatch(/^whsec_/);
@@ -224,6 +248,7 @@ it('runs the tenant routes, answers secrets once, and audits each change under t
     ['Ana Ops', 'token.create', id],
     ['Ana Ops', 'token.revoke', id],
     ['Ana Ops', 'tenant.account', id],
+    ['Ana Ops', 'tenant.account', id],
     ['Ana Ops', 'tenant.rotate-secret', id],
     ['Ana Ops', 'tenant.disable', id],
   ]);
@@ -234,6 +259,7 @@ it('runs the tenant routes, answers secrets once, and audits each change under t
     t.signing_secret,
     issued.json.integration_token,
     rotated.json.signing_secret,
+    PIX_CLIENT.client_secret,
   ])
     expect(text).not.toContain(secret);
 }, 30_000);
@@ -320,6 +346,25 @@ it('lists dead-lettered jobs and redrives one, audited', async () => {
 
 /* Bad input ------------------------------------------------------------------------------------- */
 
+/** A pix account missing each of what it needs, or given what only inter takes: the field at fault. */
+function pixCases(tenant: string): Array<[string, string, unknown, string]> {
+  const path = `/admin/v1/tenants/${tenant}/provider-account`;
+  const beneficiary = { name: 'Acme', tax_id: '11.222.333/0001-81', pix_key: 'pix@acme.example' };
+  const pix = {
+    provider: 'pix',
+    beneficiary,
+    base_url: 'https://pix.bank.example/v2',
+    credentials: { ...PIX_CLIENT, token_url: 'https://pix.bank.example/oauth/token' },
+  };
+  return [
+    [{ ...pix, base_url: undefined }, '/base_url'],
+    [{ ...pix, credentials: PIX_CLIENT }, '/credentials/token_url'],
+    [{ ...pix, credentials: { ...pix.credentials, token_url: 'ftp://x' } }, '/credentials/token_url'],
+    [{ ...pix, beneficiary: { ...beneficiary, pix_key: undefined } }, '/beneficiary/pix_key'],
+    [{ ...pix, provider: 'inter' }, '/credentials/token_url'],
+  ].map(([body, field]) => ['PUT', path, body, field as string]);
+}
+
 it('refuses bad input with 4xx problem+json naming the field, and stores nothing', async () => {
   const tenant = (await admin('POST', '/admin/v1/tenants', { name: 'Careful ERP' })).json.tenant_id as string;
   const account = (await admin('GET', `/admin/v1/tenants/${tenant}/provider-account`)).json;
@@ -348,6 +393,7 @@ it('refuses bad input with 4xx problem+json naming the field, and stores nothing
       { provider: 'sandbox', beneficiary: { name: 'Acme', tax_id: '11.222.333/0001-81' }, base_url: 'https://x' },
       '/base_url',
     ],
+    ...pixCases(tenant),
     ['POST', `/admin/v1/tenants/${tenant}/signing-secret/rotate`, { overlap_hours: -1 }, '/overlap_hours'],
     ['POST', `/admin/v1/tenants/${tenant}/signing-secret/rotate`, { overlap_hours: 'soon' }, '/overlap_hours'],
     ['POST', '/admin/v1/dead-letters/abc/redrive', undefined, 'dead_letter_id', 'path'],

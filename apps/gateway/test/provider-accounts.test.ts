@@ -402,13 +402,97 @@ describe('setting an account', () => {
     ).rejects.toMatchObject({ code: 'not_found' });
   });
 
+  const pixInput = (tenantId: string, mode?: 'development' | 'production'): ProviderAccountInput => ({
+    tenantId,
+    provider: 'pix',
+    beneficiary: { name: 'Banco Qualquer Client SA', taxId: '529.982.247-25', pixKey: 'pix@client.example' },
+    pixApiUrl: 'https://pix.bank.example/api/v2/',
+    credentials: {
+      client_id: 'pix-cid',
+      client_secret: 'pix-secret\n',
+      cert_pem: PEM_CERT,
+      key_pem: PEM_KEY,
+      token_url: 'https://auth.bank.example/oauth/token',
+    },
+    ...(mode ? { mode } : {}),
+  });
+
+  it('sets a pix account: base_url its PIX API root, the token URL sealed with the client, its own account key', async () => {
+    const { db } = running;
+    const tenant = await createTenant(db, 'Pix Bank Client', { mode: 'development' });
+    const view = await setProviderAccount(db, key, pixInput(tenant.tenant_id));
+    expect(view).toMatchObject({
+      provider: 'pix',
+      base_url: 'https://pix.bank.example/api/v2',
+      credentials: 'set',
+      beneficiary: { pix_key: 'pix@client.example' },
+    });
+    const current = (await currentProviderAccount(db, tenant.tenant_id))!;
+    expect(JSON.parse(open(key, current.sealed_credentials!, current.account_id))).toEqual({
+      client_id: 'pix-cid',
+      client_secret: 'pix-secret',
+      cert_pem: PEM_CERT,
+      key_pem: PEM_KEY,
+      token_url: 'https://auth.bank.example/oauth/token',
+    });
+    expect(current.account_key).toBe(providerAccountKey('pix', 'https://pix.bank.example/api/v2', 'pix-cid'));
+    const audit = await db
+      .selectFrom('admin_audit')
+      .select('details')
+      .where('tenant_id', '=', tenant.tenant_id)
+      .where('action', '=', 'tenant.account')
+      .executeTakeFirstOrThrow();
+    expect(audit.details).toMatchObject({
+      provider: 'pix',
+      base_url: 'https://pix.bank.example/api/v2',
+      credentials: 'set',
+    });
+    expect(JSON.stringify(audit.details)).not.toMatch(/pix-secret|token_url|BEGIN/);
+  });
+
+  it('a pix account: each missing flag named; http URLs only in development; inter refuses its flags', async () => {
+    const { db } = running;
+    const tenant = await createTenant(db, 'Pix Strict', { mode: 'development' });
+    const before = await currentProviderAccount(db, tenant.tenant_id);
+    const base = pixInput(tenant.tenant_id);
+    const http = { pixApiUrl: 'http://127.0.0.1:3101/pix/v2' };
+    const httpToken = { credentials: { ...base.credentials, token_url: 'http://127.0.0.1:3101/pix/oauth/token' } };
+    const cases: Array<[ProviderAccountInput, RegExp]> = [
+      [{ ...base, pixApiUrl: undefined }, /^--pix-api-url is required/],
+      [{ ...base, credentials: { ...base.credentials, token_url: undefined } }, /^--token-url is required/],
+      [{ ...base, credentials: { ...base.credentials, client_id: undefined } }, /^--client-id is required/],
+      [{ ...base, credentials: { ...base.credentials, key_pem: undefined } }, /^--key-file is required/],
+      [
+        { ...base, beneficiary: { ...base.beneficiary, pixKey: undefined } },
+        /^--pix-key is required for --provider pix/,
+      ],
+      [{ ...base, pixApiUrl: 'ftp://x' }, /^--pix-api-url must be an http\(s\) URL/],
+      [{ ...base, ...http }, /^--pix-api-url must be an https URL in production/],
+      [{ ...base, ...httpToken }, /^--token-url must be an https URL in production/],
+      [{ ...base, baseUrl: 'https://x' }, /^--base-url is only for --provider inter/],
+      [{ ...interInput(tenant.tenant_id), pixApiUrl: 'https://x' }, /^--pix-api-url is only for --provider pix/],
+      [{ ...interInput(tenant.tenant_id), credentials: base.credentials }, /^--token-url is only for --provider pix/],
+      [{ ...sandboxInput(tenant.tenant_id), pixApiUrl: 'https://x' }, /^--pix-api-url is only for --provider pix/],
+    ];
+    for (const [input, message] of cases) await expect(setProviderAccount(db, key, input)).rejects.toThrow(message);
+    await expect(setProviderAccount(db, undefined, base)).rejects.toThrow(/CREDENTIALS_ENCRYPTION_KEY.*pix/);
+    expect(await currentProviderAccount(db, tenant.tenant_id)).toEqual(before);
+
+    // Development takes a bank's sandbox over http.
+    const development = { ...pixInput(tenant.tenant_id, 'development'), ...http, ...httpToken };
+    expect(await setProviderAccount(db, key, development)).toMatchObject({
+      provider: 'pix',
+      base_url: 'http://127.0.0.1:3101/pix/v2',
+    });
+  });
+
   it('refuses bad input naming the flag, and changes nothing', async () => {
     const { db } = running;
     const tenant = await createTenant(db, 'Strict', { mode: 'development' });
     const before = await currentProviderAccount(db, tenant.tenant_id);
     const base = interInput(tenant.tenant_id);
     const cases: Array<[ProviderAccountInput, RegExp]> = [
-      [{ ...base, provider: 'itau' }, /--provider must be one of sandbox, inter/],
+      [{ ...base, provider: 'itau' }, /--provider must be one of sandbox, inter, pix/],
       [{ ...base, provider: '' }, /--provider is required/],
       [{ ...base, beneficiary: { ...base.beneficiary, name: '  ' } }, /--beneficiary-name is required/],
       [{ ...base, beneficiary: { ...base.beneficiary, taxId: '529.982.247-26' } }, /--beneficiary-tax-id must be/],

@@ -29,24 +29,39 @@ export type AdminTenantCreateRequest = Static<typeof AdminTenantCreateRequestSch
 
 export const AdminProviderAccountRequestSchema = Type.Object(
   {
-    provider: Type.Union([Type.Literal('sandbox'), Type.Literal('inter')]),
+    provider: Type.Union([Type.Literal('sandbox'), Type.Literal('inter'), Type.Literal('pix')]),
     beneficiary: Type.Object({
       name: RequiredText(200),
       tax_id: RequiredText(200, 'CNPJ or CPF (check digits; punctuation optional)'),
       city: OptionalText(200),
-      pix_key: OptionalText(77),
+      pix_key: OptionalText(77, {
+        description:
+          'The PIX key charges are issued to: required for pix; an inter account without one issues slips only (PIX charges get 422 pix_key_required)',
+      }),
       agency: OptionalText(200),
       account: OptionalText(200),
     }),
-    /** inter only. */
-    base_url: Type.Optional(Type.String({ maxLength: 2000, description: 'inter only: its API root' })),
-    /** inter only: all four. Write-only: never answered. */
+    /** inter: its API root (optional); pix: the PIX API root (required). */
+    base_url: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          "inter: its API root (the service's default when absent); pix: the bank's PIX API root (the CLI's --pix-api-url), required. https only in production for pix",
+      }),
+    ),
+    /** inter and pix: client_id, client_secret, cert_pem and key_pem; pix also token_url. Write-only: never answered. */
     credentials: Type.Optional(
       Type.Object({
         client_id: Type.String({ maxLength: 200 }),
         client_secret: Type.String({ maxLength: 10_000 }),
         cert_pem: Type.String({ maxLength: 100_000 }),
         key_pem: Type.String({ maxLength: 100_000 }),
+        token_url: Type.Optional(
+          Type.String({
+            maxLength: 2000,
+            description: "pix only, and required there: where the bank issues OAuth2 tokens (the CLI's --token-url)",
+          }),
+        ),
         replace_webhook: Type.Optional(
           Type.Boolean({
             description:
@@ -138,7 +153,7 @@ export const AdminProviderAccountSchema = Type.Object(
   {
     tenant_id: Uuid(),
     account_id: Uuid(),
-    provider: Type.Union([Type.Literal('sandbox'), Type.Literal('inter')]),
+    provider: Type.Union([Type.Literal('sandbox'), Type.Literal('inter'), Type.Literal('pix')]),
     beneficiary: Type.Object({
       name: Type.String(),
       tax_id: Type.String(),

@@ -35,11 +35,17 @@ const USAGE = `Operator commands (npm run admin -- <command>):
   tenant list [--json]                   tenants with their number of active tokens
   tenant disable <tenant_id>             refuse every token of a tenant from now on
   tenant account --tenant <tenant_id> [--json]   the tenant's provider account (credentials only as set/none)
-  tenant account --tenant <tenant_id> --provider sandbox|inter --beneficiary-name <name>
+  tenant account --tenant <tenant_id> --provider sandbox|inter|pix --beneficiary-name <name>
       --beneficiary-tax-id <cnpj or cpf> [--beneficiary-city <city>] [--pix-key <key>] [--agency <n>]
       [--account <n>] [--json]
       inter also: --client-id <id> --client-secret-file <file> --cert-file <file> --key-file <file>
       [--base-url <url>] [--replace-webhook]
+                                         (without --pix-key an inter account issues slips only: PIX
+                                         charges get 422 pix_key_required)
+      pix (any bank's PIX API on the Central Bank's standard; PIX charges only):
+      --pix-api-url <url> --token-url <url> --client-id <id> --client-secret-file <file>
+      --cert-file <file> --key-file <file> --pix-key <key> [--replace-webhook]
+                                         (https URLs in production; http too in development)
                                          (--replace-webhook: point the bank's webhook at us even when it
                                          is set to another URL; without it that URL is kept)
                                          sets it, for charges accepted from now on; secrets come only
@@ -64,7 +70,7 @@ const USAGE = `Operator commands (npm run admin -- <command>):
 Every change is audited under --operator <name> or ADMIN_OPERATOR (required in production).
 Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/receivables);
   jobs: NATS_URL, BUS_PREFIX and the bus login (NATS_USER=admin-cli and NATS_PASSWORD, or NATS_CREDS);
-  CREDENTIALS_ENCRYPTION_KEY (32 bytes, base64) seals signing secrets and inter credentials: required in
+  CREDENTIALS_ENCRYPTION_KEY (32 bytes, base64) seals signing secrets and bank credentials: required in
   production; CREDENTIALS_PREVIOUS_KEYS: older keys, comma-separated, that still open what they sealed`;
 
 interface Options {
@@ -87,6 +93,8 @@ interface Options {
   'cert-file'?: string;
   'key-file'?: string;
   'base-url'?: string;
+  'pix-api-url'?: string;
+  'token-url'?: string;
   'replace-webhook'?: boolean;
 }
 
@@ -104,6 +112,8 @@ const ACCOUNT_FLAGS = [
   'cert-file',
   'key-file',
   'base-url',
+  'pix-api-url',
+  'token-url',
 ] as const;
 
 interface Command {
@@ -137,7 +147,7 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
       // In production the tenant cannot charge yet: say what comes next.
       const next =
         mode === 'production'
-          ? `\nIt has no provider account yet (charges get 422 no_provider_account): npm run admin -- tenant account --tenant ${t.tenant_id} --provider sandbox|inter ...`
+          ? `\nIt has no provider account yet (charges get 422 no_provider_account): npm run admin -- tenant account --tenant ${t.tenant_id} --provider sandbox|inter|pix ...`
           : '';
       print(
         `tenant_id:          ${t.tenant_id}\nintegration_token:  ${t.integration_token}\nsigning_secret:     ${t.signing_secret}\n(token id ${t.token_id}) Store the token and the secret now: they are not shown again.${next}`,
@@ -175,19 +185,23 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
     async ({ db, mode, options, operator, print }) => {
       if (!options.tenant)
         throw new AdminError(
-          'tenant account needs --tenant: npm run admin -- tenant account --tenant <tenant_id> [--provider sandbox|inter ...] [--json]',
+          'tenant account needs --tenant: npm run admin -- tenant account --tenant <tenant_id> [--provider sandbox|inter|pix ...] [--json]',
         );
       const setting =
         ACCOUNT_FLAGS.some((flag) => options[flag] !== undefined) || options['replace-webhook'] !== undefined;
       const view = setting
         ? await setProviderAccount(
             db,
-            options.provider === 'inter' ? loadCredentialsKeyring(process.env, mode) : undefined,
-            accountInput(options.tenant, options),
+            options.provider === 'inter' || options.provider === 'pix'
+              ? loadCredentialsKeyring(process.env, mode)
+              : undefined,
+            accountInput(options.tenant, options, mode),
             operator(),
           )
         : await showProviderAccount(db, options.tenant);
-      print(describeAccount(view), view);
+      const note = slipsOnlyNote(view);
+      if (note && options.json) console.error(`note: ${note}`);
+      print(note ? `${describeAccount(view)}\nnote: ${note}` : describeAccount(view), view);
     },
   ],
   [
@@ -354,15 +368,18 @@ function describeAuditEntry(e: AuditEntry): string {
 }
 
 /** The flags as `tenant account` takes them, the secrets read from their files (or stdin). */
-function accountInput(tenantId: string, options: Options): ProviderAccountInput {
+function accountInput(tenantId: string, options: Options, mode: RunMode): ProviderAccountInput {
   const secrets = readSecretFiles({
     'client-secret-file': options['client-secret-file'],
     'cert-file': options['cert-file'],
     'key-file': options['key-file'],
   });
-  const interFlags = [options['client-id'], options['replace-webhook'], ...Object.values(secrets)].some(
-    (v) => v !== undefined,
-  );
+  const clientFlags = [
+    options['client-id'],
+    options['replace-webhook'],
+    options['token-url'],
+    ...Object.values(secrets),
+  ].some((v) => v !== undefined);
   return {
     tenantId,
     provider: options.provider ?? '',
@@ -375,17 +392,26 @@ function accountInput(tenantId: string, options: Options): ProviderAccountInput 
       account: options.account,
     },
     baseUrl: options['base-url'],
+    pixApiUrl: options['pix-api-url'],
     credentials:
-      options.provider === 'inter' || interFlags
+      options.provider === 'inter' || options.provider === 'pix' || clientFlags
         ? {
             client_id: options['client-id'],
             client_secret: secrets['client-secret-file'],
             cert_pem: secrets['cert-file'],
             key_pem: secrets['key-file'],
+            ...(options['token-url'] === undefined ? {} : { token_url: options['token-url'] }),
             ...(options['replace-webhook'] ? { replace_webhook: true } : {}),
           }
         : undefined,
+    mode,
   };
+}
+
+/** An inter account without a PIX key is allowed, but what it cannot do is said at once. */
+function slipsOnlyNote(a: ProviderAccountView): string | undefined {
+  if (a.provider !== 'inter' || a.beneficiary.pix_key !== null) return undefined;
+  return 'no --pix-key: this inter account issues slips only; PIX charges (payment_method 3) get 422 pix_key_required';
 }
 
 /** The account for a person: what the JSON says, credentials only as set/none. */

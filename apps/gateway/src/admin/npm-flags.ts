@@ -26,6 +26,8 @@ const FLAGS = {
   'cert-file': true,
   'key-file': true,
   'base-url': true,
+  'pix-api-url': true,
+  'token-url': true,
   'replace-webhook': false,
 } as const;
 

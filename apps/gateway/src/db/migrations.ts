@@ -81,6 +81,14 @@ export function gatewayMigrations(keyring?: Keyring): Record<string, Migration> 
         await sql`${sql.raw(ADMIT_REQUESTS)}`.execute(db);
       },
     },
+    '0009_pix_provider_accounts': {
+      // A `pix` account: any bank's PIX API on the Central Bank's standard (docs/providers/pix.md).
+      async up(db: Kysely<unknown>) {
+        await sql`alter table provider_accounts drop constraint provider_accounts_provider_check`.execute(db);
+        await sql`alter table provider_accounts add constraint provider_accounts_provider_check
+          check (provider in ('sandbox', 'inter', 'pix'))`.execute(db);
+      },
+    },
   };
 }
 

@@ -129,7 +129,7 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
   route('PUT', `${p}/tenants/:tenant_id/provider-account`, async (ctx) => {
     const tenantId = uuidParam(ctx, 'tenant_id');
     const body = validBody(ctx, PROVIDER_ACCOUNT);
-    answer(ctx, 200, await setProviderAccount(db, keyring, accountInput(tenantId, body), by(ctx)));
+    answer(ctx, 200, await setProviderAccount(db, keyring, accountInput(tenantId, body, mode), by(ctx)));
   });
 
   route('POST', `${p}/tenants/:tenant_id/signing-secret/rotate`, async (ctx) => {
@@ -251,7 +251,7 @@ function pageLimit(ctx: GatewayContext, errors?: FieldError[]): number {
 }
 
 /** The request body as the CLI's flags would give it (setProviderAccount checks every field). */
-function accountInput(tenantId: string, body: AdminProviderAccountRequest): ProviderAccountInput {
+function accountInput(tenantId: string, body: AdminProviderAccountRequest, mode: RunMode): ProviderAccountInput {
   const b = body.beneficiary;
   const text = (value: string | null | undefined) => value ?? undefined;
   return {
@@ -265,8 +265,10 @@ function accountInput(tenantId: string, body: AdminProviderAccountRequest): Prov
       agency: text(b.agency),
       account: text(b.account),
     },
-    baseUrl: body.base_url,
+    // A pix account's base_url is its PIX API root (the CLI's --pix-api-url).
+    ...(body.provider === 'pix' ? { pixApiUrl: body.base_url } : { baseUrl: body.base_url }),
     credentials: body.credentials,
+    mode,
   };
 }
 
@@ -280,6 +282,8 @@ const FIELD_OF_FLAG: Record<string, string> = {
   '--agency': '/beneficiary/agency',
   '--account': '/beneficiary/account',
   '--base-url': '/base_url',
+  '--pix-api-url': '/base_url',
+  '--token-url': '/credentials/token_url',
   '--client-id': '/credentials/client_id',
   '--client-secret-file': '/credentials/client_secret',
   '--cert-file': '/credentials/cert_pem',

@@ -125,7 +125,7 @@ function providerAccountOf(ctx: GatewayContext): ProviderAccountVersion {
   if (!account)
     throw new ServiceError(
       'no_provider_account',
-      `this tenant has no provider account to register charges with; an operator sets it with: npm run admin -- tenant account --tenant ${tenantId} --provider sandbox|inter --beneficiary-name "<name>" --beneficiary-tax-id <cnpj or cpf> ...`,
+      `this tenant has no provider account to register charges with; an operator sets it with: npm run admin -- tenant account --tenant ${tenantId} --provider sandbox|inter|pix --beneficiary-name "<name>" --beneficiary-tax-id <cnpj or cpf> ...`,
     );
   return account;
 }

@@ -5,6 +5,8 @@ import {
   ProviderKinds,
   type Beneficiary,
   type InterCredentials,
+  type PixCredentials,
+  type ProviderCredentials,
   type ProviderAccountVersion,
   type ProviderAccountView,
   type ProviderKind,
@@ -48,10 +50,17 @@ export interface ProviderAccountInput {
     agency?: string;
     account?: string;
   };
-  /** inter only. */
+  /** inter only (--base-url). */
   baseUrl?: string;
-  /** inter only; all four required there. */
-  credentials?: Partial<InterCredentials>;
+  /** pix only, and required there (--pix-api-url): the bank's PIX API root, stored as the account's base_url. */
+  pixApiUrl?: string;
+  /** inter and pix: the four of InterCredentials required; pix also token_url (--token-url). */
+  credentials?: Partial<PixCredentials>;
+  /**
+   * How strict the URLs are: production takes only https ones for a pix account (its secret and
+   * certificate go there); development takes http too, for a bank's sandbox. Production when absent.
+   */
+  mode?: RunMode;
 }
 
 /** The sandbox account a development tenant gets: paid to the tenant's name at the sandbox's payee CNPJ. */
@@ -128,14 +137,14 @@ export async function showProviderAccount(db: Kysely<GatewayDatabase>, tenantId:
     .executeTakeFirst();
   if (!row)
     throw new AdminNotFoundError(
-      `tenant ${tenantId} has no provider account: set one with npm run admin -- tenant account --tenant ${tenantId} --provider sandbox|inter ...`,
+      `tenant ${tenantId} has no provider account: set one with npm run admin -- tenant account --tenant ${tenantId} --provider sandbox|inter|pix ...`,
     );
   return toView(row);
 }
 
 /**
  * Sets the tenant's account: checks the input, supersedes the current version and inserts the new
- * one (credentials sealed, bound to its id). `credentialsKey` is needed only for `inter`.
+ * one (credentials sealed, bound to its id). `credentialsKey` is needed only for `inter` and `pix`.
  */
 export async function setProviderAccount(
   db: Kysely<GatewayDatabase>,
@@ -145,7 +154,7 @@ export async function setProviderAccount(
 ): Promise<ProviderAccountView> {
   const account = checkInput(input);
   if (account.credentials && !credentialsKey)
-    throw new AdminError('CREDENTIALS_ENCRYPTION_KEY is needed to store inter credentials');
+    throw new AdminError(`CREDENTIALS_ENCRYPTION_KEY is needed to store ${account.provider} credentials`);
   const id = randomUUID();
   const sealed = account.credentials ? seal(credentialsKey!, JSON.stringify(account.credentials), id) : null;
   return db.transaction().execute(async (trx) => {
@@ -177,6 +186,7 @@ export async function setProviderAccount(
       beneficiary_name: account.beneficiary.name,
       beneficiary_tax_id: account.beneficiary.tax_id,
       base_url: row.base_url,
+      pix_key: account.beneficiary.pix_key,
       credentials: row.sealed_credentials === null ? 'none' : 'set',
     });
     return toView(row);
@@ -207,11 +217,12 @@ interface CheckedAccount {
   provider: ProviderKind;
   beneficiary: Beneficiary;
   baseUrl: string | null;
-  credentials: InterCredentials | null;
+  credentials: ProviderCredentials | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_TEXT = 200;
+const MAX_URL = 2000;
 /** A PIX key is at most 77 characters (a random key is 36, an e-mail up to 77). */
 const MAX_PIX_KEY = 77;
 
@@ -242,33 +253,66 @@ function checkInput(input: ProviderAccountInput): CheckedAccount {
     address: null,
   };
   if (provider === 'sandbox') {
-    refuseInterOnly(input);
+    refuseFlags(input, [...CREDENTIAL_FLAGS, ...INTER_FLAGS, ...PIX_FLAGS]);
     return { provider, beneficiary, baseUrl: null, credentials: null };
   }
+  if (provider === 'pix') return checkPixAccount(input, beneficiary);
+  refuseFlags(input, PIX_FLAGS);
   return {
-    provider: provider as ProviderKind,
+    provider: 'inter',
     beneficiary,
-    baseUrl: input.baseUrl === undefined ? null : checkBaseUrl(input.baseUrl),
-    credentials: checkInterCredentials(input.credentials ?? {}),
+    baseUrl: input.baseUrl === undefined ? null : checkUrl('--base-url', input.baseUrl, 'development'),
+    credentials: checkInterCredentials(input.credentials ?? {}, 'Inter'),
   };
 }
 
-/** The flags of inter's credentials and API root, refused for a sandbox account (they would be ignored). */
-function refuseInterOnly(input: ProviderAccountInput): void {
-  const c = input.credentials ?? {};
-  const given: Array<[string, unknown]> = [
-    ['--client-id', c.client_id],
-    ['--client-secret-file', c.client_secret],
-    ['--cert-file', c.cert_pem],
-    ['--key-file', c.key_pem],
-    ['--base-url', input.baseUrl],
-    ['--replace-webhook', c.replace_webhook],
-  ];
-  const flag = given.find(([, value]) => value !== undefined)?.[0];
-  if (flag) throw new ProviderAccountInputError(flag, `${flag} is only for --provider inter`);
+/**
+ * A `pix` account: PIX charges only, issued to its PIX key, through the PIX API at --pix-api-url with
+ * tokens from --token-url (both https in production).
+ */
+function checkPixAccount(input: ProviderAccountInput, beneficiary: Beneficiary): CheckedAccount {
+  refuseFlags(input, INTER_FLAGS);
+  const mode = input.mode ?? 'production';
+  const pixApiUrl = checkUrl('--pix-api-url', required('--pix-api-url', input.pixApiUrl, MAX_URL), mode);
+  const credentials = checkInterCredentials(input.credentials ?? {}, 'the bank');
+  const tokenUrl = checkUrl('--token-url', required('--token-url', input.credentials?.token_url, MAX_URL), mode);
+  if (beneficiary.pix_key === null)
+    throw new ProviderAccountInputError(
+      '--pix-key',
+      '--pix-key is required for --provider pix (the key its PIX charges are issued to)',
+    );
+  return {
+    provider: 'pix',
+    beneficiary,
+    baseUrl: pixApiUrl,
+    credentials: { ...credentials, token_url: tokenUrl },
+  };
 }
 
-function checkInterCredentials(c: Partial<InterCredentials>): InterCredentials {
+/** A flag of some kinds of account: its name, its value in the input, and the kinds that take it. */
+type KindFlag = [flag: string, of: (input: ProviderAccountInput) => unknown, kinds: string];
+/** What a sandbox account never takes: a bank's client and its files. */
+const CREDENTIAL_FLAGS: KindFlag[] = [
+  ['--client-id', (i) => i.credentials?.client_id, 'inter or pix'],
+  ['--client-secret-file', (i) => i.credentials?.client_secret, 'inter or pix'],
+  ['--cert-file', (i) => i.credentials?.cert_pem, 'inter or pix'],
+  ['--key-file', (i) => i.credentials?.key_pem, 'inter or pix'],
+  ['--replace-webhook', (i) => i.credentials?.replace_webhook, 'inter or pix'],
+];
+const INTER_FLAGS: KindFlag[] = [['--base-url', (i) => i.baseUrl, 'inter (a pix account takes --pix-api-url)']];
+const PIX_FLAGS: KindFlag[] = [
+  ['--pix-api-url', (i) => i.pixApiUrl, 'pix (an inter account takes --base-url)'],
+  ['--token-url', (i) => i.credentials?.token_url, 'pix'],
+];
+
+/** Flags of other kinds of account, refused (they would be ignored). */
+function refuseFlags(input: ProviderAccountInput, flags: KindFlag[]): void {
+  const given = flags.find(([, of]) => of(input) !== undefined);
+  if (given) throw new ProviderAccountInputError(given[0], `${given[0]} is only for --provider ${given[2]}`);
+}
+
+/** The client of a bank's API over mutual TLS (an inter account's, and a pix account's but its token URL). */
+function checkInterCredentials(c: Partial<InterCredentials>, bank: string): InterCredentials {
   const credentials = {
     client_id: required('--client-id', c.client_id),
     client_secret: required('--client-secret-file', c.client_secret, Infinity),
@@ -282,17 +326,21 @@ function checkInterCredentials(c: Partial<InterCredentials>): InterCredentials {
   if (!/-----BEGIN CERTIFICATE-----/.test(credentials.cert_pem))
     throw new ProviderAccountInputError(
       '--cert-file',
-      '--cert-file must be a PEM certificate (-----BEGIN CERTIFICATE-----), the .crt Inter issues',
+      `--cert-file must be a PEM certificate (-----BEGIN CERTIFICATE-----), the .crt ${bank} issues`,
     );
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(credentials.key_pem))
     throw new ProviderAccountInputError(
       '--key-file',
-      '--key-file must be a PEM private key (-----BEGIN ... PRIVATE KEY-----), the .key Inter issues',
+      `--key-file must be a PEM private key (-----BEGIN ... PRIVATE KEY-----), the .key ${bank} issues`,
     );
   return credentials;
 }
 
-function checkBaseUrl(value: string): string {
+/**
+ * An API root or token URL: http(s), its trailing slashes dropped. Production takes https only where
+ * `mode` says so (a pix account's URLs).
+ */
+function checkUrl(flag: string, value: string, mode: RunMode): string {
   let url: URL | undefined;
   try {
     url = new URL(value);
@@ -300,7 +348,9 @@ function checkBaseUrl(value: string): string {
     url = undefined;
   }
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
-    throw new ProviderAccountInputError('--base-url', '--base-url must be an http(s) URL');
+    throw new ProviderAccountInputError(flag, `${flag} must be an http(s) URL`);
+  if (mode === 'production' && url.protocol !== 'https:')
+    throw new ProviderAccountInputError(flag, `${flag} must be an https URL in production`);
   return value.replace(/\/+$/, '');
 }
 

@@ -476,7 +476,7 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
   },
   unsupported_media_type: { detail: 'send the body as application/json' },
   no_provider_account: {
-    detail: `this tenant has no provider account to register charges with; an operator sets it with: npm run admin -- tenant account --tenant ${Ids.tenant} --provider sandbox|inter --beneficiary-name "<name>" --beneficiary-tax-id <cnpj or cpf> ...`,
+    detail: `this tenant has no provider account to register charges with; an operator sets it with: npm run admin -- tenant account --tenant ${Ids.tenant} --provider sandbox|inter|pix --beneficiary-name "<name>" --beneficiary-tax-id <cnpj or cpf> ...`,
   },
   pix_key_required: {
     detail: "the tenant's bank account has no PIX key, so it cannot issue PIX charges; nothing was stored",

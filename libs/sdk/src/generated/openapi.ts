@@ -844,6 +844,8 @@ export interface components {
         | 'unsupported_media_type'
         | 'validation_failed'
         | 'no_provider_account'
+        | 'pix_key_required'
+        | 'slip_not_supported'
         | 'idempotency_key_reused'
         | 'rate_limited'
         | 'internal_error'
@@ -1544,7 +1546,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `idempotency_key_reused`: this Idempotency-Key was used with another request (method, path or body); `validation_failed`: a field is invalid, a client_id is not registered, or (production) a url_callback host is a non-public address or localhost; `errors` names every one (e.g. /2/client_id); `no_provider_account`: the tenant has no provider account yet (production only): an operator sets one with `npm run admin -- tenant account`; nothing is stored */
+      /** @description `idempotency_key_reused`: this Idempotency-Key was used with another request (method, path or body); `validation_failed`: a field is invalid, a client_id is not registered, or (production) a url_callback host is a non-public address or localhost; `errors` names every one (e.g. /2/client_id); `no_provider_account`: the tenant has no provider account yet (production only): an operator sets one with `npm run admin -- tenant account`; nothing is stored; `pix_key_required`: a PIX charge (`payment_method` 3) to a bank account without a PIX key; `errors` names each item; nothing is stored; `slip_not_supported`: a slip charge to a bank account that takes PIX charges only (a `pix` account); `errors` names each item; nothing is stored */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

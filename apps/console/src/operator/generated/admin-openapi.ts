@@ -293,7 +293,7 @@ export interface components {
       /** Format: uuid */
       account_id: string;
       /** @enum {string} */
-      provider: 'sandbox' | 'inter';
+      provider: 'sandbox' | 'inter' | 'pix';
       beneficiary: {
         name: string;
         tax_id: string;
@@ -319,7 +319,7 @@ export interface components {
     };
     AdminProviderAccountRequest: {
       /** @enum {string} */
-      provider: 'sandbox' | 'inter';
+      provider: 'sandbox' | 'inter' | 'pix';
       beneficiary: {
         name: string;
         /** @description CNPJ or CPF (check digits; punctuation optional) */
@@ -329,13 +329,15 @@ export interface components {
         agency?: string | null;
         account?: string | null;
       };
-      /** @description inter only: its API root */
+      /** @description inter: its API root (the service's default when absent); pix: the bank's PIX API root (the CLI's --pix-api-url), required. https only in production for pix */
       base_url?: string;
       credentials?: {
         client_id: string;
         client_secret: string;
         cert_pem: string;
         key_pem: string;
+        /** @description pix only, and required there: where the bank issues OAuth2 tokens (the CLI's --token-url) */
+        token_url?: string;
         /** @description point the bank's webhook at this service even when it is set to another URL (the CLI's --replace-webhook); otherwise that URL is kept */
         replace_webhook?: boolean;
       };
@@ -517,6 +519,8 @@ export interface components {
         | 'unsupported_media_type'
         | 'validation_failed'
         | 'no_provider_account'
+        | 'pix_key_required'
+        | 'slip_not_supported'
         | 'idempotency_key_reused'
         | 'rate_limited'
         | 'internal_error'
@@ -602,7 +606,7 @@ export interface components {
        * @description The provider kind of the account
        * @enum {string}
        */
-      provider: 'sandbox' | 'inter';
+      provider: 'sandbox' | 'inter' | 'pix';
       /** @description Which bank account (versions of one account share it) */
       account_key: string;
       /** @description The account's API root; null: the service's default for the kind */

@@ -164,7 +164,10 @@ function ProviderAccountFacts({ account }: { account: ProviderAccount | undefine
   return (
     <dl class="facts provider-account">
       <dt>Provider</dt>
-      <dd>{account.provider}</dd>
+      <dd>
+        {account.provider}
+        {account.provider === 'pix' && <span class="muted"> (a bank's PIX API: PIX charges only)</span>}
+      </dd>
       <dt>Beneficiary</dt>
       <dd>{b.name}</dd>
       <dt>Tax id</dt>
@@ -172,12 +175,17 @@ function ProviderAccountFacts({ account }: { account: ProviderAccount | undefine
       <dt>City</dt>
       <dd>{b.city ?? '—'}</dd>
       <dt>PIX key</dt>
-      <dd class="mono">{b.pix_key ?? '—'}</dd>
+      <dd class="mono">
+        {b.pix_key ?? '—'}
+        {b.pix_key === null && account.provider === 'inter' && (
+          <span class="muted"> (slips only: PIX charges get 422 pix_key_required)</span>
+        )}
+      </dd>
       <dt>Agency / account</dt>
       <dd class="mono">
         {b.agency ?? '—'} / {b.account ?? '—'}
       </dd>
-      <dt>API root</dt>
+      <dt>{account.provider === 'pix' ? 'PIX API root' : 'API root'}</dt>
       <dd class="mono">{account.base_url ?? '—'}</dd>
       <dt>Credentials</dt>
       <dd>{account.credentials === 'set' ? 'stored (never shown)' : 'none'}</dd>
