@@ -74,6 +74,7 @@ export async function startBankSandbox(
       bank: { account: config.account, payee: config.payee },
       behaviour,
       slowMs: config.slowMs,
+      mainHost: () => new URL(config.publicUrl ?? `http://127.0.0.1:${port}`).host,
       logger,
     }).catch(async (err: unknown) => {
       await db.destroy();

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { interDialectMigration, interFaithfulMigration } from '../inter/migration';
+import { pixDialectMigration } from '../pix/migration';
 
 export const SCHEMA = 'bank_sandbox';
 
@@ -77,4 +78,6 @@ export const migrations: Record<string, Migration> = {
   '0100_inter_dialect': interDialectMigration,
   // Integrations, the duplicate window and the callback history ("The sandbox behaves like the bank").
   '0101_inter_faithful': interFaithfulMigration,
+  // The PIX API (cobv, PIX received, devoluções, webhooks per key) of both dialects (src/pix/migration.ts).
+  '0102_pix_dialect': pixDialectMigration,
 };

@@ -14,6 +14,19 @@ export const INTER_ENDPOINT_LIMITS = {
   callbacks: 10,
   callbacks_retry: 5,
   pay: 10,
+  // The PIX API (both dialects): Inter's API Pix reference gives 120 a minute for cobv and 10 for the
+  // webhook; the received PIX and devoluções are taken as 120 too.
+  cobv_put: 120,
+  cobv_patch: 120,
+  cobv_get: 120,
+  cobv_list: 120,
+  pix_webhook_put: 10,
+  pix_webhook_get: 10,
+  pix_webhook_delete: 10,
+  pix_list: 120,
+  pix_get: 120,
+  refund_put: 120,
+  refund_get: 120,
 } as const;
 export type InterEndpoint = keyof typeof INTER_ENDPOINT_LIMITS;
 

@@ -8,6 +8,7 @@ import { paymentAmountCents } from '../domain/money';
 import type { CallMeter } from './call-meter';
 import type { InterDb } from './db';
 import { applyFaults } from './faults';
+import type { PixControls } from '../pix';
 import { isUuid, type InterBank, type PaymentMethod } from './inter-bank';
 import { chargeView } from './wire';
 
@@ -26,6 +27,8 @@ export interface InterControlsDeps {
   /** Signs integration certificates; null when the dialect runs with TLS files and no CA key. */
   ca: CertificateAuthority | null;
   logger: Logger;
+  /** The PIX API's controls and locations (a cobv is paid by its txid through the same pay control). */
+  pix?: PixControls;
 }
 
 /**
@@ -41,11 +44,19 @@ export function withInterControls(main: Handler, deps: InterControlsDeps): Handl
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path.startsWith('/sandbox/inter/')) return void controls(req, res);
+    const { pix } = deps;
+    if (pix?.handles(path)) return pix.handler(req, res);
     const pay = req.method === 'POST' ? PAY_PATH.exec(path) : null;
     if (!pay) return main(req, res);
+    const id = decodeURIComponent(pay[1]);
+    // An Inter charge first, then a cobv (txids are unique across the sandbox), else the sandbox's own charges.
     deps.bank
-      .payTarget(decodeURIComponent(pay[1]))
-      .then((codigo) => (codigo ? controls(req, res) : main(req, res)))
+      .payTarget(id)
+      .then(async (codigo) => {
+        if (codigo) return void controls(req, res);
+        if (pix && (await pix.owns(id))) return pix.handler(req, res);
+        main(req, res);
+      })
       .catch((err: unknown) => {
         deps.logger.error({ err }, 'inter pay control failed');
         res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"code":"internal_error"}}');

@@ -7,6 +7,8 @@ import { loadCertificateAuthority, type CertificateAuthority } from '@payments/d
 import type { Logger } from '@payments/logger';
 import type { BankSandboxDatabase } from '../db/schema';
 import type { Behaviour } from '../domain/behaviour';
+import { createPixApi, isPixPath } from '../pix';
+import type { PixTables } from '../pix/db';
 import { createInterApiApp } from './api-app';
 import { CallMeter } from './call-meter';
 import type { InterSandboxConfig, InterTlsFiles } from './config';
@@ -27,6 +29,8 @@ export interface InterDialectDeps {
   bank: SandboxBank;
   behaviour: Behaviour;
   slowMs: number;
+  /** host[:port] of the sandbox's main port (where the PIX locations are served), once it listens. */
+  mainHost: () => string;
   logger: Logger;
 }
 
@@ -36,7 +40,10 @@ export interface RunningInterDialect {
   baseUrl: string;
   /** The CA that its server and integration certificates chain to (what a client trusts). */
   caFile: string;
-  /** Puts the Inter controls (/sandbox/inter/**, pay by codigoSolicitacao, nossoNumero or txid) in front of the sandbox's own handler. */
+  /**
+   * Puts the Inter and PIX controls (/sandbox/inter/**, /sandbox/pix/**, pay by codigoSolicitacao,
+   * nossoNumero or txid, the PIX locations) in front of the sandbox's own handler.
+   */
   wrap(main: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void;
   stop(): Promise<void>;
 }
@@ -81,7 +88,22 @@ export async function startInterDialect(deps: InterDialectDeps): Promise<Running
     httpWebhooks: deps.config.httpWebhooks,
     logger: deps.logger,
   });
-  const server = createServer({ cert, key, ca, requestCert: true, rejectUnauthorized: true }, app.callback());
+  // The PIX API (both of its dialects) shares the listener, the integrations, the faults and the meter.
+  const pix = createPixApi({
+    db: deps.db.withTables<InterTables & PixTables>(),
+    inter: bank,
+    bank: deps.bank,
+    behaviour: deps.behaviour,
+    meter,
+    config: deps.config,
+    identity: { certPem: cert, keyPem: key },
+    locationHost: deps.mainHost,
+    logger: deps.logger,
+  });
+  const interHandler = app.callback();
+  const server = createServer({ cert, key, ca, requestCert: true, rejectUnauthorized: true }, (req, res) =>
+    isPixPath((req.url ?? '/').split('?')[0]) ? pix.handler(req, res) : void interHandler(req, res),
+  );
   // A refused handshake (no or a foreign client certificate) is the client's problem, not an error of ours.
   server.on('tlsClientError', (err) => deps.logger.debug({ err: err.message }, 'inter tls handshake refused'));
   await new Promise<void>((resolve, reject) => {
@@ -93,18 +115,28 @@ export async function startInterDialect(deps: InterDialectDeps): Promise<Running
   });
   const port = (server.address() as AddressInfo).port;
   sender.start();
+  pix.start();
   const baseUrl = `https://127.0.0.1:${port}/inter`;
   deps.logger.info({ port, baseUrl, caFile: files.caFile }, 'bank-sandbox inter dialect ready');
   return {
     port,
     baseUrl,
     caFile: files.caFile,
-    wrap: (main) => withInterControls(main, { db, bank, meter, ca: authority, logger: deps.logger }),
+    wrap: (main) =>
+      withInterControls(main, {
+        db,
+        bank,
+        meter,
+        ca: authority,
+        logger: deps.logger,
+        pix: pix.controls(`https://127.0.0.1:${port}`, authority),
+      }),
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
       await sender.stop();
+      await pix.stop();
     },
   };
 }
