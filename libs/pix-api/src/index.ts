@@ -1,7 +1,8 @@
 // The Central Bank's PIX API standard (bacen/pix-api) as the one source of truth for its paths, schemas and
 // our mapping to it. No transport: this lib builds requests and reads answers; the caller sends them.
 export { PIX_STANDARD_VERSION, PIX_STANDARD_SOURCE } from './version';
-export { standardSchemas } from './generated/standard-schemas';
+export { standardSchemas } from './schemas';
+export { standardDefinitions } from './generated/standard-schemas';
 export { standardViolations, standardSchemaNames, type PixViolation } from './validate';
 export { txidFor, receivableIdOfTxid } from './txid';
 export {

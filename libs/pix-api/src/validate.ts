@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { standardSchemas } from './generated/standard-schemas';
+import { standardSchemas } from './schemas';
 
 // The schemas are JSON Schemas generated from the standard's document (scripts/generate.ts); they never
 // forbid additional properties, as the standard lets a PSP add fields.
