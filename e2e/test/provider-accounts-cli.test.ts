@@ -8,7 +8,7 @@ import { runAdmin, type AdminRun } from '../support/admin-cli';
 import { startSystem, type TestSystem } from '../support/system';
 
 /*
- * `npm run admin -- tenant account` as an operator runs it: setting a sandbox or an inter
+ * `npm run admin -- tenant account` as an operator runs it: setting a sandbox, an inter or a pix
  * account, showing it, and the rules on secrets: they come from files or stdin only, and nothing the
  * CLI prints ever contains them.
  */
@@ -268,7 +268,7 @@ it('says what is wrong, naming the flag or the tenant, and stores nothing', asyn
       1,
       /--beneficiary-tax-id must be a valid CNPJ or CPF/,
     ],
-    [account('--provider', 'itau', ...beneficiary), 1, /--provider must be one of sandbox, inter/],
+    [account('--provider', 'itau', ...beneficiary), 1, /--provider must be one of sandbox, inter, pix/],
     [account(...beneficiary), 1, /--provider is required/],
     [
       account('--provider', 'inter', ...beneficiary, '--client-id', 'x', '--cert-file', files.cert),
@@ -330,4 +330,138 @@ it('in production, inter credentials need CREDENTIALS_ENCRYPTION_KEY; a sandbox 
     env: { NODE_ENV: 'production', ADMIN_OPERATOR: 'ops' },
   });
   expect(sandbox.code).toBe(0);
+});
+
+/* pix accounts: any bank's PIX API on the Central Bank's standard ------------------------------- */
+
+/** The flags of a pix account but `--tenant`, with the secret from its file. */
+const pixAccount = (overrides: Record<string, string | undefined> = {}) => {
+  const flags: Record<string, string | undefined> = {
+    '--provider': 'pix',
+    '--beneficiary-name': 'Açougue Irmãos Ferreira Ltda',
+    '--beneficiary-tax-id': '12.345.678/0001-95',
+    '--pix-key': 'financeiro@ferreira.com.br',
+    '--pix-api-url': 'https://pix.banco.example/api/v2',
+    '--token-url': 'https://pix.banco.example/oauth/token',
+    '--client-id': 'pix-client-123',
+    '--client-secret-file': files.secret,
+    '--cert-file': files.cert,
+    '--key-file': files.key,
+    ...overrides,
+  };
+  return Object.entries(flags).flatMap(([flag, value]) => (value === undefined ? [] : [flag, value]));
+};
+
+it('sets a pix account: PIX API root as base_url, credentials "set", no secret printed or stored in clear', async () => {
+  const tenantId = await newTenantId();
+  const set = await admin(['tenant', 'account', '--tenant', tenantId, ...pixAccount(), '--json']);
+  expect(set.stderr).toBe('');
+  expect(set.code).toBe(0);
+  expectNoSecret(set);
+  const view = JSON.parse(set.stdout) as ProviderAccountView;
+  expect(view).toMatchObject({
+    tenant_id: tenantId,
+    provider: 'pix',
+    base_url: 'https://pix.banco.example/api/v2',
+    credentials: 'set',
+    beneficiary: { pix_key: 'financeiro@ferreira.com.br' },
+  });
+  expect(set.stdout).not.toContain('pix-client-123');
+  expect(set.stdout).not.toContain('oauth/token');
+
+  const [current] = (await versions(tenantId)).filter((v) => v.superseded_at === null);
+  expect(current).toMatchObject({ id: view.account_id, provider: 'pix' });
+  expect(current.sealed_credentials).toMatch(/^v2\.[A-Za-z0-9_-]{8}\./);
+  expect(current.sealed_credentials).not.toContain('oauth');
+
+  const text = await admin(['tenant', 'account', '--tenant', tenantId]);
+  expect(text.code).toBe(0);
+  expectNoSecret(text);
+  expect(text.stdout).toMatch(/^provider: +pix$/m);
+  expect(text.stdout).toMatch(/^base_url: +https:\/\/pix\.banco\.example\/api\/v2$/m);
+  expect(text.stdout).toMatch(/^credentials: +set$/m);
+  expect(text.stdout).toMatch(/^ {2}pix_key: +financeiro@ferreira\.com\.br$/m);
+  expect(text.stdout).not.toContain('note:');
+
+  // --replace-webhook travels with a pix account's credentials too.
+  const replacing = await admin([
+    ...['tenant', 'account', '--tenant', tenantId, ...pixAccount(), '--replace-webhook', '--json'],
+  ]);
+  expect(replacing.code).toBe(0);
+  expect((JSON.parse(replacing.stdout) as ProviderAccountView).credentials).toBe('set');
+});
+
+it('a pix account: each missing flag named, inter and pix flags kept apart; nothing stored', async () => {
+  const tenantId = await newTenantId();
+  const before = await versions(tenantId);
+  const cases: Array<[string[], RegExp]> = [
+    [pixAccount({ '--pix-api-url': undefined }), /^error: --pix-api-url is required\n$/],
+    [pixAccount({ '--token-url': undefined }), /^error: --token-url is required\n$/],
+    [pixAccount({ '--pix-key': undefined }), /^error: --pix-key is required for --provider pix/],
+    [pixAccount({ '--client-id': undefined }), /^error: --client-id is required\n$/],
+    [pixAccount({ '--client-secret-file': undefined }), /^error: --client-secret-file is required\n$/],
+    [pixAccount({ '--cert-file': undefined }), /^error: --cert-file is required\n$/],
+    [pixAccount({ '--key-file': undefined }), /^error: --key-file is required\n$/],
+    [pixAccount({ '--pix-api-url': 'pix.banco.example' }), /^error: --pix-api-url must be an http\(s\) URL/],
+    [pixAccount({ '--base-url': 'https://x' }), /^error: --base-url is only for --provider inter/],
+    [pixAccount({ '--provider': 'inter' }), /^error: --pix-api-url is only for --provider pix/],
+    [pixAccount({ '--provider': 'sandbox' }), /^error: --client-id is only for --provider inter or pix/],
+  ];
+  for (const [flags, message] of cases) {
+    const run = await admin(['tenant', 'account', '--tenant', tenantId, ...flags]);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(message) });
+    expectNoSecret(run);
+  }
+  expect(await versions(tenantId)).toEqual(before);
+});
+
+it('in production a pix account takes https URLs only; development takes http too (a bank sandbox)', async () => {
+  const tenantId = await newTenantId();
+  const before = await versions(tenantId);
+  const production = {
+    NODE_ENV: 'production',
+    ADMIN_OPERATOR: 'ops',
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  };
+  const http = { '--pix-api-url': 'http://127.0.0.1:3101/pix/v2' };
+  const httpToken = { '--token-url': 'http://127.0.0.1:3101/pix/oauth/token' };
+  for (const [overrides, flag] of [
+    [http, '--pix-api-url'],
+    [httpToken, '--token-url'],
+  ] as const) {
+    const run = await admin(['tenant', 'account', '--tenant', tenantId, ...pixAccount(overrides)], {
+      env: production,
+    });
+    expect(run.stderr).toBe(`error: ${flag} must be an https URL in production\n`);
+    expect(run.code).toBe(1);
+  }
+  expect(await versions(tenantId)).toEqual(before);
+
+  const https = await admin(['tenant', 'account', '--tenant', tenantId, ...pixAccount(), '--json'], {
+    env: production,
+  });
+  expect(https.code).toBe(0);
+  const development = await admin([
+    ...['tenant', 'account', '--tenant', tenantId, ...pixAccount({ ...http, ...httpToken }), '--json'],
+  ]);
+  expect(development.code).toBe(0);
+  expect((JSON.parse(development.stdout) as ProviderAccountView).base_url).toBe('http://127.0.0.1:3101/pix/v2');
+});
+
+it('an inter account without --pix-key is taken, and the CLI says it issues slips only', async () => {
+  const tenantId = await newTenantId();
+  const noPixKey = beneficiary.slice(0, beneficiary.indexOf('--pix-key'));
+  const inter = [
+    ...['tenant', 'account', '--tenant', tenantId, '--provider', 'inter', ...noPixKey],
+    ...['--client-id', 'x', '--client-secret-file', files.secret, '--cert-file', files.cert, '--key-file', files.key],
+  ];
+  const text = await admin(inter);
+  expect(text.code).toBe(0);
+  expect(text.stdout).toMatch(/^ {2}pix_key: +-$/m);
+  expect(text.stdout).toMatch(/^note: no --pix-key: this inter account issues slips only; .*422 pix_key_required$/m);
+  // With --json the answer stays one JSON object; the note goes to stderr.
+  const json = await admin([...inter, '--json']);
+  expect(json.code).toBe(0);
+  expect((JSON.parse(json.stdout) as ProviderAccountView).beneficiary.pix_key).toBeNull();
+  expect(json.stderr).toMatch(/^note: no --pix-key: this inter account issues slips only/);
 });
