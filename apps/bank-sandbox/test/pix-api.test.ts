@@ -5,6 +5,7 @@ import { createCertificateAuthority, writeSandboxInterTls } from '@payments/dev-
 import { standardViolations } from '@payments/pix-api';
 import { eventually, startHarness, type Harness } from './harness';
 import { control } from './inter-client';
+import { emitirBody } from './inter-reference';
 import {
   crc16,
   parseTlv,
@@ -81,12 +82,14 @@ async function standardClient(scope?: string): Promise<{ client: PixTestClient; 
   return { client, integration };
 }
 
-function cobvBody(chave: string, overrides: { dueDate?: string; valor?: Record<string, unknown> } = {}) {
+function cobvBody(
+  chave: string,
+  overrides: { dueDate?: string; valor?: Record<string, unknown>; devedor?: Record<string, string> } = {},
+) {
   return {
     calendario: { dataDeVencimento: overrides.dueDate ?? plusDays(brasiliaToday(), 5), validadeAposVencimento: 60 },
     devedor: {
-      cnpj: '11222333000181',
-      nome: 'Empresa de Tal Ltda',
+      ...(overrides.devedor ?? { cpf: '12345678909', nome: 'Fulano de Tal' }),
       logradouro: 'Rua A, 1',
       cidade: 'Curitiba',
       uf: 'PR',
@@ -180,7 +183,12 @@ describe('cobv', () => {
     const { client, integration } = await standardClient();
     const from = new Date(Date.now() - 1_000).toISOString();
     const txids = [newTxid(), newTxid(), newTxid()];
-    for (const txid of txids) await client.call('PUT', `/cobv/${txid}`, { json: cobvBody(integration.pix_key) });
+    const company = { cnpj: '11222333000181', nome: 'Empresa de Tal Ltda' };
+    for (const txid of txids)
+      expect(
+        (await client.call('PUT', `/cobv/${txid}`, { json: cobvBody(integration.pix_key, { devedor: company }) }))
+          .status,
+      ).toBe(201);
     const to = new Date(Date.now() + 1_000).toISOString();
     const first = await client.call<{ cobs: CobV[]; parametros: { paginacao: Record<string, number> } }>(
       'GET',
@@ -441,11 +449,51 @@ describe('Inter`s dialect', () => {
     conforms('CobVGerada', created.body);
     const other = await client.call('GET', `/cobv/${txid}`, { headers: { 'x-conta-corrente': '999' } });
     expect(other.status).toBe(403);
-    // Inter answers the webhook's PUT with 204 (the standard: 200).
+    // Inter answers the webhook's PUT with 204 (the standard: 200), and names the account in its notices.
     const webhook = await client.call('PUT', `/webhook/${integration.pix_key}`, {
       json: { webhookUrl: receiver.url },
       headers: account,
     });
     expect(webhook.status).toBe(204);
+    expect((await sandbox('POST', `/sandbox/charges/${txid}/pay`, { method: 'pix' })).status).toBe(200);
+    await eventually(() => expect(receiver.itemsFor(txid)).toHaveLength(1));
+    const notice = receiver.received.find((r) => r.body.pix.some((p) => p.txid === txid));
+    expect(notice?.headers['x-conta-corrente']).toBe(integration.account.replace(/^0+/, ''));
+  });
+
+  it('lists a boleto paid by PIX among the PIX received, with the boleto`s txid, once', async () => {
+    const integration = (await sandbox('POST', '/sandbox/inter/integrations')).body as unknown as PixIntegration;
+    const base = harness.sandbox.inter!.baseUrl;
+    const client = new PixTestClient(`${base}/pix/v2`, ca.certPem, integration);
+    clients.push(client);
+    const form = {
+      client_id: integration.client_id,
+      client_secret: integration.client_secret,
+      grant_type: 'client_credentials',
+    };
+    const token = await client.call<{ access_token: string }>('POST', '', {
+      url: `${base}/oauth/v2/token`,
+      form: { ...form, scope: 'boleto-cobranca.write boleto-cobranca.read pix.read' },
+    });
+    client.bearer = token.body.access_token;
+    const boleto = await client.call<{ codigoSolicitacao: string }>('POST', '', {
+      url: `${base}/cobranca/v3/cobrancas`,
+      json: emitirBody({ seuNumero: `B${Date.now()}` }),
+    });
+    expect(boleto.status).toBe(200);
+    const codigo = boleto.body.codigoSolicitacao;
+    const before = new Date(Date.now() - 60_000).toISOString();
+    expect((await sandbox('POST', `/sandbox/charges/${codigo}/pay`, { method: 'pix' })).status).toBe(200);
+    const after = new Date(Date.now() + 60_000).toISOString();
+    const consulted = await client.call<{ pix: { txid: string } }>('GET', '', {
+      url: `${base}/cobranca/v3/cobrancas/${codigo}`,
+    });
+    for (let look = 0; look < 2; look++) {
+      const list = await client.call<{ pix: Pix[] }>('GET', `/pix?inicio=${before}&fim=${after}`);
+      expect(list.status).toBe(200);
+      expect(list.body.pix).toHaveLength(1);
+      expect(list.body.pix[0]).toMatchObject({ txid: consulted.body.pix.txid, valor: '2500.00' });
+      conforms('Pix', list.body.pix[0]);
+    }
   });
 });

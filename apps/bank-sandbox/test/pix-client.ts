@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 
@@ -133,7 +133,8 @@ export class PixTestClient {
 
 /** Where the bank's PIX notices land: each POST with its path and body; answers the statuses scripted, then 200. */
 export class PixNoticeReceiver {
-  readonly received: Array<{ path: string; body: { pix: Pix[] }; answeredWith: number }> = [];
+  readonly received: Array<{ path: string; headers: IncomingHttpHeaders; body: { pix: Pix[] }; answeredWith: number }> =
+    [];
   readonly script: number[] = [];
   private server: Server | null = null;
   url = '';
@@ -146,6 +147,7 @@ export class PixNoticeReceiver {
         const status = this.script.shift() ?? 200;
         this.received.push({
           path: req.url ?? '',
+          headers: req.headers,
           body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { pix: Pix[] },
           answeredWith: status,
         });

@@ -46,7 +46,8 @@ export const pixDialectMigration: Migration = {
       .createTable('pix_received')
       .addColumn('end_to_end_id', 'text', (c) => c.primaryKey())
       .addColumn('client_id', 'text', (c) => c.notNull().references('inter_clients.client_id'))
-      .addColumn('txid', 'text', (c) => c.references('pix_cobv.txid'))
+      // A cobv's txid, or the txid of an Inter boleto paid by PIX (both are listed by GET /pix), or none.
+      .addColumn('txid', 'text')
       .addColumn('chave', 'text', (c) => c.notNull())
       .addColumn('amount_cents', 'bigint', (c) => c.notNull().check(sql`amount_cents > 0`))
       // componentesValor in cents: original, multa, juros, desconto, abatimento.

@@ -82,8 +82,20 @@ export class PixNoticeSender {
     await Promise.all(due.map((n) => this.deliver(n)));
   }
 
-  private async deliver(notice: { notification_id: string; url: string; body: string; attempt_count: number }) {
-    const attempt = await this.post(notice.url, notice.body);
+  private async deliver(notice: {
+    notification_id: string;
+    client_id: string;
+    url: string;
+    body: string;
+    attempt_count: number;
+  }) {
+    const client = await this.db
+      .selectFrom('inter_clients')
+      .select('account')
+      .where('client_id', '=', notice.client_id)
+      .executeTakeFirstOrThrow();
+    // Inter names the receiving account in x-conta-corrente; the standard's receivers ignore the header.
+    const attempt = await this.post(notice.url, notice.body, client.account.replace(/^0+/, ''));
     const attempts = notice.attempt_count + 1;
     const retryMs = this.settings.retryMs[attempts - 1];
     const givenUp = !attempt.ok && retryMs === undefined;
@@ -110,11 +122,12 @@ export class PixNoticeSender {
   private async post(
     url: string,
     body: string,
+    account: string,
   ): Promise<{ ok: boolean; statusCode: number | null; error: string | null }> {
     try {
       const response = await request(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'x-conta-corrente': account },
         body,
         dispatcher: this.agent,
         headersTimeout: this.settings.timeoutMs,

@@ -13,6 +13,7 @@ import { pixView } from './wire';
 
 /** The ISPB the sandbox writes into the end-to-end and return ids it makes up (no real participant). */
 const SANDBOX_ISPB = '99999999';
+const SANDBOX_E2E_PREFIX = `E${SANDBOX_ISPB}`;
 /** The standard's window for a devolução: 90 days after the PIX. */
 const REFUND_WINDOW_DAYS = 90;
 
@@ -294,6 +295,7 @@ export class PixBank {
   // --- PIX received and devoluções -----------------------------------------------------------------
 
   async received(clientId: string, endToEndId: string): Promise<ReceivedRow | null> {
+    await this.takeBoletoPayments(clientId);
     return (
       (await this.db
         .selectFrom('pix_received')
@@ -309,6 +311,7 @@ export class PixBank {
     clientId: string,
     query: { from: Date; to: Date; txid?: string; page: number; size: number },
   ): Promise<{ rows: ReceivedRow[]; total: number }> {
+    await this.takeBoletoPayments(clientId);
     let select = this.db
       .selectFrom('pix_received')
       .where('client_id', '=', clientId)
@@ -324,6 +327,26 @@ export class PixBank {
       .limit(query.size)
       .execute();
     return { rows, total: Number(count) };
+  }
+
+  /**
+   * The client's Inter boletos paid by PIX are PIX received at the bank too, with the boleto's txid:
+   * GET /pix lists them beside the cobvs' payments (as a bank does), each once, with an end-to-end id
+   * of its own (made from the boleto's codigoSolicitacao, so it is the same on every look).
+   */
+  private async takeBoletoPayments(clientId: string): Promise<void> {
+    const defaultKey = this.bank.account.pix.key;
+    await sql`
+      insert into pix_received (end_to_end_id, client_id, txid, chave, amount_cents, components, info_pagador, paid_at)
+      select ${SANDBOX_E2E_PREFIX} || to_char(ch.paid_at at time zone 'UTC', 'YYYYMMDDHH24MI')
+               || substr(replace(ch.codigo_solicitacao::text, '-', ''), 1, 11),
+             ch.client_id, ch.txid, coalesce(cl.holder->>'pix_key', ${defaultKey}), ch.amount_paid_cents,
+             jsonb_build_object('original', ch.amount_paid_cents, 'multa', 0, 'juros', 0, 'desconto', 0, 'abatimento', 0),
+             null, ch.paid_at
+        from inter_charges ch join inter_clients cl on cl.client_id = ch.client_id
+       where ch.client_id = ${clientId} and ch.payment_origin = 'PIX' and ch.txid is not null
+         and ch.paid_at is not null and ch.amount_paid_cents > 0
+      on conflict (end_to_end_id) do nothing`.execute(this.db);
   }
 
   /**
