@@ -68,7 +68,7 @@ beforeAll(async () => {
     trustedCaPem: sandbox.ca.certPem,
     issuePollMs: [0, 100, 300, 1_000],
   });
-  const providers = { sandbox: new TestProvider(), inter };
+  const providers = { sandbox: new TestProvider(), inter, pix: new TestProvider() };
   notices = startNoticeWorker(
     { db: f.db, providers, accounts: f.accounts, timeZone: TZ, logger: f.logger, observer: payments },
     100,
@@ -117,7 +117,7 @@ async function registeredAtInter(count: number, value = 150.75): Promise<{ rows:
   const job: RegistrationJob = { tenant_id: tenantId, receivable_ids: accepted.map((r) => r.id) };
   const deps = {
     db: f.db,
-    providers: { sandbox: new TestProvider(), inter },
+    providers: { sandbox: new TestProvider(), inter, pix: new TestProvider() },
     accounts: f.accounts,
     slipLinks: f.slipLinks,
     logger: f.logger,

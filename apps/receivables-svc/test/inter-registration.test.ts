@@ -133,7 +133,7 @@ function chargeRequest(overrides: Partial<ChargeRequest> = {}): ChargeRequest {
 /** The registration worker's deps, with `inter` as the bank of every account. */
 function deps(inter: InterProvider) {
   const sandbox = new BankSandboxProvider({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', timeoutMs: 500, retries: 0 });
-  const all: PaymentProviders = { sandbox, inter };
+  const all: PaymentProviders = { sandbox, inter, pix: sandbox };
   return { db: f.db, providers: all, accounts: f.accounts, slipLinks: f.slipLinks, logger: f.logger };
 }
 

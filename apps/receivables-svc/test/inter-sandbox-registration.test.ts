@@ -90,7 +90,7 @@ function deps(inter: InterProvider) {
   const sandboxProvider = new BankSandboxProvider({ baseUrl: sandbox.url, apiKey: 'k', timeoutMs: 500, retries: 0 });
   return {
     db: f.db,
-    providers: { sandbox: sandboxProvider, inter },
+    providers: { sandbox: sandboxProvider, inter, pix: sandboxProvider },
     accounts: f.accounts,
     slipLinks: f.slipLinks,
     logger: f.logger,

@@ -218,7 +218,7 @@ describe('registration by account', () => {
     const interAccount = accountVersion(randomUUID(), 'inter');
     const bySandbox = new TestProvider();
     const byInter = new TestProvider('inter_');
-    const deps = { ...workerDeps(f, bySandbox), providers: { sandbox: bySandbox, inter: byInter } };
+    const deps = { ...workerDeps(f, bySandbox), providers: { sandbox: bySandbox, inter: byInter, pix: byInter } };
     const s = await acceptUnder(sandboxAccount);
     const i = await acceptUnder(interAccount, { due_date: '2027-12-15' });
     expect(await registerReceivables(deps, job([s]), 1)).toBe('done');
@@ -286,7 +286,7 @@ describe('registration by account', () => {
     await f.db.updateTable('receivables').set({ provider_account_id: null }).where('id', '=', legacy.id).execute();
     const bySandbox = new TestProvider();
     const byInter = new TestProvider('inter_');
-    const deps = { ...workerDeps(f, bySandbox), providers: { sandbox: bySandbox, inter: byInter } };
+    const deps = { ...workerDeps(f, bySandbox), providers: { sandbox: bySandbox, inter: byInter, pix: byInter } };
     expect(await registerReceivables(deps, job([legacy]), 1)).toBe('done');
     expect(bySandbox.registerAccounts).toEqual([LEGACY_SANDBOX_ACCOUNT]);
     expect(byInter.registerCalls).toEqual([]);

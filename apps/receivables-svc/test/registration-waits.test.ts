@@ -134,7 +134,7 @@ it('each attempt the bank does not take is counted on the charge; its history sh
   const account = accountVersion(tenantId, 'inter');
   const [charge] = await accept(account, 1);
   const bank = new UnreachableBank();
-  const watched = watchRegistrationWaits({ sandbox: bank, inter: bank }, db.k, logger);
+  const watched = watchRegistrationWaits({ sandbox: bank, inter: bank, pix: bank }, db.k, logger);
   const stored = await db.k
     .selectFrom('provider_accounts')
     .selectAll()
@@ -192,7 +192,7 @@ it('a charge no longer queued is left alone; the adapter’s other calls pass th
     .where('id', '=', charge!.id)
     .execute();
   const bank = new UnreachableBank();
-  const watched = watchRegistrationWaits({ sandbox: bank, inter: bank }, db.k, logger);
+  const watched = watchRegistrationWaits({ sandbox: bank, inter: bank, pix: bank }, db.k, logger);
   await expect(
     watched.sandbox.registerMany({ id: account.account_id } as ProviderAccount, requestsFor([charge!.id])),
   ).rejects.toThrow();
@@ -214,7 +214,7 @@ it('the health lists charges waiting per bank account, oldest first; the metric 
   const account = accountVersion(tenantId, 'inter');
   const charges = await accept(account, 3);
   const bank = new UnreachableBank();
-  const watched = watchRegistrationWaits({ sandbox: bank, inter: bank }, db.k, logger);
+  const watched = watchRegistrationWaits({ sandbox: bank, inter: bank, pix: bank }, db.k, logger);
   await watched.inter
     .registerMany({ id: account.account_id } as ProviderAccount, requestsFor(charges.map((c) => c.id)))
     .catch(() => undefined);

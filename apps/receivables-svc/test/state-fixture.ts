@@ -289,7 +289,7 @@ export class TestProvider implements PaymentProvider {
 
 /** The same test double for every provider kind (the domain picks one by the account's kind). */
 export function providersOf(provider: PaymentProvider): PaymentProviders {
-  return { sandbox: provider, inter: provider };
+  return { sandbox: provider, inter: provider, pix: provider };
 }
 
 /** What the registration and cancellation workers are given. */

@@ -1,5 +1,5 @@
 import { CredentialSealError, open, type Keyring } from '@payments/credential-seal';
-import type { InterCredentials } from '@payments/contracts';
+import type { InterCredentials, PixCredentials } from '@payments/contracts';
 import type { ProviderAccount } from '../domain/ports';
 
 /**
@@ -21,10 +21,13 @@ export interface SealedCredentials {
 /** Where the newest credentials of a tenant's bank account come from (the gateway, over the bus); null: unknown key. */
 export type NewestCredentials = (tenantId: string, accountKey: string) => Promise<SealedCredentials | null>;
 
-/** Credentials ready for a call, and the version they belong to (a client built from them is cached by it). */
+/**
+ * Credentials ready for a call, and the version they belong to (a client built from them is cached by
+ * it). A `pix` account's carry its token URL (PixCredentials); an `inter` account's have none.
+ */
 export interface OpenedCredentials {
   versionId: string;
-  credentials: InterCredentials;
+  credentials: InterCredentials & Partial<Pick<PixCredentials, 'token_url'>>;
 }
 
 /**
@@ -44,7 +47,12 @@ export class InterCredentialSource {
 
   async credentialsFor(account: ProviderAccount): Promise<OpenedCredentials> {
     const sealed = await this.newestSealed(account);
-    return { versionId: sealed.versionId, credentials: openInterCredentials(this.key, sealed) };
+    const credentials = openInterCredentials(this.key, sealed);
+    if (account.provider === 'pix' && !hasTokenUrl(credentials))
+      throw new CredentialsUnavailableError(
+        `provider account ${sealed.versionId}: its credentials are not pix credentials (token_url missing)`,
+      );
+    return { versionId: sealed.versionId, credentials };
   }
 
   private async newestSealed(account: ProviderAccount): Promise<SealedCredentials> {
@@ -100,4 +108,15 @@ function isInterCredentials(value: unknown): value is InterCredentials {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
   return INTER_FIELDS.every((field) => typeof record[field] === 'string' && record[field] !== '');
+}
+
+/** A `pix` account's credentials name where its tokens are issued (an absolute https or http URL). */
+function hasTokenUrl(credentials: InterCredentials): credentials is PixCredentials {
+  const tokenUrl = (credentials as Partial<PixCredentials>).token_url;
+  if (typeof tokenUrl !== 'string') return false;
+  try {
+    return ['https:', 'http:'].includes(new URL(tokenUrl).protocol);
+  } catch {
+    return false;
+  }
 }

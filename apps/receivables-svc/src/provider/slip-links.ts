@@ -4,9 +4,10 @@ import type { ProviderAccount, SlipLinks } from '../domain/ports';
 
 /**
  * Which banks serve a slip PDF only behind their own authentication and no QR code image at all
- * (Inter): their charges get gateway links for both, the ERP cannot use the bank's.
+ * (Inter, and any bank's PIX API, which hands over only the copy-and-paste): their charges get gateway
+ * links for both, the ERP cannot use the bank's.
  */
-const SLIP_FILES_THROUGH_GATEWAY: Record<ProviderKind, boolean> = { sandbox: false, inter: true };
+const SLIP_FILES_THROUGH_GATEWAY: Record<ProviderKind, boolean> = { sandbox: false, inter: true, pix: true };
 
 const DAY_MS = 24 * 3600 * 1000;
 /** A slip stays downloadable for a while after its due date: late payers and bookkeeping still need it. */
@@ -25,7 +26,9 @@ type ReceivableRef = { id: string; dueDate: string };
 export class SignedSlipLinks implements SlipLinks {
   constructor(private readonly options: { publicBaseUrl: string; downloadLinkSecret: string; now?: () => Date }) {}
 
+  /** A charge with no PDF at its bank (a PIX charge: bankPdfUrl '') gets no link to one either. */
   forPdf(account: ProviderAccount, receivable: ReceivableRef, bankPdfUrl: string): string {
+    if (bankPdfUrl === '') return '';
     return SLIP_FILES_THROUGH_GATEWAY[account.provider] ? this.gatewayLink(SLIP_PDF_PATH, receivable) : bankPdfUrl;
   }
 

@@ -32,6 +32,9 @@ import {
 } from './client';
 import { chargeState, registrationOutcome, toCreateRequest } from './mapping';
 import { sweepInter } from './sweep';
+import { mapLimit } from '../map-limit';
+import { isPixChargeId, type PixProvider } from '../pix';
+import { ensureWebhook, newWebhookSetupState, type WebhookSetupState } from '../webhook-setup';
 
 export { parseInterWebhook, InvalidInterWebhookError, type InterNotice } from './webhook';
 
@@ -61,6 +64,11 @@ export interface InterProviderOptions {
   daysPayableAfterDue?: number;
   /** Charges registered at once for one account (Inter has no batch endpoint). Default 4. */
   concurrency?: number;
+  /**
+   * Inter's PIX API (the PIX adapter with Inter's dialect): PIX charges of accounts with a PIX key are
+   * cobvs there, not boletos. Absent: every charge is a boleto (with PIX when the account has a key).
+   */
+  pix?: PixProvider;
 }
 
 /**
@@ -82,14 +90,14 @@ interface AccountState {
   baseUrl: string;
   /** What the client was made from: credentials version, checking account. */
   identity: string;
-  /** The webhook set up (or under way) for this bank account, with what decided it. */
-  webhook: { key: string; done: Promise<void>; failedAt: number | null } | null;
-  /** A setup of this bank account's webhook has ended once here (ours set, or another URL kept). */
-  webhookSettled: boolean;
+  /** The Cobrança webhook's setup for this bank account (kept when the connection is made again). */
+  webhook: WebhookSetupState;
 }
 
 /**
- * Banco Inter Cobrança v3 (boleto with PIX). Per bank account: an undici Agent with its client
+ * Banco Inter: slips through Cobrança v3 (boleto with PIX), PIX charges through its PIX API (the PIX
+ * adapter with Inter's dialect, `pix`), routed by the charge's kind and, afterwards, by its id (a txid
+ * made by txidFor or a codigoSolicitacao). For slips, per bank account: an undici Agent with its client
  * certificate (mutual TLS), the OAuth2 token shared by every instance, and the budgets of Inter's
  * per-minute limits shared the same way (client.ts). Before the first issue the webhook Inter has is
  * read: none or one of ours is set to ours; another one is kept unless the account says replace.
@@ -108,11 +116,62 @@ export class InterProvider implements PaymentProvider {
 
   constructor(private readonly options: InterProviderOptions) {}
 
+  /**
+   * The seuNumero, whatever the charge's kind: a slip is looked up by it; a PIX charge's txid is derived
+   * from the receivable id by the PIX path itself (txidFor), so the mark needs nothing more for it.
+   */
   bankReference(receivableId: string): string {
     return seuNumeroFor(receivableId);
   }
 
+  /**
+   * PIX charges go to Inter's PIX API as cobvs (no boleto reaches the payer's DDA), slips to the
+   * Cobrança API; a mixed batch is split, and one part that cannot be reached leaves only its own
+   * charges pending.
+   */
   async registerMany(account: ProviderAccount, requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
+    const pix = this.options.pix;
+    const toPix = requests.map((r) => pix !== undefined && this.isPixCharge(account, r));
+    const parts = [
+      { wanted: false, register: (slips: ChargeRequest[]) => this.registerSlips(account, slips) },
+      { wanted: true, register: (charges: ChargeRequest[]) => pix?.registerMany(account, charges) ?? [] },
+    ]
+      .map((part) => ({ ...part, indexes: requests.flatMap((_r, i) => (toPix[i] === part.wanted ? [i] : [])) }))
+      .filter((part) => part.indexes.length > 0);
+    const settled = await Promise.allSettled(
+      parts.map(async (part) => part.register(part.indexes.map((i) => requests[i]))),
+    );
+    // The bank not reached at all, for every part: the caller's to handle, as for any batch.
+    const failures = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+    if (failures.length === settled.length) throw failures[0];
+    const outcomes = new Array<BatchRegistrationOutcome>(requests.length);
+    parts.forEach((part, k) => {
+      const result = settled[k];
+      if (result.status === 'rejected' && !(result.reason instanceof ProviderUnavailableError)) throw result.reason;
+      part.indexes.forEach((i, j) => {
+        outcomes[i] =
+          result.status === 'fulfilled'
+            ? result.value[j]
+            : { kind: 'unavailable', reason: (result.reason as Error).message };
+      });
+    });
+    return outcomes;
+  }
+
+  /**
+   * A PIX charge of an account with a PIX key is a cobv; one that an earlier attempt made a boleto of
+   * (its charge id is a codigoSolicitacao) stays a boleto, and so does one of an account without a key
+   * (accepted before intake refused those: a slip, with empty PIX fields, is what its payer can pay).
+   */
+  private isPixCharge(account: ProviderAccount, request: ChargeRequest): boolean {
+    if (request.kind !== 'pix' || !account.beneficiary.pix_key) return false;
+    return request.providerChargeId === null || isPixChargeId(request.providerChargeId);
+  }
+
+  private async registerSlips(
+    account: ProviderAccount,
+    requests: ChargeRequest[],
+  ): Promise<BatchRegistrationOutcome[]> {
     const opened = await this.opened(account);
     const state = this.stateFor(account, opened);
     await this.ensureWebhook(account, state, opened.credentials.replace_webhook === true);
@@ -120,6 +179,8 @@ export class InterProvider implements PaymentProvider {
   }
 
   async cancel(account: ProviderAccount, chargeId: string, reason: string): Promise<CancellationOutcome> {
+    const pix = this.pixFor(chargeId);
+    if (pix) return pix.cancel(account, chargeId, reason);
     const { client } = await this.stateOf(account);
     const motivo = (reason.trim() || 'cancelada pelo beneficiário').slice(0, CANCEL_REASON_MAX);
     try {
@@ -142,6 +203,8 @@ export class InterProvider implements PaymentProvider {
   }
 
   async consult(account: ProviderAccount, chargeId: string): Promise<ProviderChargeState> {
+    const pix = this.pixFor(chargeId);
+    if (pix) return pix.consult(account, chargeId);
     try {
       return chargeState(await this.view((await this.stateOf(account)).client, chargeId));
     } catch (err) {
@@ -151,6 +214,8 @@ export class InterProvider implements PaymentProvider {
   }
 
   async slipPdf(account: ProviderAccount, chargeId: string): Promise<Buffer> {
+    const pix = this.pixFor(chargeId);
+    if (pix) return pix.slipPdf(account, chargeId);
     const { client } = await this.stateOf(account);
     const answer = await client.callFor<PdfResponse>(
       { method: 'GET', path: INTER_PATHS.pdf(chargeId), what: 'pdf', endpoint: 'pdf' },
@@ -162,16 +227,44 @@ export class InterProvider implements PaymentProvider {
     return pdf;
   }
 
-  /** Reconciliation: Inter's lists and callback history for the window (a few paced calls; see sweep.ts). */
+  /**
+   * Reconciliation: Inter's lists and callback history for the window (a few paced calls; see sweep.ts),
+   * then, for an account with a PIX key, its PIX API's lists (../pix/sweep.ts). A PIX sweep that fails
+   * does not lose what the Cobrança lists found: the result is incomplete and says why.
+   */
   async sweep(account: ProviderAccount, window: SweepWindow): Promise<SweepResult> {
-    return sweepInter((await this.stateOf(account)).client, window);
+    const slips = await sweepInter((await this.stateOf(account)).client, window);
+    const pix = this.options.pix;
+    if (!pix || !account.beneficiary.pix_key) return slips;
+    try {
+      const cobvs = await pix.sweep(account, window);
+      return {
+        notices: [...slips.notices, ...cobvs.notices],
+        calls: slips.calls + cobvs.calls,
+        complete: slips.complete && cobvs.complete,
+        ...(slips.problems || cobvs.problems
+          ? { problems: [...(slips.problems ?? []), ...(cobvs.problems ?? [])] }
+          : {}),
+      };
+    } catch (err) {
+      return {
+        ...slips,
+        complete: false,
+        problems: [...(slips.problems ?? []), `PIX API: ${(err as Error).message}`],
+      };
+    }
+  }
+
+  /** The PIX adapter when `chargeId` is a cobv's txid (made by txidFor), else null (a codigoSolicitacao). */
+  private pixFor(chargeId: string): PixProvider | null {
+    return this.options.pix && isPixChargeId(chargeId) ? this.options.pix : null;
   }
 
   /** Releases the accounts' connections (service stop, tests). */
   async close(): Promise<void> {
     const states = [...this.accounts.values()];
     this.accounts.clear();
-    await Promise.all(states.map((s) => s.client.close()));
+    await Promise.all([...states.map((s) => s.client.close()), this.options.pix?.close()]);
   }
 
   /** Token requests made so far for an account's current connection (tests, metrics). */
@@ -325,68 +418,45 @@ export class InterProvider implements PaymentProvider {
   }
 
   /**
-   * Points the account's webhook at us, once per bank account (again a minute after a failure). The
-   * webhook Inter has is read first: none, or one of ours, is set to ours; another URL is the tenant's
-   * and stays unless the account says replace (--replace-webhook): operators are told, and charges
-   * still issue (reconciliation finds their payments). Only a bank that does not answer at all stops
-   * the batch; any other failure is retried later while charges issue. Once a setup has ended for the
-   * bank account, a new one (a newer account version's URL) runs beside the charges instead of before
-   * them: at 5 webhook calls a minute it may wait for its budget.
+   * Points the account's Cobrança webhook at us, once per bank account (webhook-setup.ts): the webhook
+   * Inter has is read first; none, or one of ours, is set to ours; another URL stays unless the account
+   * says replace (--replace-webhook).
    */
   private async ensureWebhook(account: ProviderAccount, state: AccountState, replace: boolean): Promise<void> {
     const ours = this.options.webhookUrl(account.id);
-    const key = `${ours} ${replace}`;
-    const current = state.webhook;
-    const stale =
-      current?.failedAt !== null && current?.failedAt !== undefined && Date.now() - current.failedAt > WEBHOOK_RETRY_MS;
-    if (!current || current.key !== key || stale) {
-      const setup: NonNullable<AccountState['webhook']> = { key, failedAt: null, done: Promise.resolve() };
-      setup.done = this.setWebhook(account, state, ours, replace).then(
-        () => {
-          state.webhookSettled = true;
+    await ensureWebhook(
+      state.webhook,
+      {
+        read: async () => {
+          try {
+            const view = await state.client.callFor<WebhookViewType>(
+              { method: 'GET', path: INTER_PATHS.webhook, what: 'webhook read', endpoint: 'webhook' },
+              WebhookView,
+            );
+            return view.webhookUrl;
+          } catch (err) {
+            if (err instanceof InterHttpError && err.status === 404) return null; // none set
+            throw err;
+          }
         },
-        (err: unknown) => {
-          // No answer at all: tried again at the next batch; any other failure a minute later (5 calls a minute).
-          setup.failedAt = err instanceof InterNetworkError ? 0 : Date.now();
-          throw err;
+        write: async (url) => {
+          await state.client.call({
+            method: 'PUT',
+            path: INTER_PATHS.webhook,
+            json: { webhookUrl: url },
+            what: 'webhook registration',
+            endpoint: 'webhook',
+          });
         },
-      );
-      // Handled here whether or not a batch waits for it (a failure is seen by the next setup).
-      setup.done.catch(() => undefined);
-      state.webhook = setup;
-    }
-    if (state.webhookSettled) return;
-    try {
-      await state.webhook?.done;
-    } catch (err) {
-      if (err instanceof InterNetworkError) throw err;
-    }
-  }
-
-  private async setWebhook(account: ProviderAccount, state: AccountState, ours: string, replace: boolean) {
-    let registered: string | null;
-    try {
-      const view = await state.client.callFor<WebhookViewType>(
-        { method: 'GET', path: INTER_PATHS.webhook, what: 'webhook read', endpoint: 'webhook' },
-        WebhookView,
-      );
-      registered = view.webhookUrl;
-    } catch (err) {
-      if (!(err instanceof InterHttpError && err.status === 404)) throw err;
-      registered = null; // none set
-    }
-    const owned = (url: string) => url === ours || (this.options.ownsWebhookUrl?.(url) ?? false);
-    if (registered !== null && !owned(registered) && !replace) {
-      this.options.observer?.webhookConflict?.(account.id, registered, ours);
-      return;
-    }
-    await state.client.call({
-      method: 'PUT',
-      path: INTER_PATHS.webhook,
-      json: { webhookUrl: ours },
-      what: 'webhook registration',
-      endpoint: 'webhook',
-    });
+      },
+      {
+        ours,
+        replace,
+        owns: (url) => this.options.ownsWebhookUrl?.(url) ?? false,
+        onConflict: (registered) => this.options.observer?.webhookConflict?.(account.id, registered, ours),
+        retryMs: WEBHOOK_RETRY_MS,
+      },
+    );
   }
 
   private async opened(account: ProviderAccount): Promise<OpenedCredentials> {
@@ -430,8 +500,7 @@ export class InterProvider implements PaymentProvider {
       }),
       baseUrl,
       identity,
-      webhook: current?.webhook ?? null,
-      webhookSettled: current?.webhookSettled ?? false,
+      webhook: current?.webhook ?? newWebhookSetupState(),
     };
     this.accounts.set(key, state);
     if (current) void current.client.close().catch(() => undefined);
@@ -446,17 +515,3 @@ function bankAccountOf(account: ProviderAccount): string {
 
 /** seuNumero of one of our charges (for operators matching Inter's statement to our ids). */
 export { seuNumeroFor };
-
-/** Runs `work` on every item, at most `limit` at a time; results in input order. */
-async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
