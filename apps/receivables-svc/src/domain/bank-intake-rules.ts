@@ -1,5 +1,12 @@
 import { toCents } from '@payments/br-format';
-import type { FieldError, ProviderKind, ReceivableCreateItem } from '@payments/contracts';
+import {
+  PaymentMethods,
+  type ErrorCode,
+  type FieldError,
+  type ProviderAccountVersion,
+  type ProviderKind,
+  type ReceivableCreateItem,
+} from '@payments/contracts';
 import type { Payer } from './ports';
 import { formatLocalDateTime } from './local-datetime';
 
@@ -20,7 +27,57 @@ export interface IntakeItem {
 export const BANK_INTAKE_RULES: Record<ProviderKind, BankIntakeRules> = {
   sandbox: () => [],
   inter: interIntakeErrors,
+  pix: pixIntakeErrors,
 };
+
+/** A kind of charge the account cannot issue at all, with its own error code: each item it names, in batch order. */
+export interface PaymentMethodRefusal {
+  code: Extract<ErrorCode, 'pix_key_required' | 'slip_not_supported'>;
+  message: string;
+  errors: FieldError[];
+}
+
+/**
+ * Charges of a kind the account cannot issue, refused before anything else: an `inter` account without a
+ * PIX key has no PIX API charge to make (pix_key_required), and a `pix` account takes PIX charges only
+ * (slip_not_supported). null when every item is a kind the account issues.
+ */
+export function paymentMethodRefusal(
+  account: Pick<ProviderAccountVersion, 'provider' | 'beneficiary'>,
+  items: readonly IntakeItem[],
+): PaymentMethodRefusal | null {
+  if (account.provider === 'inter' && !account.beneficiary.pix_key) {
+    const errors = items
+      .filter(({ item }) => item.payment_method === PaymentMethods.pix)
+      .map(({ index }) => ({
+        path: `/${index}/payment_method`,
+        message: 'a PIX charge (3) needs a PIX key on the bank account (tenant account --pix-key)',
+      }));
+    return errors.length === 0
+      ? null
+      : {
+          code: 'pix_key_required',
+          message: "the tenant's bank account has no PIX key, so it cannot issue PIX charges; nothing was stored",
+          errors,
+        };
+  }
+  if (account.provider === 'pix') {
+    const errors = items
+      .filter(({ item }) => item.payment_method !== PaymentMethods.pix)
+      .map(({ index }) => ({
+        path: `/${index}/payment_method`,
+        message: 'this bank account issues PIX charges (3) only',
+      }));
+    return errors.length === 0
+      ? null
+      : {
+          code: 'slip_not_supported',
+          message: "the tenant's bank account takes PIX charges only; nothing was stored",
+          errors,
+        };
+  }
+  return null;
+}
 
 /*
  * Inter's limits, from its API reference (developers.inter.co/references/cobranca-bolepix), POST
@@ -59,7 +116,8 @@ export function interIntakeErrors(items: readonly IntakeItem[], now: Date): Fiel
   const today = brasiliaNow(now);
   return items.flatMap(({ index, item, payer }) => {
     const errors: FieldError[] = [];
-    const payerProblem = interPayerProblem(payer);
+    // A PIX charge is a cobv at Inter's PIX API, whose devedor needs no address (the slip's payer does).
+    const payerProblem = item.payment_method === PaymentMethods.pix ? null : interPayerProblem(payer);
     if (payerProblem) errors.push({ path: `/${index}/client_id`, message: payerProblem });
     const cents = toCents(item.value);
     if (cents < INTER_MIN_CENTS)
@@ -70,6 +128,24 @@ export function interIntakeErrors(items: readonly IntakeItem[], now: Date): Fiel
     if (dueProblem) errors.push({ path: `/${index}/due_date`, message: dueProblem });
     return errors;
   });
+}
+
+/**
+ * What any bank's PIX API refuses of a cobv (the standard: calendario.dataDeVencimento not before the
+ * day the charge is created): a due date in the past, in Brasília, the PIX arrangement's calendar.
+ */
+export function pixIntakeErrors(items: readonly IntakeItem[], now: Date): FieldError[] {
+  const today = brasiliaNow(now).date;
+  return items.flatMap(({ index, item }) =>
+    item.due_date < today
+      ? [
+          {
+            path: `/${index}/due_date`,
+            message: `a PIX charge cannot be due in the past (today is ${today} in Brasília)`,
+          },
+        ]
+      : [],
+  );
 }
 
 /** Why Inter cannot take this client as a payer, in our client field names; null when it can. */

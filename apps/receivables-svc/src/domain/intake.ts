@@ -13,7 +13,7 @@ import {
 } from '@payments/contracts';
 import { enqueueStatement, type OutboxMessage } from '@payments/outbox';
 import type { ReceivablesDatabase, ReceivablesTable } from '../db/schema';
-import { BANK_INTAKE_RULES, type IntakeItem } from './bank-intake-rules';
+import { BANK_INTAKE_RULES, paymentMethodRefusal, type IntakeItem } from './bank-intake-rules';
 import type { ClientDirectory, Payer } from './ports';
 
 export interface IntakeResult {
@@ -215,7 +215,9 @@ async function storeTogether(db: Kysely<ReceivablesDatabase>, accepted: readonly
 }
 
 /**
- * 422 naming `/<index>/<field>` in our field names for each new charge the account's bank will refuse.
+ * 422 naming `/<index>/<field>` in our field names for each new charge the account's bank will refuse:
+ * a kind of charge the account cannot issue at all first (pix_key_required, slip_not_supported, naming
+ * `/<index>/payment_method`), then what its bank refuses of a charge it issues (validation_failed).
  * An id the tenant already used is left as it is (not created again), so it is not refused either: a
  * retried batch gets the same answer for it as the first time.
  */
@@ -226,24 +228,30 @@ async function refuseWhatTheBankWillRefuse(
   items: IntakeItem[],
   now: Date,
 ): Promise<void> {
-  const errors = BANK_INTAKE_RULES[account.provider](items, now);
-  if (errors.length === 0) return;
+  const method = paymentMethodRefusal(account, items);
+  const refusals = [
+    ...(method ? [method] : []),
+    {
+      code: 'validation_failed' as const,
+      message: `some receivables would be refused by the bank of this tenant's ${account.provider} account; nothing was stored`,
+      errors: BANK_INTAKE_RULES[account.provider](items, now),
+    },
+  ];
+  const named = refusals.flatMap((r) => r.errors);
+  if (named.length === 0) return;
   const idAt = new Map(items.map((i) => [i.index, i.item.account_receivable_id.toLowerCase()]));
   const idOf = (path: string) => idAt.get(Number(path.split('/')[1])) ?? '';
   const stored = await db
     .selectFrom('receivables')
     .select('account_receivable_id')
     .where('tenant_id', '=', tenantId)
-    .where('account_receivable_id', 'in', [...new Set(errors.map((e) => idOf(e.path)).filter((id) => id !== ''))])
+    .where('account_receivable_id', 'in', [...new Set(named.map((e) => idOf(e.path)).filter((id) => id !== ''))])
     .execute();
   const existing = new Set(stored.map((r) => r.account_receivable_id));
-  const refused = errors.filter((e) => !existing.has(idOf(e.path)));
-  if (refused.length > 0)
-    throw new ServiceError(
-      'validation_failed',
-      `some receivables would be refused by the bank of this tenant's ${account.provider} account; nothing was stored`,
-      refused,
-    );
+  for (const refusal of refusals) {
+    const refused = refusal.errors.filter((e) => !existing.has(idOf(e.path)));
+    if (refused.length > 0) throw new ServiceError(refusal.code, refusal.message, refused);
+  }
 }
 
 /** The account must be there and be the tenant's own (the gateway sends the tenant's current one). */
