@@ -89,3 +89,15 @@ function debtorOf(payer: CobvPayer): Record<string, string> {
   if (payer.zipCode) debtor.cep = payer.zipCode.replace(/\D/g, '').slice(0, 8);
   return debtor;
 }
+
+/** The body of PUT /pix/{e2eid}/devolucao/{id} (the standard's DevolucaoSolicitada). */
+export function refundBody(amountCents: number, description?: string): Record<string, unknown> {
+  const body: Record<string, unknown> = { valor: decimalOf(amountCents) };
+  if (description) body.descricao = description.slice(0, 140);
+  return body;
+}
+
+/** The body of PUT /webhook/{chave} (the standard's WebhookSolicitado). */
+export function webhookBody(webhookUrl: string): Record<string, unknown> {
+  return { webhookUrl };
+}

@@ -12,16 +12,27 @@ export {
   type PixDialect,
   type PixDialectName,
   type DialectDifference,
+  type RequestsPerMinute,
 } from './dialects';
-export { PIX_PATHS, listQuery } from './paths';
+export { PIX_PATHS, listQuery, receivedQuery } from './paths';
 export { COBV_STATUS, REFUND_STATUS, type CobvStatus, type RefundStatus } from './status';
 export { FINE_MODALITY, INTEREST_MODALITY, DISCOUNT_MODALITY } from './modalities';
-export { cobvBody, cancelBody, DAYS_PAYABLE_AFTER_DUE, type CobvTerms, type CobvPayer } from './cobv';
+export {
+  cobvBody,
+  cancelBody,
+  refundBody,
+  webhookBody,
+  DAYS_PAYABLE_AFTER_DUE,
+  type CobvTerms,
+  type CobvPayer,
+} from './cobv';
 export {
   readCobv,
   readReceivedPage,
   readWebhook,
   readPixNotice,
+  readReceived,
+  readRefund,
   readProblem,
   PixAnswerError,
   type CobvView,

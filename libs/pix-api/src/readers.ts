@@ -141,22 +141,42 @@ export function readWebhook(body: unknown): { webhookUrl: string } {
   return { webhookUrl: webhook.webhookUrl };
 }
 
-/** Reads the body the bank POSTs to <webhookUrl>/pix: `{ pix: [...] }`, one entry a received PIX. */
+/**
+ * Reads the body the bank POSTs to <webhookUrl>/pix: `{ pix: [...] }`, one entry a received PIX (a payment,
+ * or a payment whose devolução reached a final status). A bare array of PIX is read the same: Inter's
+ * reference shows its notices so (docs/providers/pix.md).
+ */
 export function readPixNotice(body: unknown): ReceivedPix[] {
-  if (typeof body !== 'object' || body === null || !Array.isArray((body as { pix?: unknown }).pix)) {
-    throw new PixAnswerError('the PIX notice', [{ path: '/pix', message: 'must be an array' }]);
-  }
-  const list = (body as { pix: unknown[] }).pix;
+  const list = Array.isArray(body) ? body : noticeList(body);
+  const base = Array.isArray(body) ? '' : '/pix';
   return list.map((item, index) => {
     const violations = standardViolations('Pix', item);
     if (violations.length > 0) {
       throw new PixAnswerError(
         'the PIX notice',
-        violations.map((v) => ({ ...v, path: `/pix/${index}${v.path}` })),
+        violations.map((v) => ({ ...v, path: `${base}/${index}${v.path}` })),
       );
     }
     return receivedOf(item as WirePix);
   });
+}
+
+/** Reads the answer of GET /pix/{e2eid}. */
+export function readReceived(body: unknown): ReceivedPix {
+  return receivedOf(conforming<WirePix>('Pix', body, 'the received PIX'));
+}
+
+/** Reads the answer of PUT or GET /pix/{e2eid}/devolucao/{id}. */
+export function readRefund(body: unknown): PixRefund {
+  return refundOf(conforming<WireRefund>('Devolucao', body, 'the devolução'));
+}
+
+function noticeList(body: unknown): unknown[] {
+  const list = typeof body === 'object' && body !== null ? (body as { pix?: unknown }).pix : undefined;
+  if (!Array.isArray(list)) {
+    throw new PixAnswerError('the PIX notice', [{ path: '/pix', message: 'must be an array' }]);
+  }
+  return list;
 }
 
 /** Reads a refused request's body in the standard's problem shape, or null when it is not one. */
