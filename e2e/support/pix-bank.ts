@@ -103,10 +103,11 @@ export const MULTA = { fixedAmount: 1, percentage: 2 } as const;
 export const JUROS = { amountPerCalendarDay: 1, percentPerCalendarDay: 2, percentPerCalendarMonth: 3 } as const;
 export const DESCONTO = { fixedAmountUntilDates: 1, percentageUntilDate: 2 } as const;
 
-/** The txid of a receivable's cobv, as the account's documented rule makes it: 'rcv' and the id without dashes. */
-export function txidOf(receivableId: string): string {
-  return `rcv${receivableId.replace(/-/g, '').toLowerCase()}`;
-}
+/**
+ * Our cobvs' txids: 'rcv' and the receivable's id (a UUID, ours, not the ERP's) without dashes, lower
+ * case: 35 characters, within the standard's [a-zA-Z0-9]{26,35}.
+ */
+export const TXID_PATTERN = /^rcv[0-9a-f]{32}$/;
 
 /** A decimal string of the standard ("123.45") in cents. */
 export function centsOf(valor: string | number | undefined): number {

@@ -8,7 +8,7 @@ import { readPdf } from '@payments/test-support/pdf-text';
 import { bookletSent } from '../support/booklet-callbacks';
 import { clientPayload, receivablePayload } from '../support/fixtures';
 import { InterBankControls, setInterAccount } from '../support/inter-bank';
-import { pixSandboxTls, txidOf } from '../support/pix-bank';
+import { PixBankControls, pixSandboxTls, TXID_PATTERN } from '../support/pix-bank';
 import { receivableCallbacks } from '../support/receivable-callbacks';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { startSystem, type TestSystem } from '../support/system';
@@ -86,9 +86,12 @@ it('prints the PIX installments of a mixed booklet with their BR Code and QR cod
     [1, 3, 5].map((i) => ({ ...data(i), id: items[i].account_receivable_id })),
   ];
   for (const p of pix) {
-    expect(p).toMatchObject({ typeable_line: '', barcode: '', our_number: txidOf(p.id) });
+    expect(p).toMatchObject({ typeable_line: '', barcode: '', our_number: expect.stringMatching(TXID_PATTERN) });
     expect(dynamicPixBrCodeProblems(p.pix_copy_and_paste)).toEqual([]);
   }
+  // Each PIX installment is a cobv at the bank, under the txid the ERP was given.
+  const cobvs = await new PixBankControls(system.sandboxUrl).charges(integration.client_id);
+  expect(cobvs.map((c) => c.txid).sort()).toEqual(pix.map((p) => p.our_number).sort());
   for (const s of slips) expect(s.typeable_line).toMatch(/^\d{47}$/);
 
   const res = await tenant.api.postIdempotent<BookletResponse>(`/api/v1/bank-slip-booklet/${slip}`, {

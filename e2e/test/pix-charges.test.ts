@@ -16,7 +16,7 @@ import {
   PixBankControls,
   pixSandboxTls,
   setPixAccount,
-  txidOf,
+  TXID_PATTERN,
   type Beneficiary,
   type Cobv,
   type PixIntegration,
@@ -133,6 +133,14 @@ async function waitRegistered(id: string): Promise<RegisteredCallback> {
   return registered;
 }
 
+/** Issues one charge; once registered, its id, its txid (the our_number the ERP was told) and its payment data. */
+async function issue(tenant: TestTenant, item: ReturnType<typeof pixCharge>) {
+  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
+  const { payment_data: data } = await waitRegistered(item.account_receivable_id);
+  expect(data.our_number).toMatch(TXID_PATTERN);
+  return { id: item.account_receivable_id, txid: data.our_number, data };
+}
+
 async function waitPaid(id: string, timeoutMs = 30_000): Promise<PaidCallback> {
   await waitFor(() => paidOf(id) !== undefined, timeoutMs, `the paid callback of ${id}`);
   return paidOf(id) as PaidCallback;
@@ -161,13 +169,8 @@ async function search(tenant: TestTenant, state: string) {
 it('a pix account end to end: a cobv whose BR Code decodes, paid at the bank, found by search and consult', async () => {
   const { tenant, integration, payerId } = await pixTenant();
   const item = pixCharge(payerId, { value: 123.45 });
-  const id = item.account_receivable_id;
-  const txid = txidOf(id);
-  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
-
-  const { payment_data: data } = await waitRegistered(id);
-  expect(data).toMatchObject({ typeable_line: '', barcode: '', our_number: txid, pdf: '' });
-  expect(data.our_number).toMatch(/^[a-zA-Z0-9]{35}$/);
+  const { id, txid, data } = await issue(tenant, item);
+  expect(data).toMatchObject({ typeable_line: '', barcode: '', pdf: '' });
 
   // The bank holds one cobv with the charge's terms, and the ERP got its very BR Code.
   const cobv = await cobvAtBank(integration.client_id, txid);
@@ -237,10 +240,8 @@ it('an inter account issues a PIX charge as a cobv and no boleto; without a PIX 
   await setInterAccount(system.databaseUrl, dir, tenant.tenantId, integration, interBaseUrl);
   const payerId = await newPayer(tenant);
   const item = pixCharge(payerId, { value: 45.67 });
-  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
-  const { payment_data: data } = await waitRegistered(item.account_receivable_id);
-  const txid = txidOf(item.account_receivable_id);
-  expect(data).toMatchObject({ typeable_line: '', barcode: '', our_number: txid });
+  const { txid, data } = await issue(tenant, item);
+  expect(data).toMatchObject({ typeable_line: '', barcode: '' });
 
   // One cobv at the bank, with the ERP's BR Code; no boleto of any value for this integration.
   const cobv = await cobvAtBank(integration.client_id, txid);
@@ -274,18 +275,15 @@ it('an inter account issues a PIX charge as a cobv and no boleto; without a PIX 
 
 it('cancels a PIX charge: the cancellation callback, and the cobv removed by its receiver at the bank', async () => {
   const { tenant, integration, payerId } = await pixTenant();
-  const item = pixCharge(payerId, { value: 33.33 });
-  const id = item.account_receivable_id;
-  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
-  await waitRegistered(id);
+  const { id, txid } = await issue(tenant, pixCharge(payerId, { value: 33.33 }));
   expect((await tenant.api.postIdempotent(`/api/v1/accounts-receivable/${id}/cancel`, undefined)).status).toBe(202);
   await waitFor(() => callbacksOf(id).some((c) => 'status' in c), 30_000, 'the cancellation callback');
   expect(callbacksOf(id).find((c) => 'status' in c)).toMatchObject<Partial<CancellationCallback>>({
     status: 'success',
   });
-  expect((await cobvAtBank(integration.client_id, txidOf(id))).status).toBe('REMOVIDA_PELO_USUARIO_RECEBEDOR');
+  expect((await cobvAtBank(integration.client_id, txid)).status).toBe('REMOVIDA_PELO_USUARIO_RECEBEDOR');
   // Nothing left to pay at the bank.
-  expect((await bank.pay(txidOf(id))).status).toBe(409);
+  expect((await bank.pay(txid)).status).toBe(409);
 });
 
 it("maps fine, interest and discount to the standard's modalities, and the bank charges the discount by independent arithmetic", async () => {
@@ -299,10 +297,8 @@ it("maps fine, interest and discount to the standard's modalities, and the bank 
     discount_value: 12.34,
     discount_date: brasiliaDate(10),
   });
-  const id = item.account_receivable_id;
-  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
-  await waitRegistered(id);
-  const cobv = await cobvAtBank(integration.client_id, txidOf(id));
+  const { id, txid } = await issue(tenant, item);
+  const cobv = await cobvAtBank(integration.client_id, txid);
   expect(cobv.calendario.validadeAposVencimento).toBe(60);
   expect(cobv.valor).toMatchObject({
     original: '250.00',
@@ -316,10 +312,10 @@ it("maps fine, interest and discount to the standard's modalities, and the bank 
 
   // Paid today, before the discount's date: 250.00 - 12.34, no fine, no interest.
   const due = 25_000 - 1_234;
-  expect((await bank.pay(txidOf(id))).status).toBe(200);
+  expect((await bank.pay(txid)).status).toBe(200);
   const paid = await waitPaid(id);
   expect(centsOf(paid.amount_paid)).toBe(due);
-  const [pix] = (await cobvAtBank(integration.client_id, txidOf(id))).pix ?? [];
+  const [pix] = (await cobvAtBank(integration.client_id, txid)).pix ?? [];
   expect(centsOf(pix?.valor)).toBe(due);
   if (pix?.componentesValor)
     expect(pix.componentesValor).toMatchObject({ original: { valor: '250.00' }, desconto: { valor: '12.34' } });
@@ -329,16 +325,13 @@ it("maps fine, interest and discount to the standard's modalities, and the bank 
 
 it("shows a devolução made at the bank in the charge's history", async () => {
   const { tenant, integration, payerId } = await pixTenant();
-  const item = pixCharge(payerId, { value: 77.5 });
-  const id = item.account_receivable_id;
-  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
-  await waitRegistered(id);
-  expect((await bank.pay(txidOf(id))).status).toBe(200);
+  const { id, txid } = await issue(tenant, pixCharge(payerId, { value: 77.5 }));
+  expect((await bank.pay(txid)).status).toBe(200);
   await waitPaid(id);
 
-  const refund = await bank.refund(txidOf(id), 20);
+  const refund = await bank.refund(txid, 20);
   expect(refund).toMatchObject({ valor: '20.00' });
-  const [pix] = (await cobvAtBank(integration.client_id, txidOf(id))).pix ?? [];
+  const [pix] = (await cobvAtBank(integration.client_id, txid)).pix ?? [];
   expect(pix?.devolucoes?.map((d) => d.id)).toContain(refund.id);
 
   const historyPath = `/api/v1/accounts-receivable/${id}/history`;
@@ -356,6 +349,8 @@ it("shows a devolução made at the bank in the charge's history", async () => {
   });
   const entry = history.items.find((h) => /devolu|refund/i.test(h.reason));
   expect(entry?.reason).toMatch(/20[.,]00/);
+  // The money went back at the bank: the charge stays as the bank settled it, paid.
+  expect(entry).toMatchObject({ from_state: 'approved', to_state: 'approved' });
 });
 
 /** --cert-file and --key-file arguments, the PEMs written to the test's directory. */
