@@ -87,6 +87,7 @@ export interface Cobv {
 export interface RefundMade {
   e2eid: string;
   id: string;
+  rtr_id?: string;
   valor: string;
   status: string;
 }
@@ -129,13 +130,19 @@ export class PixBankControls {
     return found.charges;
   }
 
-  /** Pays a cobv by PIX at the bank; `amount` in reais, the amount due on the day when absent. Status and body as answered. */
-  async pay(txid: string, amount?: number): Promise<{ status: number; body: unknown }> {
-    return this.send(
-      'POST',
-      `/sandbox/charges/${encodeURIComponent(txid)}/pay`,
-      amount === undefined ? { method: 'pix' } : { method: 'pix', amount },
-    );
+  /**
+   * Pays a cobv by PIX at the bank: `amount` in reais (default: what is due that day), `paidOn` the
+   * Brasília date it is paid as of (default today). Status and body as answered.
+   */
+  async pay(
+    txid: string,
+    options: { amount?: number; paidOn?: string } = {},
+  ): Promise<{ status: number; body: unknown }> {
+    return this.send('POST', `/sandbox/charges/${encodeURIComponent(txid)}/pay`, {
+      method: 'pix',
+      ...(options.amount === undefined ? {} : { amount: options.amount }),
+      ...(options.paidOn === undefined ? {} : { paid_on: options.paidOn }),
+    });
   }
 
   /** A devolução of the payment of `txid`, made at the bank; `amount` in reais, the whole payment when absent. */

@@ -286,20 +286,22 @@ it('cancels a PIX charge: the cancellation callback, and the cobv removed by its
   expect((await bank.pay(txid)).status).toBe(409);
 });
 
-it("maps fine, interest and discount to the standard's modalities, and the bank charges the discount by independent arithmetic", async () => {
+it("maps fine, interest and discount to the standard's modalities; the bank charges each by independent arithmetic", async () => {
   const { tenant, integration, payerId } = await pixTenant();
-  // R$ 250.00, 2% fine, R$ 0.07 a day of interest, R$ 12.34 off until the due date.
-  const item = pixCharge(payerId, {
-    value: 250,
-    fine_value: 2,
-    interest_amount: 0.07,
-    discount_type: 'ValorFixoAteDataInformada',
-    discount_value: 12.34,
-    discount_date: brasiliaDate(10),
-  });
-  const { id, txid } = await issue(tenant, item);
-  const cobv = await cobvAtBank(integration.client_id, txid);
-  expect(cobv.calendario.validadeAposVencimento).toBe(60);
+  // R$ 250.00 (and R$ 250.01) due in 10 days, 2% fine, R$ 0.07 a day of interest, R$ 12.34 off until the due date.
+  const terms = (value: number) =>
+    pixCharge(payerId, {
+      value,
+      due_date: brasiliaDate(10),
+      fine_value: 2,
+      interest_amount: 0.07,
+      discount_type: 'ValorFixoAteDataInformada',
+      discount_value: 12.34,
+      discount_date: brasiliaDate(10),
+    });
+  const [early, late] = [await issue(tenant, terms(250)), await issue(tenant, terms(250.01))];
+  const cobv = await cobvAtBank(integration.client_id, early.txid);
+  expect(cobv.calendario).toMatchObject({ dataDeVencimento: brasiliaDate(10), validadeAposVencimento: 60 });
   expect(cobv.valor).toMatchObject({
     original: '250.00',
     multa: { modalidade: MULTA.percentage, valorPerc: '2.00' },
@@ -311,16 +313,28 @@ it("maps fine, interest and discount to the standard's modalities, and the bank 
   });
 
   // Paid today, before the discount's date: 250.00 - 12.34, no fine, no interest.
-  const due = 25_000 - 1_234;
-  expect((await bank.pay(txid)).status).toBe(200);
-  const paid = await waitPaid(id);
-  expect(centsOf(paid.amount_paid)).toBe(due);
-  const [pix] = (await cobvAtBank(integration.client_id, txid)).pix ?? [];
-  expect(centsOf(pix?.valor)).toBe(due);
-  if (pix?.componentesValor)
-    expect(pix.componentesValor).toMatchObject({ original: { valor: '250.00' }, desconto: { valor: '12.34' } });
-  // A payment after the due date (fine and interest) needs the bank's clock moved: the sandbox has no
-  // such control, so its own tests check that arithmetic.
+  const earlyDue = 25_000 - 1_234;
+  // Paid 3 days after the due date: no discount, the fine once (2% of 250.01 = 5.0002, to the cent
+  // 5.00) and 3 days of R$ 0.07.
+  const lateDue = 25_001 + Math.round(25_001 * 0.02) + 3 * 7;
+  expect((await bank.pay(early.txid)).status).toBe(200);
+  expect((await bank.pay(late.txid, { paidOn: brasiliaDate(13) })).status).toBe(200);
+  const [earlyPaid, latePaid] = [await waitPaid(early.id), await waitPaid(late.id)];
+  expect(centsOf(earlyPaid.amount_paid)).toBe(earlyDue);
+  expect(centsOf(latePaid.amount_paid)).toBe(lateDue);
+
+  // The bank's own account of each PIX agrees, component by component.
+  const [earlyPix] = (await cobvAtBank(integration.client_id, early.txid)).pix ?? [];
+  expect(centsOf(earlyPix?.valor)).toBe(earlyDue);
+  expect(earlyPix?.componentesValor).toMatchObject({ original: { valor: '250.00' }, desconto: { valor: '12.34' } });
+  const [latePix] = (await cobvAtBank(integration.client_id, late.txid)).pix ?? [];
+  expect(centsOf(latePix?.valor)).toBe(lateDue);
+  expect(latePix?.componentesValor).toMatchObject({
+    original: { valor: '250.01' },
+    multa: { valor: '5.00' },
+    juros: { valor: '0.21' },
+  });
+  expect(centsOf(latePix?.componentesValor?.desconto?.valor ?? '0.00')).toBe(0);
 });
 
 it("shows a devolução made at the bank in the charge's history", async () => {
