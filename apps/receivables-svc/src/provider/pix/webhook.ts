@@ -1,4 +1,4 @@
-import { readPixNotice, receivableIdOfTxid, type ReceivedPix } from '@payments/pix-api';
+import { PixAnswerError, readPixNotice, receivableIdOfTxid, type ReceivedPix } from '@payments/pix-api';
 import type { BankNotice } from '../../domain/ports';
 
 /**
@@ -31,7 +31,8 @@ export function parsePixWebhook(rawBody: string): BankNotice[] {
   try {
     received = readPixNotice(body);
   } catch (err) {
-    throw new InvalidPixWebhookError(err instanceof Error ? err.message : String(err));
+    if (err instanceof PixAnswerError) throw new InvalidPixWebhookError(err.message);
+    throw err;
   }
   return received.flatMap((pix) => pixNotices(pix, false));
 }
