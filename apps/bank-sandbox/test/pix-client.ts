@@ -85,7 +85,13 @@ export class PixTestClient {
   async call<T = unknown>(
     method: Method,
     path: string,
-    options: { json?: unknown; headers?: Record<string, string>; url?: string; form?: Record<string, string> } = {},
+    options: {
+      json?: unknown;
+      headers?: Record<string, string>;
+      url?: string;
+      form?: Record<string, string>;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<Answer<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (this.bearer && !headers.authorization) headers.authorization = `Bearer ${this.bearer}`;
@@ -103,6 +109,7 @@ export class PixTestClient {
       headers,
       body,
       dispatcher: this.agent,
+      signal: options.signal,
     });
     const text = await response.body.text();
     return { status: response.statusCode, body: (text ? JSON.parse(text) : undefined) as T, headers: response.headers };

@@ -94,6 +94,7 @@ export async function startInterDialect(deps: InterDialectDeps): Promise<Running
     inter: bank,
     bank: deps.bank,
     behaviour: deps.behaviour,
+    slowMs: deps.slowMs,
     meter,
     config: deps.config,
     identity: { certPem: cert, keyPem: key },

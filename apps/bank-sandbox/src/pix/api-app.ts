@@ -3,7 +3,7 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import type { Logger } from '@payments/logger';
-import type { Behaviour } from '../domain/behaviour';
+import { planRegistration, type Behaviour } from '../domain/behaviour';
 import { INTER_ENDPOINT_LIMITS, type CallMeter, type InterEndpoint } from '../inter/call-meter';
 import { TOKEN_TTL_SECONDS, type InterBank } from '../inter/inter-bank';
 import { sameAccount } from '../inter/rules';
@@ -43,6 +43,8 @@ export interface PixApiDeps {
   inter: InterBank;
   bank: SandboxBank;
   behaviour: Behaviour;
+  /** How long a create waits in behaviour mode slow (BANK_SANDBOX_SLOW_MS). */
+  slowMs: number;
   meter: CallMeter;
   enforceLimits: boolean;
   httpWebhooks: boolean;
@@ -150,7 +152,19 @@ function mountCobv(router: Router, deps: PixApiDeps, dialect: PixDialectName): v
         { propriedade: 'txid', razao: 'o txid deve ter de 26 a 35 letras ou dígitos', valor: txid },
       ]);
     const request = checked<CobvRequest>('CobVSolicitada', 'CobVOperacaoInvalida', body(ctx));
+    // The sandbox's behaviour (mode, or a marker in the devedor's name) as for the other dialects' creates.
+    const plan = planRegistration(deps.behaviour.mode, request.devedor?.nome ?? '');
+    if (plan.outcome === 'fail') throw unavailable();
+    if (plan.outcome === 'reject')
+      throw invalid('CobVOperacaoInvalida', [
+        { propriedade: 'cobv.devedor.nome', razao: 'recusada (sandbox behaviour "reject")' },
+      ]);
     const result = await pix.put(state(ctx).clientId, txid, request);
+    // Stored first, answered late (Inter's slow_once_ms, or slow): a client that gives up has a cobv it did not hear of.
+    const slowOnce = deps.inter.behaviour.slowOnceMs;
+    deps.inter.behaviour.slowOnceMs = 0;
+    const delay = Math.max(slowOnce, plan.slow ? deps.slowMs : 0);
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     ctx.status = 201;
     ctx.body = await view(deps, result.row);
   });

@@ -22,6 +22,7 @@ export interface PixApiStartDeps {
   inter: InterBank;
   bank: SandboxBank;
   behaviour: Behaviour;
+  slowMs: number;
   meter: CallMeter;
   config: InterSandboxConfig;
   identity: SenderIdentity;
@@ -58,6 +59,7 @@ export function createPixApi(deps: PixApiStartDeps): PixApi {
     inter: deps.inter,
     bank: deps.bank,
     behaviour: deps.behaviour,
+    slowMs: deps.slowMs,
     meter: deps.meter,
     enforceLimits: deps.config.enforceLimits,
     httpWebhooks: deps.config.httpWebhooks,
