@@ -134,7 +134,9 @@ afterAll(async () => {
       },
       240_000,
     );
-    if (result.code !== 0) throw new Error(`the block exited ${result.code}:\n${result.output}`);
+    // The apps' own warnings and errors too: what a 500 in the block was.
+    if (result.code !== 0)
+      throw new Error(`the block exited ${result.code}:\n${result.output}\nnpm start:\n${run.output.slice(-8000)}`);
     const output = result.output;
     expect(output).toContain('"provider":"pix"');
     // Registered as a cobv (the block prints its payment_data indented): no line, barcode or PDF,
