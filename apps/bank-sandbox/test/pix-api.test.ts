@@ -127,17 +127,24 @@ describe('cobv', () => {
 
   it('stores a create it answers late (slow_once_ms): the client gives up, its retry finds the same cobv', async () => {
     const { client, integration } = await standardClient();
-    expect((await sandbox('POST', '/sandbox/inter/behaviour', { slow_once_ms: 1_000 })).status).toBe(200);
+    expect((await sandbox('POST', '/sandbox/inter/behaviour', { slow_once_ms: 4_000 })).status).toBe(200);
     const txid = newTxid();
     const body = cobvBody(integration.pix_key);
-    await expect(
-      client.call('PUT', `/cobv/${txid}`, { json: body, signal: AbortSignal.timeout(200) }),
-    ).rejects.toThrow();
+    let answered = false;
+    const first = client.call('PUT', `/cobv/${txid}`, { json: body, signal: AbortSignal.timeout(1_500) });
+    void first.then(
+      () => (answered = true),
+      () => undefined,
+    );
+    const listed = async () =>
+      ((await sandbox('GET', `/sandbox/pix/charges?client_id=${integration.client_id}`)).body.charges as CobV[]).length;
+    await eventually(async () => expect(await listed()).toBe(1));
+    expect(answered).toBe(false);
+    await expect(first).rejects.toThrow();
     const retried = await client.call<CobV>('PUT', `/cobv/${txid}`, { json: body });
     expect(retried.status).toBe(201);
     expect(retried.body).toMatchObject({ txid, revisao: 0, status: 'ATIVA' });
-    const charges = await sandbox('GET', `/sandbox/pix/charges?client_id=${integration.client_id}`);
-    expect(charges.body.charges as CobV[]).toHaveLength(1);
+    expect(await listed()).toBe(1);
   });
 
   it('revises an ATIVA cobv (revisao + 1), removes it with PATCH, and refuses changes to a removed one', async () => {
