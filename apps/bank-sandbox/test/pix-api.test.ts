@@ -517,5 +517,8 @@ describe('Inter`s dialect', () => {
       expect(list.body.pix[0]).toMatchObject({ txid: consulted.body.pix.txid, valor: '2500.00' });
       conforms('Pix', list.body.pix[0]);
     }
+    // Inter's reference names the txid filter txId.
+    const filtered = await client.call<{ pix: Pix[] }>('GET', `/pix?inicio=${before}&fim=${after}&txId=${newTxid()}`);
+    expect(filtered.body.pix).toEqual([]);
   });
 });

@@ -276,7 +276,9 @@ function mountReceived(router: Router, deps: PixApiDeps, dialect: PixDialectName
   const { pix } = deps;
   router.get('/pix', authorized(deps, dialect, 'pix.read', 'pix_list'), async (ctx) => {
     const query = listQuery(ctx, 'PixConsultaInvalida');
-    const txid = typeof ctx.query.txid === 'string' && ctx.query.txid !== '' ? ctx.query.txid : undefined;
+    // The standard names the filter txid; Inter's reference names it txId.
+    const filter = ctx.query[dialect === 'inter' ? 'txId' : 'txid'];
+    const txid = typeof filter === 'string' && filter !== '' ? filter : undefined;
     const { rows, total } = await pix.receivedList(state(ctx).clientId, { ...query, txid });
     const refunds = await pix.refundsOf(rows.map((r) => r.end_to_end_id));
     ctx.body = {
