@@ -7,7 +7,7 @@
  * payload holds the charge, and the txid placeholder `***` in 62-05.
  */
 import jsQR from 'jsqr';
-import { extractImages, getDocumentProxy } from 'unpdf';
+import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
 import { pdfPageCount } from './pdf-text';
 import { brCodeProblems, crc16CcittFalse, parseBrCode } from './slip-checks';
 
@@ -156,17 +156,84 @@ export function decodeQrPixels(image: RawImage): string | null {
  * off the printout (a booklet's PIX codes).
  */
 export async function qrCodesInPdf(bytes: Uint8Array): Promise<string[][]> {
+  provideTransferToFixedLength();
   // pdf-text loads PDF.js the way jest's CommonJS runtime can: through it first.
   const pageCount = await pdfPageCount(bytes);
+  const { OPS } = await getResolvedPDFJS();
   const pdf = await getDocumentProxy(new Uint8Array(bytes));
   try {
     const pages: string[][] = [];
-    for (let page = 1; page <= pageCount; page += 1) {
-      const images = await extractImages(pdf, page);
-      pages.push(images.map(decodeQrPixels).filter((text): text is string => text !== null));
+    for (let number = 1; number <= pageCount; number += 1) {
+      const page = await pdf.getPage(number);
+      const operators = await page.getOperatorList();
+      const found: string[] = [];
+      for (const [i, op] of operators.fnArray.entries()) {
+        if (op !== OPS.paintImageXObject) continue;
+        const key = (operators.argsArray[i] as [string])[0];
+        const store = (key.startsWith('g_') ? page.commonObjs : page.objs) as unknown as PdfObjects;
+        const image = await new Promise<PdfImage | null>((resolve) => store.get(key, resolve));
+        const raw = image ? rawImageOf(image) : null;
+        const text = raw ? decodeQrPixels(raw) : null;
+        if (text !== null) found.push(text);
+      }
+      pages.push(found);
     }
     return pages;
   } finally {
     await pdf.loadingTask.destroy();
   }
+}
+
+/** PDF.js's store of a page's decoded objects. */
+interface PdfObjects {
+  get(key: string, callback: (value: PdfImage | null) => void): void;
+}
+
+/** A decoded image as PDF.js keeps it: `kind` 1 packed 1-bit grey rows, 2 RGB, 3 RGBA. */
+interface PdfImage {
+  width: number;
+  height: number;
+  kind?: number;
+  data?: Uint8ClampedArray | Uint8Array;
+}
+
+/**
+ * The image as grey pixels inside a white quiet zone of 4 modules' worth: PDF.js keeps a QR code
+ * drawn without margin (the page around it is white) as packed bits, one bit a pixel, 1 white.
+ */
+function rawImageOf(image: PdfImage): RawImage | null {
+  const { width, height, data } = image;
+  if (!data || width < 21 || height < 21) return null;
+  const margin = Math.ceil(width / 10);
+  const [w, h] = [width + 2 * margin, height + 2 * margin];
+  const grey = new Uint8ClampedArray(w * h).fill(255);
+  const rowBytes = Math.ceil(width / 8);
+  for (let y = 0; y < height; y += 1)
+    for (let x = 0; x < width; x += 1) grey[(y + margin) * w + x + margin] = pixelOf(image, data, x, y, rowBytes);
+  return { data: grey, width: w, height: h, channels: 1 };
+}
+
+function pixelOf(image: PdfImage, data: Uint8ClampedArray | Uint8Array, x: number, y: number, rowBytes: number) {
+  const at = y * image.width + x;
+  if (image.kind === 1) return (data[y * rowBytes + (x >> 3)] >> (7 - (x & 7))) & 1 ? 255 : 0;
+  const channels = image.kind === 3 ? 4 : 3;
+  return Math.round((data[at * channels] + data[at * channels + 1] + data[at * channels + 2]) / 3);
+}
+
+/**
+ * PDF.js (in unpdf 1.8) lists a page's images only after compiling its fonts, which calls the ES2024
+ * ArrayBuffer.prototype.transferToFixedLength; Node 20 lacks it, and every page with text would then
+ * show no image. A copy of the first `length` bytes does what PDF.js needs of it.
+ */
+function provideTransferToFixedLength(): void {
+  if ('transferToFixedLength' in ArrayBuffer.prototype) return;
+  Object.defineProperty(ArrayBuffer.prototype, 'transferToFixedLength', {
+    configurable: true,
+    writable: true,
+    value(this: ArrayBuffer, length: number = this.byteLength): ArrayBuffer {
+      const copy = new ArrayBuffer(length);
+      new Uint8Array(copy).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)));
+      return copy;
+    },
+  });
 }
