@@ -185,6 +185,17 @@ it('a pix account end to end: a cobv whose BR Code decodes, paid at the bank, fo
   expect(location).toBeDefined();
   expect(dynamicPixBrCodeProblems(data.pix_copy_and_paste, { merchantName: BENEFICIARY.name, location })).toEqual([]);
 
+  // The ERP can read the payment data back from the registered event (GET /api/v1/callbacks/{webhook-id}).
+  const delivery = receiver.received.find(
+    (r) => (JSON.parse(r.body) as { accounts_receivable_id?: string }).accounts_receivable_id === id,
+  );
+  const event = await tenant.api.send<{ event_type: string; payload: RegisteredCallback }>(
+    'GET',
+    `/api/v1/callbacks/${delivery?.headers['webhook-id']}`,
+  );
+  expect(event.status).toBe(200);
+  expect(event.json).toMatchObject({ event_type: 'receivable.registered', payload: { payment_data: data } });
+
   // The QR image is a gateway link a phone's camera reads back to the same text.
   const qr = await fetch(data.qrcode_image);
   expect(qr.status).toBe(200);

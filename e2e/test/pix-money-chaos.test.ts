@@ -3,15 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PaidCallback, RegisteredCallback } from '@payments/contracts';
 import { clientPayload, receivablePayload } from '../support/fixtures';
-import {
-  centsOf,
-  PixBankControls,
-  type Cobv,
-  pixSandboxTls,
-  setPixAccount,
-  TXID_PATTERN,
-  type PixIntegration,
-} from '../support/pix-bank';
+import { InterBankControls, setInterAccount } from '../support/inter-bank';
+import { centsOf, PixBankControls, type Cobv, pixSandboxTls, setPixAccount, TXID_PATTERN } from '../support/pix-bank';
 import { AppProcess } from '../support/process';
 import type { ReceivableCallback } from '../support/receivable-callbacks';
 import { CallbackReceiver, waitFor } from '../support/receiver';
@@ -32,9 +25,16 @@ let system: TestSystem;
 let receiver: CallbackReceiver;
 let bank: PixBankControls;
 let dir: string;
-let tenant: TestTenant;
-let integration: PixIntegration;
-let payerId: string;
+/** The two kinds of account a PIX charge is a cobv at: a `pix` one and an `inter` one with a PIX key. */
+interface ChaosAccount {
+  kind: 'pix' | 'inter';
+  tenant: TestTenant;
+  /** The integration's client id at the bank. */
+  clientId: string;
+  payerId: string;
+}
+let pixAccount: ChaosAccount;
+let interAccount: ChaosAccount;
 let receivables: AppProcess | undefined;
 const runs: AppProcess[] = [];
 
@@ -56,16 +56,29 @@ beforeAll(async () => {
   if (!system.sandboxUrl) throw new Error('the system started without its bank sandbox');
   bank = new PixBankControls(system.sandboxUrl);
   await startReceivables();
-  tenant = await system.newTenant('Escola Pix Caos');
-  integration = await bank.newIntegration();
-  await setPixAccount(system.databaseUrl, dir, tenant.tenantId, integration, {
+  const pixTenant = await system.newTenant('Escola Pix Caos');
+  const pix = await bank.newIntegration();
+  await setPixAccount(system.databaseUrl, dir, pixTenant.tenantId, pix, {
     name: 'Escola Caos Controlado',
     taxId: '45.723.174/0001-10',
   });
+  pixAccount = { kind: 'pix', tenant: pixTenant, clientId: pix.client_id, payerId: await newPayer(pixTenant) };
+  const interTenant = await system.newTenant('Loja Inter Pix Caos');
+  const inter = await new InterBankControls(system.sandboxUrl).newIntegration();
+  await setInterAccount(system.databaseUrl, dir, interTenant.tenantId, inter, tls.interBaseUrl);
+  interAccount = {
+    kind: 'inter',
+    tenant: interTenant,
+    clientId: inter.client_id,
+    payerId: await newPayer(interTenant),
+  };
+}, 120_000);
+
+async function newPayer(tenant: TestTenant): Promise<string> {
   const payer = clientPayload();
   expect((await tenant.api.postIdempotent('/api/v1/clients', [payer])).status).toBe(201);
-  payerId = payer.client_id;
-}, 120_000);
+  return payer.client_id;
+}
 
 afterAll(async () => {
   await receivables?.kill();
@@ -94,8 +107,8 @@ function brasiliaDate(days = 0): string {
   );
 }
 
-function pixCharge(value: number) {
-  return receivablePayload(payerId, receiver.url, {
+function pixCharge(account: ChaosAccount, value: number) {
+  return receivablePayload(account.payerId, receiver.url, {
     payment_method: 3,
     items: [],
     value,
@@ -125,9 +138,9 @@ function tail(): string {
 
 it('a payment whose notice the bank drops reaches the ERP through reconciliation, once', async () => {
   await bank.setFaults({ drop_webhooks: true });
-  const item = pixCharge(64.32);
+  const item = pixCharge(pixAccount, 64.32);
   const id = item.account_receivable_id;
-  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
+  expect((await pixAccount.tenant.api.postIdempotent('/api/v1/accounts-receivable', [item])).status).toBe(202);
   await waitFor(() => registeredEvents(id).length > 0, 30_000, 'the registered callback');
   const [registered] = registeredEvents(id);
   expect(registered).toMatchObject({
@@ -149,10 +162,16 @@ it('a payment whose notice the bank drops reaches the ERP through reconciliation
 }, 90_000);
 
 it('receivables-svc killed -9 while it creates cobvs: one cobv per charge at the bank, one registered callback each', async () => {
-  // Each charge its own value, to tell them apart without our txid rule too.
-  const items = Array.from({ length: CHARGES }, (_, i) => pixCharge((10_000 + i * 37) / 100));
-  const ids = items.map((item) => item.account_receivable_id);
-  expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', items)).status).toBe(202);
+  // Half the charges at each account, each charge its own value, to tell them apart without our txid rule.
+  const batches = [pixAccount, interAccount].map((account, a) => ({
+    account,
+    items: Array.from({ length: CHARGES / 2 }, (_, i) =>
+      pixCharge(account, (370_000 + ((a * CHARGES) / 2 + i) * 37) / 100),
+    ),
+  }));
+  for (const { account, items } of batches)
+    expect((await account.tenant.api.postIdempotent('/api/v1/accounts-receivable', items)).status).toBe(202);
+  const ids = batches.flatMap((b) => b.items.map((item) => item.account_receivable_id));
   const outcomes = () => ids.filter((id) => registeredEvents(id).length > 0).length;
 
   // Twice: killed as soon as the first (or next) registrations are told, then started again.
@@ -172,19 +191,32 @@ it('receivables-svc killed -9 while it creates cobvs: one cobv per charge at the
   // Room for a late duplicate.
   await new Promise((r) => setTimeout(r, 2_000));
 
-  // The bank's cobvs by value: every charge has its own, so a cobv is matched to its charge without
-  // our txid rule.
+  const problems: string[] = [];
+  for (const { account, items } of batches) problems.push(...(await oneCobvEach(account, items)));
+  expect(await bank.boletos(interAccount.clientId)).toEqual([]);
+  console.log(`pix money chaos: ${kills} kill -9 of receivables-svc while ${CHARGES} cobvs were created`);
+  expect(problems).toEqual([]);
+  expect(kills).toBeGreaterThanOrEqual(1);
+}, 180_000);
+
+/**
+ * What the bank holds for an account's charges: exactly one cobv of each charge's value (each has its
+ * own), under the txid and with the BR Code the ERP was told, one registered callback each, and no
+ * cobv that is none of these charges' (but the one paid by the other test).
+ */
+async function oneCobvEach(account: ChaosAccount, items: Array<ReturnType<typeof pixCharge>>): Promise<string[]> {
   const byValue = new Map<number, Cobv[]>();
-  for (const cobv of await bank.charges(integration.client_id)) {
+  for (const cobv of await bank.charges(account.clientId)) {
     const cents = centsOf(cobv.valor.original);
     byValue.set(cents, [...(byValue.get(cents) ?? []), cobv]);
   }
   const problems: string[] = [];
-  for (const [i, id] of ids.entries()) {
-    const registered = registeredEvents(id);
+  for (const item of items) {
+    const id = `${account.kind} ${item.account_receivable_id}`;
+    const registered = registeredEvents(item.account_receivable_id);
     if (registered.length !== 1) problems.push(`${id}: ${registered.length} registered callbacks`);
     if (registered.some((r) => !r.success)) problems.push(`${id}: rejected (${JSON.stringify(registered)})`);
-    const atBank = byValue.get(centsOf(items[i].value)) ?? [];
+    const atBank = byValue.get(centsOf(item.value)) ?? [];
     if (atBank.length !== 1) problems.push(`${id}: ${atBank.length} cobv at the bank`);
     const told = registered[0]?.success ? registered[0].payment_data : undefined;
     if (told && atBank.length === 1 && told.our_number !== atBank[0].txid)
@@ -192,11 +224,9 @@ it('receivables-svc killed -9 while it creates cobvs: one cobv per charge at the
     if (told && atBank.length === 1 && told.pix_copy_and_paste !== atBank[0].pixCopiaECola)
       problems.push(`${id}: the ERP's BR Code is not the bank's`);
   }
-  // Nothing at the bank that is not one of these charges (or the one paid above).
   const known = new Set([...items.map((item) => centsOf(item.value)), 6_432]);
   for (const [cents, cobvs] of byValue)
-    if (!known.has(cents)) problems.push(`${cobvs.length} cobv(s) of ${cents / 100} belong to no charge`);
-  console.log(`pix money chaos: ${kills} kill -9 of receivables-svc while ${CHARGES} cobvs were created`);
-  expect(problems).toEqual([]);
-  expect(kills).toBeGreaterThanOrEqual(1);
-}, 180_000);
+    if (!known.has(cents))
+      problems.push(`${account.kind}: ${cobvs.length} cobv(s) of ${cents / 100} belong to no charge`);
+  return problems;
+}
