@@ -96,7 +96,7 @@ function pixProvider(dialect: PixDialectName, bank: Integration): PixProvider {
     webhookUrl: (accountId) => `${WEBHOOK_BASE}/provider/webhooks/pix/${accountId}`,
     ownsWebhookUrl: (url) => url.startsWith(`${WEBHOOK_BASE}/provider/webhooks/pix/`),
     trustedCaPem: sandbox.ca.certPem,
-    shared: pixShared(f.db, { ...shared, credentialsEncryptionKey: keyring }),
+    shared: pixShared(f.db, { ...shared, credentialsEncryptionKey: keyring }, PIX_DIALECTS[dialect]),
   });
   closers.push(provider);
   return provider;

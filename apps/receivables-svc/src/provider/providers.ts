@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { PIX_DIALECTS } from '@payments/pix-api';
+import { PIX_DIALECTS, type PixDialect } from '@payments/pix-api';
 import type { PaymentProviders } from '../domain/ports';
 import { trustedInterCa, type ReceivablesConfig } from '../config';
 import { PostgresBankTokens } from '../db/bank-tokens';
@@ -11,7 +11,7 @@ import { InterCredentialSource, type NewestCredentials } from './credentials';
 import { InterProvider } from './inter';
 import { INTER_ENDPOINTS, type InterObserver, type InterShared } from './inter/client';
 import { PixProvider } from './pix';
-import { PIX_DEFAULT_LIMITS, PIX_ENDPOINTS, type PixShared } from './pix/client';
+import { pixDefaultLimits, type PixShared } from './pix/client';
 import { PIX_WEBHOOK_PATH } from './pix/webhook';
 
 /** Path of an Inter account's payment webhook on this service (Inter is told the full URL per account). */
@@ -53,17 +53,16 @@ export function interShared(db: Kysely<ReceivablesDatabase>, config: SharedConfi
 }
 
 /**
- * The PIX APIs' budgets: Inter's published limits (pix/client.ts), and the bank account's one token
- * budget (INTER_CALL_LIMITS' token: an Inter account's PIX and Cobrança tokens come from one endpoint).
+ * A PIX API's budgets: the limits its dialect publishes (pix/client.ts), and the bank account's one
+ * token budget (INTER_CALL_LIMITS' token: an Inter account's PIX and Cobrança tokens come from one endpoint).
  */
-export function pixShared(db: Kysely<ReceivablesDatabase>, config: SharedConfig, windowMs = 60_000): PixShared {
-  const calls = Object.fromEntries(PIX_ENDPOINTS.map((e) => [e, PIX_DEFAULT_LIMITS[e]]));
-  return bankShared(
-    db,
-    config,
-    { ...(calls as typeof PIX_DEFAULT_LIMITS), token: config.inter.callLimits.token },
-    windowMs,
-  );
+export function pixShared(
+  db: Kysely<ReceivablesDatabase>,
+  config: SharedConfig,
+  dialect: PixDialect,
+  windowMs = 60_000,
+): PixShared {
+  return bankShared(db, config, pixDefaultLimits(dialect, config.inter.callLimits.token), windowMs);
 }
 
 /** One adapter per provider kind; each call names the account it is for. */
@@ -85,7 +84,6 @@ export function createPaymentProviders(
     // Any account version's URL on this service is ours: a newer version's may replace it.
     ownsWebhookUrl: (url: string) => url.startsWith(ourPixWebhooks),
     trustedCaPem,
-    shared: pixShared(db, config),
     observer,
   };
   const inter = new InterProvider({
@@ -101,12 +99,17 @@ export function createPaymentProviders(
     pix: new PixProvider({
       ...pixOptions,
       dialect: PIX_DIALECTS.inter,
+      shared: pixShared(db, config, PIX_DIALECTS.inter),
       defaultBaseUrl: config.inter.baseUrl,
       tokenKey: (bankAccount) => `${bankAccount}:pix`,
     }),
   });
   // Any other bank's PIX API: the account's base URL is its PIX API root, its token URL in its credentials.
-  const pix = new PixProvider({ ...pixOptions, dialect: PIX_DIALECTS.standard });
+  const pix = new PixProvider({
+    ...pixOptions,
+    dialect: PIX_DIALECTS.standard,
+    shared: pixShared(db, config, PIX_DIALECTS.standard),
+  });
   return {
     sandbox: new BankSandboxProvider(config.provider),
     inter,

@@ -1,4 +1,4 @@
-import type { PixDialect } from '@payments/pix-api';
+import { PIX_DIALECTS, type PixDialect, type RequestsPerMinute } from '@payments/pix-api';
 import type { InterCredentials } from '@payments/contracts';
 import {
   BankAccountClient,
@@ -29,22 +29,28 @@ export const PIX_ENDPOINTS = [
 export type PixEndpoint = (typeof PIX_ENDPOINTS)[number];
 
 /**
- * Calls a minute in production, from Inter's PIX API reference (developers.inter.co/references/pix):
- * 120 for cobv, received PIX and devoluções, 10 for the webhook; the token endpoint's 5 is the one
- * observed at Inter (not published). The standard publishes no limits: other banks get the same ones
- * until theirs are known (a 429 is waited out all the same).
+ * Calls a minute per endpoint for a dialect: the limits the bank publishes (Inter's, in its dialect:
+ * cobv, received PIX and devoluções, webhook), or Inter's when a bank publishes none (the standard's
+ * dialect: a 429 is waited out all the same). The token endpoint's 5 is the one observed at Inter (not
+ * published); it is the bank account's one token budget, whichever API asks.
  */
-export const PIX_DEFAULT_LIMITS: Record<PixEndpoint, number> = {
-  token: 5,
-  'cobv-create': 120,
-  'cobv-consult': 120,
-  'cobv-cancel': 120,
-  'cobv-list': 120,
-  'pix-list': 120,
-  'pix-consult': 120,
-  'pix-refund': 120,
-  'pix-webhook': 10,
-};
+export function pixDefaultLimits(dialect: PixDialect, tokenCalls = 5): Record<PixEndpoint, number> {
+  const published = dialect.requestsPerMinute ?? PIX_DIALECTS.inter.requestsPerMinute ?? FALLBACK;
+  return {
+    token: tokenCalls,
+    'cobv-create': published.cobv,
+    'cobv-consult': published.cobv,
+    'cobv-cancel': published.cobv,
+    'cobv-list': published.cobv,
+    'pix-list': published.pix,
+    'pix-consult': published.pix,
+    'pix-refund': published.pix,
+    'pix-webhook': published.webhook,
+  };
+}
+
+/** Only if no dialect published any: the most careful reading of the usual bank limits. */
+const FALLBACK: RequestsPerMinute = { cobv: 120, pix: 120, webhook: 5 };
 
 export type PixCall = BankCall<PixEndpoint>;
 export type PixShared = BankShared<PixEndpoint>;

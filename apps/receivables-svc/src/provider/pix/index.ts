@@ -10,6 +10,7 @@ import {
   standardSchemaNames,
   standardViolations,
   txidFor,
+  webhookBody,
   type CobvTerms,
   type CobvView,
   type PixDialect,
@@ -33,7 +34,7 @@ import { ensureWebhook, newWebhookSetupState, type WebhookSetupState } from '../
 import { PixAccountClient, type PixShared } from './client';
 import { sweepPix } from './sweep';
 
-export { PixAccountClient, PIX_DEFAULT_LIMITS, PIX_ENDPOINTS, pixEndpointOf, type PixEndpoint } from './client';
+export { PixAccountClient, PIX_ENDPOINTS, pixDefaultLimits, pixEndpointOf, type PixEndpoint } from './client';
 
 /** What the PIX adapter needs; one instance serves every account of one dialect. */
 export interface PixProviderOptions {
@@ -271,7 +272,7 @@ export class PixProvider implements PaymentProvider {
     replace: boolean,
   ): Promise<void> {
     const ours = this.options.webhookUrl(account.id);
-    const path = PIX_PATHS.webhook(chave);
+    const path = PIX_PATHS.webhook(this.options.dialect.webhookKey(chave));
     await ensureWebhook(
       state.webhook,
       {
@@ -292,7 +293,7 @@ export class PixProvider implements PaymentProvider {
           await state.client.call({
             method: 'PUT',
             path,
-            json: { webhookUrl: url },
+            json: webhookBody(url),
             what: 'webhook registration',
             endpoint: 'pix-webhook',
           });
