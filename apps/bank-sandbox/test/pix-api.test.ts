@@ -321,6 +321,13 @@ describe('payment, notices and devoluções', () => {
       for (const item of delivery.body.pix) conforms('Pix', item);
     }
     expect(receiver.itemsFor(txid)[0]).toMatchObject({ endToEndId: payment.endToEndId, valor: '105.30' });
+    const atTheBank = await sandbox('GET', `/sandbox/pix/charges/${txid}`);
+    await eventually(async () =>
+      expect((await sandbox('GET', `/sandbox/pix/charges/${txid}`)).body.notifications).toEqual([
+        expect.objectContaining({ status: 'delivered', attempt_count: 2, last_status_code: 200 }),
+      ]),
+    );
+    expect(atTheBank.body).toMatchObject({ client_id: integration.client_id, txid, status: 'CONCLUIDA' });
 
     const consulted = await client.call<CobV>('GET', `/cobv/${txid}`);
     conforms('CobVCompleta', consulted.body);

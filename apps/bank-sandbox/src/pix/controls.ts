@@ -139,6 +139,12 @@ function createControlsApp(deps: PixControlsDeps): Koa {
     ctx.body = { charges: await Promise.all(rows.map((row) => chargeView(deps, row))) };
   });
 
+  router.get('/sandbox/pix/charges/:txid', async (ctx) => {
+    const row = await pix.byTxid(ctx.params.txid);
+    if (!row) return fail(ctx, 404, 'not_found', 'no such cobv');
+    ctx.body = { ...(await chargeView(deps, row)), notifications: await pix.noticesOf(row.txid) };
+  });
+
   // The cobv reaches the end of its validity now (as the bank's clock does after validadeAposVencimento days).
   router.post('/sandbox/pix/charges/:txid/expire', async (ctx) => {
     const expired = await pix.expire(ctx.params.txid);

@@ -453,6 +453,26 @@ export class PixBank {
     );
   }
 
+  /** The notices recorded about a cobv's PIX (payments and devoluções), oldest first, with how their delivery went. */
+  async noticesOf(txid: string) {
+    return this.db
+      .selectFrom('pix_notifications')
+      .innerJoin('pix_received', 'pix_received.end_to_end_id', 'pix_notifications.end_to_end_id')
+      .select([
+        'pix_notifications.notification_id',
+        'pix_notifications.url',
+        'pix_notifications.body',
+        'pix_notifications.status',
+        'pix_notifications.attempt_count',
+        'pix_notifications.last_status_code',
+        'pix_notifications.last_error',
+        'pix_notifications.next_attempt_at',
+      ])
+      .where('pix_received.txid', '=', txid)
+      .orderBy('pix_notifications.created_at')
+      .execute();
+  }
+
   // --- the clock and the notices -------------------------------------------------------------------
 
   /** A cobv past its validity (validadeAposVencimento days after its due date) is removed by the PSP. */
