@@ -6,6 +6,7 @@ import type { ReceivableRow } from '../src/db/schema';
 import { receivableHistory } from '../src/domain/history';
 import { acceptReceivables } from '../src/domain/intake';
 import { applyDueNotices } from '../src/domain/notices';
+import { storeNotices } from '../src/domain/notice-store';
 import type {
   BatchRegistrationOutcome,
   CancellationOutcome,
@@ -16,6 +17,7 @@ import type {
   ProviderChargeState,
 } from '../src/domain/ports';
 import { registerReceivables } from '../src/domain/registration';
+import { parsePixWebhook } from '../src/provider/pix/webhook';
 import { startProviderWebhookServer } from '../src/transport/http-server';
 import { paymentMetrics } from '../src/transport/metrics';
 import {
@@ -104,7 +106,7 @@ const providersOf = (bank: PixBank): PaymentProviders => ({ sandbox: bank, inter
 /** A charge accepted under a `provider` account of a new tenant (PIX: payment_method 3) and registered. */
 async function registered(
   bank: PixBank,
-  provider: ProviderKind = 'inter',
+  provider: ProviderKind = 'pix',
   paymentMethod: 1 | 3 = 3,
 ): Promise<ReceivableRow> {
   const tenantId = randomUUID();
@@ -310,7 +312,7 @@ describe('PIX notices at /provider/webhooks/pix/{accountId}/pix', () => {
     expect(served.items.map((i) => i.reason)).toContain('devolução D1 of R$ 10,00 at the bank, status DEVOLVIDO');
   });
 
-  it('keeps a devolução the consult does not show (not yet, or forged), and leaves it to reconciliation when the consult cannot tell devoluções', async () => {
+  it('keeps a devolução the consult does not show (not yet, forged, or a consult that cannot tell), until the list brings it: once', async () => {
     const bank = new PixBank();
     const r = await registered(bank);
     const txid = txidFor(r.id);
@@ -326,7 +328,27 @@ describe('PIX notices at /provider/webhooks/pix/{accountId}/pix', () => {
 
     bank.states.set(txid, paidState(amount)); // a consult that says nothing of devoluções
     await apply(bank, true);
-    expect((await noticesOf(txid))[1]).toMatchObject({ outcome: 'left_to_reconciliation' });
+    expect((await noticesOf(txid))[1]).toMatchObject({ outcome: 'not_confirmed', applied_at: null });
     expect((await history(f, r.id)).filter((h) => h.reason.startsWith('devolução'))).toEqual([]);
+
+    // Reconciliation reads it from the bank's list (verified): written; the kept notice then ends without a consult.
+    const listed = parsePixWebhook(JSON.stringify({ pix: [pix(txid, reais(amount), [devolucao('D9', '1.00')])] }));
+    await storeNotices(
+      f.db,
+      await f.accounts.forReceivable(r.provider_account_id),
+      'list',
+      listed.map((n) => ({ ...n, verified: true })),
+    );
+    await apply(bank, true);
+    const consults = bank.consultCalls.length;
+    await apply(bank, true);
+    expect(bank.consultCalls).toHaveLength(consults);
+    expect((await noticesOf(txid)).filter((n) => n.kind === 'refunded').map((n) => [n.source, n.outcome])).toEqual([
+      ['webhook', 'duplicate'],
+      ['list', 'refund_recorded'],
+    ]);
+    expect((await history(f, r.id)).filter((h) => h.reason.startsWith('devolução'))).toEqual([
+      { from_state: 'approved', to_state: 'approved', reason: 'devolução D9 of R$ 1,00 at the bank, status DEVOLVIDO' },
+    ]);
   });
 });

@@ -239,7 +239,7 @@ beforeEach(async () => {
   lists.pageSize = 2;
 });
 
-async function registered(provider: ProviderKind = 'inter', paymentMethod: 1 | 3 = 3): Promise<ReceivableRow> {
+async function registered(provider: ProviderKind = 'pix', paymentMethod: 1 | 3 = 3): Promise<ReceivableRow> {
   const tenantId = randomUUID();
   const clientId = f.clients.add(tenantId);
   const item = chargeItem(clientId, { payment_method: paymentMethod });

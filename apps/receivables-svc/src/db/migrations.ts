@@ -287,6 +287,17 @@ export const migrations: Record<string, Migration> = {
         add column refund_id text`.execute(db);
     },
   },
+  '0014_pix_provider_accounts': {
+    async up(db: Kysely<unknown>) {
+      // `pix` accounts: any bank that speaks the Central Bank's PIX API. The wider check is NOT VALID:
+      // every stored version meets the narrower one, so the table is not read under the lock.
+      await sql`alter table provider_accounts
+        drop constraint provider_accounts_provider_check,
+        add constraint provider_accounts_provider_check check (provider in ('sandbox', 'inter', 'pix')) not valid`.execute(
+        db,
+      );
+    },
+  },
 };
 
 /**

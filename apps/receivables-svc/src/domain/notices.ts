@@ -6,7 +6,7 @@ import { recordBankCancellation } from './cancellation';
 import {
   chargeEventId,
   findCharge,
-  paymentRecorded,
+  eventRecorded,
   recordPayment,
   recordRefund,
   refundEventId,
@@ -187,8 +187,8 @@ async function applyNotice(deps: NoticeDeps, notice: NoticeRow): Promise<Attempt
 /**
  * A refund notice: written in the charge's history once its payment is recorded here (before that it
  * waits: the payment's own notice or the next sweep brings it). The bank's word decides: a refund read
- * from its list is believed as it is; a webhook's is looked for in the charge's consult. When the
- * consult cannot tell refunds, the notice is left to reconciliation, whose list shows them.
+ * from its list is believed as it is; a webhook's is looked for in the charge's consult, and kept while
+ * the consult does not show it (not yet, or a consult that cannot tell refunds: the list may bring it).
  */
 async function applyRefund(
   deps: NoticeDeps,
@@ -197,33 +197,39 @@ async function applyRefund(
   notice: NoticeRow,
 ): Promise<Attempt> {
   if (notice.refund_id === null) return { final: true, outcome: 'ignored' };
-  if (!(await paymentRecorded(deps.db, chargeEventId(account, notice.charge_id, 'paid'))))
+  const eventId = refundEventId(account, notice.charge_id, notice.refund_id);
+  // Written already (the list and the webhook both tell it): nothing to ask the bank.
+  if (await eventRecorded(deps.db, eventId)) return { final: true, outcome: 'duplicate' };
+  if (!(await eventRecorded(deps.db, chargeEventId(account, notice.charge_id, 'paid'))))
     return { final: false, outcome: 'payment_not_recorded' };
-  let refund: ProviderRefund | null;
-  if (notice.verified && notice.amount_received_cents !== null)
-    refund = {
-      id: notice.refund_id,
-      amountCents: Number(notice.amount_received_cents),
-      status: notice.situation,
-      at: notice.situation_at,
-    };
-  else {
-    const state = await deps.providers[account.provider].consult(account, notice.charge_id);
-    if (state.kind === 'paid' && state.refunds === undefined) return { final: true, outcome: 'left_to_reconciliation' };
-    refund = state.kind === 'paid' ? (state.refunds?.find((r) => r.id === notice.refund_id) ?? null) : null;
-    if (!refund) return { final: false, outcome: 'not_confirmed' };
-  }
+  const refund = await confirmRefund(deps, account, notice, notice.refund_id);
+  if (!refund) return { final: false, outcome: 'not_confirmed' };
   try {
-    const result = await recordRefund(
-      deps.db,
-      { ...refund, eventId: refundEventId(account, notice.charge_id, refund.id), chargeId: notice.charge_id },
-      scope,
-    );
+    const result = await recordRefund(deps.db, { ...refund, eventId, chargeId: notice.charge_id }, scope);
     return { final: true, outcome: result };
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'not_found') return { final: false, outcome: 'unknown_charge' };
     throw err;
   }
+}
+
+/** The refund as the bank has it: the list's own word, or the consult's; null when the bank does not show it. */
+async function confirmRefund(
+  deps: NoticeDeps,
+  account: ProviderAccount,
+  notice: NoticeRow,
+  refundId: string,
+): Promise<ProviderRefund | null> {
+  if (notice.verified && notice.amount_received_cents !== null)
+    return {
+      id: refundId,
+      amountCents: Number(notice.amount_received_cents),
+      status: notice.situation,
+      at: notice.situation_at,
+    };
+  const state = await deps.providers[account.provider].consult(account, notice.charge_id);
+  if (state.kind !== 'paid') return null;
+  return state.refunds?.find((r) => r.id === refundId) ?? null;
 }
 
 /** A change was made: the relay is woken, and a change only reconciliation brought is counted. */

@@ -229,8 +229,8 @@ export function refundReason(refund: Pick<ProviderRefund, 'id' | 'amountCents' |
   return `devolução ${refund.id} of ${formatReais(refund.amountCents)} at the bank, status ${refund.status}`;
 }
 
-/** Whether the payment of a charge was recorded here (the event applied, whatever the charge's state now). */
-export async function paymentRecorded(db: Kysely<ReceivablesDatabase>, eventId: string): Promise<boolean> {
+/** Whether a provider event was applied here (a payment: whatever the charge's state is now). */
+export async function eventRecorded(db: Kysely<ReceivablesDatabase>, eventId: string): Promise<boolean> {
   const row = await db
     .selectFrom('provider_events')
     .select('event_id')

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import type { InterCredentials, ProviderAccountVersion } from '@payments/contracts';
+import { createMetricsRegistry } from '@payments/metrics';
+import { PIX_DIALECTS, txidFor } from '@payments/pix-api';
+import type { ReceivableRow } from '../src/db/schema';
+import { acceptReceivables } from '../src/domain/intake';
+import { applyDueNotices } from '../src/domain/notices';
+import type { PaymentProvider, PaymentProviders } from '../src/domain/ports';
+import { reconcileDueAccounts } from '../src/domain/reconciliation';
+import { registerReceivables } from '../src/domain/registration';
+import { PixProvider } from '../src/provider/pix';
+import { startProviderWebhookServer } from '../src/transport/http-server';
+import { paymentMetrics } from '../src/transport/metrics';
+import { startInterSandbox, type InterSandbox } from './inter-sandbox';
+import {
+  accountVersion,
+  callbacksFor,
+  chargeItem,
+  history,
+  row,
+  rowById,
+  startStateFixture,
+  TZ,
+  type StateFixture,
+} from './state-fixture';
+
+// PIX charges' notices and reconciliation against the bank sandbox's PIX API (standard dialect, in its
+// own process, mutual TLS): the sandbox pays, returns (devolução) and lets expire as a bank would, posts
+// its notices to our webhook server or drops them when told to, and lists what it received. Our side
+// runs as the service does: the PIX adapter, the webhook route, the reconciler's sweep and the notice
+// worker, on a real Postgres. The sandbox's own view of each cobv is the oracle for amounts and times.
+
+interface Integration extends InterCredentials {
+  pix_key: string;
+  pix_api_url: string;
+  token_url: string;
+}
+
+interface SandboxCobv {
+  txid: string;
+  status: string;
+  pix?: Array<{ endToEndId: string; valor: string; horario: string }>;
+}
+
+let sandbox: InterSandbox;
+let f: StateFixture;
+let webhooks: { port: number; stop(): Promise<void> };
+/** Each tenant's integration at the sandbox (its own PIX key, whose webhook points at its account), by account id. */
+const integrations = new Map<string, Integration>();
+let pix: PixProvider;
+let providers: PaymentProviders;
+const metrics = createMetricsRegistry('receivables-test');
+const payments = paymentMetrics(metrics);
+
+/** The adapters of the kinds this file does not use: never called. */
+const unused: PaymentProvider = {
+  registerMany: () => Promise.reject(new Error('not used here')),
+  cancel: () => Promise.reject(new Error('not used here')),
+  consult: () => Promise.reject(new Error('not used here')),
+  slipPdf: () => Promise.reject(new Error('not used here')),
+};
+
+beforeAll(async () => {
+  [sandbox, f] = await Promise.all([startInterSandbox({}, { withCaKey: true }), startStateFixture()]);
+  webhooks = await startProviderWebhookServer({
+    db: f.db,
+    accounts: f.accounts,
+    port: 0,
+    providerWebhookSecret: 'unused',
+    timeZone: TZ,
+    logger: f.logger,
+    onEnqueued: () => undefined,
+    onNotice: () => undefined,
+    readiness: [],
+    metrics,
+    paymentMetrics: payments,
+  });
+  pix = new PixProvider({
+    dialect: PIX_DIALECTS.standard,
+    credentials: (account) => {
+      const found = integrations.get(account.id);
+      if (!found) return Promise.reject(new Error(`provider account ${account.id} has no integration`));
+      const { pix_key: _key, pix_api_url: _url, ...credentials } = found;
+      return Promise.resolve({ versionId: account.id, credentials });
+    },
+    timeoutMs: 5_000,
+    webhookUrl: (accountId) => `http://127.0.0.1:${webhooks.port}/provider/webhooks/pix/${accountId}`,
+    trustedCaPem: sandbox.ca.certPem,
+  });
+  providers = { sandbox: unused, inter: unused, pix };
+}, 60_000);
+afterAll(async () => {
+  await pix?.close();
+  await webhooks?.stop();
+  await Promise.all([sandbox?.stop(), f?.stop()]);
+});
+afterEach(async () => {
+  await sandbox.control('DELETE', '/sandbox/pix/faults');
+});
+
+/** Each tenant's account version, by tenant. */
+const versions = new Map<string, ProviderAccountVersion>();
+
+/**
+ * A PIX charge registered at the sandbox: of a new tenant whose `pix` account is a new integration, or
+ * of the tenant (and account) of `sibling`.
+ */
+async function registered(sibling?: ReceivableRow): Promise<ReceivableRow> {
+  const tenantId = sibling?.tenant_id ?? randomUUID();
+  const version = versions.get(tenantId) ?? (await newAccount(tenantId));
+  const clientId = f.clients.add(tenantId);
+  const item = chargeItem(clientId, { payment_method: 3 });
+  await acceptReceivables(f.db, f.clients, tenantId, version, [item]);
+  const accepted = await row(f, tenantId, item.account_receivable_id);
+  const deps = { db: f.db, providers, accounts: f.accounts, slipLinks: f.slipLinks, logger: f.logger };
+  expect(await registerReceivables(deps, { tenant_id: tenantId, receivable_ids: [accepted.id] }, 1)).toBe('done');
+  const registeredRow = await rowById(f, accepted.id);
+  expect(registeredRow.provider_charge_id).toBe(txidFor(accepted.id));
+  return registeredRow;
+}
+
+/** A `pix` account of the tenant on a new sandbox integration (its own PIX key and webhook). */
+async function newAccount(tenantId: string): Promise<ProviderAccountVersion> {
+  const answer = await sandbox.control('POST', '/sandbox/pix/integrations');
+  if (answer.status !== 201) throw new Error(`no integration: ${JSON.stringify(answer)}`);
+  const bank = answer.body as Integration;
+  const version = { ...accountVersion(tenantId, 'pix', { pix_key: bank.pix_key }), base_url: bank.pix_api_url };
+  integrations.set(version.account_id, bank);
+  versions.set(tenantId, version);
+  return version;
+}
+
+/** One reconciliation round as the service runs it (every account with open charges), then the worker. */
+async function reconcileAndApply(): Promise<void> {
+  await f.db
+    .updateTable('reconciliation_accounts')
+    .set({ last_complete_at: new Date(0) })
+    .execute();
+  await reconcileDueAccounts({
+    db: f.db,
+    providers,
+    accounts: f.accounts,
+    logger: f.logger,
+    intervalMs: 1,
+    holder: 'test',
+  });
+  await apply();
+}
+
+async function apply(): Promise<void> {
+  await f.db
+    .updateTable('bank_notices')
+    .set({ next_attempt_at: new Date(0) })
+    .where('applied_at', 'is', null)
+    .execute();
+  await applyDueNotices(
+    { db: f.db, providers, accounts: f.accounts, timeZone: TZ, logger: f.logger, observer: payments },
+    500,
+  );
+}
+
+async function noticesOf(chargeId: string) {
+  return f.db.selectFrom('bank_notices').selectAll().where('charge_id', '=', chargeId).orderBy('id').execute();
+}
+
+/** Waits until the sandbox's notices about `txid` reached our webhook (`count` of them stored). */
+async function noticesArrive(txid: string, count: number): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while ((await noticesOf(txid)).length < count) {
+    if (Date.now() > deadline) throw new Error(`the sandbox's notices about ${txid} did not arrive`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function cobvAtTheBank(r: ReceivableRow): Promise<SandboxCobv> {
+  const txid = txidFor(r.id);
+  const bank = integrations.get(r.provider_account_id ?? '');
+  const answer = await sandbox.control('GET', `/sandbox/pix/charges?client_id=${bank?.client_id}`);
+  const found = (answer.body as { charges: SandboxCobv[] }).charges.find((c) => c.txid === txid);
+  if (!found) throw new Error(`no cobv ${txid} at the sandbox`);
+  return found;
+}
+
+const paidCallbacks = async (r: ReceivableRow) =>
+  (await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.paid');
+
+describe('PIX charges at the sandbox: notices, reconciliation and devoluções', () => {
+  it('finds a payment whose notice was lost with the next sweep, with the amount and instant of the bank', async () => {
+    const r = await registered();
+    const txid = txidFor(r.id);
+    await sandbox.control('POST', '/sandbox/pix/faults', { drop_webhooks: true });
+    const paid = await sandbox.control('POST', `/sandbox/charges/${txid}/pay`, { method: 'pix', amount: 149.5 });
+    expect(paid.status).toBe(200);
+    await apply();
+    expect((await rowById(f, r.id)).state).toBe('pending');
+
+    await reconcileAndApply();
+    const [received] = (await cobvAtTheBank(r)).pix ?? [];
+    const after = await rowById(f, r.id);
+    expect(after).toMatchObject({ state: 'approved', payment_type: 'pix' });
+    expect(Number(after.amount_paid_cents)).toBe(14_950);
+    expect(after.payment_date?.toISOString()).toBe(new Date(received?.horario ?? '').toISOString());
+    expect(await noticesOf(txid)).toEqual([expect.objectContaining({ source: 'list', outcome: 'approved' })]);
+    await reconcileAndApply();
+    expect(await paidCallbacks(r)).toHaveLength(1);
+  });
+
+  it('applies the webhook notice once the consult confirms it, and the sweep that sees it again counts it once', async () => {
+    const r = await registered();
+    const txid = txidFor(r.id);
+    expect((await sandbox.control('POST', `/sandbox/charges/${txid}/pay`, { method: 'pix' })).status).toBe(200);
+    await noticesArrive(txid, 1);
+    await apply();
+    const after = await rowById(f, r.id);
+    expect(after).toMatchObject({ state: 'approved', payment_type: 'pix' });
+    expect(Number(after.amount_paid_cents)).toBe(Number(r.amount_cents));
+    expect((await noticesOf(txid))[0]).toMatchObject({ source: 'webhook', outcome: 'approved' });
+
+    await reconcileAndApply();
+    expect(await paidCallbacks(r)).toHaveLength(1);
+    expect((await history(f, r.id)).filter((h) => h.to_state === 'approved')).toHaveLength(1);
+  });
+
+  it('writes a devolução made at the bank in the history once, from its notice or the list, state and amount untouched', async () => {
+    const r = await registered();
+    await registered(r); // an open charge of the same account: the account is swept
+    const txid = txidFor(r.id);
+    await sandbox.control('POST', `/sandbox/charges/${txid}/pay`, { method: 'pix' });
+    await noticesArrive(txid, 1);
+    await apply();
+    const refund = await sandbox.control('POST', '/sandbox/pix/refunds', { txid, amount: 20 });
+    expect(refund.status).toBe(201);
+    const { id, status } = refund.body as { id: string; status: string };
+    await noticesArrive(txid, 3); // the payment again, and its devolução
+    await apply();
+    await reconcileAndApply();
+    await reconcileAndApply();
+
+    const after = await rowById(f, r.id);
+    expect(after.state).toBe('approved');
+    expect(Number(after.amount_paid_cents)).toBe(Number(r.amount_cents));
+    const entries = (await history(f, r.id)).filter((h) => h.reason.startsWith('devolução'));
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ from_state: 'approved', to_state: 'approved' });
+    expect(entries[0]?.reason).toMatch(
+      new RegExp(`^devolução ${id} of R\\$ 20,00 at the bank, status (${status}|DEVOLVIDO)$`),
+    );
+    expect(await paidCallbacks(r)).toHaveLength(1);
+  });
+
+  it('cancels a cobv the bank removed at the end of its validity (REMOVIDA_PELO_PSP), with one callback', async () => {
+    const r = await registered();
+    const txid = txidFor(r.id);
+    expect((await sandbox.control('POST', `/sandbox/pix/charges/${txid}/expire`)).status).toBe(200);
+    await reconcileAndApply();
+    expect((await rowById(f, r.id)).state).toBe('cancelled');
+    expect((await history(f, r.id)).at(-1)?.reason).toContain('REMOVIDA_PELO_PSP');
+    expect((await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.cancelled')).toHaveLength(1);
+  });
+});
