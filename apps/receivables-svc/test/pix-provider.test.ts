@@ -86,7 +86,11 @@ async function integration(dialect: PixDialectName): Promise<{ bank: Integration
 }
 
 /** One instance's PIX adapter of a dialect, its budgets and token shared through the fixture's database. */
-function pixProvider(dialect: PixDialectName, bank: Integration): PixProvider {
+function pixProvider(
+  dialect: PixDialectName,
+  bank: Integration,
+  { onConflict }: { onConflict?: (url: string) => void } = {},
+): PixProvider {
   const { account: _account, pix_key: _key, pix_api_url: _url, ...credentials } = bank;
   const provider = new PixProvider({
     dialect: PIX_DIALECTS[dialect],
@@ -97,6 +101,7 @@ function pixProvider(dialect: PixDialectName, bank: Integration): PixProvider {
     ownsWebhookUrl: (url) => url.startsWith(`${WEBHOOK_BASE}/provider/webhooks/pix/`),
     trustedCaPem: sandbox.ca.certPem,
     shared: pixShared(f.db, { ...shared, credentialsEncryptionKey: keyring }, PIX_DIALECTS[dialect]),
+    observer: { webhookConflict: (_accountId, registered) => onConflict?.(registered) },
   });
   closers.push(provider);
   return provider;
@@ -279,6 +284,30 @@ describe.each(['standard', 'inter'] as const)('the PIX adapter, %s dialect, agai
     const [unmarked] = await next.registerMany(account, [request]);
     expect(unmarked).toMatchObject({ kind: 'registered', charge: { chargeId: txid } });
     expect((await cobvsOf(bank.client_id)).map((c) => c.txid)).toEqual([txid]);
+  });
+});
+
+describe("the PIX key's webhook", () => {
+  it('another URL set for the key is kept (and told) unless the account says replace', async () => {
+    const { bank, account } = await integration('standard');
+    const direct = directClient('standard', bank, account);
+    const theirs = 'https://erp.example.com/their-own-pix-webhook';
+    await direct.call({
+      method: 'PUT',
+      path: PIX_PATHS.webhook(bank.pix_key),
+      json: { webhookUrl: theirs },
+      what: 'set',
+    });
+    const conflicts: string[] = [];
+    const kept = pixProvider('standard', bank, { onConflict: (url) => conflicts.push(url) });
+    expect((await kept.registerMany(account, [chargeRequest()]))[0]).toMatchObject({ kind: 'registered' });
+    const webhookNow = async () =>
+      readWebhook(await direct.get(PIX_PATHS.webhook(bank.pix_key), {}, 'webhook')).webhookUrl;
+    expect(await webhookNow()).toBe(theirs);
+    expect(conflicts).toEqual([theirs]);
+    const replacing = pixProvider('standard', { ...bank, replace_webhook: true });
+    await replacing.registerMany(account, [chargeRequest()]);
+    expect(await webhookNow()).toBe(`${WEBHOOK_BASE}/provider/webhooks/pix/${account.id}`);
   });
 });
 
