@@ -393,8 +393,11 @@ describe('payment, notices and devoluções', () => {
     const tooMuch = await client.call<Problema>('PUT', `/pix/${e2eid}/devolucao/D2`, { json: { valor: '50.01' } });
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.body.type).toBe('https://pix.bcb.gov.br/api/v2/error/PixDevolucaoInvalida');
+    const rest = await sandbox('POST', '/sandbox/pix/refunds', { txid });
+    expect(rest.body).toMatchObject({ valor: (100 - 30 - 20).toFixed(2), status: 'DEVOLVIDO' });
+    expect((await sandbox('POST', '/sandbox/pix/refunds', { txid })).status).toBe(409);
     const cobv = await client.call<CobV>('GET', `/cobv/${txid}`);
-    expect(cobv.body.pix?.[0].devolucoes?.map((d) => d.valor)).toEqual(['30.00', '20.00']);
+    expect(cobv.body.pix?.[0].devolucoes?.map((d) => d.valor)).toEqual(['30.00', '20.00', '50.00']);
   });
 
   it('refuses a webhook for a chave that is not the integration`s', async () => {

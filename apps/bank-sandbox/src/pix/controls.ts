@@ -115,10 +115,14 @@ function createControlsApp(deps: PixControlsDeps): Koa {
     const payment = received[received.length - 1];
     if (!payment) return fail(ctx, 404, 'not_found', `no PIX received for txid ${fields.txid}`);
     const id = `SBX${randomBytes(12).toString('hex')}`;
-    const result = await pix.refund(null, payment.end_to_end_id, {
-      id,
-      amountCents: amountCents ?? payment.amount_cents,
-    });
+    // Without an amount, what is left of the payment after the devoluções already made.
+    const returned = (await pix.refundsOf([payment.end_to_end_id]))
+      .filter((r) => r.status !== 'NAO_REALIZADO')
+      .reduce((sum, r) => sum + r.amount_cents, 0);
+    const left = payment.amount_cents - returned;
+    if (amountCents === null && left <= 0)
+      return fail(ctx, 409, 'refund_refused', 'the payment was wholly returned already');
+    const result = await pix.refund(null, payment.end_to_end_id, { id, amountCents: amountCents ?? left });
     if (result.outcome === 'not_found') return fail(ctx, 404, 'not_found', `no PIX received for txid ${fields.txid}`);
     if (result.outcome === 'refused') return fail(ctx, 409, 'refund_refused', result.reason);
     ctx.status = 201;
