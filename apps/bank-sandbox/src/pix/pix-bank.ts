@@ -16,6 +16,7 @@ const SANDBOX_ISPB = '99999999';
 const SANDBOX_E2E_PREFIX = `E${SANDBOX_ISPB}`;
 /** The standard's window for a devolução: 90 days after the PIX. */
 const REFUND_WINDOW_DAYS = 90;
+const MAX_LOCATION = 77;
 
 export type PutResult = { outcome: 'created' | 'revised' | 'unchanged'; row: CobvRow };
 export type PayResult =
@@ -109,8 +110,12 @@ export class PixBank {
     now: Date,
   ): Promise<CobvRow> {
     const { value } = (await sql<{ value: number }>`select nextval('pix_loc_seq') as value`.execute(trx)).rows[0];
-    const token = randomBytes(16).toString('hex');
-    const location = `${this.locationHost()}/qr/v2/cobv/${token}`;
+    // A location is at most 77 characters (the standard's and the BR Code's limit): a long host gets a shorter token.
+    const prefix = `${this.locationHost()}/qr/v2/cobv/`;
+    const token = randomBytes(16)
+      .toString('hex')
+      .slice(0, Math.max(16, Math.min(32, MAX_LOCATION - prefix.length)));
+    const location = `${prefix}${token}`;
     const brCode = buildDynamicBrCode(
       {
         merchantName: merchantText(holder.name, MAX_MERCHANT_NAME),
