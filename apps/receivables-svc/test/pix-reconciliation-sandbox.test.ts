@@ -8,6 +8,7 @@ import { applyDueNotices } from '../src/domain/notices';
 import type { PaymentProvider, PaymentProviders } from '../src/domain/ports';
 import { reconcileDueAccounts } from '../src/domain/reconciliation';
 import { registerReceivables } from '../src/domain/registration';
+import { InterProvider } from '../src/provider/inter';
 import { PixProvider } from '../src/provider/pix';
 import { startProviderWebhookServer } from '../src/transport/http-server';
 import { paymentMetrics } from '../src/transport/metrics';
@@ -256,5 +257,113 @@ describe('PIX charges at the sandbox: notices, reconciliation and devoluções',
     expect((await rowById(f, r.id)).state).toBe('cancelled');
     expect((await history(f, r.id)).at(-1)?.reason).toContain('REMOVIDA_PELO_PSP');
     expect((await callbacksFor(f, r)).filter((c) => c.event_type === 'receivable.cancelled')).toHaveLength(1);
+  });
+});
+
+describe("an Inter account's boleto paid by PIX, in its PIX API's received list", () => {
+  const interCredentials = new Map<string, InterCredentials>();
+  let inter: InterProvider;
+  let interProviders: PaymentProviders;
+
+  beforeAll(() => {
+    const credentials = (account: { id: string }) => {
+      const found = interCredentials.get(account.id);
+      if (!found) return Promise.reject(new Error(`provider account ${account.id} has no integration`));
+      return Promise.resolve({ versionId: account.id, credentials: found });
+    };
+    inter = new InterProvider({
+      credentials,
+      defaultBaseUrl: sandbox.interBaseUrl,
+      timeoutMs: 5_000,
+      webhookUrl: (accountId) => `http://127.0.0.1:${webhooks.port}/provider/webhooks/inter/${accountId}`,
+      trustedCaPem: sandbox.ca.certPem,
+      issuePollMs: [0, 100, 300, 1_000],
+      pix: new PixProvider({
+        dialect: PIX_DIALECTS.inter,
+        credentials,
+        defaultBaseUrl: sandbox.interBaseUrl,
+        tokenKey: (bankAccount) => `${bankAccount}:pix`,
+        timeoutMs: 5_000,
+        webhookUrl: (accountId) => `http://127.0.0.1:${webhooks.port}/provider/webhooks/pix/${accountId}`,
+        trustedCaPem: sandbox.ca.certPem,
+      }),
+    });
+    interProviders = { sandbox: unused, inter, pix: unused };
+  });
+  afterAll(async () => {
+    await inter?.close();
+  });
+
+  it('is applied once, to the boleto, by the boleto path: never to a cobv, never kept as an unknown charge', async () => {
+    const answer = await sandbox.control('POST', '/sandbox/inter/integrations');
+    expect(answer.status).toBe(201);
+    const {
+      account: checking,
+      pix_key: pixKey,
+      ...credentials
+    } = answer.body as InterCredentials & {
+      account: string;
+      pix_key: string;
+    };
+    const tenantId = randomUUID();
+    const version = accountVersion(tenantId, 'inter', { pix_key: pixKey, account: checking });
+    interCredentials.set(version.account_id, credentials);
+    const clientId = f.clients.add(tenantId);
+    const items = [chargeItem(clientId, { payment_method: 1 }), chargeItem(clientId, { payment_method: 3 })];
+    await acceptReceivables(f.db, f.clients, tenantId, version, items);
+    const accepted = await Promise.all(items.map((i) => row(f, tenantId, i.account_receivable_id)));
+    const deps = {
+      db: f.db,
+      providers: interProviders,
+      accounts: f.accounts,
+      slipLinks: f.slipLinks,
+      logger: f.logger,
+    };
+    const job = { tenant_id: tenantId, receivable_ids: accepted.map((r) => r.id) };
+    for (let attempt = 1; attempt <= 5; attempt += 1)
+      if ((await registerReceivables(deps, job, attempt)) === 'done') break;
+    const [boleto, cobv] = await Promise.all(accepted.map((r) => rowById(f, r.id)));
+    expect(boleto).toMatchObject({ registration_status: 'registered', state: 'pending' });
+    expect(cobv).toMatchObject({ registration_status: 'registered', provider_charge_id: txidFor(cobv?.id ?? '') });
+
+    // Notices lost: only reconciliation finds the payment. The boleto is paid through its PIX QR code.
+    await sandbox.control('POST', '/sandbox/inter/faults', { drop_webhooks: true });
+    const paid = await sandbox.control('POST', `/sandbox/charges/${boleto?.provider_charge_id}/pay`, { method: 'pix' });
+    expect(paid.status).toBe(200);
+    await f.db
+      .updateTable('reconciliation_accounts')
+      .set({ last_complete_at: new Date(0) })
+      .execute();
+    const sweep = jest.spyOn(inter, 'sweep');
+    await reconcileDueAccounts({
+      db: f.db,
+      providers: interProviders,
+      accounts: f.accounts,
+      logger: f.logger,
+      intervalMs: 1,
+      holder: 'test',
+    });
+    await applyDueNotices(
+      { db: f.db, providers: interProviders, accounts: f.accounts, timeZone: TZ, logger: f.logger },
+      500,
+    );
+
+    // The account's sweep read its PIX list (complete), and the boleto's PIX was in it under the boleto's txid.
+    const results = await Promise.all(sweep.mock.results.map((r) => r.value as Promise<{ complete: boolean }>));
+    expect(results.at(-1)?.complete).toBe(true);
+    const boletoAfter = await rowById(f, boleto?.id ?? '');
+    expect(boletoAfter).toMatchObject({ state: 'approved', payment_type: 'pix' });
+    expect((await rowById(f, cobv?.id ?? '')).state).toBe('pending');
+    expect((await paidCallbacks(boletoAfter)).length).toBe(1);
+    const stored = await f.db
+      .selectFrom('bank_notices')
+      .select(['charge_id', 'outcome'])
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    // Besides the boleto's own notices (its issue, ignored), its payment once; nothing about any txid.
+    expect(stored.filter((n) => n.outcome !== 'ignored')).toEqual([
+      { charge_id: boleto?.provider_charge_id, outcome: 'approved' },
+    ]);
+    expect(stored.every((n) => n.charge_id === boleto?.provider_charge_id)).toBe(true);
   });
 });
