@@ -294,17 +294,15 @@ describe("an Inter account's boleto paid by PIX, in its PIX API's received list"
     await inter?.close();
   });
 
-  it('is applied once, to the boleto, by the boleto path: never to a cobv, never kept as an unknown charge', async () => {
+  /** A new tenant's `inter` account on its own sandbox integration (with a PIX key), and a boleto and a cobv registered there. */
+  async function boletoAndCobv(): Promise<{ tenantId: string; boleto: ReceivableRow; cobv: ReceivableRow }> {
     const answer = await sandbox.control('POST', '/sandbox/inter/integrations');
     expect(answer.status).toBe(201);
     const {
       account: checking,
       pix_key: pixKey,
       ...credentials
-    } = answer.body as InterCredentials & {
-      account: string;
-      pix_key: string;
-    };
+    } = answer.body as InterCredentials & { account: string; pix_key: string };
     const tenantId = randomUUID();
     const version = accountVersion(tenantId, 'inter', { pix_key: pixKey, account: checking });
     interCredentials.set(version.account_id, credentials);
@@ -323,12 +321,38 @@ describe("an Inter account's boleto paid by PIX, in its PIX API's received list"
     for (let attempt = 1; attempt <= 5; attempt += 1)
       if ((await registerReceivables(deps, job, attempt)) === 'done') break;
     const [boleto, cobv] = await Promise.all(accepted.map((r) => rowById(f, r.id)));
+    if (!boleto || !cobv) throw new Error('the charges were not registered');
     expect(boleto).toMatchObject({ registration_status: 'registered', state: 'pending' });
-    expect(cobv).toMatchObject({ registration_status: 'registered', provider_charge_id: txidFor(cobv?.id ?? '') });
+    expect(cobv).toMatchObject({ registration_status: 'registered', provider_charge_id: txidFor(cobv.id) });
+    return { tenantId, boleto, cobv };
+  }
+
+  it("confirms a cobv's PIX notice through the account's consult, routed to its PIX API by the txid", async () => {
+    const { cobv } = await boletoAndCobv();
+    const txid = txidFor(cobv.id);
+    expect((await sandbox.control('POST', `/sandbox/charges/${txid}/pay`, { method: 'pix' })).status).toBe(200);
+    await noticesArrive(txid, 1);
+    const consult = jest.spyOn(inter, 'consult');
+    await applyDueNotices({
+      db: f.db,
+      providers: interProviders,
+      accounts: f.accounts,
+      timeZone: TZ,
+      logger: f.logger,
+    });
+    expect(consult.mock.calls.map(([, chargeId]) => chargeId)).toEqual([txid]);
+    const after = await rowById(f, cobv.id);
+    expect(after).toMatchObject({ state: 'approved', payment_type: 'pix' });
+    expect(Number(after.amount_paid_cents)).toBe(Number(cobv.amount_cents));
+    expect((await noticesOf(txid))[0]).toMatchObject({ source: 'webhook', outcome: 'approved' });
+  });
+
+  it('is applied once, to the boleto, by the boleto path: never to a cobv, never kept as an unknown charge', async () => {
+    const { tenantId, boleto, cobv } = await boletoAndCobv();
 
     // Notices lost: only reconciliation finds the payment. The boleto is paid through its PIX QR code.
     await sandbox.control('POST', '/sandbox/inter/faults', { drop_webhooks: true });
-    const paid = await sandbox.control('POST', `/sandbox/charges/${boleto?.provider_charge_id}/pay`, { method: 'pix' });
+    const paid = await sandbox.control('POST', `/sandbox/charges/${boleto.provider_charge_id}/pay`, { method: 'pix' });
     expect(paid.status).toBe(200);
     await f.db
       .updateTable('reconciliation_accounts')
@@ -351,9 +375,9 @@ describe("an Inter account's boleto paid by PIX, in its PIX API's received list"
     // The account's sweep read its PIX list (complete), and the boleto's PIX was in it under the boleto's txid.
     const results = await Promise.all(sweep.mock.results.map((r) => r.value as Promise<{ complete: boolean }>));
     expect(results.at(-1)?.complete).toBe(true);
-    const boletoAfter = await rowById(f, boleto?.id ?? '');
+    const boletoAfter = await rowById(f, boleto.id);
     expect(boletoAfter).toMatchObject({ state: 'approved', payment_type: 'pix' });
-    expect((await rowById(f, cobv?.id ?? '')).state).toBe('pending');
+    expect((await rowById(f, cobv.id)).state).toBe('pending');
     expect((await paidCallbacks(boletoAfter)).length).toBe(1);
     const stored = await f.db
       .selectFrom('bank_notices')
@@ -362,8 +386,8 @@ describe("an Inter account's boleto paid by PIX, in its PIX API's received list"
       .execute();
     // Besides the boleto's own notices (its issue, ignored), its payment once; nothing about any txid.
     expect(stored.filter((n) => n.outcome !== 'ignored')).toEqual([
-      { charge_id: boleto?.provider_charge_id, outcome: 'approved' },
+      { charge_id: boleto.provider_charge_id, outcome: 'approved' },
     ]);
-    expect(stored.every((n) => n.charge_id === boleto?.provider_charge_id)).toBe(true);
+    expect(stored.every((n) => n.charge_id === boleto.provider_charge_id)).toBe(true);
   });
 });
