@@ -281,9 +281,17 @@ describe('PIX notices at /provider/webhooks/pix/{accountId}/pix', () => {
       ['refunded', 'payment_not_recorded'],
     ]);
 
+    // The consult shows it still in process: kept until it settles.
+    const inProcess = { id: 'D1', amountCents: 1_000, status: 'EM_PROCESSAMENTO', at: null, inProcess: true };
+    bank.states.set(txid, { ...paidState(amount), refunds: [inProcess] });
+    await apply(bank, true);
+    await apply(bank, true);
+    expect((await noticesOf(txid)).map((n) => [n.kind, n.outcome])).toEqual([
+      ['paid', 'approved'],
+      ['refunded', 'not_confirmed'],
+    ]);
     const refund = { id: 'D1', amountCents: 1_000, status: 'DEVOLVIDO', at: new Date('2026-11-25T10:00:02.000Z') };
     bank.states.set(txid, { ...paidState(amount), refunds: [refund] });
-    await apply(bank, true);
     await apply(bank, true);
     const after = await rowById(f, r.id);
     expect(after).toMatchObject({ state: 'approved' });

@@ -239,8 +239,13 @@ beforeEach(async () => {
   lists.pageSize = 2;
 });
 
-async function registered(provider: ProviderKind = 'pix', paymentMethod: 1 | 3 = 3): Promise<ReceivableRow> {
-  const tenantId = randomUUID();
+/** A charge registered under a `provider` account: of a new tenant, or of `sibling`'s tenant and account. */
+async function registered(
+  provider: ProviderKind = 'pix',
+  paymentMethod: 1 | 3 = 3,
+  sibling?: ReceivableRow,
+): Promise<ReceivableRow> {
+  const tenantId = sibling?.tenant_id ?? randomUUID();
   const clientId = f.clients.add(tenantId);
   const item = chargeItem(clientId, { payment_method: paymentMethod });
   await acceptReceivables(f.db, f.clients, tenantId, f.accountFor(tenantId, provider), [item]);
@@ -384,32 +389,38 @@ describe('PIX reconciliation: the received-PIX list and the removed cobvs', () =
     );
   });
 
-  it('writes a devolução the list shows in the history once, however often it is swept', async () => {
+  it('writes a devolução the list shows once it is settled, once, however often it is swept', async () => {
     const r = await registered('inter');
+    await registered('inter', 3, r); // an open charge of the same account: the account is swept each round
     const txid = txidFor(r.id);
-    lists.received.push(
-      received(txid, reais(Number(r.amount_cents)), [
-        {
-          id: 'DEV1',
-          rtrId: `D00416968202611251000${randomBytes(6).toString('hex').slice(0, 11)}`,
-          valor: '50.00',
-          horario: { solicitacao: justNow(), liquidacao: justNow() },
-          status: 'DEVOLVIDO',
-        },
-      ]),
-    );
+    const devolucao = {
+      id: 'DEV1',
+      rtrId: `D00416968202611251000${randomBytes(6).toString('hex').slice(0, 11)}`,
+      valor: '50.00',
+      horario: { solicitacao: justNow() },
+      status: 'EM_PROCESSAMENTO',
+    };
+    lists.received.push(received(txid, reais(Number(r.amount_cents)), [devolucao]));
+    const sweptBefore = bank.windows.length;
+    await reconcileAndApply();
+    expect((await rowById(f, r.id)).state).toBe('approved');
+    const devolucoes = async () => (await history(f, r.id)).filter((h) => h.reason.startsWith('devolução'));
+    expect(await devolucoes()).toEqual([]); // in process at the bank: not written yet
+
+    Object.assign(devolucao, { status: 'DEVOLVIDO', horario: { ...devolucao.horario, liquidacao: justNow() } });
     await reconcileAndApply();
     await reconcileAndApply();
     const after = await rowById(f, r.id);
     expect(after.state).toBe('approved');
     expect(Number(after.amount_paid_cents)).toBe(Number(r.amount_cents));
-    expect((await history(f, r.id)).filter((h) => h.reason.startsWith('devolução'))).toEqual([
+    expect(await devolucoes()).toEqual([
       {
         from_state: 'approved',
         to_state: 'approved',
         reason: 'devolução DEV1 of R$ 50,00 at the bank, status DEVOLVIDO',
       },
     ]);
+    expect(bank.windows.length - sweptBefore).toBe(3);
   });
 
   it('cancels a cobv the bank removed (expired: REMOVIDA_PELO_PSP), once', async () => {

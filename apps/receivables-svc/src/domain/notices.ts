@@ -187,8 +187,9 @@ async function applyNotice(deps: NoticeDeps, notice: NoticeRow): Promise<Attempt
 /**
  * A refund notice: written in the charge's history once its payment is recorded here (before that it
  * waits: the payment's own notice or the next sweep brings it). The bank's word decides: a refund read
- * from its list is believed as it is; a webhook's is looked for in the charge's consult, and kept while
- * the consult does not show it (not yet, or a consult that cannot tell refunds: the list may bring it).
+ * from its list is believed as it is (the sweep lists only settled ones); a webhook's is looked for in
+ * the charge's consult, and kept while the consult does not show it settled (not yet, or a consult that
+ * cannot tell refunds: the list may bring it).
  */
 async function applyRefund(
   deps: NoticeDeps,
@@ -229,7 +230,9 @@ async function confirmRefund(
     };
   const state = await deps.providers[account.provider].consult(account, notice.charge_id);
   if (state.kind !== 'paid') return null;
-  return state.refunds?.find((r) => r.id === refundId) ?? null;
+  const refund = state.refunds?.find((r) => r.id === refundId);
+  // Still in process at the bank: kept until it settles (its notice may have come early).
+  return refund && !refund.inProcess ? refund : null;
 }
 
 /** A change was made: the relay is woken, and a change only reconciliation brought is counted. */

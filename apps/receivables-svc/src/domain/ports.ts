@@ -186,6 +186,11 @@ export interface ProviderRefund {
   /** The bank's own word for where it stands (PIX: EM_PROCESSAMENTO, DEVOLVIDO, NAO_REALIZADO). */
   status: string;
   at: Date | null;
+  /**
+   * The bank has not settled it yet (PIX: EM_PROCESSAMENTO): it is written in the history only once
+   * settled (returned or not done), so the history says how it ended.
+   */
+  inProcess?: boolean;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { PixAnswerError, readPixNotice, receivableIdOfTxid, type ReceivedPix } from '@payments/pix-api';
+import { PixAnswerError, readPixNotice, receivableIdOfTxid, REFUND_STATUS, type ReceivedPix } from '@payments/pix-api';
 import type { BankNotice } from '../../domain/ports';
 
 /**
@@ -59,12 +59,16 @@ export function pixNotices(pix: ReceivedPix, verified: boolean): BankNotice[] {
     verified,
     receivableId,
   };
-  const refunds = pix.refunds.map((devolucao): BankNotice => {
+  // A devolução still in process is told by the bank again when it settles (its notice, the next
+  // list): the list's word, final once stored (one per devolução id), waits for that.
+  const told = verified ? pix.refunds.filter((r) => r.status !== REFUND_STATUS.processing) : pix.refunds;
+  const refunds = told.map((devolucao): BankNotice => {
     const refund = {
       id: devolucao.id,
       amountCents: devolucao.amountCents,
       status: devolucao.status,
       at: devolucao.at ?? devolucao.requestedAt,
+      inProcess: devolucao.status === REFUND_STATUS.processing,
     };
     return {
       chargeId: txid,
