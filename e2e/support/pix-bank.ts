@@ -216,6 +216,14 @@ export class PixApi {
     return (await this.get(`/cobv/${encodeURIComponent(txid)}`)) as { status: number; body: Cobv };
   }
 
+  /** GET /webhook/{chave}: the status and body as answered. */
+  async webhook(chave: string): Promise<{ status: number; body: { webhookUrl?: string } }> {
+    return (await this.get(`/webhook/${encodeURIComponent(chave)}`)) as {
+      status: number;
+      body: { webhookUrl?: string };
+    };
+  }
+
   /** GET /pix?inicio&fim: every page of the PIX received in the window. */
   async received(inicio: Date, fim: Date): Promise<ReceivedPix[]> {
     const all: ReceivedPix[] = [];
@@ -255,7 +263,10 @@ export class PixApi {
       method: 'POST',
       dispatcher: this.agent,
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
-      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'cobv.read pix.read' }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        scope: 'cobv.read pix.read webhook.read',
+      }).toString(),
     });
     const text = await res.body.text();
     if (res.statusCode !== 200) throw new Error(`PIX API token: ${res.statusCode} ${text}`);

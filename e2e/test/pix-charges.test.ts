@@ -179,6 +179,8 @@ it('a pix account end to end: a cobv whose BR Code decodes, paid at the bank, fo
     chave: integration.pix_key,
     calendario: { dataDeVencimento: item.due_date },
     valor: { original: '123.45' },
+    // The payer, as the client was registered (its CPF in digits).
+    devedor: { cpf: '52998224725', nome: 'Maria Pagadora' },
   });
   expect(data.pix_copy_and_paste).toBe(cobv.pixCopiaECola);
   const location = cobv.loc?.location ?? cobv.location;
@@ -206,6 +208,12 @@ it('a pix account end to end: a cobv whose BR Code decodes, paid at the bank, fo
   const api = new PixApi(integration, caPem);
   try {
     expect(await api.cobv(txid)).toMatchObject({ status: 200, body: { txid, status: 'ATIVA' } });
+    // The bank was told where to send the key's notices: receivables-svc's PIX webhook for this account.
+    const webhook = await api.webhook(integration.pix_key);
+    expect(webhook.status).toBe(200);
+    expect(webhook.body.webhookUrl).toMatch(
+      new RegExp(`^http://127\\.0\\.0\\.1:${system.env.RECEIVABLES_PORT}/provider/webhooks/pix/[^/]+$`),
+    );
   } finally {
     await api.close();
   }

@@ -82,7 +82,7 @@ async function newPayer(tenant: TestTenant): Promise<string> {
 
 afterAll(async () => {
   await receivables?.kill();
-  await bank?.setFaults({ drop_webhooks: false }).catch(() => undefined);
+  await bank?.setFaults({ drop_webhooks: false, consult_not_found_ms: 0 }).catch(() => undefined);
   await receiver?.stop();
   await system?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -169,6 +169,9 @@ it('receivables-svc killed -9 while it creates cobvs: one cobv per charge at the
       pixCharge(account, (370_000 + ((a * CHARGES) / 2 + i) * 37) / 100),
     ),
   }));
+  // The bank answers a consult 404 for 2 s after a create (not issued yet, to its API): a restarted
+  // service that looks its charges up first must not take that for "never created".
+  await bank.setFaults({ consult_not_found_ms: 2_000 });
   for (const { account, items } of batches)
     expect((await account.tenant.api.postIdempotent('/api/v1/accounts-receivable', items)).status).toBe(202);
   const ids = batches.flatMap((b) => b.items.map((item) => item.account_receivable_id));
@@ -191,6 +194,7 @@ it('receivables-svc killed -9 while it creates cobvs: one cobv per charge at the
   // Room for a late duplicate.
   await new Promise((r) => setTimeout(r, 2_000));
 
+  await bank.setFaults({ consult_not_found_ms: 0 });
   const problems: string[] = [];
   for (const { account, items } of batches) problems.push(...(await oneCobvEach(account, items)));
   expect(await bank.boletos(interAccount.clientId)).toEqual([]);
