@@ -257,6 +257,13 @@ it('an inter account issues a PIX charge as a cobv and no boleto; without a PIX 
   const tenant = await system.newTenant('Loja Inter Pix');
   const integration = await inter.newIntegration();
   await setInterAccount(system.databaseUrl, dir, tenant.tenantId, integration, interBaseUrl);
+  // The account's holder at the bank: the beneficiary setInterAccount names.
+  await bank.setHolder(integration.client_id, {
+    name: 'Escola Caos Controlado',
+    tax_id: '45.723.174/0001-10',
+    city: 'Florianopolis',
+    pix_key: integration.pix_key,
+  });
   const payerId = await newPayer(tenant);
   const item = pixCharge(payerId, { value: 45.67 });
   const { txid, data } = await issue(tenant, item);
@@ -266,7 +273,12 @@ it('an inter account issues a PIX charge as a cobv and no boleto; without a PIX 
   const cobv = await cobvAtBank(integration.client_id, txid);
   expect(cobv).toMatchObject({ status: 'ATIVA', chave: integration.pix_key, valor: { original: '45.67' } });
   expect(data.pix_copy_and_paste).toBe(cobv.pixCopiaECola);
-  expect(dynamicPixBrCodeProblems(data.pix_copy_and_paste)).toEqual([]);
+  expect(
+    dynamicPixBrCodeProblems(data.pix_copy_and_paste, {
+      merchantName: 'Escola Caos Controlado',
+      location: cobv.loc?.location ?? cobv.location,
+    }),
+  ).toEqual([]);
   expect(await bank.boletos(integration.client_id)).toEqual([]);
 
   // The same bank, an account set without --pix-key: a PIX charge cannot be issued, nothing is stored.
