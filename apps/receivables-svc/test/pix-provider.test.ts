@@ -214,8 +214,17 @@ describe.each(['standard', 'inter'] as const)('the PIX adapter, %s dialect, agai
         feeCents: 0,
         method: 'pix',
       },
+      refunds: [],
     });
     expect(pix.valor).toBe('149.50');
+
+    // A devolução made at the bank is shown under the payment it returns.
+    const refund = await sandbox.control('POST', '/sandbox/pix/refunds', { txid, amount: 20 });
+    expect(refund.status).toBe(201);
+    const after = await provider.consult(account, txid);
+    expect(after.kind === 'paid' ? after.refunds : after.kind).toEqual([
+      expect.objectContaining({ amountCents: 2_000, status: 'DEVOLVIDO', inProcess: false }),
+    ]);
   });
 
   it('cancels: an open cobv is removed, a removed one stays so, a paid one is not open', async () => {

@@ -2,6 +2,7 @@ import {
   COBV_STATUS,
   DAYS_PAYABLE_AFTER_DUE,
   PIX_PATHS,
+  REFUND_STATUS,
   cancelBody,
   cobvBody,
   readCobv,
@@ -449,6 +450,16 @@ export function chargeState(view: CobvView): ProviderChargeState {
         feeCents: 0,
         method: 'pix',
       },
+      // Devoluções of that payment, so a devolução told by a notice is confirmed by the consult.
+      refunds: view.refunds
+        .filter((refund) => refund.endToEndId === payment.endToEndId)
+        .map((refund) => ({
+          id: refund.id,
+          amountCents: refund.amountCents,
+          status: refund.status,
+          at: refund.at ?? refund.requestedAt,
+          inProcess: refund.status === REFUND_STATUS.processing,
+        })),
     };
   if (isRemoved(view)) return { kind: 'cancelled' };
   // CONCLUIDA without its pix is not something to act on; ATIVA is open.
