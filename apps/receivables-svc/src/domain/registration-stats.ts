@@ -50,7 +50,7 @@ export async function rollUpRegistrations(db: Kysely<ReceivablesDatabase>, now =
         from receivables where registered_at >= ${since} group by 1, 2
         union all
         select date_trunc('minute', at at time zone 'UTC') at time zone 'UTC', tenant_id, 0, count(*)
-        from state_history where to_state = 'rejected' and at >= ${since} group by 1, 2
+        from state_history where to_state = 'rejected' and from_state is distinct from to_state and at >= ${since} group by 1, 2
       ) counted
       group by minute, tenant_id
       on conflict (minute, tenant_id) do update set registered = excluded.registered, failed = excluded.failed`.execute(

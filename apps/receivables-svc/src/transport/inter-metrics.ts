@@ -3,7 +3,7 @@ import { Counter, MetricNames, type Registry } from '@payments/metrics';
 import type { InterObserver } from '../provider/inter/client';
 
 /**
- * What operators must see of the calls to Inter: waits for the shared budget, 429s, 403s and a webhook
+ * What operators must see of the calls to a bank (Inter's APIs, any PIX API): waits for the shared budget, 429s, 403s and a webhook
  * left pointing elsewhere, as counters and warning logs naming the account (never a secret). Counters
  * are shown at 0 from the start, so an alert on an increase needs no first event.
  */
@@ -36,20 +36,20 @@ export function interMetrics(registry: Registry, logger: Logger): InterObserver 
     waited: (_accountId, endpoint, reason) => waited.inc({ endpoint, reason }),
     rateLimited: (accountId, endpoint, retryAfterMs) => {
       rateLimited.inc({ endpoint });
-      logger.warn({ accountId, endpoint, retryAfterMs }, 'inter answered 429: every instance waits its Retry-After');
+      logger.warn({ accountId, endpoint, retryAfterMs }, 'the bank answered 429: every instance waits its Retry-After');
     },
     forbidden: (accountId, endpoint, delayMs) => {
       forbidden.inc({ endpoint });
       logger.warn(
         { accountId, endpoint, delayMs },
-        'inter answered 403 (access denied): calls wait a growing delay; check the integration and its scopes',
+        'the bank answered 403 (access denied): calls wait a growing delay; check the integration and its scopes',
       );
     },
     webhookConflict: (accountId, registeredUrl, ourUrl) => {
       webhookConflicts.inc();
       logger.warn(
         { accountId, registeredUrl, ourUrl },
-        "inter's webhook points elsewhere and is left as it is (set the account with --replace-webhook to replace it); payments arrive by reconciliation",
+        "the bank's webhook points elsewhere and is left as it is (set the account with --replace-webhook to replace it); payments arrive by reconciliation",
       );
     },
   };
