@@ -147,6 +147,7 @@ afterAll(async () => {
     expect(output).toMatch(/"pdf": ""/);
     expect(output).toMatch(/"pix_copy_and_paste": "000201/);
     expect(output).toMatch(/"qrcode_image": "https?:\/\/[^"]+"/);
+    expect(output).toContain('qrcode -> HTTP 200, image/png');
     expect(output).toContain('pay -> HTTP 200');
     expect(output.match(/"type":"paid"/g)).toHaveLength(1);
     expect(output).toContain('"code":"slip_not_supported"');

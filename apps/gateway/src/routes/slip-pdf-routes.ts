@@ -22,7 +22,8 @@ interface SlipFile {
 
 /**
  * GET {path}/{receivable_id}?expires&signature: a slip file of a charge whose bank serves it only behind
- * its own authentication, or not at all (Inter). No bearer token: the signed link is the credential.
+ * its own authentication, or not at all (Inter; a bank's PIX API draws no QR image of a PIX charge). No
+ * bearer token: the signed link is the credential.
  * Altered link: 403; expired: 410; over the download limit (per client address): 429.
  */
 function mountSlipFile(
