@@ -445,9 +445,11 @@ describe('setting an account', () => {
     expect(audit.details).toMatchObject({
       provider: 'pix',
       base_url: 'https://pix.bank.example/api/v2',
+      pix_key: 'pix@client.example',
+      token_url: 'https://auth.bank.example/oauth/token',
       credentials: 'set',
     });
-    expect(JSON.stringify(audit.details)).not.toMatch(/pix-secret|token_url|BEGIN/);
+    expect(JSON.stringify(audit.details)).not.toMatch(/pix-secret|pix-cid|BEGIN/);
   });
 
   it('a pix account: each missing flag named; http URLs only in development; inter refuses its flags', async () => {

@@ -187,6 +187,10 @@ export async function setProviderAccount(
       beneficiary_tax_id: account.beneficiary.tax_id,
       base_url: row.base_url,
       pix_key: account.beneficiary.pix_key,
+      // A pix account's token URL is a setting, not a secret, though it is sealed with the client.
+      ...(account.credentials && 'token_url' in account.credentials
+        ? { token_url: account.credentials.token_url }
+        : {}),
       credentials: row.sealed_credentials === null ? 'none' : 'set',
     });
     return toView(row);
