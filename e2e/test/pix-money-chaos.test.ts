@@ -161,6 +161,42 @@ it('a payment whose notice the bank drops reaches the ERP through reconciliation
   await bank.setFaults({ drop_webhooks: false });
 }, 90_000);
 
+it("a devolução whose notice the bank drops reaches the charge's history through reconciliation", async () => {
+  await bank.setFaults({ drop_webhooks: true });
+  // Two charges: the one refunded, and one left open so that the account has open charges to sweep.
+  const [refunded, open] = [pixCharge(pixAccount, 58.21), pixCharge(pixAccount, 58.22)];
+  expect((await pixAccount.tenant.api.postIdempotent('/api/v1/accounts-receivable', [refunded, open])).status).toBe(
+    202,
+  );
+  const id = refunded.account_receivable_id;
+  await waitFor(() => registeredEvents(id).length > 0, 30_000, 'the registered callback');
+  const txid = registeredEvents(id)[0].payment_data.our_number;
+  expect((await bank.pay(txid)).status).toBe(200);
+  await waitFor(() => paidEvents(id).length > 0, 4 * RECONCILE_INTERVAL_MS + 10_000, 'the paid callback');
+  const refund = await bank.refund(txid, 8.21);
+
+  const historyPath = `/api/v1/accounts-receivable/${id}/history`;
+  type History = { items: Array<{ from_state: string | null; to_state: string; reason: string }> };
+  let history: History = { items: [] };
+  const refundsInHistory = () => history.items.filter((h) => /devolu|refund/i.test(h.reason));
+  await waitFor(
+    async () => {
+      history = (await pixAccount.tenant.api.send<History>('GET', historyPath)).json;
+      return refundsInHistory().length > 0;
+    },
+    4 * RECONCILE_INTERVAL_MS + 10_000,
+    "the devolução in the charge's history",
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; the history: ${JSON.stringify(history.items)}; receivables-svc said:\n${tail()}`);
+  });
+  expect(refundsInHistory()[0].reason).toContain(refund.id);
+  // Later sweeps find the same devolução: written once.
+  await new Promise((r) => setTimeout(r, 2 * RECONCILE_INTERVAL_MS));
+  history = (await pixAccount.tenant.api.send<History>('GET', historyPath)).json;
+  expect(refundsInHistory()).toHaveLength(1);
+  await bank.setFaults({ drop_webhooks: false });
+}, 90_000);
+
 it('receivables-svc killed -9 while it creates cobvs: one cobv per charge at the bank, one registered callback each', async () => {
   // Half the charges at each account, each charge its own value, to tell them apart without our txid rule.
   const batches = [pixAccount, interAccount].map((account, a) => ({
@@ -206,7 +242,7 @@ it('receivables-svc killed -9 while it creates cobvs: one cobv per charge at the
 /**
  * What the bank holds for an account's charges: exactly one cobv of each charge's value (each has its
  * own), under the txid and with the BR Code the ERP was told, one registered callback each, and no
- * cobv that is none of these charges' (but the one paid by the other test).
+ * cobv that is none of these charges' (but those of the other tests).
  */
 async function oneCobvEach(account: ChaosAccount, items: Array<ReturnType<typeof pixCharge>>): Promise<string[]> {
   const byValue = new Map<number, Cobv[]>();
@@ -228,7 +264,7 @@ async function oneCobvEach(account: ChaosAccount, items: Array<ReturnType<typeof
     if (told && atBank.length === 1 && told.pix_copy_and_paste !== atBank[0].pixCopiaECola)
       problems.push(`${id}: the ERP's BR Code is not the bank's`);
   }
-  const known = new Set([...items.map((item) => centsOf(item.value)), 6_432]);
+  const known = new Set([...items.map((item) => centsOf(item.value)), 6_432, 5_821, 5_822]);
   for (const [cents, cobvs] of byValue)
     if (!known.has(cents))
       problems.push(`${account.kind}: ${cobvs.length} cobv(s) of ${cents / 100} belong to no charge`);
