@@ -368,6 +368,15 @@ it("maps fine, interest and discount to the standard's modalities; the bank char
   expect(centsOf(latePix?.componentesValor?.desconto?.valor ?? '0.00')).toBe(0);
 });
 
+it('a PIX below what is due is recorded as the bank received it', async () => {
+  const { tenant, integration, payerId } = await pixTenant();
+  const { id, txid } = await issue(tenant, pixCharge(payerId, { value: 123.46 }));
+  expect((await bank.pay(txid, { amount: 100 })).status).toBe(200);
+  expect(await waitPaid(id)).toMatchObject({ amount_paid: 100, payment_type: 'Pix' });
+  const [pix] = (await cobvAtBank(integration.client_id, txid)).pix ?? [];
+  expect(pix?.valor).toBe('100.00');
+});
+
 it("shows a devolução made at the bank in the charge's history", async () => {
   const { tenant, integration, payerId } = await pixTenant();
   const { id, txid } = await issue(tenant, pixCharge(payerId, { value: 77.5 }));
