@@ -352,7 +352,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       no_provider_account:
         'the tenant has no provider account yet (production only): an operator sets one with `npm run admin -- tenant account`; nothing is stored',
       pix_key_required:
-        "a PIX charge (`payment_method` 3) to a bank account without a PIX key; `errors` names each item; nothing is stored",
+        'a PIX charge (`payment_method` 3) to a bank account without a PIX key; `errors` names each item; nothing is stored',
       slip_not_supported:
         'a slip charge to a bank account that takes PIX charges only (a `pix` account); `errors` names each item; nothing is stored',
       ...unavailable('receivables'),
