@@ -16,7 +16,7 @@ import { withInterControls } from './controls';
 import type { InterTables } from './db';
 import { ensureDevInterTls } from './dev-tls';
 import { InterBank } from './inter-bank';
-import { NoticeSender } from './notice-sender';
+import { interNoticeDialect, NoticeSender } from './notice-sender';
 import type { SandboxBank } from './terms';
 
 export { loadInterSandboxConfig, interDialectEnabled, type InterSandboxConfig } from './config';
@@ -69,11 +69,13 @@ export async function startInterDialect(deps: InterDialectDeps): Promise<Running
   ]);
   const authority: CertificateAuthority | null = caKey ? loadCertificateAuthority(ca, caKey) : null;
   const db = deps.db.withTables<InterTables>();
+  // Both dialects' notices are sent by one postman, which sees both queues.
+  const pixDb = deps.db.withTables<InterTables & PixTables>();
   const bank = new InterBank(db, deps.bank, deps.config.issueDelayMs);
   const meter = new CallMeter();
   const sender = new NoticeSender(
-    db,
-    bank,
+    pixDb,
+    interNoticeDialect(bank),
     { retryMs: deps.config.noticeRetryMs, timeoutMs: deps.config.noticeTimeoutMs, pollMs: deps.config.pollMs },
     deps.logger,
     { certPem: cert, keyPem: key },
@@ -90,7 +92,7 @@ export async function startInterDialect(deps: InterDialectDeps): Promise<Running
   });
   // The PIX API (both of its dialects) shares the listener, the integrations, the faults and the meter.
   const pix = createPixApi({
-    db: deps.db.withTables<InterTables & PixTables>(),
+    db: pixDb,
     inter: bank,
     bank: deps.bank,
     behaviour: deps.behaviour,

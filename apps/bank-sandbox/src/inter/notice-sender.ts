@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import { Agent, request } from 'undici';
 import type { Logger } from '@payments/logger';
-import type { InterDb } from './db';
-import type { InterBank } from './inter-bank';
+import type { InterNotificationsTable } from './db';
+import type { PixDatabase, PixDb, PixNotificationsTable } from '../pix/db';
 
 export interface NoticeSettings {
   /** Delays before each retry of a refused notice (Inter: 20, 30, 60, 120 minutes); then it is given up. */
@@ -19,13 +19,36 @@ export interface SenderIdentity {
   keyPem: string;
 }
 
+/** A notice as its queue holds it, in either dialect. */
+export type QueuedNotice = Selectable<InterNotificationsTable> | Selectable<PixNotificationsTable>;
+
+export interface DeliveryAttempt {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** What differs between the dialects' postmen: their queue, their clock, and what an attempt leaves behind. */
+export interface NoticeDialect {
+  /** Names the dialect in the log. */
+  name: 'inter' | 'pix';
+  table: 'inter_notifications' | 'pix_notifications';
+  /** The bank's clock, run before each look at the queue. */
+  tick(): Promise<void>;
+  /** Keeps an attempt (in the transaction that records its outcome on the notice). */
+  recordAttempt?(
+    trx: Transaction<PixDatabase>,
+    notice: QueuedNotice,
+    attempt: DeliveryAttempt & { number: number; firedAt: Date },
+  ): Promise<void>;
+}
+
 const BATCH = 20;
 
 /**
- * The Inter dialect's clock and postman: on each beat it issues the charges due, records expiries, and
- * POSTs each due notice (a JSON array of CallbackCobranca, header x-conta-corrente) to the URL its
- * client registered. A refused notice is retried on Inter's schedule and given up after the last
- * retry; every attempt is kept as a row of the webhook callback history. Unsigned, as Inter's are.
+ * A dialect's clock and postman: on each beat it runs the bank's clock, then POSTs each due notice
+ * (header x-conta-corrente) to its URL, presenting the sandbox's certificate. A refused notice is
+ * retried on Inter's schedule and given up after the last retry. Unsigned, as Inter's are.
  */
 export class NoticeSender {
   private timer: NodeJS.Timeout | null = null;
@@ -34,8 +57,8 @@ export class NoticeSender {
   private readonly agent: Agent;
 
   constructor(
-    private readonly db: InterDb,
-    private readonly bank: InterBank,
+    private readonly db: PixDb,
+    private readonly dialect: NoticeDialect,
     private readonly settings: NoticeSettings,
     private readonly logger: Logger,
     identity: SenderIdentity,
@@ -67,7 +90,7 @@ export class NoticeSender {
       this.timer = null;
       if (this.running) return this.schedule(this.settings.pollMs);
       this.running = this.pass()
-        .catch((err: unknown) => this.logger.error({ err }, 'inter notice pass failed'))
+        .catch((err: unknown) => this.logger.error({ err }, `${this.dialect.name} notice pass failed`))
         .finally(() => {
           this.running = null;
           this.schedule(this.settings.pollMs);
@@ -76,16 +99,16 @@ export class NoticeSender {
   }
 
   private async pass(): Promise<void> {
-    await this.bank.tick();
+    await this.dialect.tick();
     const lease = new Date(Date.now() + this.settings.timeoutMs + 5_000);
     const due = await this.db
-      .updateTable('inter_notifications')
+      .updateTable(this.dialect.table)
       .set({ locked_until: lease })
       .where(
         'notification_id',
         'in',
         this.db
-          .selectFrom('inter_notifications')
+          .selectFrom(this.dialect.table)
           .select('notification_id')
           .where('status', '=', 'pending')
           .where('next_attempt_at', '<=', new Date())
@@ -98,43 +121,22 @@ export class NoticeSender {
     await Promise.all(due.map((n) => this.deliver(n)));
   }
 
-  private async deliver(notice: {
-    notification_id: string;
-    client_id: string;
-    codigo_solicitacao: string;
-    url: string;
-    body: string;
-    attempt_count: number;
-  }): Promise<void> {
+  private async deliver(notice: QueuedNotice): Promise<void> {
     const client = await this.db
       .selectFrom('inter_clients')
       .select('account')
       .where('client_id', '=', notice.client_id)
       .executeTakeFirstOrThrow();
     const firedAt = new Date();
+    // Inter names the receiving account in x-conta-corrente; the standard's receivers ignore the header.
     const attempt = await this.post(notice.url, notice.body, client.account.replace(/^0+/, ''));
     const attempts = notice.attempt_count + 1;
     const retryMs = this.settings.retryMs[attempts - 1];
     const givenUp = !attempt.ok && retryMs === undefined;
     await this.db.transaction().execute(async (trx) => {
+      await this.dialect.recordAttempt?.(trx, notice, { ...attempt, number: attempts, firedAt });
       await trx
-        .insertInto('inter_notice_attempts')
-        .values({
-          attempt_id: randomUUID(),
-          notification_id: notice.notification_id,
-          client_id: notice.client_id,
-          codigo_solicitacao: notice.codigo_solicitacao,
-          webhook_url: notice.url,
-          payload: notice.body,
-          attempt_number: attempts,
-          fired_at: firedAt,
-          success: attempt.ok,
-          http_status: attempt.statusCode,
-          error_message: attempt.error,
-        })
-        .execute();
-      await trx
-        .updateTable('inter_notifications')
+        .updateTable(this.dialect.table)
         .set({
           status: attempt.ok ? 'delivered' : givenUp ? 'failed' : 'pending',
           attempt_count: attempts,
@@ -150,15 +152,11 @@ export class NoticeSender {
     if (!attempt.ok)
       this.logger.info(
         { notificationId: notice.notification_id, attempts, givenUp, error: attempt.error },
-        'inter notice refused',
+        `${this.dialect.name} notice refused`,
       );
   }
 
-  private async post(
-    url: string,
-    body: string,
-    account: string,
-  ): Promise<{ ok: boolean; statusCode: number | null; error: string | null }> {
+  private async post(url: string, body: string, account: string): Promise<DeliveryAttempt> {
     try {
       const response = await request(url, {
         method: 'POST',
@@ -176,4 +174,36 @@ export class NoticeSender {
       return { ok: false, statusCode: null, error: err instanceof Error ? err.message : String(err) };
     }
   }
+}
+
+/**
+ * The Inter dialect's notices: a JSON array of CallbackCobranca to the URL its client registered; its
+ * clock issues the charges due and records expiries, and every attempt is kept as a row of the
+ * webhook callback history.
+ */
+export function interNoticeDialect(bank: { tick(): Promise<void> }): NoticeDialect {
+  return {
+    name: 'inter',
+    table: 'inter_notifications',
+    tick: () => bank.tick(),
+    recordAttempt: async (trx, notice, attempt) => {
+      if (!('codigo_solicitacao' in notice)) throw new Error('not an Inter notice');
+      await trx
+        .insertInto('inter_notice_attempts')
+        .values({
+          attempt_id: randomUUID(),
+          notification_id: notice.notification_id,
+          client_id: notice.client_id,
+          codigo_solicitacao: notice.codigo_solicitacao,
+          webhook_url: notice.url,
+          payload: notice.body,
+          attempt_number: attempt.number,
+          fired_at: attempt.firedAt,
+          success: attempt.ok,
+          http_status: attempt.statusCode,
+          error_message: attempt.error,
+        })
+        .execute();
+    },
+  };
 }

@@ -5,12 +5,11 @@ import type { Behaviour } from '../domain/behaviour';
 import type { CallMeter } from '../inter/call-meter';
 import type { InterSandboxConfig } from '../inter/config';
 import type { InterBank } from '../inter/inter-bank';
-import type { SenderIdentity } from '../inter/notice-sender';
+import { NoticeSender, type SenderIdentity } from '../inter/notice-sender';
 import type { SandboxBank } from '../inter/terms';
 import { createPixApiApp } from './api-app';
 import { createPixControls, type PixControls } from './controls';
 import type { PixDb } from './db';
-import { PixNoticeSender } from './notice-sender';
 import { PixBank } from './pix-bank';
 
 export { pixDialectMigration } from './migration';
@@ -46,9 +45,11 @@ export interface PixApi {
  */
 export function createPixApi(deps: PixApiStartDeps): PixApi {
   const pix = new PixBank(deps.db, deps.bank, deps.inter.faults, deps.locationHost);
-  const sender = new PixNoticeSender(
+  // The PIX API's clock removes the cobvs past their validity; its notices (`{ pix: [...] }`) go to
+  // `<webhookUrl>/pix` over mutual TLS (as the standard's webhooks are called), on Inter's retry schedule.
+  const sender = new NoticeSender(
     deps.db,
-    pix,
+    { name: 'pix', table: 'pix_notifications', tick: () => pix.tick() },
     { retryMs: deps.config.noticeRetryMs, timeoutMs: deps.config.noticeTimeoutMs, pollMs: deps.config.pollMs },
     deps.logger,
     deps.identity,
