@@ -1,6 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
+import { encodeBody, ScriptedReceiver } from './harness';
 
 /** An integration as POST /sandbox/inter/integrations hands it out (the documented control). */
 export interface TestIntegration {
@@ -40,15 +39,7 @@ export class InterTestClient {
     const token = options.token === undefined ? this.bearer : options.token;
     if (token) headers.authorization = `Bearer ${token}`;
     if (options.account !== undefined) headers['x-conta-corrente'] = options.account;
-    let body: string | undefined;
-    if (options.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(options.json);
-    }
-    if (options.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(options.form).toString();
-    }
+    const body = encodeBody(headers, options);
     const response = await request(`${this.baseUrl}${path}`, { method, headers, body, dispatcher: this.agent });
     const text = await response.body.text();
     return {
@@ -87,29 +78,9 @@ export class InterTestClient {
 }
 
 /** Where the bank's notices land: records each POST and answers the statuses scripted, then 200. */
-export class NoticeReceiver {
-  readonly received: Array<{ at: number; headers: IncomingHttpHeaders; body: unknown; answeredWith: number }> = [];
-  readonly script: number[] = [];
-  private server: Server | null = null;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const status = this.script.shift() ?? 200;
-        this.received.push({
-          at: Date.now(),
-          headers: req.headers,
-          body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown,
-          answeredWith: status,
-        });
-        res.writeHead(status).end();
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/inter/notices`;
+export class NoticeReceiver extends ScriptedReceiver<unknown> {
+  constructor() {
+    super('/inter/notices');
   }
 
   /** The notice items received about one charge, in order. */
@@ -118,25 +89,4 @@ export class NoticeReceiver {
       .flatMap((r) => r.body as Array<Record<string, unknown>>)
       .filter((item) => item.codigoSolicitacao === codigo);
   }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
-}
-
-/** The sandbox's controls on its main port, as documented in its README. */
-export async function control(
-  sandboxUrl: string,
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  path: string,
-  json?: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${sandboxUrl}${path}`, {
-    method,
-    headers: json === undefined ? {} : { 'content-type': 'application/json' },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }

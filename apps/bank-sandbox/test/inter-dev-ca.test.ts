@@ -6,7 +6,8 @@ import { createTestDatabase } from '@payments/db';
 import { createLogger } from '@payments/logger';
 import { DEV_INTER_SANDBOX_DIR, DEV_INTER_SANDBOX_PORT } from '@payments/config';
 import { loadBankSandboxConfig, startBankSandbox, type RunningBankSandbox } from '../src';
-import { control, InterTestClient, type TestIntegration } from './inter-client';
+import { control } from './harness';
+import { InterTestClient, type TestIntegration } from './inter-client';
 
 /**
  * `npm start` (NODE_ENV=development) runs the Inter dialect with a development CA the sandbox makes on

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { createCertificateAuthority, writeSandboxInterTls } from '@payments/dev-certificates';
 import { barcodeProblems, brCodeProblems, typeableLineProblems } from '@payments/test-support/slip-checks';
-import { startHarness, type Harness } from './harness';
-import { control, InterTestClient, type TestIntegration } from './inter-client';
+import { control, startHarness, type Harness } from './harness';
+import { InterTestClient, type TestIntegration } from './inter-client';
 import {
   cobrancaDetalhada,
   cobrancasResponse,

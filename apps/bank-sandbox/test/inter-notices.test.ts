@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createDatabase } from '@payments/db';
-import { createCertificateAuthority, writeSandboxInterTls } from '@payments/dev-certificates';
-import { eventually, startHarness, type Harness } from './harness';
-import { control, InterTestClient, NoticeReceiver, type TestIntegration } from './inter-client';
+import { eventually, noticeSuite } from './harness';
+import { InterTestClient, NoticeReceiver, type TestIntegration } from './inter-client';
 import {
   callbackAttemptPage,
   callbackBody,
@@ -23,39 +19,19 @@ import {
  */
 
 const RETRY_MS = [100, 200, 400, 800];
-const ca = createCertificateAuthority('Inter notices test CA');
-const dir = mkdtempSync(join(tmpdir(), 'inter-notices-'));
 const receiver = new NoticeReceiver();
-let harness: Harness;
-const clients: InterTestClient[] = [];
-
-beforeAll(async () => {
-  await receiver.start();
-  harness = await startHarness({
-    BANK_SANDBOX_INTER_PORT: '0',
-    BANK_SANDBOX_INTER_NOTICE_RETRY_MS: RETRY_MS.join(','),
-    BANK_SANDBOX_INTER_POLL_MS: '20',
-    ...writeSandboxInterTls(ca, dir, { withCaKey: true }),
-  });
+const suite = noticeSuite({
+  caName: 'Inter notices test CA',
+  retryMs: RETRY_MS,
+  receiver,
+  faultsPath: '/sandbox/inter/faults',
 });
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await harness.close();
-  await receiver.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-afterEach(async () => {
-  expect((await sandbox('DELETE', '/sandbox/inter/faults')).status).toBe(200);
-  receiver.script.length = 0;
-});
-
-const sandbox = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, json?: unknown) =>
-  control(harness.sandbox.url, method, path, json);
+const { ca, clients, sandbox } = suite;
 
 /** A new integration, logged in, its webhook set to the receiver. */
 async function subscribed(): Promise<InterTestClient> {
   const integration = (await sandbox('POST', '/sandbox/inter/integrations')).body as unknown as TestIntegration;
-  const client = new InterTestClient(harness.sandbox.inter!.baseUrl, ca.certPem, integration);
+  const client = new InterTestClient(suite.harness.sandbox.inter!.baseUrl, ca.certPem, integration);
   clients.push(client);
   expect((await client.login()).status).toBe(200);
   const put = await client.call('PUT', '/cobranca/v3/cobrancas/webhook', { json: { webhookUrl: receiver.url } });
@@ -127,7 +103,7 @@ describe('notices', () => {
     const client = await subscribed();
     const codigo = await created(client, { numDiasAgenda: 2 });
     // Time passes at the bank: its due date was three days ago (a create cannot say so).
-    const db = createDatabase<unknown>({ url: harness.databaseUrl, schema: 'bank_sandbox' });
+    const db = createDatabase<unknown>({ url: suite.harness.databaseUrl, schema: 'bank_sandbox' });
     try {
       await sql`update inter_charges set due_date = (current_date - 3)::text where codigo_solicitacao = ${codigo}`.execute(
         db,
@@ -282,16 +258,16 @@ describe('faults', () => {
   });
 
   it('BANK_SANDBOX_INTER_ENFORCE_LIMITS: 429 past Inter`s production limits (the token endpoint: 5 a minute)', async () => {
-    await harness.restart({ BANK_SANDBOX_INTER_ENFORCE_LIMITS: 'true' });
+    await suite.harness.restart({ BANK_SANDBOX_INTER_ENFORCE_LIMITS: 'true' });
     try {
       const integration = (await sandbox('POST', '/sandbox/inter/integrations')).body as unknown as TestIntegration;
-      const client = new InterTestClient(harness.sandbox.inter!.baseUrl, ca.certPem, integration);
+      const client = new InterTestClient(suite.harness.sandbox.inter!.baseUrl, ca.certPem, integration);
       clients.push(client);
       const statuses: number[] = [];
       for (let i = 0; i < 6; i += 1) statuses.push((await client.login()).status);
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
     } finally {
-      await harness.restart();
+      await suite.harness.restart();
     }
   });
 });

@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCertificateAuthority, writeSandboxInterTls } from '@payments/dev-certificates';
-import { startHarness, type Harness } from './harness';
-import { control } from './inter-client';
+import { control, startHarness, type Harness } from './harness';
 import { PixTestClient, type CobV, type Pix, type PixIntegration } from './pix-client';
 
 /**

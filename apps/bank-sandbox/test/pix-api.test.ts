@@ -1,10 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createCertificateAuthority, writeSandboxInterTls } from '@payments/dev-certificates';
 import { standardViolations } from '@payments/pix-api';
-import { eventually, startHarness, type Harness } from './harness';
-import { control } from './inter-client';
+import { eventually, noticeSuite } from './harness';
 import { emitirBody } from './inter-reference';
 import {
   crc16,
@@ -27,34 +22,14 @@ import {
  */
 
 const RETRY_MS = [100, 200];
-const ca = createCertificateAuthority('PIX sandbox test CA');
-const dir = mkdtempSync(join(tmpdir(), 'pix-api-'));
 const receiver = new PixNoticeReceiver();
-let harness: Harness;
-const clients: PixTestClient[] = [];
-
-beforeAll(async () => {
-  await receiver.start();
-  harness = await startHarness({
-    BANK_SANDBOX_INTER_PORT: '0',
-    BANK_SANDBOX_INTER_NOTICE_RETRY_MS: RETRY_MS.join(','),
-    BANK_SANDBOX_INTER_POLL_MS: '20',
-    ...writeSandboxInterTls(ca, dir, { withCaKey: true }),
-  });
+const suite = noticeSuite({
+  caName: 'PIX sandbox test CA',
+  retryMs: RETRY_MS,
+  receiver,
+  faultsPath: '/sandbox/pix/faults',
 });
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await harness.close();
-  await receiver.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-afterEach(async () => {
-  expect((await sandbox('DELETE', '/sandbox/pix/faults')).status).toBe(200);
-  receiver.script.length = 0;
-});
-
-const sandbox = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, json?: unknown) =>
-  control(harness.sandbox.url, method, path, json);
+const { ca, clients, sandbox } = suite;
 
 /** Today in Brasília, and a date `days` after a date (calendar arithmetic, UTC-based). */
 function brasiliaToday(): string {
@@ -453,7 +428,7 @@ describe('Inter`s dialect', () => {
     const integration = (await sandbox('POST', '/sandbox/inter/integrations')).body as unknown as PixIntegration & {
       account: string;
     };
-    const base = harness.sandbox.inter!.baseUrl;
+    const base = suite.harness.sandbox.inter!.baseUrl;
     const client = new PixTestClient(`${base}/pix/v2`, ca.certPem, integration);
     clients.push(client);
     const token = await client.call<{ access_token: string; scope: string }>('POST', '', {
@@ -495,7 +470,7 @@ describe('Inter`s dialect', () => {
 
   it('lists a boleto paid by PIX among the PIX received, with the boleto`s txid, once', async () => {
     const integration = (await sandbox('POST', '/sandbox/inter/integrations')).body as unknown as PixIntegration;
-    const base = harness.sandbox.inter!.baseUrl;
+    const base = suite.harness.sandbox.inter!.baseUrl;
     const client = new PixTestClient(`${base}/pix/v2`, ca.certPem, integration);
     clients.push(client);
     const form = {

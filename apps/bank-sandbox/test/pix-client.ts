@@ -1,6 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
+import { encodeBody, ScriptedReceiver } from './harness';
 
 /**
  * A client of the sandbox's PIX API over mutual TLS, and the shapes of the standard's answers as the
@@ -95,15 +94,7 @@ export class PixTestClient {
   ): Promise<Answer<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (this.bearer && !headers.authorization) headers.authorization = `Bearer ${this.bearer}`;
-    let body: string | undefined;
-    if (options.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(options.json);
-    }
-    if (options.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(options.form).toString();
-    }
+    const body = encodeBody(headers, options);
     const response = await request(options.url ?? `${this.root}${path}`, {
       method,
       headers,
@@ -139,40 +130,14 @@ export class PixTestClient {
 }
 
 /** Where the bank's PIX notices land: each POST with its path and body; answers the statuses scripted, then 200. */
-export class PixNoticeReceiver {
-  readonly received: Array<{ path: string; headers: IncomingHttpHeaders; body: { pix: Pix[] }; answeredWith: number }> =
-    [];
-  readonly script: number[] = [];
-  private server: Server | null = null;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const status = this.script.shift() ?? 200;
-        this.received.push({
-          path: req.url ?? '',
-          headers: req.headers,
-          body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { pix: Pix[] },
-          answeredWith: status,
-        });
-        res.writeHead(status).end();
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/provider/webhooks/pix/account-1`;
+export class PixNoticeReceiver extends ScriptedReceiver<{ pix: Pix[] }> {
+  constructor() {
+    super('/provider/webhooks/pix/account-1');
   }
 
   /** The notice items about one txid, in order. */
   itemsFor(txid: string): Pix[] {
     return this.received.flatMap((r) => r.body.pix).filter((item) => item.txid === txid);
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
   }
 }
 
