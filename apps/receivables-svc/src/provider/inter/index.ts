@@ -10,7 +10,6 @@ import {
   type CreateChargeRequest,
   type WebhookView as WebhookViewType,
 } from '@payments/inter-cobranca';
-import type { OpenedCredentials } from '../credentials';
 import {
   ProviderUnavailableError,
   type BatchRegistrationOutcome,
@@ -22,42 +21,24 @@ import {
   type SweepResult,
   type SweepWindow,
 } from '../../domain/ports';
-import {
-  InterAccountClient,
-  InterHttpError,
-  InterNetworkError,
-  checkingAccountHeader,
-  type InterObserver,
-  type InterShared,
-} from './client';
+import { InterAccountClient, InterHttpError, InterNetworkError, type InterEndpoint } from './client';
 import { chargeState, registrationOutcome, toCreateRequest } from './mapping';
 import { sweepInter } from './sweep';
+import { BankConnections, type BankConnection, type BankConnectionOptions } from '../bank-connections';
 import { mapLimit } from '../map-limit';
 import { isPixChargeId, type PixProvider } from '../pix';
-import { ensureWebhook, newWebhookSetupState, type WebhookSetupState } from '../webhook-setup';
+import { ensureWebhook } from '../webhook-setup';
 
 export { parseInterWebhook, InvalidInterWebhookError, type InterNotice } from './webhook';
 
 /** What the Inter adapter needs; one instance serves every `inter` account. */
-export interface InterProviderOptions {
-  /** The credentials for a call on an account's behalf (the newest of its bank account), opened. */
-  credentials(account: ProviderAccount): Promise<OpenedCredentials>;
+export interface InterProviderOptions extends BankConnectionOptions<InterEndpoint> {
   /** API root when the account sets none (INTER_BASE_URL). */
   defaultBaseUrl: string;
-  /** Deadline of one HTTP exchange (connect to the end of the answer). */
-  timeoutMs: number;
   /** Where Inter is told to send an account's payment webhooks. */
   webhookUrl(accountId: string): string;
   /** Whether a webhook URL Inter has is one of ours (any account version's); default: equal to ours. */
   ownsWebhookUrl?(url: string): boolean;
-  /**
-   * A CA to trust besides the public ones (the bank sandbox's); unset in production. A function is
-   * called at an account's first call (the development sandbox creates its CA on its first start).
-   */
-  trustedCaPem?: string | (() => string | undefined);
-  /** Budgets and token shared by every instance (Postgres); without it, each instance keeps its own token, unpaced. */
-  shared?: InterShared;
-  observer?: InterObserver;
   /** Consults after a create before this attempt leaves the charge to a notice or a later attempt. Default [250, 1000] ms. */
   issuePollMs?: number[];
   /** numDiasAgenda: days after the due date a charge stays payable before Inter cancels it (0-60). Default 60. */
@@ -85,14 +66,8 @@ export const INTER_DUPLICATE_WINDOW_MS = 30 * 60_000;
 /** A webhook setup that failed is tried again after this long (the webhook endpoints allow 5 calls a minute). */
 const WEBHOOK_RETRY_MS = 60_000;
 
-interface AccountState {
-  client: InterAccountClient;
-  baseUrl: string;
-  /** What the client was made from: credentials version, checking account. */
-  identity: string;
-  /** The Cobrança webhook's setup for this bank account (kept when the connection is made again). */
-  webhook: WebhookSetupState;
-}
+/** A bank account's connection to the Cobrança API; its webhook is the Cobrança webhook. */
+type AccountState = BankConnection<InterAccountClient>;
 
 /**
  * Banco Inter: slips through Cobrança v3 (boleto with PIX), PIX charges through its PIX API (the PIX
@@ -112,9 +87,14 @@ interface AccountState {
  *   429, 5xx, no answer) is 'unavailable', retried later with the charge id when Inter named one.
  */
 export class InterProvider implements PaymentProvider {
-  private readonly accounts = new Map<string, AccountState>();
+  private readonly connections: BankConnections<InterEndpoint, InterAccountClient>;
 
-  constructor(private readonly options: InterProviderOptions) {}
+  constructor(private readonly options: InterProviderOptions) {
+    this.connections = new BankConnections(
+      options,
+      (basics, baseUrl) => new InterAccountClient({ ...basics, baseUrl }),
+    );
+  }
 
   /**
    * The seuNumero, whatever the charge's kind: a slip is looked up by it; a PIX charge's txid is derived
@@ -172,8 +152,8 @@ export class InterProvider implements PaymentProvider {
     account: ProviderAccount,
     requests: ChargeRequest[],
   ): Promise<BatchRegistrationOutcome[]> {
-    const opened = await this.opened(account);
-    const state = this.stateFor(account, opened);
+    const opened = await this.connections.opened(account);
+    const state = this.connections.for(account, opened);
     await this.ensureWebhook(account, state, opened.credentials.replace_webhook === true);
     return mapLimit(requests, this.options.concurrency ?? 4, (request) => this.registerOne(state, request));
   }
@@ -181,7 +161,7 @@ export class InterProvider implements PaymentProvider {
   async cancel(account: ProviderAccount, chargeId: string, reason: string): Promise<CancellationOutcome> {
     const pix = this.pixFor(chargeId);
     if (pix) return pix.cancel(account, chargeId, reason);
-    const { client } = await this.stateOf(account);
+    const { client } = await this.connections.of(account);
     const motivo = (reason.trim() || 'cancelada pelo beneficiário').slice(0, CANCEL_REASON_MAX);
     try {
       await client.call({
@@ -206,7 +186,7 @@ export class InterProvider implements PaymentProvider {
     const pix = this.pixFor(chargeId);
     if (pix) return pix.consult(account, chargeId);
     try {
-      return chargeState(await this.view((await this.stateOf(account)).client, chargeId));
+      return chargeState(await this.view((await this.connections.of(account)).client, chargeId));
     } catch (err) {
       if (err instanceof InterHttpError && err.status === 404) return { kind: 'unknown' };
       throw err;
@@ -216,7 +196,7 @@ export class InterProvider implements PaymentProvider {
   async slipPdf(account: ProviderAccount, chargeId: string): Promise<Buffer> {
     const pix = this.pixFor(chargeId);
     if (pix) return pix.slipPdf(account, chargeId);
-    const { client } = await this.stateOf(account);
+    const { client } = await this.connections.of(account);
     const answer = await client.callFor<PdfResponse>(
       { method: 'GET', path: INTER_PATHS.pdf(chargeId), what: 'pdf', endpoint: 'pdf' },
       PdfResponse,
@@ -233,7 +213,7 @@ export class InterProvider implements PaymentProvider {
    * does not lose what the Cobrança lists found: the result is incomplete and says why.
    */
   async sweep(account: ProviderAccount, window: SweepWindow): Promise<SweepResult> {
-    const slips = await sweepInter((await this.stateOf(account)).client, window);
+    const slips = await sweepInter((await this.connections.of(account)).client, window);
     const pix = this.options.pix;
     if (!pix || !account.beneficiary.pix_key) return slips;
     try {
@@ -262,14 +242,12 @@ export class InterProvider implements PaymentProvider {
 
   /** Releases the accounts' connections (service stop, tests). */
   async close(): Promise<void> {
-    const states = [...this.accounts.values()];
-    this.accounts.clear();
-    await Promise.all([...states.map((s) => s.client.close()), this.options.pix?.close()]);
+    await Promise.all([this.connections.close(), this.options.pix?.close()]);
   }
 
   /** Token requests made so far for an account's current connection (tests, metrics). */
   tokenRequestsOf(account: ProviderAccount): number {
-    return this.accounts.get(bankAccountOf(account))?.client.tokenRequests ?? 0;
+    return this.connections.tokenRequestsOf(account);
   }
 
   private async registerOne(state: AccountState, request: ChargeRequest): Promise<BatchRegistrationOutcome> {
@@ -458,59 +436,6 @@ export class InterProvider implements PaymentProvider {
       },
     );
   }
-
-  private async opened(account: ProviderAccount): Promise<OpenedCredentials> {
-    try {
-      return await this.options.credentials(account);
-    } catch (err) {
-      // The source's message names the account, never the secret.
-      throw new ProviderUnavailableError((err as Error).message);
-    }
-  }
-
-  /** The bank account's connection state (made on first use; see stateFor). */
-  private async stateOf(account: ProviderAccount): Promise<AccountState> {
-    return this.stateFor(account, await this.opened(account));
-  }
-
-  /**
-   * Keyed by the bank account (tenant and account key, shared by the versions of one account): when
-   * its credentials or checking account change (a renewed certificate), the old connection is closed and
-   * a new one made; the webhook setup is kept.
-   */
-  private stateFor(account: ProviderAccount, opened: OpenedCredentials): AccountState {
-    const key = bankAccountOf(account);
-    const checkingAccount = checkingAccountHeader(account.beneficiary.account);
-    const baseUrl = (account.baseUrl ?? this.options.defaultBaseUrl).replace(/\/+$/, '');
-    const identity = `${opened.versionId} ${checkingAccount ?? ''} ${baseUrl}`;
-    const current = this.accounts.get(key);
-    if (current && current.identity === identity) return current;
-    const trusted = this.options.trustedCaPem;
-    const state: AccountState = {
-      client: new InterAccountClient({
-        baseUrl,
-        credentials: opened.credentials,
-        timeoutMs: this.options.timeoutMs,
-        trustedCa: typeof trusted === 'function' ? trusted : () => trusted,
-        bankAccount: key,
-        accountId: account.id,
-        checkingAccount,
-        shared: this.options.shared,
-        observer: this.options.observer,
-      }),
-      baseUrl,
-      identity,
-      webhook: current?.webhook ?? newWebhookSetupState(),
-    };
-    this.accounts.set(key, state);
-    if (current) void current.client.close().catch(() => undefined);
-    return state;
-  }
-}
-
-/** One bank account: the versions of a tenant's account that share its key share a connection. */
-function bankAccountOf(account: ProviderAccount): string {
-  return `${account.tenantId}:${account.accountKey}`;
 }
 
 /** seuNumero of one of our charges (for operators matching Inter's statement to our ids). */

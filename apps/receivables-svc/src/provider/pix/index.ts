@@ -17,7 +17,6 @@ import {
   type PixDialect,
 } from '@payments/pix-api';
 import { ServiceError } from '@payments/contracts';
-import type { OpenedCredentials } from '../credentials';
 import {
   ProviderUnavailableError,
   type BatchRegistrationOutcome,
@@ -29,34 +28,26 @@ import {
   type SweepResult,
   type SweepWindow,
 } from '../../domain/ports';
-import { BankHttpError, BankNetworkError, checkingAccountHeader, type BankObserver } from '../bank-client';
+import { BankHttpError, BankNetworkError } from '../bank-client';
+import { BankConnections, type BankConnection, type BankConnectionOptions } from '../bank-connections';
 import { mapLimit } from '../map-limit';
-import { ensureWebhook, newWebhookSetupState, type WebhookSetupState } from '../webhook-setup';
-import { PixAccountClient, type PixShared } from './client';
+import { ensureWebhook } from '../webhook-setup';
+import { PixAccountClient, type PixEndpoint } from './client';
 import { sweepPix } from './sweep';
 
 export { PixAccountClient, PIX_ENDPOINTS, pixDefaultLimits, pixEndpointOf, type PixEndpoint } from './client';
 
 /** What the PIX adapter needs; one instance serves every account of one dialect. */
-export interface PixProviderOptions {
+export interface PixProviderOptions extends BankConnectionOptions<PixEndpoint> {
   dialect: PixDialect;
-  /** The credentials for a call on an account's behalf (the newest of its bank account), opened. */
-  credentials(account: ProviderAccount): Promise<OpenedCredentials>;
   /** The account's base URL when it names none (Inter: INTER_BASE_URL); absent: the account must name one. */
   defaultBaseUrl?: string;
   /** The key of a bank account's PIX token (Inter: not its Cobrança token's); default the bank account. */
   tokenKey?(bankAccount: string): string;
-  /** Deadline of one HTTP exchange (connect to the end of the answer). */
-  timeoutMs: number;
   /** Where the bank is told to send an account's PIX notices (`/pix` is appended by the bank). */
   webhookUrl(accountId: string): string;
   /** Whether a webhook URL the bank has is one of ours (any account version's); default: equal to ours. */
   ownsWebhookUrl?(url: string): boolean;
-  /** A CA to trust besides the public ones (the bank sandbox's); a function is called at an account's first call. */
-  trustedCaPem?: string | (() => string | undefined);
-  /** Budgets and token shared by every instance (Postgres); without it, each instance keeps its own token, unpaced. */
-  shared?: PixShared;
-  observer?: BankObserver;
   /** Charges registered at once for one account (the standard has a batch endpoint we do not use). Default 4. */
   concurrency?: number;
   /**
@@ -71,13 +62,8 @@ export const PIX_NOT_SHOWN_YET_MS = 30 * 60_000;
 /** A webhook setup that failed is tried again after this long (10 webhook calls a minute at Inter). */
 const WEBHOOK_RETRY_MS = 60_000;
 
-interface AccountState {
-  client: PixAccountClient;
-  /** What the client was made from: credentials version, checking account, base URL. */
-  identity: string;
-  /** The PIX key's webhook setup (kept when the connection is made again). */
-  webhook: WebhookSetupState;
-}
+/** A bank account's connection to its PIX API; its webhook is the PIX key's. */
+type AccountState = BankConnection<PixAccountClient>;
 
 /**
  * PIX charges with a due date (cobv) through a bank's PIX API, on the Central Bank's standard with the
@@ -93,9 +79,25 @@ interface AccountState {
  * - anything else (a failed consult, token or webhook call, 403, 429, 5xx) leaves it pending.
  */
 export class PixProvider implements PaymentProvider {
-  private readonly accounts = new Map<string, AccountState>();
+  private readonly connections: BankConnections<PixEndpoint, PixAccountClient>;
 
-  constructor(private readonly options: PixProviderOptions) {}
+  constructor(private readonly options: PixProviderOptions) {
+    this.connections = new BankConnections(options, (basics, baseUrl, account) => {
+      // A cached connection always has a URL: one without is refused here, before it is kept.
+      if (baseUrl === '') throw new ProviderUnavailableError(`provider account ${account.id} names no PIX API URL`);
+      try {
+        return new PixAccountClient({
+          ...basics,
+          dialect: options.dialect,
+          accountBaseUrl: baseUrl,
+          tokenKey: options.tokenKey?.(basics.bankAccount) ?? basics.bankAccount,
+        });
+      } catch (err) {
+        // The dialect cannot say where the token is (a standard account without its token_url).
+        throw new ProviderUnavailableError(`provider account ${account.id}: ${(err as Error).message}`);
+      }
+    });
+  }
 
   /** The txid: what identifies the charge at the bank before it answers, kept in the registration mark. */
   bankReference(receivableId: string): string {
@@ -110,14 +112,14 @@ export class PixProvider implements PaymentProvider {
         code: 'pix_key_required',
         message: 'the bank account has no PIX key: a PIX charge needs one (tenant account --pix-key)',
       }));
-    const opened = await this.opened(account);
-    const state = this.stateFor(account, opened);
+    const opened = await this.connections.opened(account);
+    const state = this.connections.for(account, opened);
     await this.ensureWebhook(account, state, chave, opened.credentials.replace_webhook === true);
     return mapLimit(requests, this.options.concurrency ?? 4, (request) => this.registerOne(state, chave, request));
   }
 
   async cancel(account: ProviderAccount, chargeId: string, _reason: string): Promise<CancellationOutcome> {
-    const { client } = await this.stateOf(account);
+    const { client } = await this.connections.of(account);
     try {
       const view = await client.callAndRead(
         {
@@ -141,7 +143,7 @@ export class PixProvider implements PaymentProvider {
   }
 
   async consult(account: ProviderAccount, chargeId: string): Promise<ProviderChargeState> {
-    const view = await this.view((await this.stateOf(account)).client, chargeId);
+    const view = await this.view((await this.connections.of(account)).client, chargeId);
     return view === null ? { kind: 'unknown' } : chargeState(view);
   }
 
@@ -152,19 +154,17 @@ export class PixProvider implements PaymentProvider {
 
   /** Reconciliation: the received PIX and the removed cobvs of the window (sweep.ts). */
   async sweep(account: ProviderAccount, window: SweepWindow): Promise<SweepResult> {
-    return sweepPix((await this.stateOf(account)).client, window);
+    return sweepPix((await this.connections.of(account)).client, window);
   }
 
   /** Releases the accounts' connections (service stop, tests). */
-  async close(): Promise<void> {
-    const states = [...this.accounts.values()];
-    this.accounts.clear();
-    await Promise.all(states.map((s) => s.client.close()));
+  close(): Promise<void> {
+    return this.connections.close();
   }
 
   /** Token requests made so far for an account's current connection (tests, metrics). */
   tokenRequestsOf(account: ProviderAccount): number {
-    return this.accounts.get(bankAccountOf(account))?.client.tokenRequests ?? 0;
+    return this.connections.tokenRequestsOf(account);
   }
 
   private async registerOne(
@@ -309,57 +309,6 @@ export class PixProvider implements PaymentProvider {
       },
     );
   }
-
-  private async opened(account: ProviderAccount): Promise<OpenedCredentials> {
-    try {
-      return await this.options.credentials(account);
-    } catch (err) {
-      // The source's message names the account, never the secret.
-      throw new ProviderUnavailableError((err as Error).message);
-    }
-  }
-
-  private async stateOf(account: ProviderAccount): Promise<AccountState> {
-    return this.stateFor(account, await this.opened(account));
-  }
-
-  /**
-   * Keyed by the bank account (tenant and account key): when its credentials, checking account or base
-   * URL change, the old connection is closed and a new one made; the webhook setup is kept.
-   */
-  private stateFor(account: ProviderAccount, opened: OpenedCredentials): AccountState {
-    const key = bankAccountOf(account);
-    const checkingAccount = checkingAccountHeader(account.beneficiary.account);
-    const baseUrl = (account.baseUrl ?? this.options.defaultBaseUrl ?? '').replace(/\/+$/, '');
-    if (baseUrl === '') throw new ProviderUnavailableError(`provider account ${account.id} names no PIX API URL`);
-    const identity = `${opened.versionId} ${checkingAccount ?? ''} ${baseUrl}`;
-    const current = this.accounts.get(key);
-    if (current && current.identity === identity) return current;
-    const trusted = this.options.trustedCaPem;
-    let client: PixAccountClient;
-    try {
-      client = new PixAccountClient({
-        dialect: this.options.dialect,
-        accountBaseUrl: baseUrl,
-        credentials: opened.credentials,
-        timeoutMs: this.options.timeoutMs,
-        trustedCa: typeof trusted === 'function' ? trusted : () => trusted,
-        bankAccount: key,
-        tokenKey: this.options.tokenKey?.(key) ?? key,
-        accountId: account.id,
-        checkingAccount,
-        shared: this.options.shared,
-        observer: this.options.observer,
-      });
-    } catch (err) {
-      // The dialect cannot say where the token is (a standard account without its token_url).
-      throw new ProviderUnavailableError(`provider account ${account.id}: ${(err as Error).message}`);
-    }
-    const state: AccountState = { client, identity, webhook: current?.webhook ?? newWebhookSetupState() };
-    this.accounts.set(key, state);
-    if (current) void current.client.close().catch(() => undefined);
-    return state;
-  }
 }
 
 /** Whether a charge id is a PIX charge's txid made by txidFor (not, say, Inter's codigoSolicitacao). */
@@ -464,9 +413,4 @@ export function chargeState(view: CobvView): ProviderChargeState {
   if (isRemoved(view)) return { kind: 'cancelled' };
   // CONCLUIDA without its pix is not something to act on; ATIVA is open.
   return view.status === COBV_STATUS.active ? { kind: 'open' } : { kind: 'unknown' };
-}
-
-/** One bank account: the versions of a tenant's account that share its key share a connection. */
-function bankAccountOf(account: ProviderAccount): string {
-  return `${account.tenantId}:${account.accountKey}`;
 }
