@@ -12,6 +12,7 @@ import {
   acceptOne,
   callbacksFor,
   history,
+  noticesDueNow,
   providersOf,
   rowById,
   scopeOf,
@@ -88,12 +89,7 @@ function notice(chargeId: string, overrides: Partial<BankNotice> = {}): BankNoti
 
 /** Applies what is due now; `later` first makes every kept notice due (as time passing would). */
 async function apply(provider: TestProvider, observer: NoticeObserver, later = false): Promise<void> {
-  if (later)
-    await f.db
-      .updateTable('bank_notices')
-      .set({ next_attempt_at: new Date(0) })
-      .where('applied_at', 'is', null)
-      .execute();
+  if (later) await noticesDueNow(f);
   await applyDueNotices({
     db: f.db,
     providers: providersOf(provider),

@@ -4,7 +4,6 @@ import { createMetricsRegistry, MetricNames } from '@payments/metrics';
 import type { ReceivableRow } from '../src/db/schema';
 import { registerReceivables } from '../src/domain/registration';
 import { InterProvider } from '../src/provider/inter';
-import { startProviderWebhookServer } from '../src/transport/http-server';
 import { paymentMetrics } from '../src/transport/metrics';
 import { startNoticeWorker, type NoticeWorker } from '../src/transport/notice-worker';
 import { startReconciler } from '../src/transport/reconciler';
@@ -16,6 +15,7 @@ import {
   history,
   row,
   rowById,
+  serveProviderWebhooks,
   startStateFixture,
   TestProvider,
   TZ,
@@ -43,19 +43,7 @@ const credentials = new Map<string, InterCredentials>();
 
 beforeAll(async () => {
   [sandbox, f] = await Promise.all([startInterSandbox(), startStateFixture()]);
-  webhooks = await startProviderWebhookServer({
-    db: f.db,
-    accounts: f.accounts,
-    port: 0,
-    providerWebhookSecret: 'unused',
-    timeZone: TZ,
-    logger: f.logger,
-    onEnqueued: () => undefined,
-    onNotice: () => notices?.wake(),
-    readiness: [],
-    metrics,
-    paymentMetrics: payments,
-  });
+  webhooks = await serveProviderWebhooks(f, { metrics, paymentMetrics: payments, onNotice: () => notices?.wake() });
   inter = new InterProvider({
     credentials: (account) => {
       const found = credentials.get(account.id);

@@ -4,7 +4,6 @@ import { txidFor } from '@payments/pix-api';
 import type { ProviderKind } from '@payments/contracts';
 import type { ReceivableRow } from '../src/db/schema';
 import { receivableHistory } from '../src/domain/history';
-import { acceptReceivables } from '../src/domain/intake';
 import { applyDueNotices } from '../src/domain/notices';
 import { storeNotices } from '../src/domain/notice-store';
 import type {
@@ -12,20 +11,20 @@ import type {
   CancellationOutcome,
   ChargeRequest,
   PaymentProvider,
-  PaymentProviders,
   ProviderAccount,
   ProviderChargeState,
 } from '../src/domain/ports';
-import { registerReceivables } from '../src/domain/registration';
 import { parsePixWebhook } from '../src/provider/pix/webhook';
-import { startProviderWebhookServer } from '../src/transport/http-server';
 import { paymentMetrics } from '../src/transport/metrics';
 import {
+  acceptAndRegister,
   callbacksFor,
   chargeItem,
   history,
-  row,
+  noticesDueNow,
+  providersOf,
   rowById,
+  serveProviderWebhooks,
   TZ,
   useStateFixture,
   type StateFixture,
@@ -46,19 +45,7 @@ const metrics = createMetricsRegistry('receivables-test');
 const payments = paymentMetrics(metrics);
 
 beforeAll(async () => {
-  webhooks = await startProviderWebhookServer({
-    db: f.db,
-    accounts: f.accounts,
-    port: 0,
-    providerWebhookSecret: 'unused',
-    timeZone: TZ,
-    logger: f.logger,
-    onEnqueued: () => undefined,
-    onNotice: () => undefined,
-    readiness: [],
-    metrics,
-    paymentMetrics: payments,
-  });
+  webhooks = await serveProviderWebhooks(f, { metrics, paymentMetrics: payments });
 });
 afterAll(async () => {
   await webhooks?.stop();
@@ -101,8 +88,6 @@ class PixBank implements PaymentProvider {
   }
 }
 
-const providersOf = (bank: PixBank): PaymentProviders => ({ sandbox: bank, inter: bank, pix: bank });
-
 /** A charge accepted under a `provider` account of a new tenant (PIX: payment_method 3) and registered. */
 async function registered(
   bank: PixBank,
@@ -110,29 +95,13 @@ async function registered(
   paymentMethod: 1 | 3 = 3,
 ): Promise<ReceivableRow> {
   const tenantId = randomUUID();
-  const clientId = f.clients.add(tenantId);
-  const item = chargeItem(clientId, { payment_method: paymentMethod });
-  await acceptReceivables(f.db, f.clients, tenantId, f.accountFor(tenantId, provider), [item]);
-  const accepted = await row(f, tenantId, item.account_receivable_id);
-  const deps = {
-    db: f.db,
-    providers: providersOf(bank),
-    accounts: f.accounts,
-    slipLinks: f.slipLinks,
-    logger: f.logger,
-  };
-  expect(await registerReceivables(deps, { tenant_id: tenantId, receivable_ids: [accepted.id] }, 1)).toBe('done');
-  return rowById(f, accepted.id);
+  const item = chargeItem(f.clients.add(tenantId), { payment_method: paymentMethod });
+  return acceptAndRegister(f, providersOf(bank), tenantId, f.accountFor(tenantId, provider), item);
 }
 
 /** Applies what is due now; `later` first makes every kept notice due (as time passing would). */
 async function apply(bank: PixBank, later = false): Promise<void> {
-  if (later)
-    await f.db
-      .updateTable('bank_notices')
-      .set({ next_attempt_at: new Date(0) })
-      .where('applied_at', 'is', null)
-      .execute();
+  if (later) await noticesDueNow(f);
   await applyDueNotices({
     db: f.db,
     providers: providersOf(bank),

@@ -6,20 +6,22 @@ import type { ReceivableRow } from '../src/db/schema';
 import { acceptReceivables } from '../src/domain/intake';
 import { applyDueNotices } from '../src/domain/notices';
 import type { PaymentProvider, PaymentProviders } from '../src/domain/ports';
-import { reconcileDueAccounts } from '../src/domain/reconciliation';
 import { registerReceivables } from '../src/domain/registration';
 import { InterProvider } from '../src/provider/inter';
 import { PixProvider } from '../src/provider/pix';
-import { startProviderWebhookServer } from '../src/transport/http-server';
 import { paymentMetrics } from '../src/transport/metrics';
 import { startInterSandbox, type InterSandbox } from './inter-sandbox';
 import {
+  acceptAndRegister,
   accountVersion,
   callbacksFor,
   chargeItem,
   history,
+  noticesDueNow,
+  reconcileAllNow,
   row,
   rowById,
+  serveProviderWebhooks,
   startStateFixture,
   TZ,
   type StateFixture,
@@ -63,19 +65,7 @@ const unused: PaymentProvider = {
 
 beforeAll(async () => {
   [sandbox, f] = await Promise.all([startInterSandbox({}, { withCaKey: true }), startStateFixture()]);
-  webhooks = await startProviderWebhookServer({
-    db: f.db,
-    accounts: f.accounts,
-    port: 0,
-    providerWebhookSecret: 'unused',
-    timeZone: TZ,
-    logger: f.logger,
-    onEnqueued: () => undefined,
-    onNotice: () => undefined,
-    readiness: [],
-    metrics,
-    paymentMetrics: payments,
-  });
+  webhooks = await serveProviderWebhooks(f, { metrics, paymentMetrics: payments });
   pix = new PixProvider({
     dialect: PIX_DIALECTS.standard,
     credentials: (account) => {
@@ -109,14 +99,9 @@ const versions = new Map<string, ProviderAccountVersion>();
 async function registered(sibling?: ReceivableRow): Promise<ReceivableRow> {
   const tenantId = sibling?.tenant_id ?? randomUUID();
   const version = versions.get(tenantId) ?? (await newAccount(tenantId));
-  const clientId = f.clients.add(tenantId);
-  const item = chargeItem(clientId, { payment_method: 3 });
-  await acceptReceivables(f.db, f.clients, tenantId, version, [item]);
-  const accepted = await row(f, tenantId, item.account_receivable_id);
-  const deps = { db: f.db, providers, accounts: f.accounts, slipLinks: f.slipLinks, logger: f.logger };
-  expect(await registerReceivables(deps, { tenant_id: tenantId, receivable_ids: [accepted.id] }, 1)).toBe('done');
-  const registeredRow = await rowById(f, accepted.id);
-  expect(registeredRow.provider_charge_id).toBe(txidFor(accepted.id));
+  const item = chargeItem(f.clients.add(tenantId), { payment_method: 3 });
+  const registeredRow = await acceptAndRegister(f, providers, tenantId, version, item);
+  expect(registeredRow.provider_charge_id).toBe(txidFor(registeredRow.id));
   return registeredRow;
 }
 
@@ -133,27 +118,12 @@ async function newAccount(tenantId: string): Promise<ProviderAccountVersion> {
 
 /** One reconciliation round as the service runs it (every account with open charges), then the worker. */
 async function reconcileAndApply(): Promise<void> {
-  await f.db
-    .updateTable('reconciliation_accounts')
-    .set({ last_complete_at: new Date(0) })
-    .execute();
-  await reconcileDueAccounts({
-    db: f.db,
-    providers,
-    accounts: f.accounts,
-    logger: f.logger,
-    intervalMs: 1,
-    holder: 'test',
-  });
+  await reconcileAllNow(f, providers);
   await apply();
 }
 
 async function apply(): Promise<void> {
-  await f.db
-    .updateTable('bank_notices')
-    .set({ next_attempt_at: new Date(0) })
-    .where('applied_at', 'is', null)
-    .execute();
+  await noticesDueNow(f);
   await applyDueNotices(
     { db: f.db, providers, accounts: f.accounts, timeZone: TZ, logger: f.logger, observer: payments },
     500,
@@ -354,19 +324,8 @@ describe("an Inter account's boleto paid by PIX, in its PIX API's received list"
     await sandbox.control('POST', '/sandbox/inter/faults', { drop_webhooks: true });
     const paid = await sandbox.control('POST', `/sandbox/charges/${boleto.provider_charge_id}/pay`, { method: 'pix' });
     expect(paid.status).toBe(200);
-    await f.db
-      .updateTable('reconciliation_accounts')
-      .set({ last_complete_at: new Date(0) })
-      .execute();
     const sweep = jest.spyOn(inter, 'sweep');
-    await reconcileDueAccounts({
-      db: f.db,
-      providers: interProviders,
-      accounts: f.accounts,
-      logger: f.logger,
-      intervalMs: 1,
-      holder: 'test',
-    });
+    await reconcileAllNow(f, interProviders);
     await applyDueNotices(
       { db: f.db, providers: interProviders, accounts: f.accounts, timeZone: TZ, logger: f.logger },
       500,

@@ -4,7 +4,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ProviderKind } from '@payments/contracts';
 import { PIX_DIALECTS, standardViolations, txidFor } from '@payments/pix-api';
 import type { ReceivableRow } from '../src/db/schema';
-import { acceptReceivables } from '../src/domain/intake';
 import { applyDueNotices } from '../src/domain/notices';
 import { storeNotices } from '../src/domain/notice-store';
 import type {
@@ -18,15 +17,15 @@ import type {
   SweepResult,
   SweepWindow,
 } from '../src/domain/ports';
-import { reconcileDueAccounts } from '../src/domain/reconciliation';
-import { registerReceivables } from '../src/domain/registration';
 import { MAX_PIX_LIST_PAGES, sweepPix, type PixApiReader } from '../src/provider/pix/sweep';
 import { parsePixWebhook } from '../src/provider/pix/webhook';
 import {
+  acceptAndRegister,
   callbacksFor,
   chargeItem,
   history,
-  row,
+  noticesDueNow,
+  reconcileAllNow,
   rowById,
   TZ,
   useStateFixture,
@@ -246,29 +245,13 @@ async function registered(
   sibling?: ReceivableRow,
 ): Promise<ReceivableRow> {
   const tenantId = sibling?.tenant_id ?? randomUUID();
-  const clientId = f.clients.add(tenantId);
-  const item = chargeItem(clientId, { payment_method: paymentMethod });
-  await acceptReceivables(f.db, f.clients, tenantId, f.accountFor(tenantId, provider), [item]);
-  const accepted = await row(f, tenantId, item.account_receivable_id);
-  const deps = { db: f.db, providers, accounts: f.accounts, slipLinks: f.slipLinks, logger: f.logger };
-  expect(await registerReceivables(deps, { tenant_id: tenantId, receivable_ids: [accepted.id] }, 1)).toBe('done');
-  return rowById(f, accepted.id);
+  const item = chargeItem(f.clients.add(tenantId), { payment_method: paymentMethod });
+  return acceptAndRegister(f, providers, tenantId, f.accountFor(tenantId, provider), item);
 }
 
 /** One reconciliation round as the service runs it (every account due), then the notice worker. */
 async function reconcileAndApply(): Promise<void> {
-  await f.db
-    .updateTable('reconciliation_accounts')
-    .set({ last_complete_at: new Date(0) })
-    .execute();
-  await reconcileDueAccounts({
-    db: f.db,
-    providers,
-    accounts: f.accounts,
-    logger: f.logger,
-    intervalMs: 1,
-    holder: 'test',
-  });
+  await reconcileAllNow(f, providers);
   await applyDueNotices({ db: f.db, providers, accounts: f.accounts, timeZone: TZ, logger: f.logger }, 500);
 }
 
@@ -355,11 +338,7 @@ describe('PIX reconciliation: the received-PIX list and the removed cobvs', () =
         method: 'pix',
       },
     });
-    await f.db
-      .updateTable('bank_notices')
-      .set({ next_attempt_at: new Date(0) })
-      .where('applied_at', 'is', null)
-      .execute();
+    await noticesDueNow(f);
     await applyDueNotices({ db: f.db, providers, accounts: f.accounts, timeZone: TZ, logger: f.logger });
     expect((await noticesOf(txid)).map((n) => [n.source, n.outcome])).toEqual(
       expect.arrayContaining([

@@ -23,7 +23,6 @@ import type { ProviderPayment } from '../src/domain/ports';
 import { registerReceivables } from '../src/domain/registration';
 import { LEGACY_SANDBOX_ACCOUNT } from '../src/provider/legacy-account';
 import { slipLinkExpiry } from '../src/provider/slip-links';
-import { startProviderWebhookServer } from '../src/transport/http-server';
 import { paymentMetrics } from '../src/transport/metrics';
 import {
   accountVersion,
@@ -35,6 +34,7 @@ import {
   row,
   rowById,
   serveOverBus,
+  serveProviderWebhooks,
   startStateFixture,
   TEST_LINKS,
   TestProvider,
@@ -60,18 +60,10 @@ const metrics = createMetricsRegistry('receivables-test');
 
 beforeAll(async () => {
   f = await startStateFixture();
-  webhooks = await startProviderWebhookServer({
-    db: f.db,
-    accounts: f.accounts,
-    port: 0,
-    providerWebhookSecret: SECRET,
-    timeZone: TZ,
-    logger: f.logger,
-    onEnqueued: () => undefined,
-    onNotice: () => undefined,
-    readiness: [],
+  webhooks = await serveProviderWebhooks(f, {
     metrics,
     paymentMetrics: paymentMetrics(metrics),
+    providerWebhookSecret: SECRET,
   });
 });
 afterAll(async () => {

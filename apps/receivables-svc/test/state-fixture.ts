@@ -17,6 +17,8 @@ import { migrations, SCHEMA } from '../src/db/migrations';
 import { PostgresProviderAccounts } from '../src/db/provider-accounts';
 import type { ReceivableRow, ReceivablesDatabase } from '../src/db/schema';
 import { acceptReceivables } from '../src/domain/intake';
+import { reconcileDueAccounts } from '../src/domain/reconciliation';
+import { registerReceivables } from '../src/domain/registration';
 import type { ChargeScope } from '../src/domain/payments';
 import {
   ProviderUnavailableError,
@@ -33,6 +35,7 @@ import {
 } from '../src/domain/ports';
 import { SignedSlipLinks } from '../src/provider/slip-links';
 import { registerHandlers } from '../src/transport/bus-handlers';
+import { startProviderWebhookServer } from '../src/transport/http-server';
 
 /**
  * The receivables schema migrated into a throw-away database, with the domain's two outside ports
@@ -127,6 +130,30 @@ export async function serveOverBus(f: StateFixture, providers: PaymentProviders)
       await bus.close();
     },
   };
+}
+
+type WebhookServerDeps = Parameters<typeof startProviderWebhookServer>[0];
+
+/**
+ * receivables-svc's provider webhook server over the fixture, on a free port: `deps` gives the metrics
+ * it counts into and whatever a test needs otherwise (the notice worker to wake, the sandbox's secret).
+ */
+export function serveProviderWebhooks(
+  f: StateFixture,
+  deps: Pick<WebhookServerDeps, 'metrics' | 'paymentMetrics'> & Partial<WebhookServerDeps>,
+): Promise<{ port: number; stop(): Promise<void> }> {
+  return startProviderWebhookServer({
+    db: f.db,
+    accounts: f.accounts,
+    port: 0,
+    providerWebhookSecret: 'unused',
+    timeZone: TZ,
+    logger: f.logger,
+    onEnqueued: () => undefined,
+    onNotice: () => undefined,
+    readiness: [],
+    ...deps,
+  });
 }
 
 /** A provider account version as the gateway sends it, paid to a beneficiary named after the tenant. */
@@ -332,6 +359,46 @@ export async function acceptOne(
   const item = chargeItem(clientId, overrides);
   await acceptReceivables(f.db, f.clients, tenantId, f.accountFor(tenantId), [item]);
   return row(f, tenantId, item.account_receivable_id);
+}
+
+/** Accepts `item` for the tenant under `account`, registers it in one attempt (done) and returns its row. */
+export async function acceptAndRegister(
+  f: StateFixture,
+  providers: PaymentProviders,
+  tenantId: string,
+  account: ProviderAccountVersion,
+  item: ReceivableCreateItem,
+): Promise<ReceivableRow> {
+  await acceptReceivables(f.db, f.clients, tenantId, account, [item]);
+  const accepted = await row(f, tenantId, item.account_receivable_id);
+  const deps = { db: f.db, providers, accounts: f.accounts, slipLinks: f.slipLinks, logger: f.logger };
+  expect(await registerReceivables(deps, { tenant_id: tenantId, receivable_ids: [accepted.id] }, 1)).toBe('done');
+  return rowById(f, accepted.id);
+}
+
+/** Makes every notice not applied yet due now (as time passing would). */
+export async function noticesDueNow(f: StateFixture): Promise<void> {
+  await f.db
+    .updateTable('bank_notices')
+    .set({ next_attempt_at: new Date(0) })
+    .where('applied_at', 'is', null)
+    .execute();
+}
+
+/** One reconciliation round as the service runs it, with every account due now. */
+export async function reconcileAllNow(f: StateFixture, providers: PaymentProviders): Promise<void> {
+  await f.db
+    .updateTable('reconciliation_accounts')
+    .set({ last_complete_at: new Date(0) })
+    .execute();
+  await reconcileDueAccounts({
+    db: f.db,
+    providers,
+    accounts: f.accounts,
+    logger: f.logger,
+    intervalMs: 1,
+    holder: 'test',
+  });
 }
 
 export async function row(f: StateFixture, tenantId: string, accountReceivableId: string): Promise<ReceivableRow> {
