@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Koa, { type Context, type Next } from 'koa';
+import Koa from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import type { CertificateAuthority } from '@payments/dev-certificates';
@@ -7,6 +7,7 @@ import type { Logger } from '@payments/logger';
 import { paymentAmountCents } from '../domain/money';
 import type { CallMeter } from './call-meter';
 import type { InterDb } from './db';
+import { body, ControlError, errors, fail } from './control-errors';
 import { applyFaults } from './faults';
 import type { PixControls } from '../pix';
 import { isUuid, type InterBank, type PaymentMethod } from './inter-bank';
@@ -240,37 +241,4 @@ function paymentRequest(fields: Record<string, unknown>): { method: PaymentMetho
   if (amountCents === null)
     throw new ControlError(422, 'invalid_request', 'amount must be a positive number of reais with at most 2 decimals');
   return { method: method as PaymentMethod, amountCents };
-}
-
-function body(ctx: Context): Record<string, unknown> {
-  const value = (ctx.request as { body?: unknown }).body;
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-class ControlError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function fail(ctx: Context, status: number, code: string, message: string): void {
-  ctx.status = status;
-  ctx.body = { error: { code, message } };
-}
-
-/** The sandbox's own error shape `{ error: { code, message } }` for the controls. */
-async function errors(ctx: Context, next: Next): Promise<void> {
-  try {
-    await next();
-    if (ctx.status === 404 && ctx.body === undefined) fail(ctx, 404, 'not_found', `no route ${ctx.method} ${ctx.path}`);
-  } catch (err) {
-    if (err instanceof ControlError) return fail(ctx, err.status, err.code, err.message);
-    const status = (err as { status?: number }).status;
-    if (status === 400) return fail(ctx, 400, 'malformed_json', 'the request body is not valid JSON');
-    throw err;
-  }
 }

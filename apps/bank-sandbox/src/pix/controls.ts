@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import Koa, { type Context, type Next } from 'koa';
+import Koa from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import type { CertificateAuthority } from '@payments/dev-certificates';
 import type { Logger } from '@payments/logger';
 import { isCalendarDate } from '../domain/calendar-date';
 import { paymentAmountCents } from '../domain/money';
+import { body, errors, fail } from '../inter/control-errors';
 import { applyFaults, noFaults } from '../inter/faults';
 import type { InterBank } from '../inter/inter-bank';
 import type { SandboxBank } from '../inter/terms';
@@ -205,26 +206,4 @@ function amountOf(value: unknown): number | null | undefined {
   if (value === undefined || value === null) return null;
   const cents = typeof value === 'number' ? paymentAmountCents(value) : null;
   return cents ?? undefined;
-}
-
-function body(ctx: Context): Record<string, unknown> {
-  const value = (ctx.request as { body?: unknown }).body;
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-function fail(ctx: Context, status: number, code: string, message: string): void {
-  ctx.status = status;
-  ctx.body = { error: { code, message } };
-}
-
-/** The sandbox's own error shape `{ error: { code, message } }` for the controls. */
-async function errors(ctx: Context, next: Next): Promise<void> {
-  try {
-    await next();
-    if (ctx.status === 404 && ctx.body === undefined) fail(ctx, 404, 'not_found', `no route ${ctx.method} ${ctx.path}`);
-  } catch (err) {
-    const status = (err as { status?: number }).status;
-    if (status === 400) return fail(ctx, 400, 'malformed_json', 'the request body is not valid JSON');
-    throw err;
-  }
 }
