@@ -1,4 +1,3 @@
-import type { TLSSocket } from 'node:tls';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
@@ -6,7 +5,8 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from '@payments/logger';
 import { planRegistration, type Behaviour } from '../domain/behaviour';
 import { renderChargePdf } from '../domain/slip-pdf';
-import { INTER_ENDPOINT_LIMITS, type CallMeter, type InterEndpoint } from './call-meter';
+import { authorizedClient, certFingerprint, meter, type CallGate, type Refusals } from './call-gate';
+import type { CallMeter, InterEndpoint } from './call-meter';
 import {
   CallbacksQuery,
   CancelarCobrancaRequestBody,
@@ -28,7 +28,7 @@ import {
   type WebhookCompleto,
 } from './contract';
 import { TOKEN_TTL_SECONDS, type InterBank } from './inter-bank';
-import { createRefusals, sameAccount } from './rules';
+import { createRefusals } from './rules';
 import { chargeForPdf } from './terms';
 import { violations } from './validate';
 import { chargeView, listItem } from './wire';
@@ -121,9 +121,9 @@ function mountToken(router: Router, deps: InterApiDeps): void {
     if (!ctx.is('application/x-www-form-urlencoded'))
       throw invalid([{ razao: 'o pedido de token é application/x-www-form-urlencoded' }]);
     const request = checked(TokenRequest, body(ctx));
-    meter(deps, request.client_id, 'token');
+    meter(gate(deps), request.client_id, 'token');
     const client = await bank.checkSecret(request.client_id, request.client_secret);
-    const fingerprint = certFingerprint(ctx);
+    const fingerprint = certFingerprint(ctx, refusals);
     // An integration's token is issued only over its own certificate, as Inter binds the two. The
     // reference's token endpoint answers 400, 403, 404 or 503: wrong credentials are its 403.
     if (!client || (client.cert_fingerprint !== null && client.cert_fingerprint !== fingerprint)) throw accessDenied();
@@ -283,34 +283,29 @@ async function found(deps: InterApiDeps, ctx: Context) {
   return row;
 }
 
+/** Inter's refusals of a call on its tokens, certificates and limits. */
+const refusals: Refusals = {
+  unauthorized: (detail) => new InterApiError(401, 'Não Autorizado', detail),
+  accessDenied,
+  tooManyRequests: (limit, retryAfterSeconds) =>
+    new InterApiError(429, 'Too Many Requests', `limite de ${limit} chamadas por minuto excedido`, [], {
+      'retry-after': String(retryAfterSeconds),
+    }),
+};
+
+function gate(deps: InterApiDeps): CallGate {
+  return { bank: deps.bank, meter: deps.meter, enforceLimits: deps.enforceLimits, refusals };
+}
+
 /**
  * Bearer token of this client certificate, with the scope the operation needs, for the account named
  * by x-conta-corrente (when sent); then the call is counted against the endpoint's limit.
  */
 function authorized(deps: InterApiDeps, scope: string, endpoint: InterEndpoint) {
   return async (ctx: Context, next: Next) => {
-    const token = /^Bearer (\S+)$/i.exec(ctx.get('authorization'))?.[1];
-    const client = token ? await deps.bank.authenticate(token, certFingerprint(ctx)) : null;
-    if (!client) throw new InterApiError(401, 'Não Autorizado', 'token ausente, inválido ou expirado');
-    meter(deps, client.clientId, endpoint);
-    if (!client.scopes.includes(scope)) throw accessDenied();
-    const account = ctx.get('x-conta-corrente');
-    if (account !== '' && !sameAccount(account, client.account)) throw accessDenied();
-    (ctx.state as { inter?: InterState }).inter = client;
+    (ctx.state as { inter?: InterState }).inter = await authorizedClient(ctx, gate(deps), scope, endpoint, true);
     await next();
   };
-}
-
-/** Counts the call; 429 with Retry-After beyond the limit in force (the rate-limit fault, or Inter's own). */
-function meter(deps: InterApiDeps, clientId: string, endpoint: InterEndpoint): void {
-  const limits = [deps.bank.faults.rate_limit_per_minute, deps.enforceLimits ? INTER_ENDPOINT_LIMITS[endpoint] : null];
-  const given = limits.filter((l): l is number => l !== null);
-  const limit = given.length > 0 ? Math.min(...given) : null;
-  const admission = deps.meter.admit(clientId, endpoint, limit);
-  if (!admission.admitted)
-    throw new InterApiError(429, 'Too Many Requests', `limite de ${admission.limit} chamadas por minuto excedido`, [], {
-      'retry-after': String(admission.retryAfterSeconds),
-    });
 }
 
 function state(ctx: Context): InterState {
@@ -328,13 +323,6 @@ function checked<S extends TSchema>(schema: S, value: unknown, options = { query
   const found = violations(schema, value, options);
   if (found.length > 0) throw invalid(found);
   return value as S['static'];
-}
-
-/** SHA-256 fingerprint of the client certificate of this connection (mutual TLS guarantees there is one). */
-function certFingerprint(ctx: Context): string {
-  const cert = (ctx.req.socket as TLSSocket).getPeerCertificate?.();
-  if (!cert || !cert.fingerprint256) throw new InterApiError(401, 'Não Autorizado', 'certificado de cliente ausente');
-  return cert.fingerprint256;
 }
 
 function errorHandler(logger: Logger) {

@@ -1,12 +1,11 @@
-import type { TLSSocket } from 'node:tls';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import type { Logger } from '@payments/logger';
 import { planRegistration, type Behaviour } from '../domain/behaviour';
-import { INTER_ENDPOINT_LIMITS, type CallMeter, type InterEndpoint } from '../inter/call-meter';
+import { authorizedClient, certFingerprint, meter, type CallGate, type Refusals } from '../inter/call-gate';
+import type { CallMeter, InterEndpoint } from '../inter/call-meter';
 import { TOKEN_TTL_SECONDS, type InterBank } from '../inter/inter-bank';
-import { sameAccount } from '../inter/rules';
 import { cents } from './amount-due';
 import type { CobvRequest, CobvRow } from './db';
 import type { CobvRevision, PixBank } from './pix-bank';
@@ -108,9 +107,9 @@ function mountToken(router: Router, deps: PixApiDeps): void {
     if (form.grant_type !== 'client_credentials')
       return oauthError(ctx, 400, 'unsupported_grant_type', 'only client_credentials is granted');
     if (!clientId || !secret) return oauthError(ctx, 401, 'invalid_client', 'client_id and client_secret are required');
-    meter(deps, clientId, 'token');
+    meter(gate(deps), clientId, 'token');
     const client = await deps.inter.checkSecret(clientId, secret);
-    const fingerprint = certFingerprint(ctx);
+    const fingerprint = certFingerprint(ctx, refusals);
     if (!client || (client.cert_fingerprint !== null && client.cert_fingerprint !== fingerprint))
       return oauthError(ctx, 401, 'invalid_client', 'unknown client, wrong secret or another certificate');
     const scopes = (form.scope ?? PIX_SCOPES).split(' ').filter(Boolean);
@@ -395,25 +394,17 @@ function pagination(query: ListQuery, total: number) {
  */
 function authorized(deps: PixApiDeps, dialect: PixDialectName, scope: string, endpoint: InterEndpoint) {
   return async (ctx: Context, next: Next) => {
-    const token = /^Bearer (\S+)$/i.exec(ctx.get('authorization'))?.[1];
-    const client = token ? await deps.inter.authenticate(token, certFingerprint(ctx)) : null;
-    if (!client) throw unauthorized('token ausente, inválido ou expirado');
-    meter(deps, client.clientId, endpoint);
-    if (!client.scopes.includes(scope)) throw accessDenied();
-    const account = ctx.get('x-conta-corrente');
-    if (dialect === 'inter' && account !== '' && !sameAccount(account, client.account)) throw accessDenied();
+    const client = await authorizedClient(ctx, gate(deps), scope, endpoint, dialect === 'inter');
     (ctx.state as { pix?: PixState }).pix = { clientId: client.clientId, dialect };
     await next();
   };
 }
 
-/** Counts the call; 429 with Retry-After beyond the limit in force (the rate-limit fault, or Inter's own). */
-function meter(deps: PixApiDeps, clientId: string, endpoint: InterEndpoint): void {
-  const limits = [deps.inter.faults.rate_limit_per_minute, deps.enforceLimits ? INTER_ENDPOINT_LIMITS[endpoint] : null];
-  const given = limits.filter((l): l is number => l !== null);
-  const limit = given.length > 0 ? Math.min(...given) : null;
-  const admission = deps.meter.admit(clientId, endpoint, limit);
-  if (!admission.admitted) throw tooManyRequests(admission.limit, admission.retryAfterSeconds);
+/** The standard's refusals (Problema) of a call on its tokens, certificates and limits. */
+const refusals: Refusals = { unauthorized, accessDenied, tooManyRequests };
+
+function gate(deps: PixApiDeps): CallGate {
+  return { bank: deps.inter, meter: deps.meter, enforceLimits: deps.enforceLimits, refusals };
 }
 
 function state(ctx: Context): PixState {
@@ -424,12 +415,6 @@ function state(ctx: Context): PixState {
 
 function body(ctx: Context): unknown {
   return (ctx.request as { body?: unknown }).body;
-}
-
-function certFingerprint(ctx: Context): string {
-  const cert = (ctx.req.socket as TLSSocket).getPeerCertificate?.();
-  if (!cert || !cert.fingerprint256) throw unauthorized('certificado de cliente ausente');
-  return cert.fingerprint256;
 }
 
 function errorHandler(logger: Logger) {

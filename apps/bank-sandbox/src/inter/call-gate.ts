@@ -1,0 +1,59 @@
+import type { TLSSocket } from 'node:tls';
+import type { Context } from 'koa';
+import { INTER_ENDPOINT_LIMITS, type CallMeter, type InterEndpoint } from './call-meter';
+import type { InterBank } from './inter-bank';
+import { sameAccount } from './rules';
+
+/** How a dialect refuses a call, in its own words. */
+export interface Refusals {
+  unauthorized(detail: string): Error;
+  accessDenied(): Error;
+  tooManyRequests(limit: number, retryAfterSeconds: number): Error;
+}
+
+/** What the Inter dialect and the PIX API check their calls against (the same integrations, faults and meter). */
+export interface CallGate {
+  bank: InterBank;
+  meter: CallMeter;
+  /** Refuse calls beyond Inter's production limits (BANK_SANDBOX_INTER_ENFORCE_LIMITS). */
+  enforceLimits: boolean;
+  refusals: Refusals;
+}
+
+/** SHA-256 fingerprint of the client certificate of this connection (mutual TLS guarantees there is one). */
+export function certFingerprint(ctx: Context, refusals: Refusals): string {
+  const cert = (ctx.req.socket as TLSSocket).getPeerCertificate?.();
+  if (!cert || !cert.fingerprint256) throw refusals.unauthorized('certificado de cliente ausente');
+  return cert.fingerprint256;
+}
+
+/** Counts the call; 429 with Retry-After beyond the limit in force (the rate-limit fault, or Inter's own). */
+export function meter(gate: CallGate, clientId: string, endpoint: InterEndpoint): void {
+  const limits = [gate.bank.faults.rate_limit_per_minute, gate.enforceLimits ? INTER_ENDPOINT_LIMITS[endpoint] : null];
+  const given = limits.filter((l): l is number => l !== null);
+  const limit = given.length > 0 ? Math.min(...given) : null;
+  const admission = gate.meter.admit(clientId, endpoint, limit);
+  if (!admission.admitted) throw gate.refusals.tooManyRequests(admission.limit, admission.retryAfterSeconds);
+}
+
+/**
+ * The client of a bearer token of this client certificate with the scope the operation needs (and, when
+ * `checkAccount`, for the account named by x-conta-corrente when sent); the call is counted against the
+ * limit in force.
+ */
+export async function authorizedClient(
+  ctx: Context,
+  gate: CallGate,
+  scope: string,
+  endpoint: InterEndpoint,
+  checkAccount: boolean,
+): Promise<{ clientId: string; scopes: string[]; account: string }> {
+  const token = /^Bearer (\S+)$/i.exec(ctx.get('authorization'))?.[1];
+  const client = token ? await gate.bank.authenticate(token, certFingerprint(ctx, gate.refusals)) : null;
+  if (!client) throw gate.refusals.unauthorized('token ausente, inválido ou expirado');
+  meter(gate, client.clientId, endpoint);
+  if (!client.scopes.includes(scope)) throw gate.refusals.accessDenied();
+  const account = ctx.get('x-conta-corrente');
+  if (checkAccount && account !== '' && !sameAccount(account, client.account)) throw gate.refusals.accessDenied();
+  return client;
+}
