@@ -1,11 +1,10 @@
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
-import bodyParser from 'koa-bodyparser';
 import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from '@payments/logger';
 import { planRegistration, type Behaviour } from '../domain/behaviour';
 import { renderChargePdf } from '../domain/slip-pdf';
-import { authorizedClient, certFingerprint, meter, type CallGate, type Refusals } from './call-gate';
+import { authorizedClient, certFingerprint, dialectApp, meter, type CallGate, type Refusals } from './call-gate';
 import type { CallMeter, InterEndpoint } from './call-meter';
 import {
   CallbacksQuery,
@@ -99,13 +98,7 @@ interface InterState {
  * endpoint, and refused with 429 beyond the limit in force.
  */
 export function createInterApiApp(deps: InterApiDeps): Koa {
-  const app = new Koa();
-  app.use(errorHandler(deps.logger));
-  app.use(async (ctx, next) => {
-    if (deps.behaviour.mode === 'down') throw unavailable();
-    await next();
-  });
-  app.use(bodyParser({ enableTypes: ['json', 'form'], strict: true, jsonLimit: '1mb', formLimit: '16kb' }));
+  const app = dialectApp(errorHandler(deps.logger), deps.behaviour, unavailable);
   const router = new Router({ prefix: INTER_PREFIX });
   mountToken(router, deps);
   mountWebhook(router, deps);

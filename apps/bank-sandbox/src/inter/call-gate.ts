@@ -1,5 +1,7 @@
 import type { TLSSocket } from 'node:tls';
-import type { Context } from 'koa';
+import Koa, { type Context, type Middleware } from 'koa';
+import bodyParser from 'koa-bodyparser';
+import type { Behaviour } from '../domain/behaviour';
 import { INTER_ENDPOINT_LIMITS, type CallMeter, type InterEndpoint } from './call-meter';
 import type { InterBank } from './inter-bank';
 import { sameAccount } from './rules';
@@ -18,6 +20,21 @@ export interface CallGate {
   /** Refuse calls beyond Inter's production limits (BANK_SANDBOX_INTER_ENFORCE_LIMITS). */
   enforceLimits: boolean;
   refusals: Refusals;
+}
+
+/**
+ * The front of the Inter dialect's and the PIX API's apps, before their routes: the dialect's error
+ * answers, 503 while the sandbox's behaviour is "down", and JSON or form bodies.
+ */
+export function dialectApp(errorHandler: Middleware, behaviour: Behaviour, unavailable: () => Error): Koa {
+  const app = new Koa();
+  app.use(errorHandler);
+  app.use(async (_ctx, next) => {
+    if (behaviour.mode === 'down') throw unavailable();
+    await next();
+  });
+  app.use(bodyParser({ enableTypes: ['json', 'form'], strict: true, jsonLimit: '1mb', formLimit: '16kb' }));
+  return app;
 }
 
 /** SHA-256 fingerprint of the client certificate of this connection (mutual TLS guarantees there is one). */

@@ -1,9 +1,8 @@
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
-import bodyParser from 'koa-bodyparser';
 import type { Logger } from '@payments/logger';
 import { planRegistration, type Behaviour } from '../domain/behaviour';
-import { authorizedClient, certFingerprint, meter, type CallGate, type Refusals } from '../inter/call-gate';
+import { authorizedClient, certFingerprint, dialectApp, meter, type CallGate, type Refusals } from '../inter/call-gate';
 import type { CallMeter, InterEndpoint } from '../inter/call-meter';
 import { TOKEN_TTL_SECONDS, type InterBank } from '../inter/inter-bank';
 import { cents } from './amount-due';
@@ -67,13 +66,7 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
  * answers 204). Requests are checked against the standard's schemas; errors are its `Problema`.
  */
 export function createPixApiApp(deps: PixApiDeps): Koa {
-  const app = new Koa();
-  app.use(errorHandler(deps.logger));
-  app.use(async (ctx, next) => {
-    if (deps.behaviour.mode === 'down') throw unavailable();
-    await next();
-  });
-  app.use(bodyParser({ enableTypes: ['json', 'form'], strict: true, jsonLimit: '1mb', formLimit: '16kb' }));
+  const app = dialectApp(errorHandler(deps.logger), deps.behaviour, unavailable);
   const router = new Router();
   mountToken(router, deps);
   for (const dialect of Object.keys(PIX_DIALECT_ROOTS) as PixDialectName[]) {
