@@ -6,14 +6,7 @@ import type { ReceivableRow } from '../src/db/schema';
 import { receivableHistory } from '../src/domain/history';
 import { applyDueNotices } from '../src/domain/notices';
 import { storeNotices } from '../src/domain/notice-store';
-import type {
-  BatchRegistrationOutcome,
-  CancellationOutcome,
-  ChargeRequest,
-  PaymentProvider,
-  ProviderAccount,
-  ProviderChargeState,
-} from '../src/domain/ports';
+import type { ProviderChargeState } from '../src/domain/ports';
 import { parsePixWebhook } from '../src/provider/pix/webhook';
 import { paymentMetrics } from '../src/transport/metrics';
 import {
@@ -22,6 +15,7 @@ import {
   chargeItem,
   history,
   noticesDueNow,
+  PixBank,
   providersOf,
   rowById,
   serveProviderWebhooks,
@@ -50,43 +44,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await webhooks?.stop();
 });
-
-/**
- * A PIX bank as the PaymentProvider port sees it: a PIX charge's id is its txid (txidFor), a boleto's
- * a bank id of its own; `consult` answers what the test set (open when not set).
- */
-class PixBank implements PaymentProvider {
-  readonly consultCalls: string[] = [];
-  readonly states = new Map<string, ProviderChargeState>();
-
-  async registerMany(_account: ProviderAccount, requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
-    return requests.map((request) => {
-      const chargeId = request.kind === 'pix' ? txidFor(request.idempotencyKey) : `boleto-${randomUUID()}`;
-      return {
-        kind: 'registered',
-        charge: {
-          chargeId,
-          ourNumber: request.kind === 'pix' ? chargeId : '00000000001',
-          barcode: null,
-          typeableLine: null,
-          pixCopyAndPaste: `00020101021226pix.example/${chargeId}`,
-          qrcodeImageUrl: '',
-          pdfUrl: '',
-        },
-      };
-    });
-  }
-  async cancel(): Promise<CancellationOutcome> {
-    return 'cancelled';
-  }
-  async consult(_account: ProviderAccount, chargeId: string): Promise<ProviderChargeState> {
-    this.consultCalls.push(chargeId);
-    return this.states.get(chargeId) ?? { kind: 'open' };
-  }
-  async slipPdf(): Promise<Buffer> {
-    return Buffer.from('');
-  }
-}
 
 /** A charge accepted under a `provider` account of a new tenant (PIX: payment_method 3) and registered. */
 async function registered(

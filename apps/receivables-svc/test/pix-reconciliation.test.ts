@@ -6,17 +6,7 @@ import { PIX_DIALECTS, standardViolations, txidFor } from '@payments/pix-api';
 import type { ReceivableRow } from '../src/db/schema';
 import { applyDueNotices } from '../src/domain/notices';
 import { storeNotices } from '../src/domain/notice-store';
-import type {
-  BatchRegistrationOutcome,
-  CancellationOutcome,
-  ChargeRequest,
-  PaymentProvider,
-  PaymentProviders,
-  ProviderAccount,
-  ProviderChargeState,
-  SweepResult,
-  SweepWindow,
-} from '../src/domain/ports';
+import type { PaymentProviders, ProviderAccount, SweepResult, SweepWindow } from '../src/domain/ports';
 import { MAX_PIX_LIST_PAGES, sweepPix, type PixApiReader } from '../src/provider/pix/sweep';
 import { parsePixWebhook } from '../src/provider/pix/webhook';
 import {
@@ -25,6 +15,7 @@ import {
   chargeItem,
   history,
   noticesDueNow,
+  PixBank,
   reconcileAllNow,
   rowById,
   TZ,
@@ -159,40 +150,6 @@ function cobv(txid: string, status: string, criacao: string) {
     valor: { original: '150.75' },
     chave: 'pix@example.com',
   };
-}
-
-/** The PaymentProvider port of a PIX bank: a PIX charge's id is its txid (txidFor), a boleto's the bank's own. */
-class PixBank implements PaymentProvider {
-  readonly consultCalls: string[] = [];
-  readonly states = new Map<string, ProviderChargeState>();
-
-  async registerMany(_account: ProviderAccount, requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
-    return requests.map((request) => {
-      const chargeId = request.kind === 'pix' ? txidFor(request.idempotencyKey) : `boleto${randomUUID()}`;
-      return {
-        kind: 'registered',
-        charge: {
-          chargeId,
-          ourNumber: chargeId,
-          barcode: null,
-          typeableLine: null,
-          pixCopyAndPaste: `00020101021226pix.example/${chargeId}`,
-          qrcodeImageUrl: '',
-          pdfUrl: '',
-        },
-      };
-    });
-  }
-  async cancel(): Promise<CancellationOutcome> {
-    return 'cancelled';
-  }
-  async consult(_account: ProviderAccount, chargeId: string): Promise<ProviderChargeState> {
-    this.consultCalls.push(chargeId);
-    return this.states.get(chargeId) ?? { kind: 'open' };
-  }
-  async slipPdf(): Promise<Buffer> {
-    return Buffer.from('');
-  }
 }
 
 /** ... whose `sweep` is sweepPix reading the list bank over HTTP (sandbox accounts have none: not swept). */

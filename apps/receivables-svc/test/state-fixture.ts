@@ -13,6 +13,7 @@ import {
 } from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { createLogger } from '@payments/logger';
+import { txidFor } from '@payments/pix-api';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import { PostgresProviderAccounts } from '../src/db/provider-accounts';
 import type { ReceivableRow, ReceivablesDatabase } from '../src/db/schema';
@@ -311,6 +312,43 @@ export class TestProvider implements PaymentProvider {
     };
     this.charges.set(request.idempotencyKey, charge);
     return charge;
+  }
+}
+
+/**
+ * A PIX bank as the PaymentProvider port sees it: a PIX charge's id is its txid (txidFor), a boleto's
+ * a bank id of its own; `consult` answers what the test set (open when not set).
+ */
+export class PixBank implements PaymentProvider {
+  readonly consultCalls: string[] = [];
+  readonly states = new Map<string, ProviderChargeState>();
+
+  async registerMany(_account: ProviderAccount, requests: ChargeRequest[]): Promise<BatchRegistrationOutcome[]> {
+    return requests.map((request) => {
+      const chargeId = request.kind === 'pix' ? txidFor(request.idempotencyKey) : `boleto-${randomUUID()}`;
+      return {
+        kind: 'registered',
+        charge: {
+          chargeId,
+          ourNumber: request.kind === 'pix' ? chargeId : '00000000001',
+          barcode: null,
+          typeableLine: null,
+          pixCopyAndPaste: `00020101021226pix.example/${chargeId}`,
+          qrcodeImageUrl: '',
+          pdfUrl: '',
+        },
+      };
+    });
+  }
+  async cancel(): Promise<CancellationOutcome> {
+    return 'cancelled';
+  }
+  async consult(_account: ProviderAccount, chargeId: string): Promise<ProviderChargeState> {
+    this.consultCalls.push(chargeId);
+    return this.states.get(chargeId) ?? { kind: 'open' };
+  }
+  async slipPdf(): Promise<Buffer> {
+    return Buffer.from('');
   }
 }
 
