@@ -4,7 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from '@payments/logger';
 import { planRegistration, type Behaviour } from '../domain/behaviour';
 import { renderChargePdf } from '../domain/slip-pdf';
-import { authorizedClient, certFingerprint, dialectApp, meter, type CallGate, type Refusals } from './call-gate';
+import { authorizedClient, body, certFingerprint, dialectApp, meter, type CallGate, type Refusals } from './call-gate';
 import type { CallMeter, InterEndpoint } from './call-meter';
 import {
   CallbacksQuery,
@@ -305,10 +305,6 @@ function state(ctx: Context): InterState {
   const inter = (ctx.state as { inter?: InterState }).inter;
   if (!inter) throw new Error('route without authorized()');
   return inter;
-}
-
-function body(ctx: Context): unknown {
-  return (ctx.request as { body?: unknown }).body;
 }
 
 /** `value` typed by `schema`, or 400 naming each violation in Inter's words. */

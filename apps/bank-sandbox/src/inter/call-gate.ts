@@ -37,6 +37,11 @@ export function dialectApp(errorHandler: Middleware, behaviour: Behaviour, unava
   return app;
 }
 
+/** The body parsed by dialectApp's parser, as sent (to be checked against the dialect's schemas). */
+export function body(ctx: Context): unknown {
+  return (ctx.request as { body?: unknown }).body;
+}
+
 /** SHA-256 fingerprint of the client certificate of this connection (mutual TLS guarantees there is one). */
 export function certFingerprint(ctx: Context, refusals: Refusals): string {
   const cert = (ctx.req.socket as TLSSocket).getPeerCertificate?.();

@@ -2,7 +2,15 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from '@payments/logger';
 import { planRegistration, type Behaviour } from '../domain/behaviour';
-import { authorizedClient, certFingerprint, dialectApp, meter, type CallGate, type Refusals } from '../inter/call-gate';
+import {
+  authorizedClient,
+  body,
+  certFingerprint,
+  dialectApp,
+  meter,
+  type CallGate,
+  type Refusals,
+} from '../inter/call-gate';
 import type { CallMeter, InterEndpoint } from '../inter/call-meter';
 import { TOKEN_TTL_SECONDS, type InterBank } from '../inter/inter-bank';
 import { cents } from './amount-due';
@@ -404,10 +412,6 @@ function state(ctx: Context): PixState {
   const pix = (ctx.state as { pix?: PixState }).pix;
   if (!pix) throw new Error('route without authorized()');
   return pix;
-}
-
-function body(ctx: Context): unknown {
-  return (ctx.request as { body?: unknown }).body;
 }
 
 function errorHandler(logger: Logger) {
