@@ -2,10 +2,19 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from '@payments/logger';
-import { planRegistration, type Behaviour } from '../domain/behaviour';
+import { planRegistration } from '../domain/behaviour';
 import { renderChargePdf } from '../domain/slip-pdf';
-import { authorizedClient, body, certFingerprint, dialectApp, meter, type CallGate, type Refusals } from './call-gate';
-import type { CallMeter, InterEndpoint } from './call-meter';
+import {
+  authorizedClient,
+  body,
+  certFingerprint,
+  dialectApp,
+  meter,
+  type CallGate,
+  type DialectApiDeps,
+  type Refusals,
+} from './call-gate';
+import type { InterEndpoint } from './call-meter';
 import {
   CallbacksQuery,
   CancelarCobrancaRequestBody,
@@ -35,17 +44,8 @@ import { chargeView, listItem } from './wire';
 /** Every path of the dialect is under this prefix: an account's base_url is https://host:port/inter. */
 export const INTER_PREFIX = '/inter';
 
-export interface InterApiDeps {
+export interface InterApiDeps extends DialectApiDeps {
   bank: InterBank;
-  /** The sandbox's behaviour mode: "down" answers 503, "reject" refuses creates, "slow" delays them. */
-  behaviour: Behaviour;
-  slowMs: number;
-  meter: CallMeter;
-  /** Refuse calls beyond Inter's production limits (BANK_SANDBOX_INTER_ENFORCE_LIMITS). */
-  enforceLimits: boolean;
-  /** Accept http:// webhook URLs (development). */
-  httpWebhooks: boolean;
-  logger: Logger;
 }
 
 /** An Inter refusal (Problema): `{ title, status, detail, timestamp, violacoes? }`, with headers when any. */

@@ -1,10 +1,25 @@
 import type { TLSSocket } from 'node:tls';
 import Koa, { type Context, type Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
+import type { Logger } from '@payments/logger';
 import type { Behaviour } from '../domain/behaviour';
 import { INTER_ENDPOINT_LIMITS, type CallMeter, type InterEndpoint } from './call-meter';
 import type { InterBank } from './inter-bank';
 import { sameAccount } from './rules';
+
+/** What the Inter dialect's and the PIX API's apps are both given. */
+export interface DialectApiDeps {
+  /** The sandbox's behaviour mode: "down" answers 503, "reject" refuses creates, "slow" delays them. */
+  behaviour: Behaviour;
+  /** How long a create waits in behaviour mode slow (BANK_SANDBOX_SLOW_MS). */
+  slowMs: number;
+  meter: CallMeter;
+  /** Refuse calls beyond Inter's production limits (BANK_SANDBOX_INTER_ENFORCE_LIMITS). */
+  enforceLimits: boolean;
+  /** Accept http:// webhook URLs (development). */
+  httpWebhooks: boolean;
+  logger: Logger;
+}
 
 /** How a dialect refuses a call, in its own words. */
 export interface Refusals {

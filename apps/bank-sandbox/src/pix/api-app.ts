@@ -1,7 +1,7 @@
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from '@payments/logger';
-import { planRegistration, type Behaviour } from '../domain/behaviour';
+import { planRegistration } from '../domain/behaviour';
 import {
   authorizedClient,
   body,
@@ -9,9 +9,10 @@ import {
   dialectApp,
   meter,
   type CallGate,
+  type DialectApiDeps,
   type Refusals,
 } from '../inter/call-gate';
-import type { CallMeter, InterEndpoint } from '../inter/call-meter';
+import type { InterEndpoint } from '../inter/call-meter';
 import { TOKEN_TTL_SECONDS, type InterBank } from '../inter/inter-bank';
 import { cents } from './amount-due';
 import type { CobvRequest, CobvRow } from './db';
@@ -43,18 +44,11 @@ export function isPixPath(path: string): boolean {
   return path === PIX_TOKEN_PATH || path.startsWith('/pix/') || path.startsWith('/inter/pix/');
 }
 
-export interface PixApiDeps {
+export interface PixApiDeps extends DialectApiDeps {
   pix: PixBank;
   /** The Inter dialect's ledger: integrations, tokens and the faults in force. */
   inter: InterBank;
   bank: SandboxBank;
-  behaviour: Behaviour;
-  /** How long a create waits in behaviour mode slow (BANK_SANDBOX_SLOW_MS). */
-  slowMs: number;
-  meter: CallMeter;
-  enforceLimits: boolean;
-  httpWebhooks: boolean;
-  logger: Logger;
 }
 
 interface PixState {
