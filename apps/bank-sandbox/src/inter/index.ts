@@ -69,7 +69,7 @@ export async function startInterDialect(deps: InterDialectDeps): Promise<Running
   ]);
   const authority: CertificateAuthority | null = caKey ? loadCertificateAuthority(ca, caKey) : null;
   const db = deps.db.withTables<InterTables>();
-  // Both dialects' notices are sent by one postman, which sees both queues.
+  // NoticeSender is typed over both dialects' queues (the PIX API's sender is the same class).
   const pixDb = deps.db.withTables<InterTables & PixTables>();
   const bank = new InterBank(db, deps.bank, deps.config.issueDelayMs);
   const meter = new CallMeter();
