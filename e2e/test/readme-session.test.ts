@@ -1,7 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { canRunBlocks, markedBlock, runBlock } from '../support/readme-block';
 import { freePort, startSystem, type TestSystem } from '../support/system';
 
 /**
@@ -9,54 +9,7 @@ import { freePort, startSystem, type TestSystem } from '../support/system';
  * pasted into bash (as a reader would) against a started system, so the README cannot rot unnoticed.
  * It needs bash, curl and node; without curl (not every CI image has it) the test is skipped, saying so.
  */
-const root = join(__dirname, '..', '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
-
-/** The code of the fenced block that follows a marker comment. */
-function markedBlock(marker: string, language: string): string {
-  const found = new RegExp(`<!-- ${marker} -->\\s*\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\`\\n`).exec(readme)?.[1];
-  if (found === undefined) throw new Error(`README.md has no \`\`\`${language} block after <!-- ${marker} -->`);
-  return found;
-}
-
-const hasCommand = (command: string) => spawnSync(command, ['--version'], { stdio: 'ignore' }).status === 0;
-const runnable = hasCommand('bash') && hasCommand('curl');
-if (!runnable) console.warn('readme-session.test.ts: skipped, it needs bash and curl on the PATH');
-
-interface Run {
-  code: number | null;
-  output: string;
-}
-
-/** Runs the block with bash -e (a failing step stops it) in the repository root, and stops what it left running. */
-function runSession(block: string, env: Record<string, string>, timeoutMs: number): Promise<Run> {
-  // The receiver runs in the background; whatever happens, it must not outlive the session.
-  const script = `trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n${block}\n`;
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-      reject(new Error(`the README session did not finish in ${timeoutMs} ms:\n${output}`));
-    }, timeoutMs);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+const runnable = canRunBlocks('readme-session.test.ts');
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 
@@ -78,7 +31,7 @@ describe('the README curl session', () => {
     async () => {
       const tmp = mkdtempSync(join(tmpdir(), 'readme-session-'));
       try {
-        const run = await runSession(
+        const run = await runBlock(
           markedBlock('readme-session', 'sh'),
           {
             GW: system.gateway.url,
@@ -88,6 +41,7 @@ describe('the README curl session', () => {
             TMPDIR: tmp, // the session's mktemp -d lands here, removed below
           },
           110_000,
+          'the README session',
         );
         if (run.code !== 0) throw new Error(`the README session exited ${run.code}:\n${run.output}`);
         const out = run.output;
