@@ -11,6 +11,7 @@ const { basename } = require('node:path');
 const SECONDS = {
   'inter-money-chaos.test.ts': 200,
   'chaos.test.ts': 95,
+  'pix-money-chaos.test.ts': 50,
   'fuzz.test.ts': 75,
   'start-script.test.ts': 66,
   'admin-cli.test.ts': 63,
@@ -20,6 +21,7 @@ const SECONDS = {
   'admin-fuzz.test.ts': 33,
   'nats-restart.test.ts': 22,
   'readme-inter.test.ts': 22,
+  'readme-pix.test.ts': 22,
   'callbacks-crash.test.ts': 19,
   'secret-rotation.test.ts': 16,
   'hostile-receivers.test.ts': 15,
