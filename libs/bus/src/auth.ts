@@ -16,6 +16,11 @@ export interface NatsCredentials {
   /** NATS_TLS_CERT_FILE / NATS_TLS_KEY_FILE: a client certificate, for a server that verifies clients. */
   natsTlsCertFile?: string;
   natsTlsKeyFile?: string;
+  /**
+   * NODE_ENV's run mode, as the common config names it: in production the service also makes sure the
+   * server checks logins (it connects once with a wrong one, see login-check.ts) before it starts.
+   */
+  nodeEnv?: 'development' | 'production';
 }
 
 /** The NATS_CREDS file cannot be read: the login cannot even be tried. */

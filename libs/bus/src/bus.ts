@@ -3,14 +3,14 @@ import type { BusRegistry, BusRegistryShape, ReplyOf, RequestOf, RequestSubject 
 import type { Logger } from '@payments/logger';
 import type { NatsCredentials } from './auth';
 import { openConnection } from './connection';
-import { payloadCodec } from './payloads';
+import { payloadCodec, SystemClaimRouting, type ClaimRouting } from './payloads';
 import { requester, type RequestOptions } from './requester';
 import { responder, type RequestHandler, type ServeOptions } from './responder';
 import { DurableStreams, type Consumption, type StreamSettings } from './streams';
 
 export type { RequestHandler, RequestOptions, ServeOptions, Subscription };
 
-export interface BusOptions {
+export interface BusOptions<R extends BusRegistryShape = BusRegistry> {
   /** The NATS server, or a comma-separated list of a cluster's (NATS_URL). */
   url: string;
   /** Prefix of every subject of this deployment (BUS_PREFIX). */
@@ -27,6 +27,12 @@ export interface BusOptions {
   timeoutMs?: number;
   /** Payloads larger than this go by claim check; default: the server's max_payload minus 64 KiB. */
   claimCheckThreshold?: number;
+  /**
+   * Whose claim store a large body goes to (each request subject's server, the services with a
+   * store); default: the system's topology (SystemClaimRouting). A registry of its own (the bus
+   * lib's tests) brings its own.
+   */
+  claimRouting?: ClaimRouting<RequestSubject<R>, string>;
   /** JOB_MAX_FAILURES, STREAM_MAX_BYTES and STREAM_REPLICAS (a service passes its config as it is); unset: the library's defaults. */
   streamSettings?: StreamSettings;
   /**
@@ -87,14 +93,14 @@ export type StartWorkers<Deps> = (bus: Bus, deps: Deps) => Promise<Consumption[]
  * Connects to NATS (JetStream required) and returns the bus of this deployment's prefix: request-reply
  * with error mapping and claim checks for large bodies, and the durable streams.
  */
-export async function connectBus<R extends BusRegistryShape = BusRegistry>(opts: BusOptions): Promise<Bus<R>> {
+export async function connectBus<R extends BusRegistryShape = BusRegistry>(opts: BusOptions<R>): Promise<Bus<R>> {
   const connection = await openConnection(opts);
   const log = opts.logger.child({ component: 'bus' });
   const subject = (relative: string) => `${opts.prefix}.${relative}`;
-  const payloads = payloadCodec(connection, opts.prefix, opts.claimCheckThreshold, {
-    maxBytes: opts.streamSettings?.streamMaxBytes,
-    replicas: opts.streamSettings?.streamReplicas,
-  });
+  const settings = { prefix: opts.prefix, self: opts.name, threshold: opts.claimCheckThreshold, log };
+  const payloads = opts.claimRouting
+    ? payloadCodec(connection, { ...settings, routing: opts.claimRouting })
+    : payloadCodec(connection, { ...settings, routing: SystemClaimRouting });
   const request = requester({ connection, payloads, subject, timeoutMs: opts.timeoutMs ?? 10_000 });
   const served = responder({ connection, payloads, subject, log, concurrency: opts.serveConcurrency ?? 64 });
 

@@ -3,7 +3,7 @@ import type { Logger } from '@payments/logger';
 import { authOptions, type NatsCredentials } from './auth';
 import { inboxPrefixOf } from './inbox';
 import { natsServers } from './servers';
-import { explainNatsConnectError, requireJetStream } from './unavailable';
+import { explainNatsConnectError, requireCheckedLogins, requireJetStream } from './unavailable';
 
 /** What connectBus needs to open a connection. */
 export interface ConnectionSettings {
@@ -18,7 +18,20 @@ export interface ConnectionSettings {
   logger?: Logger;
 }
 
-/** The options of every bus connection: reconnect for ever, every half second, after a lost server. */
+/**
+ * How often a bus connection pings its server, and how many pings may go unanswered before it drops
+ * the server and reconnects (to another of the cluster's, docs/architecture.md). A server whose machine
+ * vanished (no FIN, no RST: power lost, network cut, VM frozen) leaves the socket open; with nats.js's
+ * default of one ping every 2 minutes such a connection hangs, its requests and publishes unanswered,
+ * for minutes. At 10 s and 2, a vanished server is dropped 20-30 s after its last answer.
+ */
+export const NATS_PING_INTERVAL_MS = 10_000;
+export const NATS_MAX_PINGS_OUT = 2;
+
+/**
+ * The options of every bus connection: reconnect for ever, every half second, after a lost server,
+ * and a silent server is taken as lost after NATS_MAX_PINGS_OUT pings NATS_PING_INTERVAL_MS apart.
+ */
 export function connectionOptions(settings: ConnectionSettings): ConnectionOptions {
   return {
     servers: natsServers(settings.url),
@@ -28,22 +41,31 @@ export function connectionOptions(settings: ConnectionSettings): ConnectionOptio
     // No stack capture per request: measurable on hot paths (JetStream publishes, pulls).
     noAsyncTraces: true,
     reconnectTimeWait: 500,
+    pingInterval: NATS_PING_INTERVAL_MS,
+    maxPingOut: NATS_MAX_PINGS_OUT,
   };
 }
 
 /**
- * Connects and checks that the server runs JetStream (every service needs it). Either failure at
- * start-up is a BusUnavailableError: one line naming NATS_URL and the fix, rather than a NatsError stack.
+ * Connects, makes sure in production that the server checks logins (requireCheckedLogins: the
+ * credentials carry the run mode, as a service passes its config), and checks that the server runs
+ * JetStream (every service needs it). Each failure at start-up is a BusUnavailableError: one line
+ * naming NATS_URL and the fix, rather than a NatsError stack.
  */
 export async function openConnection(settings: ConnectionSettings): Promise<NatsConnection> {
-  const connection = await authOptions(settings.credentials)
-    .then((auth) => connect({ ...connectionOptions(settings), ...auth }))
-    .catch((err: unknown) => {
-      throw explainNatsConnectError(err, settings.url);
-    });
-  await requireJetStream(connection, settings.url, { logger: settings.logger }).catch(async (err: unknown) => {
+  const explain = (err: unknown) => {
+    throw explainNatsConnectError(err, settings.url);
+  };
+  const options = await authOptions(settings.credentials)
+    .then((auth): ConnectionOptions => ({ ...connectionOptions(settings), ...auth }))
+    .catch(explain);
+  const connection = await connect(options).catch(explain);
+  try {
+    await requireCheckedLogins(options, settings.credentials, settings.url);
+    await requireJetStream(connection, settings.url, { logger: settings.logger });
+  } catch (err) {
     await connection.close().catch(() => undefined);
     throw err;
-  });
+  }
   return connection;
 }

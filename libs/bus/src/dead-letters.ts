@@ -1,9 +1,5 @@
 import {
-  DiscardPolicy,
   headers as natsHeaders,
-  nanos,
-  RetentionPolicy,
-  StorageType,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
@@ -14,14 +10,13 @@ import {
 import {
   DeadLetterHeaders,
   DeadLetterStream,
+  jobStreamNamed,
   MAX_DEAD_LETTER_ERROR,
   redriveMsgId,
   type DeadLetterView,
   type RedriveResult,
 } from '@payments/contracts';
-import type { Logger } from '@payments/logger';
 import { countWork } from '@payments/metrics';
-import { ensureStream } from './stream-setup';
 
 /** Why a message was given up on: its last error and how many failures were counted. */
 export interface DeathCause {
@@ -38,6 +33,29 @@ export class DeadLetterNotFoundError extends Error {
   }
 }
 
+/**
+ * A dead letter whose headers name no job stream of the bus registry (JobStreams), or a subject other
+ * than that stream's, or another prefix's stream: it is not re-driven, and nothing is published.
+ * A dead letter's headers are only what its publisher wrote; anyone who may publish to the
+ * dead-letter subject could otherwise make a re-drive publish anywhere (another tenant's job subject).
+ */
+export class DeadLetterRedriveRefusedError extends Error {
+  override readonly name = 'DeadLetterRedriveRefusedError';
+
+  constructor(
+    readonly id: number,
+    /** The stream its headers name. */
+    readonly stream: string,
+    /** The subject its headers name. */
+    readonly subject: string,
+  ) {
+    super(
+      `dead letter ${id} is not re-driven: its stream ${JSON.stringify(stream)} and subject ` +
+        `${JSON.stringify(subject)} are not a job stream of this bus and its subject`,
+    );
+  }
+}
+
 /** Error text fit for a header: one line, at most MAX_DEAD_LETTER_ERROR characters. */
 export function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex
@@ -49,22 +67,16 @@ const isNotFound = (err: unknown) => /not found|no message/i.test((err as Error)
 
 /**
  * The dead-letter stream of one bus prefix, `<prefix>_dead_letters`: the consumers put poison and
- * repeatedly failing job messages here; the admin CLI lists and re-drives them. Limits retention (it
- * is not a work queue: nothing consumes it) with discard new, so a full stream refuses a dead letter,
- * and the message it would hold stays where it was (retried) rather than being lost.
+ * repeatedly failing job messages here; the admin CLI lists and re-drives them. The provisioner
+ * creates it (topology-config.ts: limits retention, discard new, so a full stream refuses a dead
+ * letter and the message it would hold stays where it was, retried); a consumer's service checks at
+ * start that it is there.
  */
 export class DeadLetterBox {
-  private ensured: Promise<void> | undefined;
-
   constructor(
     private readonly nc: NatsConnection,
     private readonly js: () => JetStreamClient,
     private readonly prefix: string,
-    private readonly maxBytes: number,
-    /** STREAM_REPLICAS, as for every stream. */
-    private readonly replicas = 1,
-    /** Where ensure's retries (cluster not ready at start) are logged. */
-    private readonly logger?: Logger,
   ) {}
 
   get streamName(): string {
@@ -75,35 +87,11 @@ export class DeadLetterBox {
     return `${this.prefix}.${DeadLetterStream.subject}`;
   }
 
-  /** Creates the stream, or brings it to this configuration; once per process (every consumer calls it). */
-  ensure(): Promise<void> {
-    this.ensured ??= this.ensureOnce().catch((err: unknown) => {
-      this.ensured = undefined;
-      throw err;
-    });
-    return this.ensured;
-  }
-
-  private async ensureOnce(): Promise<void> {
-    const config = {
-      name: this.streamName,
-      subjects: [this.subject],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      discard: DiscardPolicy.New,
-      max_bytes: this.maxBytes,
-      num_replicas: this.replicas,
-      duplicate_window: nanos(DeadLetterStream.duplicateWindowMs),
-    };
-    await ensureStream(this.nc, config, this.logger);
-  }
-
   /**
    * Stores `m` (taken from `stream`) as a dead letter; resolves once the stream has it. Its id is the
    * source message's place (`<stream>:<seq>`), so storing it again after a crash is dropped.
    */
   async put(m: JsMsg, stream: string, originalMsgId: string, cause: DeathCause): Promise<void> {
-    await this.ensure();
     const h = natsHeaders();
     h.set(DeadLetterHeaders.stream, stream);
     h.set(DeadLetterHeaders.subject, m.subject);
@@ -159,21 +147,37 @@ export class DeadLetterBox {
   }
 
   /**
-   * Publishes dead letter `id` again to the stream it came from, as its producer did (same subject,
-   * same bytes), with a Nats-Msg-Id derived from the original and `id`, then removes it from the
+   * Publishes dead letter `id` again to the job stream it came from, as its producer did (that
+   * stream's subject, same bytes; redriveTarget refuses any other), with a Nats-Msg-Id derived from the original and `id`, then removes it from the
    * dead-letter stream. A crash in between leaves it listed; re-driving it again is then dropped as
    * a duplicate within the stream's window. The failure count starts again from 0.
    */
   async redrive(id: number): Promise<RedriveResult> {
     const { view, data } = await this.get(id);
+    const target = this.redriveTarget(view);
     const msgId = redriveMsgId(view.msg_id, id);
     countWork('busPublishes');
-    const ack = await this.js().publish(view.subject, data, { msgID: msgId, expect: { streamName: view.stream } });
+    const ack = await this.js().publish(target.subject, data, { msgID: msgId, expect: { streamName: target.stream } });
     const jsm = await this.nc.jetstreamManager();
     await jsm.streams.deleteMessage(this.streamName, id, false).catch((err: unknown) => {
       if (!isNotFound(err)) throw err;
     });
-    return { id, stream: view.stream, msg_id: msgId, duplicate: ack.duplicate };
+    return { id, stream: target.stream, msg_id: msgId, duplicate: ack.duplicate };
+  }
+
+  /**
+   * Where dead letter `view` may be re-driven: the job stream the registry (jobStreamNamed) names for
+   * its stream header, on this prefix, and that stream's own subject. The headers are only checked
+   * against it, never followed: any other stream, subject or prefix is DeadLetterRedriveRefusedError.
+   */
+  private redriveTarget(view: DeadLetterView): { stream: string; subject: string } {
+    const ownStreams = `${this.prefix}_`;
+    const name = view.stream.startsWith(ownStreams) ? view.stream.slice(ownStreams.length) : undefined;
+    const spec = name === undefined ? undefined : jobStreamNamed(name);
+    const target = spec && { stream: `${this.prefix}_${spec.name}`, subject: `${this.prefix}.${spec.subject}` };
+    if (!target || target.stream !== view.stream || target.subject !== view.subject)
+      throw new DeadLetterRedriveRefusedError(view.id, view.stream, view.subject);
+    return target;
   }
 }
 

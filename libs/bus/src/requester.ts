@@ -61,7 +61,7 @@ async function sendRequest<Req, Res>(
   ro: RequestOptions,
   traceContext: Context,
 ): Promise<Res> {
-  const encoded = await wiring.payloads.encode(payload);
+  const encoded = await wiring.payloads.encode(payload, { request: relative });
   const headers = withTraceHeaders(traceContext, encoded.headers) ?? natsHeaders();
   const timeout = ro.timeoutMs ?? wiring.timeoutMs;
   headers.set(BUS_WAIT_HEADER, String(timeout));

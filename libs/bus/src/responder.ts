@@ -91,7 +91,7 @@ async function refused(wiring: ResponderWiring, msg: Msg, relative: string, outc
     ok: false,
     error: { code: 'service_unavailable', detail: 'the service is busy; retry later' },
   };
-  const { data, headers } = await wiring.payloads.encode(reply);
+  const { data, headers } = await wiring.payloads.encode(reply, { replyTo: msg.reply });
   msg.respond(data, { headers });
 }
 
@@ -144,11 +144,25 @@ async function answer<Req, Res>(
     reply = failureReply(wiring.log, err, relative, span);
   }
   if (!msg.reply) return;
+  const replyTo = msg.reply;
   try {
-    const { data, headers } = await wiring.payloads.encode(reply);
+    const { data, headers } = await wiring.payloads.encode(reply, { replyTo });
     msg.respond(data, { headers });
   } catch (err) {
+    // A large reply that could not be put aside (its asker's claim store missing, full or unknown):
+    // the asker gets the reason now, not a timeout later.
     wiring.log.error({ err, subject: relative }, 'could not send reply');
+    await sendFailure(wiring, msg, replyTo, failureReply(wiring.log, err, relative, span));
+  }
+}
+
+/** A failure reply, small enough never to need a claim check. */
+async function sendFailure(wiring: ResponderWiring, msg: Msg, replyTo: string, reply: BusReply<never>): Promise<void> {
+  try {
+    const { data, headers } = await wiring.payloads.encode(reply, { replyTo });
+    msg.respond(data, { headers });
+  } catch (err) {
+    wiring.log.error({ err, subject: msg.subject }, 'could not send the failure reply either');
   }
 }
 

@@ -1,19 +1,9 @@
-import {
-  AckPolicy,
-  DeliverPolicy,
-  DiscardPolicy,
-  nanos,
-  RetentionPolicy,
-  StorageType,
-  type Consumer,
-  type JetStreamClient,
-  type JsMsg,
-  type NatsConnection,
-} from 'nats';
+import { nanos, type Consumer, type JetStreamClient, type JsMsg, type NatsConnection } from 'nats';
 import { context, ROOT_CONTEXT, type Context, type Link, type Span } from '@opentelemetry/api';
 import {
   withStreamVersion,
   type BusRegistryShape,
+  type BusService,
   type JobOutcome,
   type RegisteredStream,
   type StreamMessage,
@@ -30,7 +20,9 @@ import { PullLoop } from './pull-loop';
 import { DEFAULT_JOB_MAX_FAILURES, JobFailures } from './job-failures';
 import { DEFAULT_STREAM_MAX_BYTES, streamFill, type StreamFill } from './stream-limits';
 import { retryTransient } from './jetstream-retry';
-import { ensureStream } from './stream-setup';
+import { provisionJobStreams, type ProvisionEntry } from './provision';
+import { BusTopologyError, checkTopology } from './topology-check';
+import { DEFAULT_ACK_WAIT_MS } from './topology-config';
 import { contextWith, failSpan, messagingAttributes, SpanKind, tracer, withTraceHeaders } from './tracing';
 
 /** consumeFairly's default window: messages held at once, queued per key. */
@@ -38,14 +30,8 @@ export const DEFAULT_FAIR_WINDOW = 512;
 /** The key of a message that cannot be decoded: it is dead-lettered when its turn comes. */
 const POISON = Symbol('poison');
 
-/**
- * How long a consumer's message may go without an ack or a heartbeat before JetStream gives it to
- * another instance. Short, so that the work a killed instance held is taken over within seconds
- * (Many instances: 15 s); a handler that runs longer sends heartbeats (whileBeating). At
- * 15 s, a killed worker's jobs came back 10-15 s after the kill (its last heartbeat up to 5 s before),
- * and bench/recovery's last callback 14.7-15.2 s after it; at 10 s they come back within 7-10 s.
- */
-export const DEFAULT_ACK_WAIT_MS = 10_000;
+// DEFAULT_ACK_WAIT_MS, and every consumer's and stream's settings: topology-config.ts.
+export { DEFAULT_ACK_WAIT_MS };
 
 /**
  * Runs `work` while telling JetStream, every third of the ack wait, that `messages` are in progress
@@ -164,7 +150,7 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     this.replicas = settings.streamReplicas ?? 1;
     this.isOutage = settings.isOutage ?? (() => false);
     this.outageBackoffMs = settings.jobFailureBackoffMs ?? 1_000;
-    this.deadLetters = new DeadLetterBox(nc, () => this.jetstream(), prefix, this.maxBytes, this.replicas, logger);
+    this.deadLetters = new DeadLetterBox(nc, () => this.jetstream(), prefix);
     this.failures = new JobFailures(
       () => this.jetstream(),
       this.deadLetters,
@@ -196,28 +182,39 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
   }
 
   /**
-   * Creates each stream, or brings an existing one to this configuration (its max_bytes and
-   * replicas too: an R1 stream becomes R3 when STREAM_REPLICAS says 3). Safe to call from every
-   * instance. A service calls it once, at start, with every stream it writes (through its outbox) or
-   * reads; its workers and relay then take the streams as given.
+   * The start-up check of `service` (topology-check.ts): with info calls only, the streams it
+   * publishes to or consumes, its consumers, the dead letters and its claim stores are there, with at
+   * least this bus's STREAM_REPLICAS and STREAM_MAX_BYTES; else BusTopologyError, each difference
+   * named. Provisioning them is `npm run admin -- bus provision`'s, never a service's.
    */
-  async ensure(...specs: StreamSpec[]): Promise<void> {
-    for (const spec of specs) await this.ensureOne(spec);
+  check(service: BusService): Promise<void> {
+    return checkTopology(this.nc, {
+      service,
+      prefix: this.prefix,
+      maxBytes: this.maxBytes,
+      replicas: this.replicas,
+      logger: this.logger,
+    });
   }
 
-  private async ensureOne(spec: StreamSpec): Promise<void> {
-    const config = {
-      name: this.streamName(spec),
-      subjects: [this.subject(spec)],
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      duplicate_window: nanos(spec.duplicateWindowMs),
-      // A full stream refuses a publish (discard new): the outbox keeps the row and retries, nothing is lost.
-      max_bytes: this.maxBytes,
-      discard: DiscardPolicy.New,
-      num_replicas: this.replicas,
-    };
-    await ensureStream(this.nc, config, this.logger);
+  /**
+   * Creates or raises each spec's stream and durable consumer, and the dead-letter stream, as the
+   * provisioner does (provision.ts; it never lowers replicas or max_bytes): for tests and tools on
+   * a bus whose user may manage streams (a dev NATS, the admin user), never for a service.
+   */
+  provision(...specs: StreamSpec[]): Promise<ProvisionEntry[]> {
+    return this.provisionWith({}, ...specs);
+  }
+
+  /** As provision, with the consumers' ack wait (default DEFAULT_ACK_WAIT_MS): a test's short one. */
+  provisionWith(opts: { ackWaitMs?: number }, ...specs: StreamSpec[]): Promise<ProvisionEntry[]> {
+    return provisionJobStreams(this.nc, specs, {
+      prefix: this.prefix,
+      maxBytes: this.maxBytes,
+      replicas: this.replicas,
+      logger: this.logger,
+      ackWaitMs: opts.ackWaitMs,
+    });
   }
 
   /**
@@ -564,26 +561,38 @@ export class DurableStreams<M extends BusRegistryShape['streams'] = StreamRegist
     m.nak(outcome.retryInMs);
   }
 
+  /**
+   * The durable consumer the provisioner made (only got: a service may not add or change one; the get
+   * is a CONSUMER.INFO). Its ack wait must be at least `ackWaitMs`, the one heartbeats are sent for:
+   * a shorter one would hand a working message to another instance between two heartbeats.
+   */
   private async openConsumer(spec: StreamSpec, ackWaitMs: number): Promise<Consumer> {
     const stream = this.streamName(spec);
-    // Where this consumer's poison and failing messages go: created before the first one comes.
-    await this.deadLetters.ensure();
-    // At start, as ensure: tried again while the cluster is not ready (the add is idempotent).
+    const name = `${stream}/${spec.consumer}`;
+    // At start: tried again while the cluster is not ready.
     const consumer = await retryTransient(
-      `consumer ${stream}/${spec.consumer}`,
-      async () => {
-        const jsm = await this.nc.jetstreamManager();
-        await jsm.consumers.add(stream, {
-          durable_name: spec.consumer,
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.All,
-          ack_wait: nanos(ackWaitMs),
-          max_ack_pending: 20_000,
-        });
-        return this.nc.jetstream().consumers.get(stream, spec.consumer);
-      },
+      `consumer ${name}`,
+      () =>
+        this.jetstream()
+          .consumers.get(stream, spec.consumer)
+          .catch((err: unknown) => {
+            if (!/not found/i.test((err as Error)?.message ?? '')) throw err;
+            throw new BusTopologyError(spec.consumer, this.prefix, [{ kind: 'consumer', name, problem: 'missing' }]);
+          }),
       { logger: this.logger },
     );
+    // JetStream's default when a consumer was added without one: 30 s.
+    const serverAckWait = (await consumer.info(true)).config.ack_wait ?? nanos(30_000);
+    if (serverAckWait < nanos(ackWaitMs))
+      throw new BusTopologyError(spec.consumer, this.prefix, [
+        {
+          kind: 'consumer',
+          name,
+          problem: 'shorter ack wait',
+          have: `${serverAckWait / nanos(1)} ms`,
+          want: `${ackWaitMs} ms`,
+        },
+      ]);
     return consumer;
   }
 

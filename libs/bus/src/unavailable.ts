@@ -1,16 +1,17 @@
-import { connect, type NatsConnection } from 'nats';
+import { connect, type ConnectionOptions, type NatsConnection } from 'nats';
 import type { Logger } from '@payments/logger';
 import { authOptions, CredsFileError, type NatsCredentials } from './auth';
 import { inboxPrefixOf } from './inbox';
 import { isNoResponders, isTransientJetStreamError, retryTransient } from './jetstream-retry';
+import { acceptsWrongLogin, wrongLogin } from './login-check';
 import { natsServers } from './servers';
 
 /**
  * Why a service cannot use NATS, said in one line that names the URL and what to do: NATS out of
- * reach, a refused login (or a creds file that cannot be read), a failed TLS handshake, or a server
- * without JetStream (every service needs it).
+ * reach, a refused login (or a creds file that cannot be read), a failed TLS handshake, a server
+ * without JetStream (every service needs it), or, in production, a server that checks no logins.
  */
-export type BusProblem = 'unreachable' | 'login_refused' | 'tls_failed' | 'no_jetstream';
+export type BusProblem = 'unreachable' | 'login_refused' | 'tls_failed' | 'no_jetstream' | 'login_unchecked';
 
 export class BusUnavailableError extends Error {
   override readonly name = 'BusUnavailableError';
@@ -123,6 +124,31 @@ export async function requireJetStream(
   }
 }
 
+/**
+ * In production, fails with a BusUnavailableError (login_unchecked) when the server lets in a login
+ * it should refuse (login-check.ts): such a server checks no passwords, so anyone who reaches it may
+ * act as any service, and the per-service users of deploy/nats protect nothing. `options` are those
+ * the service connected with; outside production, or without a login, nothing is checked.
+ */
+export async function requireCheckedLogins(
+  options: ConnectionOptions,
+  credentials: NatsCredentials | undefined,
+  url: string,
+): Promise<void> {
+  const wrong = wrongLogin(credentials);
+  if (wrong === undefined) return;
+  const accepted = await acceptsWrongLogin(options, wrong).catch((err: unknown) => {
+    throw explainNatsConnectError(err, url);
+  });
+  if (!accepted) return;
+  const shown = displayNatsUrl(url);
+  throw new BusUnavailableError(
+    'login_unchecked',
+    `NATS at ${shown} let ${wrong.who} in: it checks no logins, so anyone who reaches it may act as any service. Give it the users of deploy/nats (or an operator, with NATS_CREDS) before starting in production`,
+    shown,
+  );
+}
+
 /** Whose login a preflight check uses: a service's credentials and name (its reply inboxes). */
 export interface CheckBusOptions {
   timeoutMs?: number;
@@ -138,9 +164,10 @@ export interface CheckBusOptions {
 export async function checkBus(url: string, opts: CheckBusOptions = {}): Promise<void> {
   const name = opts.name ?? 'preflight';
   let connection: NatsConnection;
+  let options: ConnectionOptions;
   try {
     const auth = await authOptions(opts.credentials);
-    connection = await connect({
+    options = {
       servers: natsServers(url),
       name,
       inboxPrefix: inboxPrefixOf(name),
@@ -149,11 +176,13 @@ export async function checkBus(url: string, opts: CheckBusOptions = {}): Promise
       // first server tried is down fails though another is up. The check closes at once anyway.
       maxReconnectAttempts: -1,
       ...auth,
-    });
+    };
+    connection = await connect(options);
   } catch (err) {
     throw explainNatsConnectError(err, url);
   }
   try {
+    await requireCheckedLogins(options, opts.credentials, url);
     // A preflight: a cluster not ready is waited for no longer than a connection attempt.
     await requireJetStream(connection, url, { budgetMs: opts.timeoutMs ?? 5_000 });
   } finally {

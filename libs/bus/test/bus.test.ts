@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ServiceError, type Exchange } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
 import { connectBus, type Bus } from '../src';
+import { testClaimStores, type TestClaimStores } from './claim-stores';
 
 /** This test's subjects and their types, as BusRegistry holds the system's. */
 type TestRegistry = {
@@ -20,14 +21,30 @@ const logger = createLogger('bus-test', 'silent');
 const prefix = `t${randomBytes(4).toString('hex')}`;
 let server: Bus<TestRegistry>;
 let client: Bus<TestRegistry>;
+// Large bodies go to their recipient's claim store: the server's for requests, the asker's for replies.
+let claims: TestClaimStores<keyof TestRegistry['requests']>;
 
 beforeAll(async () => {
+  claims = await testClaimStores(
+    'nats://127.0.0.1:4222',
+    prefix,
+    {
+      'math.double': 'server',
+      'things.get': 'server',
+      'things.crash': 'server',
+      echo: 'server',
+      'slow.op': 'slow',
+      'nobody.home': 'nobody',
+    },
+    ['client', 'big'],
+  );
   server = await connectBus<TestRegistry>({
     url: 'nats://127.0.0.1:4222',
     prefix,
     name: 'server',
     logger,
     claimCheckThreshold: 2048,
+    claimRouting: claims.routing,
   });
   client = await connectBus<TestRegistry>({
     url: 'nats://127.0.0.1:4222',
@@ -35,6 +52,7 @@ beforeAll(async () => {
     name: 'client',
     logger,
     claimCheckThreshold: 2048,
+    claimRouting: claims.routing,
     timeoutMs: 2000,
   });
   server.serve('math.double', async ({ n }) => ({ double: n * 2 }), {
@@ -60,6 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.close();
   await server?.close();
+  await claims?.remove();
 });
 
 it('answers a request with the handler result', async () => {
@@ -96,7 +115,13 @@ it('moves payloads above the threshold by claim check, both ways', async () => {
 });
 
 it('moves a payload above the server max_payload (1 MB) by claim check', async () => {
-  const big = await connectBus<TestRegistry>({ url: 'nats://127.0.0.1:4222', prefix, name: 'big', logger });
+  const big = await connectBus<TestRegistry>({
+    url: 'nats://127.0.0.1:4222',
+    prefix,
+    name: 'big',
+    logger,
+    claimRouting: claims.routing,
+  });
   try {
     const text = 'é'.repeat(700_000); // 1.4 MB in UTF-8
     const reply = await big.request('echo', { text });

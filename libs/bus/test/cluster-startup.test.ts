@@ -48,7 +48,7 @@ async function connectR3(name: string, lines: Line[]): Promise<Bus<TestRegistry>
   return bus;
 }
 
-it('waits for the quorum at start: ensure, the dead-letter stream and a consumer succeed once it forms', async () => {
+it('waits for the quorum at start: provisioning the streams and opening a consumer succeed once it forms', async () => {
   const [n1, n2, n3] = cluster.nodes;
   // Connected while the cluster is whole; then every node goes down and only n1 comes back.
   const earlyLines: Line[] = [];
@@ -58,7 +58,7 @@ it('waits for the quorum at start: ensure, the dead-letter stream and a consumer
 
   const startedAt = Date.now();
   const earlyStart = (async () => {
-    await early.streams.ensure(jobs);
+    await early.streams.provision(jobs);
     const consumption = await early.streams.consumeEach(jobs, async () => 'done');
     await consumption.stop();
   })();
@@ -66,8 +66,7 @@ it('waits for the quorum at start: ensure, the dead-letter stream and a consumer
   const lateLines: Line[] = [];
   const lateStart = (async () => {
     const late = await connectR3('late', lateLines);
-    await late.streams.ensure(jobs);
-    await late.streams.deadLetters.ensure();
+    await late.streams.provision(jobs);
     return late;
   })();
   const settled = { early: false, late: false };

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { JobFailureHeaders, type StreamSpec } from '@payments/contracts';
+import { headers as natsHeaders } from 'nats';
+import { DeadLetterHeaders, JobFailureHeaders, Streams, type StreamSpec } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
-import { connectBus, DeadLetterNotFoundError, publishErrorText, type Bus } from '../src';
+import { connectBus, DeadLetterNotFoundError, DeadLetterRedriveRefusedError, publishErrorText, type Bus } from '../src';
 
 /**
  * Dead letters on a real NATS: a handler that keeps throwing ends in `<prefix>_dead_letters` after
@@ -12,11 +13,10 @@ import { connectBus, DeadLetterNotFoundError, publishErrorText, type Bus } from 
 
 const logger = createLogger('dead-letters-test', 'silent');
 const prefix = `t${randomBytes(4).toString('hex')}`;
+// A job stream of the registry (a re-drive publishes only to those), with a test's message schema.
 const jobs = {
-  name: 'jobs',
-  subject: 'jobs.todo',
+  ...Streams.bookletBuilds,
   consumer: 'job-worker',
-  duplicateWindowMs: 60_000,
   messageSchema: Type.Object({ id: Type.String({ minLength: 1 }) }),
 } as const satisfies StreamSpec;
 const batches = {
@@ -28,7 +28,7 @@ const batches = {
 const tiny = { name: 'tiny', subject: 'tiny.todo', consumer: 'tiny-worker', duplicateWindowMs: 60_000 } as const;
 type TestRegistry = {
   requests: Record<string, never>;
-  streams: { 'jobs.todo': { id: string }; 'batches.todo': { id: string }; 'tiny.todo': { pad: string } };
+  streams: { 'booklets.build': { id: string }; 'batches.todo': { id: string }; 'tiny.todo': { pad: string } };
 };
 let bus: Bus<TestRegistry>;
 let small: Bus<TestRegistry>;
@@ -43,7 +43,7 @@ beforeAll(async () => {
     streamSettings: { jobMaxFailures: 3, jobFailureBackoffMs: 50, streamMaxBytes: 8 * 1024 * 1024 },
   });
   bus.streams.onDeadLetter((stream) => deadLettered.push(stream));
-  await bus.streams.ensure(jobs, batches);
+  await bus.streams.provision(jobs, batches);
   // The same prefix with a 4 KiB limit per stream: for the full-stream case only.
   small = await connectBus<TestRegistry>({
     url: 'nats://127.0.0.1:4222',
@@ -52,7 +52,7 @@ beforeAll(async () => {
     logger,
     streamSettings: { streamMaxBytes: 4 * 1024 },
   });
-  await small.streams.ensure(tiny);
+  await small.streams.provision(tiny);
 });
 
 afterAll(async () => {
@@ -106,31 +106,74 @@ it('dead-letters a job after JOB_MAX_FAILURES throws, not counting outage retrie
     expect(calls.get('fine')).toBe(1);
     const [dead] = await bus.streams.deadLetters.list();
     expect(dead).toMatchObject({
-      stream: `${prefix}_jobs`,
-      subject: `${prefix}.jobs.todo`,
+      stream: `${prefix}_booklets`,
+      subject: `${prefix}.booklets.build`,
       msg_id: 'msg-broken',
       error: 'row 3 violates a constraint',
       failures: 3,
     });
     expect(Date.parse(dead.dead_lettered_at)).toBeGreaterThan(Date.now() - 60_000);
-    expect(deadLettered).toEqual(['jobs']);
-    expect(await messagesIn('jobs')).toBe(0);
+    expect(deadLettered).toEqual(['booklets']);
+    expect(await messagesIn(jobs.name)).toBe(0);
 
     // Re-driven: published again under a derived id, handled (it works now), gone from the dead letters.
     healed = true;
     const redriven = await bus.streams.deadLetters.redrive(dead.id);
     expect(redriven).toEqual({
       id: dead.id,
-      stream: `${prefix}_jobs`,
+      stream: `${prefix}_booklets`,
       msg_id: `msg-broken:redrive:${dead.id}`,
       duplicate: false,
     });
     await until(() => calls.get('broken') === 4);
     expect(await bus.streams.deadLetters.list()).toEqual([]);
     await expect(bus.streams.deadLetters.redrive(dead.id)).rejects.toBeInstanceOf(DeadLetterNotFoundError);
-    await until(async () => (await messagesIn('jobs')) === 0);
+    await until(async () => (await messagesIn(jobs.name)) === 0);
   } finally {
     await consumption.stop();
+  }
+});
+
+it('refuses to re-drive a forged dead letter: another subject, an unknown stream, another prefix', async () => {
+  // Anyone who may publish to the dead-letter subject writes its headers: a forged dead letter names
+  // a real job stream but another subject (another tenant's cancellations), or no job stream at all.
+  const forged = [
+    { stream: `${prefix}_booklets`, subject: `${prefix}.receivables.cancellation` },
+    { stream: `${prefix}_tiny`, subject: `${prefix}.tiny.todo` },
+    { stream: `other_booklets`, subject: `other.booklets.build` },
+  ];
+  const heard: string[] = [];
+  const listeners = [...forged.map((f) => f.subject), `${prefix}.booklets.build`].map((subject) =>
+    bus.connection.subscribe(subject, { callback: (_err, m) => heard.push(m.subject) }),
+  );
+  await bus.connection.flush();
+  const ids: number[] = [];
+  try {
+    for (const [i, f] of forged.entries()) {
+      const h = natsHeaders();
+      h.set(DeadLetterHeaders.stream, f.stream);
+      h.set(DeadLetterHeaders.subject, f.subject);
+      h.set(DeadLetterHeaders.msgId, `forged-${i}`);
+      const ack = await bus.connection
+        .jetstream()
+        .publish(`${prefix}.dead_letters`, Buffer.from('{"id":"forged"}'), { headers: h });
+      ids.push(ack.seq);
+    }
+    for (const [i, f] of forged.entries()) {
+      const refused = await bus.streams.deadLetters.redrive(ids[i]).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(DeadLetterRedriveRefusedError);
+      expect(refused).toMatchObject({ id: ids[i], stream: f.stream, subject: f.subject });
+    }
+    await bus.connection.flush();
+    await sleep(200);
+    // Nothing published, and the forged letters are still there for an operator to look at.
+    expect(heard).toEqual([]);
+    const listed = (await bus.streams.deadLetters.list()).map((d) => d.id);
+    expect(listed).toEqual(expect.arrayContaining(ids));
+  } finally {
+    listeners.forEach((l) => l.unsubscribe());
+    const jsm = await bus.connection.jetstreamManager();
+    for (const id of ids) await jsm.streams.deleteMessage(`${prefix}_dead_letters`, id, false);
   }
 });
 
@@ -162,7 +205,7 @@ it('retries a job held up by an outage (isOutage) without counting it, and still
     expect(dead.map((d) => d.msg_id)).not.toContain('msg-db-down');
     expect(dead.find((d) => d.msg_id === 'msg-bug')).toMatchObject({ failures: 3 });
     expect(calls.get('bug')).toBe(3);
-    await until(async () => (await messagesIn('jobs')) === 0);
+    await until(async () => (await messagesIn(jobs.name)) === 0);
   } finally {
     await consumption.stop();
     await outageBus.close();
@@ -180,8 +223,8 @@ it('counts failures on the message, so another consumer (a restart, another inst
   await first.stop();
   // What the first instance left: a retry copy carrying the count.
   const jsm = await bus.connection.jetstreamManager();
-  const info = await jsm.streams.info(`${prefix}_jobs`);
-  const copy = await jsm.streams.getMessage(`${prefix}_jobs`, { seq: info.state.last_seq });
+  const info = await jsm.streams.info(`${prefix}_${jobs.name}`);
+  const copy = await jsm.streams.getMessage(`${prefix}_${jobs.name}`, { seq: info.state.last_seq });
   expect(copy.header.get(JobFailureHeaders.failures)).toBe('1');
   expect(copy.header.get(JobFailureHeaders.msgId)).toBe('msg-moving');
 

@@ -48,7 +48,10 @@ beforeAll(async () => {
     logger,
     streamSettings: { jobMaxFailures: 3, jobFailureBackoffMs: 50 },
   });
-  await bus.streams.ensure(...specs);
+  // The cases that watch for redeliveries run on consumers with a short ack wait.
+  const shortAckWait: StreamSpec[] = [held, full, backlog, mixed];
+  await bus.streams.provision(...specs.filter((s) => !shortAckWait.includes(s)));
+  await bus.streams.provisionWith({ ackWaitMs: 1_000 }, ...shortAckWait);
 });
 
 afterAll(async () => {

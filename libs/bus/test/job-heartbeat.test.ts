@@ -37,7 +37,8 @@ let bus: Bus<TestRegistry>;
 
 beforeAll(async () => {
   bus = await connect('job-heartbeat-test');
-  await bus.streams.ensure(...specs);
+  // Every case consumes with a 1 s ack wait: the consumers are provisioned with it.
+  await bus.streams.provisionWith({ ackWaitMs: 1_000 }, ...specs);
 });
 afterAll(async () => {
   const jsm = await bus.connection.jetstreamManager();

@@ -44,7 +44,7 @@ const deadLettered: string[] = [];
 beforeAll(async () => {
   bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'current', logger });
   bus.streams.onDeadLetter((stream) => deadLettered.push(stream));
-  await bus.streams.ensure(...specs);
+  await bus.streams.provision(...specs);
 });
 
 afterAll(async () => {

@@ -1,22 +1,31 @@
 import { randomBytes } from 'node:crypto';
-import type { Exchange, StreamSpec } from '@payments/contracts';
+import {
+  claimStoreName,
+  claimStoreRecipients,
+  JobStreams,
+  QueueGroups,
+  Streams,
+  type StreamSpec,
+} from '@payments/contracts';
 import { createLogger } from '@payments/logger';
 import type { NatsCluster } from '@payments/test-support/nats-cluster';
-import { connectBus, type Bus } from '../src';
+import { connectBus, provisionBus, type Bus } from '../src';
 import { useNatsCluster } from './support/nats-servers';
 
-// STREAM_REPLICAS on a private 3-node cluster (nats-server 2.9.10): a stream created with one replica
-// is raised to three when a service starts with STREAM_REPLICAS=3, not left as it was; the
-// dead-letter stream and the claim-check store follow the same setting. NATS_URL lists all three.
+// STREAM_REPLICAS on a private 3-node cluster (nats-server 2.9.10): a stream provisioned with one
+// replica is raised to three when `bus provision` runs with STREAM_REPLICAS=3, not left as it was,
+// and never lowered again; the dead-letter stream and the claim stores follow the same setting.
+// NATS_URL lists all three.
 
 type TestRegistry = {
-  requests: { 'big.echo': Exchange<{ text: string }, { length: number }> };
-  streams: Record<string, never>;
+  requests: Record<string, never>;
+  streams: { 'receivables.registration': { n: number } };
 };
 
 const logger = createLogger('stream-replicas-test', 'silent');
 const prefix = `r${randomBytes(4).toString('hex')}`;
-const jobs: StreamSpec = { name: 'jobs', subject: 'jobs.run', consumer: 'jobs-worker', duplicateWindowMs: 60_000 };
+const jobs: StreamSpec = Streams.receivableRegistrations;
+const claimStream = `OBJ_${claimStoreName(prefix, QueueGroups.receivables)}`;
 let cluster: NatsCluster;
 const opened: Bus<TestRegistry>[] = [];
 
@@ -26,7 +35,6 @@ async function open(streamReplicas: number): Promise<Bus<TestRegistry>> {
     prefix,
     name: `replicas-${streamReplicas}`,
     logger,
-    claimCheckThreshold: 1024,
     streamSettings: { streamReplicas, streamMaxBytes: 8 * 1024 * 1024 },
   });
   opened.push(bus);
@@ -56,32 +64,43 @@ it('connects with a NATS_URL listing the three servers', async () => {
   expect(cluster.nodes.map((n) => `127.0.0.1:${n.clientPort}`)).toContain(bus.connection.getServer());
 });
 
-it('raises an existing R1 stream, its dead-letter stream and the claim-check store to R3', async () => {
+it('provisions R1, raises every stream, the dead letters and the claim stores to R3, and never lowers them', async () => {
   const r1 = await open(1);
-  await r1.streams.ensure(jobs);
-  await r1.streams.deadLetters.ensure();
+  const limits = { prefix, maxBytes: 8 * 1024 * 1024, logger };
+  await provisionBus(r1.connection, { ...limits, replicas: 1 });
   await r1.streams.publishJson(jobs, '{"n":1}', 'job-1');
-  r1.serve('big.echo', async ({ text }) => ({ length: text.length }), { queue: 'echo' });
-  await r1.connection.flush();
-  expect(await r1.request('big.echo', { text: 'x'.repeat(4_000) })).toEqual({ length: 4_000 });
-  for (const stream of [`${prefix}_jobs`, `${prefix}_dead_letters`, `OBJ_${prefix}_claims`])
-    expect(await replicasOf(r1, stream)).toMatchObject({ numReplicas: 1, peers: 0 });
-  await r1.close();
+  const names = [
+    ...JobStreams.map((p) => `${prefix}_${p.stream.name}`),
+    `${prefix}_dead_letters`,
+    ...claimStoreRecipients().map((r) => `OBJ_${claimStoreName(prefix, r)}`),
+  ];
+  for (const stream of names) expect(await replicasOf(r1, stream)).toMatchObject({ numReplicas: 1, peers: 0 });
 
-  const r3 = await open(3);
-  await r3.streams.ensure(jobs);
-  await r3.streams.deadLetters.ensure();
-  r3.serve('big.echo', async ({ text }) => ({ length: text.length }), { queue: 'echo' });
-  await r3.connection.flush();
-  expect(await r3.request('big.echo', { text: 'y'.repeat(4_000) })).toEqual({ length: 4_000 });
-  for (const stream of [`${prefix}_jobs`, `${prefix}_dead_letters`, `OBJ_${prefix}_claims`]) {
-    const replicas = await replicasOf(r3, stream);
+  // STREAM_REPLICAS=3: the provisioner raises every one, and says so.
+  const raised = await provisionBus(r1.connection, { ...limits, replicas: 3 });
+  expect(raised.entries.filter((e) => e.kind !== 'consumer').map((e) => [e.name, e.action, e.notes])).toEqual(
+    names.map((name) => [name, 'raised', ['num_replicas 1 -> 3']]),
+  );
+  for (const stream of names) {
+    const replicas = await replicasOf(r1, stream);
     expect({ stream, ...replicas }).toMatchObject({ stream, numReplicas: 3, peers: 2 });
   }
   // The job published while the stream was R1 is still there, now on three nodes.
-  const jsm = await r3.connection.jetstreamManager();
-  expect((await jsm.streams.info(`${prefix}_jobs`)).state.messages).toBe(1);
+  const jsm = await r1.connection.jetstreamManager();
+  expect((await jsm.streams.info(`${prefix}_${jobs.name}`)).state.messages).toBe(1);
   expect(
-    JSON.parse(new TextDecoder().decode((await jsm.streams.getMessage(`${prefix}_jobs`, { seq: 1 })).data)),
+    JSON.parse(new TextDecoder().decode((await jsm.streams.getMessage(`${prefix}_${jobs.name}`, { seq: 1 })).data)),
   ).toEqual({ n: 1 });
-}, 60_000);
+
+  // Provisioned again with STREAM_REPLICAS=1 (a forgotten setting): kept at 3.
+  const again = await provisionBus(r1.connection, { ...limits, replicas: 1 });
+  expect(again.entries.find((e) => e.name === claimStream)).toMatchObject({
+    action: 'unchanged',
+    notes: ['kept num_replicas 3, above the 1 asked'],
+  });
+  expect((await jsm.streams.info(claimStream)).config.num_replicas).toBe(3);
+
+  // A service started with STREAM_REPLICAS=3 finds what it needs; one on an R1 bus would have refused.
+  const r3 = await open(3);
+  await expect(r3.streams.check(QueueGroups.receivables)).resolves.toBeUndefined();
+}, 90_000);

@@ -26,8 +26,8 @@ let bus: Bus<TestRegistry>;
 
 beforeAll(async () => {
   bus = await connectBus<TestRegistry>({ url: 'nats://127.0.0.1:4222', prefix, name: 'streams-test', logger });
-  await bus.streams.ensure(spec);
-  await bus.streams.ensure(spec); // a second instance starting: no error
+  await bus.streams.provision(spec);
+  await bus.streams.provision(spec); // a second instance starting: no error
 });
 afterAll(async () => {
   const jsm = await bus.connection.jetstreamManager();
@@ -73,7 +73,7 @@ it('drops a republished message with the same id, delivers each id once, and red
 });
 
 it('consumeEach acks or retries each message on its own outcome, with bounded concurrency', async () => {
-  await bus.streams.ensure(each);
+  await bus.streams.provision(each);
   const attempts = new Map<string, number>();
   let running = 0;
   let maxRunning = 0;

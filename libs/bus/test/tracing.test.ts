@@ -5,6 +5,7 @@ import { createLogger } from '@payments/logger';
 import { toCarrier, fromCarrier } from '@payments/telemetry';
 import { startInMemoryTelemetry, type InMemoryTelemetry, type ReadableSpan } from '@payments/telemetry/testing';
 import { connectBus, type Bus } from '../src';
+import { testClaimStores, type TestClaimStores } from './claim-stores';
 
 const logger = createLogger('bus-tracing-test', 'silent');
 const prefix = `t${randomBytes(4).toString('hex')}`;
@@ -34,15 +35,20 @@ const tracer = trace.getTracer('bus-tracing-test');
 let telemetry: InMemoryTelemetry;
 let server: Bus<TestRegistry>;
 let client: Bus<TestRegistry>;
+// A large body goes to its recipient's claim store: the server's for a request, the client's for a reply.
+let claims: TestClaimStores<keyof TestRegistry['requests']>;
 
 beforeAll(async () => {
   telemetry = startInMemoryTelemetry('bus-tracing-test');
+  const servers = { echo: 'server', missing: 'server', crash: 'server', 'nobody.home': 'nobody' };
+  claims = await testClaimStores('nats://127.0.0.1:4222', prefix, servers, ['client']);
   server = await connectBus<TestRegistry>({
     url: 'nats://127.0.0.1:4222',
     prefix,
     name: 'server',
     logger,
     claimCheckThreshold: 2048,
+    claimRouting: claims.routing,
   });
   client = await connectBus<TestRegistry>({
     url: 'nats://127.0.0.1:4222',
@@ -50,6 +56,7 @@ beforeAll(async () => {
     name: 'client',
     logger,
     claimCheckThreshold: 2048,
+    claimRouting: claims.routing,
     timeoutMs: 2000,
   });
   server.serve('echo', async ({ text }) => ({ text, traceId: trace.getActiveSpan()?.spanContext().traceId }), {
@@ -69,13 +76,14 @@ beforeAll(async () => {
     },
     { queue: 'crash' },
   );
-  for (const spec of [each, batch]) await server.streams.ensure(spec);
+  for (const spec of [each, batch]) await server.streams.provision(spec);
 });
 afterAll(async () => {
   const jsm = await server.connection.jetstreamManager();
   for (const spec of [each, batch]) await jsm.streams.delete(server.streams.streamName(spec)).catch(() => undefined);
   await client?.close();
   await server?.close();
+  await claims?.remove();
   await telemetry.shutdown();
 });
 beforeEach(() => telemetry.reset());

@@ -1,5 +1,6 @@
 export * from './env';
 export * from './common';
+export * from './migrate';
 export * from './run-mode';
 export * from './production-secrets';
 export * from './dev-inter-sandbox';

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { envOptional } from '@payments/config';
 
 /**
  * Secrets at rest (a provider account's credentials, a tenant's webhook signing secret): AES-256-GCM
@@ -151,7 +152,8 @@ function tryOpen(key: Buffer, { iv, tag, ciphertext }: Parsed, boundTo: string):
  * development-mode deployment can be sealed again with a real key).
  */
 export function keyringFromEnv(env: Record<string, string | undefined>, mode: 'development' | 'production'): Keyring {
-  const given = env.CREDENTIALS_ENCRYPTION_KEY || undefined;
+  // Each from its variable, or from the file its `_FILE` variable names (a mounted secret).
+  const given = envOptional('CREDENTIALS_ENCRYPTION_KEY', env);
   if (mode === 'production' && given === undefined)
     throw new CredentialSealError(
       'CREDENTIALS_ENCRYPTION_KEY is required in production (32 random bytes, base64: openssl rand -base64 32), the same in the gateway and receivables-svc',
@@ -160,5 +162,5 @@ export function keyringFromEnv(env: Record<string, string | undefined>, mode: 'd
     throw new CredentialSealError(
       'CREDENTIALS_ENCRYPTION_KEY is the public development default: set a key of your own',
     );
-  return parseKeyring(given ?? DEV_CREDENTIALS_ENCRYPTION_KEY, env.CREDENTIALS_PREVIOUS_KEYS);
+  return parseKeyring(given ?? DEV_CREDENTIALS_ENCRYPTION_KEY, envOptional('CREDENTIALS_PREVIOUS_KEYS', env));
 }

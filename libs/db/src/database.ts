@@ -6,6 +6,17 @@ import { databaseNameOf, explainConnectionError } from './unavailable';
 /** How long a first connection may take before Postgres counts as out of reach. */
 const CONNECT_TIMEOUT_MS = 5_000;
 
+/**
+ * Quiet time after which a connection's socket sends TCP keep-alive probes. A connection waiting for
+ * a long query's answer, or held between statements (a transaction, the migrations' lock), sends
+ * nothing: to a primary whose machine vanished (no FIN, no RST) it would wait until the process ends,
+ * and a NAT or firewall on the way may forget it. Set on the socket, never as a connection startup
+ * parameter (poolers refuse or drop those). The probes' spacing and count are the kernel's
+ * (net.ipv4.tcp_keepalive_intvl and _probes, 75 s and 9 by default on Linux: about 11 min before a
+ * dead peer fails the query; a pod's sysctls may shorten them).
+ */
+export const DB_KEEPALIVE_IDLE_MS = 10_000;
+
 // NUMERIC and BIGINT come back as strings by default; money is handled in integer cents as BIGINT,
 // which fits a JS number below 2^53 (our largest value, 9,999,999,999.99, is ~1e12 cents).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
@@ -14,21 +25,26 @@ pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
 
 export interface DatabaseOptions {
   url: string;
-  /** The service's own schema: every unqualified table name resolves there. */
+  /**
+   * The service's own schema. Unqualified table names resolve there through the search_path of the
+   * role the URL logs in as (`<schema>_svc`, set by `npm run migrate`), never through a startup
+   * option: a pooler in transaction mode drops those. assertServiceSchema checks it at start.
+   */
   schema: string;
   poolSize?: number;
   applicationName?: string;
 }
 
-/** A kysely instance whose connections search the service's own schema only. */
+/** A kysely instance on the URL as given (its user is the service's role: see DatabaseOptions.schema). */
 export function createDatabase<DB>(opts: DatabaseOptions): Kysely<DB> {
   assertIdentifier(opts.schema);
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.poolSize ?? 10,
     application_name: opts.applicationName ?? opts.schema,
-    options: `-c search_path=${opts.schema}`,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: DB_KEEPALIVE_IDLE_MS,
   });
   // A client losing its connection (Postgres restarted, a failover) must not crash the process. The
   // pool listens on idle clients only (the 'error' below); a checked-out client between two queries
@@ -76,9 +92,7 @@ function countStatements(client: pg.PoolClient): void {
 export async function ensureDatabase(url: string): Promise<void> {
   const name = databaseNameOf(url);
   assertIdentifier(name);
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  await withClient(admin.toString(), url, async (client) => {
+  await withClient(maintenanceUrl(url), url, async (client) => {
     const found = await client.query('select 1 from pg_database where datname = $1', [name]);
     if (found.rowCount === 0) {
       await client.query(`create database "${name}"`).catch((err: { code?: string }) => {
@@ -90,13 +104,30 @@ export async function ensureDatabase(url: string): Promise<void> {
 }
 
 /**
+ * Connects to the server of the URL (its maintenance database, `postgres`) and answers a query,
+ * creating nothing: a start's check that Postgres is there, which must leave nothing behind when the
+ * start is refused for another reason. Fails with a DatabaseUnavailableError about `url`.
+ */
+export async function checkDatabaseServer(url: string): Promise<void> {
+  assertIdentifier(databaseNameOf(url));
+  await withClient(maintenanceUrl(url), url, (client) => client.query('select 1'));
+}
+
+/** The URL of the server's maintenance database, `postgres`: where a database is looked up and created. */
+function maintenanceUrl(url: string): string {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  return admin.toString();
+}
+
+/**
  * Connects to the database of the URL (without creating it) and answers a query: for tools that
  * must use an existing database, such as the admin CLI. Fails with a DatabaseUnavailableError
  * (problem `missing` when the database does not exist).
  */
-export async function checkDatabase(url: string): Promise<void> {
+export async function checkDatabase(url: string, shownUrl: string = url): Promise<void> {
   assertIdentifier(databaseNameOf(url));
-  await withClient(url, url, (client) => client.query('select 1'));
+  await withClient(url, shownUrl, (client) => client.query('select 1'));
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   createTestDatabase,
   ensureOnlineIndexes,
   ensureOnlineIndexesOnce,
+  migrateToLatest,
   type OnlineIndex,
   type OnlineIndexLogger,
 } from '../src';
@@ -17,8 +18,13 @@ let db: Kysely<unknown>;
 beforeEach(async () => {
   test = await createTestDatabase();
   db = createDatabase<unknown>({ url: test.url, schema: SCHEMA });
-  await sql`create schema ${sql.id(SCHEMA)}`.execute(db);
-  await sql`create table items (id bigserial primary key, k text not null)`.execute(db);
+  await migrateToLatest(db, SCHEMA, {
+    '0001_items': {
+      up: async (m) => {
+        await sql`create table items (id bigserial primary key, k text not null)`.execute(m);
+      },
+    },
+  });
 });
 
 afterEach(async () => {

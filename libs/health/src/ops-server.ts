@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
+import { closeServer, keepConnectionsAlive, listen } from '@payments/lifecycle';
 import { mountHealthRoutes, type HealthOptions } from './routes';
 
 export interface OpsServerOptions extends HealthOptions {
@@ -34,24 +34,13 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
   app.use(router.routes());
   app.use(router.allowedMethods());
 
-  const server: Server = createServer(app.callback());
+  const server: Server = keepConnectionsAlive(createServer(app.callback()));
   server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, options.port);
   return {
     port,
     url: `http://127.0.0.1:${port}`,
-    stop: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // A scraper's keep-alive connection must not hold the shutdown.
-      server.closeIdleConnections();
-      await closed;
-    },
+    // A scraper's keep-alive connection must not hold the shutdown.
+    stop: () => closeServer(server),
   };
 }

@@ -3,6 +3,7 @@ import { launcherPid, watchParent } from './parent-watch';
 import { describeStartupFailure } from './startup-problems';
 
 export { launcherPid, STOP_WITH_PARENT_ENV, watchParent } from './parent-watch';
+export { closeServer, keepConnectionsAlive, KEEP_ALIVE_TIMEOUT_MS, listen } from './http-server';
 export { startPeriodic, type Periodic, type PeriodicOptions } from './periodic';
 export {
   describeStartupFailure,

@@ -73,6 +73,8 @@ export const MetricNames = {
   busServeSeconds: 'bus_serve_seconds_total',
   /** Counter: messages this process published to JetStream (outbox relay, retries and dead letters included). */
   busPublishes: 'bus_publishes_total',
+  /** Counter: claim-checked request or reply bodies this process refused (object missing, or its digest not the message's): poison. */
+  busClaimsRefused: 'bus_claims_refused_total',
   /** Counter: outgoing HTTP requests this process started (fetch, undici and node:http). */
   httpClientRequests: 'http_client_requests_total',
 } as const;

@@ -11,6 +11,7 @@ export type WorkKind =
   | 'busServed'
   | 'busServeSeconds'
   | 'busPublishes'
+  | 'busClaimsRefused'
   | 'httpClientRequests';
 
 const HELP: Record<WorkKind, string> = {
@@ -21,6 +22,8 @@ const HELP: Record<WorkKind, string> = {
   busServed: 'Bus requests served (answered or refused) by this process',
   busServeSeconds: "Seconds from a served bus request's arrival to its reply, summed",
   busPublishes: 'Messages published to JetStream by this process',
+  busClaimsRefused:
+    'Claim-checked bus bodies this process refused: the object missing, or not matching the digest its message carries',
   httpClientRequests: 'Outgoing HTTP requests started by this process (fetch, undici, node:http)',
 };
 
@@ -37,6 +40,7 @@ const tally: Record<WorkKind, number> = {
   busServed: 0,
   busServeSeconds: 0,
   busPublishes: 0,
+  busClaimsRefused: 0,
   httpClientRequests: 0,
 };
 

@@ -34,7 +34,7 @@ export async function startOutboxFixture<R extends BusRegistryShape>(
     name,
     logger,
   });
-  await bus.streams.ensure(spec);
+  await bus.streams.provision(spec);
   return {
     db,
     bus,

@@ -35,7 +35,7 @@ beforeAll(async () => {
     logger,
     streamSettings: { streamMaxBytes: 4 * 1024 },
   });
-  await smallBus.streams.ensure(full);
+  await smallBus.streams.provision(full);
 });
 afterAll(async () => {
   const jsm = await bus.connection.jetstreamManager();

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { envOptional } from '@payments/config';
 
 /**
  * Signed, expiring links (like an object store's presigned URLs): whoever holds the link may fetch
@@ -36,7 +37,8 @@ export function downloadLinkSecret(
   env: Record<string, string | undefined>,
   nodeEnv: 'development' | 'production',
 ): string {
-  const secret = env.DOWNLOAD_LINK_SECRET;
+  // Its variable, or the file DOWNLOAD_LINK_SECRET_FILE names (a mounted secret).
+  const secret = envOptional('DOWNLOAD_LINK_SECRET', env);
   if (secret) return secret;
   if (nodeEnv === 'production') throw new Error('DOWNLOAD_LINK_SECRET is required in production');
   return DEV_DOWNLOAD_LINK_SECRET;

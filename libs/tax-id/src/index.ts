@@ -1,1 +1,1 @@
-export { isValidCpf, isValidCnpj, isValidTaxId, taxIdDigits, type TaxIdKind, taxIdKind } from './tax-id';
+export { formatTaxId, isValidCpf, isValidCnpj, isValidTaxId, taxIdDigits, type TaxIdKind, taxIdKind } from './tax-id';

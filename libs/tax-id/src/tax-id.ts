@@ -37,3 +37,19 @@ export function isValidTaxId(value: string): boolean {
 export function taxIdDigits(value: string): string {
   return value.replace(/[.\-/\s]/g, '').toUpperCase();
 }
+
+/**
+ * A CPF or CNPJ (numeric or alphanumeric), bare or punctuated, in the official punctuation:
+ * 123.456.789-09, 12.345.678/0001-95; anything else as given.
+ */
+export function formatTaxId(taxId: string): string {
+  const d = taxIdDigits(taxId);
+  switch (taxIdKind(d)) {
+    case 'cpf':
+      return `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`;
+    case 'cnpj':
+      return `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`;
+    default:
+      return taxId;
+  }
+}

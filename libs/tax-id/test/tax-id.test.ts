@@ -1,4 +1,4 @@
-import { isValidCnpj, isValidCpf, isValidTaxId, taxIdDigits, taxIdKind } from '../src';
+import { formatTaxId, isValidCnpj, isValidCpf, isValidTaxId, taxIdDigits, taxIdKind } from '../src';
 
 // Independent check-digit arithmetic (Receita Federal's rules) to cross-check the library on many ids.
 function cpfDigits(base9: string): string {
@@ -87,5 +87,18 @@ describe('any tax id', () => {
   });
   it('normalises to bare upper-case characters', () => {
     expect(taxIdDigits('12.abc.345/01de-35')).toBe('12ABC34501DE35');
+  });
+});
+
+describe('formatTaxId', () => {
+  it('punctuates a CPF and a CNPJ, bare or already punctuated, numeric or alphanumeric', () => {
+    expect(formatTaxId('52998224725')).toBe('529.982.247-25');
+    expect(formatTaxId('529.982.247-25')).toBe('529.982.247-25');
+    expect(formatTaxId('11222333000181')).toBe('11.222.333/0001-81');
+    expect(formatTaxId('12.abc.345/01de-35')).toBe('12.ABC.345/01DE-35');
+  });
+  it('gives anything else back as it came', () => {
+    expect(formatTaxId('123')).toBe('123');
+    expect(formatTaxId('not a tax id')).toBe('not a tax id');
   });
 });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { serviceDatabaseUrl } from '@payments/db';
 import { freePort } from './free-port';
 
 /**
@@ -20,6 +21,16 @@ export const APP_PORTS = {
   gateway: 'PORT',
 } as const;
 export type AppName = keyof typeof APP_PORTS;
+
+/** Each app's Postgres schema: it logs in as `<schema>_svc` (see libs/db serviceDatabaseUrl). */
+export const APP_SCHEMAS: Record<AppName, string> = {
+  'bank-sandbox': 'bank_sandbox',
+  'clients-svc': 'clients',
+  'receivables-svc': 'receivables',
+  'callback-svc': 'callbacks',
+  'booklet-svc': 'booklets',
+  gateway: 'gateway',
+};
 
 /** The services scaled out (the bank sandbox stands for the bank: one). */
 export const SERVICES: readonly AppName[] = [
@@ -149,6 +160,9 @@ export class AppInstance {
         ...process.env,
         ...this.env,
         ...this.ownEnv,
+        ...(this.env.DATABASE_URL
+          ? { DATABASE_URL: serviceDatabaseUrl(this.env.DATABASE_URL, APP_SCHEMAS[this.app]) }
+          : {}),
         [APP_PORTS[this.app]]: String(this.port),
         STOP_WITH_PARENT_PID: String(process.pid),
       },
@@ -208,6 +222,41 @@ export class AppInstance {
   }
 }
 
+/**
+ * `npm run migrate` with `env` (its DATABASE_URL: a superuser's, as in development), as its own
+ * process: every schema migrated and every role made before an app starts. Rejects with its output.
+ */
+export function migrateDatabase(env: Record<string, string>): Promise<void> {
+  return runTool(['scripts/migrate.ts'], env, 'npm run migrate');
+}
+
+/**
+ * `npm run admin -- bus provision` with `env`, as its own process like the apps (this lib does not
+ * import the apps' code); rejects with its output when it fails.
+ */
+function provisionBus(env: Record<string, string>): Promise<void> {
+  return runTool(['apps/gateway/src/admin/cli.ts', 'bus', 'provision'], env, 'bus provision');
+}
+
+/** A TypeScript tool of the repository run by tsx; rejects with its output when it fails. */
+function runTool(args: string[], env: Record<string, string>, what: string): Promise<void> {
+  const [script, ...rest] = args;
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), ...rest], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${what} exited with ${code}:\n${output}`)),
+    );
+  });
+}
+
 /** The instances of a whole system, started against one environment (database, NATS, prefix). */
 export class Fleet {
   private constructor(readonly instances: readonly AppInstance[]) {}
@@ -232,6 +281,10 @@ export class Fleet {
       gateway.ownEnv.ADMIN_PORT = String(port);
     }
     try {
+      // The services only check their schema and the bus at start: migrated and provisioned first,
+      // as npm start and the deploys do.
+      await migrateDatabase({ NODE_ENV: 'development', ...env });
+      await provisionBus(env);
       await Promise.all(instances.filter((x) => x.app === 'bank-sandbox').map((x) => x.start()));
       // In waves, the first instance of each app, then the second...: ten instances creating the
       // same R3 streams at once on 2 cores time out their JetStream API requests (NATS TIMEOUT).

@@ -92,8 +92,23 @@ ${routes.map((r) => `    ${r}`).join('\n')}
 `;
 }
 
-/** Starts the cluster and resolves once every node serves clients and JetStream has a meta leader. */
+/**
+ * Starts the cluster and resolves once every node serves clients and JetStream has a meta leader. A
+ * port picked free may be taken by another test before the node binds it: the cluster is then started
+ * again on new ports, a few times at most.
+ */
 export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<NatsCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNatsClusterOnce(opts);
+    } catch (err) {
+      const portTaken = err instanceof Error && err.message.includes('address already in use');
+      if (!portTaken || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startNatsClusterOnce(opts: NatsClusterOptions): Promise<NatsCluster> {
   const size = opts.size ?? 3;
   const binary = opts.binary ?? process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
   const clusterName = opts.name ?? `test-${Math.random().toString(36).slice(2, 8)}`;
@@ -132,12 +147,17 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
       node.log.splice(0, Math.max(0, node.log.length - 50));
     });
     node.exited = new Promise((r) => child.once('exit', () => r()));
-    await until(`${node.name} serving clients`, timeoutMs, async () => {
-      if (child.exitCode !== null) throw new Error(`${node.name} exited: ${node.log.slice(-5).join(' | ')}`);
-      return (await fetch(`http://127.0.0.1:${node.httpPort}/varz`)).ok ? true : undefined;
-    }).catch((err: Error) => {
+    // A node that exits (a port taken, a bad config) fails the start at once, not after the timeout.
+    const exitedEarly = node.exited.then(() => {
+      throw new Error(`NATS test cluster: ${node.name} exited`);
+    });
+    const serving = until(`${node.name} serving clients`, timeoutMs, async () =>
+      (await fetch(`http://127.0.0.1:${node.httpPort}/varz`)).ok ? true : undefined,
+    );
+    await Promise.race([serving, exitedEarly]).catch((err: Error) => {
       throw new Error(`${err.message}; last log: ${node.log.slice(-5).join(' | ')}`);
     });
+    exitedEarly.catch(() => undefined);
   };
 
   const stop = async (name: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {

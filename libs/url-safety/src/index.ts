@@ -9,3 +9,4 @@ export {
   type UrlPolicy,
 } from './url-safety';
 export { createGuardedLookup } from './guarded-lookup';
+export { urlForLog } from './url-for-log';

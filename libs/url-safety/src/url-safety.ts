@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { urlForLog } from './url-for-log';
 
 /**
  * SSRF rules for URLs the system calls on a tenant's behalf (callback URLs). In production only
@@ -88,7 +89,7 @@ export function checkCallbackUrl(raw: string, policy: UrlPolicy): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new UnsafeUrlError(`not a URL: ${raw}`);
+    throw new UnsafeUrlError(`not a URL: ${urlForLog(raw)}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UnsafeUrlError(`scheme ${url.protocol} is not allowed; use http or https`);

@@ -9,7 +9,7 @@ import { startNatsCluster, type NatsCluster } from '@payments/test-support/nats-
 const BIN = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
 /** A loopback port free a moment ago. */
-export { freePort } from '@payments/test-support/instances';
+export { freePort } from '@payments/test-support/free-port';
 
 /**
  * Runs nats-server with these arguments and resolves once it says it is ready; one that exits or is

@@ -1,0 +1,185 @@
+import { sql, type Kysely } from 'kysely';
+import {
+  createDatabase,
+  createPartitionsAhead,
+  createTestDatabase,
+  listPartitions,
+  maintainPartitions,
+  startPartitionMaintenance,
+  type PartitionedTable,
+} from '../src';
+
+const SCHEMA = 'svc_parts';
+
+let test: { url: string; drop: () => Promise<void> };
+let db: Kysely<unknown>;
+
+beforeEach(async () => {
+  test = await createTestDatabase();
+  db = createDatabase<unknown>({ url: test.url, schema: SCHEMA });
+  await sql`create schema ${sql.id(SCHEMA)}`.execute(db);
+  await sql`create table ${sql.table(`${SCHEMA}.log`)} (id bigint not null, at timestamptz not null, body text)
+    partition by range (at)`.execute(db);
+});
+
+afterEach(async () => {
+  await db.destroy();
+  await test.drop();
+});
+
+const monthly: PartitionedTable = { table: 'log', period: 'month', retentionDays: 90, ahead: 2 };
+
+/** Names of the partitions, as Postgres lists them (independent of listPartitions). */
+async function partitionNames(): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+    where i.inhparent = ${`${SCHEMA}.log`}::regclass order by 1`.execute(db);
+  return rows.map((r) => r.name);
+}
+
+async function insertAt(at: string): Promise<void> {
+  await sql`insert into ${sql.table(`${SCHEMA}.log`)} (id, at, body) values (1, ${at}::timestamptz, 'x')`.execute(db);
+}
+
+it('creates the current month and two ahead, in UTC, and writes land in them', async () => {
+  const result = await maintainPartitions(db, SCHEMA, [monthly], new Date('2026-11-30T23:30:00-03:00'));
+  // 23:30 in Brasília on the 30th is already December in UTC.
+  expect(result.created).toEqual([`${SCHEMA}.log_p202612`, `${SCHEMA}.log_p202701`, `${SCHEMA}.log_p202702`]);
+  expect(await partitionNames()).toEqual(['log_p202612', 'log_p202701', 'log_p202702']);
+  await insertAt('2026-12-01T00:00:00Z');
+  await insertAt('2027-02-28T23:59:59Z');
+  await expect(insertAt('2027-03-01T00:00:00Z')).rejects.toThrow(/no partition/);
+  // A second run finds everything in place.
+  expect(await maintainPartitions(db, SCHEMA, [monthly], new Date('2026-12-01T10:00:00Z'))).toEqual({
+    created: [],
+    dropped: [],
+  });
+});
+
+it('drops partitions wholly older than the retention, with their rows, and keeps the rest', async () => {
+  await maintainPartitions(db, SCHEMA, [monthly], new Date('2026-01-15T00:00:00Z'));
+  await insertAt('2026-01-20T00:00:00Z');
+  await insertAt('2026-03-20T00:00:00Z');
+  // 2026-05-01 minus 90 days is 2026-01-31: January (ending 02-01) is not wholly older yet.
+  expect((await maintainPartitions(db, SCHEMA, [monthly], new Date('2026-05-01T00:00:00Z'))).dropped).toEqual([]);
+  const later = await maintainPartitions(db, SCHEMA, [monthly], new Date('2026-05-02T00:00:00Z'));
+  expect(later.dropped).toEqual([`${SCHEMA}.log_p202601`]);
+  expect(await partitionNames()).not.toContain('log_p202601');
+  const { rows } = await sql<{ at: Date }>`select at from ${sql.table(`${SCHEMA}.log`)} order by at`.execute(db);
+  expect(rows.map((r) => r.at.toISOString())).toEqual(['2026-03-20T00:00:00.000Z']);
+  const gone = await sql<{
+    found: string | null;
+  }>`select to_regclass(${`${SCHEMA}.log_p202601`})::text as found`.execute(db);
+  expect(gone.rows[0]?.found).toBeNull();
+});
+
+it('keeps every partition of a table without retention', async () => {
+  const forever: PartitionedTable = { table: 'log', period: 'month' };
+  await maintainPartitions(db, SCHEMA, [forever], new Date('2020-01-01T00:00:00Z'));
+  expect((await maintainPartitions(db, SCHEMA, [forever], new Date('2026-01-01T00:00:00Z'))).dropped).toEqual([]);
+  expect(await partitionNames()).toContain('log_p202001');
+});
+
+it('daily partitions are named by day', async () => {
+  const daily: PartitionedTable = { table: 'log', period: 'day', ahead: 1 };
+  const created = await createPartitionsAhead(db, SCHEMA, daily, new Date('2026-02-28T12:00:00Z'));
+  expect(created).toEqual([`${SCHEMA}.log_p20260228`, `${SCHEMA}.log_p20260301`]);
+});
+
+it('a table converted in place: new partitions start where the old rows partition ends', async () => {
+  // What a conversion migration leaves: the old table attached from MINVALUE up to the conversion.
+  await sql`create table ${sql.table(`${SCHEMA}.log_legacy`)} (id bigint not null, at timestamptz not null, body text)`.execute(
+    db,
+  );
+  await sql`alter table ${sql.table(`${SCHEMA}.log`)} attach partition ${sql.table(`${SCHEMA}.log_legacy`)}
+    for values from (minvalue) to ('2026-11-28T12:00:00Z')`.execute(db);
+  const { created } = await maintainPartitions(db, SCHEMA, [monthly], new Date('2026-11-28T12:00:00Z'));
+  expect(created).toEqual([`${SCHEMA}.log_p202611`, `${SCHEMA}.log_p202612`, `${SCHEMA}.log_p202701`]);
+  const parts = await listPartitions(db, SCHEMA, 'log');
+  expect(parts.map((p) => [p.name, p.from?.toISOString(), p.to?.toISOString()])).toEqual([
+    ['log_legacy', undefined, '2026-11-28T12:00:00.000Z'],
+    ['log_p202611', '2026-11-28T12:00:00.000Z', '2026-12-01T00:00:00.000Z'],
+    ['log_p202612', '2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'],
+    ['log_p202701', '2027-01-01T00:00:00.000Z', '2027-02-01T00:00:00.000Z'],
+  ]);
+  // Once its newest row is past the retention, the old rows go too.
+  const later = await maintainPartitions(db, SCHEMA, [monthly], new Date('2027-02-27T00:00:00Z'));
+  expect(later.dropped).toEqual([`${SCHEMA}.log_legacy`]);
+});
+
+it('runs from several instances at once without an error, each partition created once', async () => {
+  const at = new Date('2026-06-10T00:00:00Z');
+  await maintainPartitions(db, SCHEMA, [monthly], new Date('2026-01-10T00:00:00Z'));
+  const results = await Promise.all(Array.from({ length: 4 }, () => maintainPartitions(db, SCHEMA, [monthly], at)));
+  const created = results.flatMap((r) => r.created).sort();
+  const dropped = results.flatMap((r) => r.dropped).sort();
+  expect(created).toEqual([`${SCHEMA}.log_p202606`, `${SCHEMA}.log_p202607`, `${SCHEMA}.log_p202608`]);
+  expect(dropped).toEqual([`${SCHEMA}.log_p202601`, `${SCHEMA}.log_p202602`]);
+});
+
+it('dropping an old month never holds up writes to the live one', async () => {
+  await maintainPartitions(db, SCHEMA, [monthly], new Date('2026-01-10T00:00:00Z'));
+  await sql`insert into ${sql.table(`${SCHEMA}.log`)} (id, at, body)
+    select i, '2026-01-10'::timestamptz + (i % 1000) * interval '1 minute', repeat('x', 200)
+    from generate_series(1, 200000) i`.execute(db);
+  await maintainPartitions(db, SCHEMA, [{ ...monthly, retentionDays: undefined }], new Date('2026-05-10T00:00:00Z'));
+  const writer = createDatabase<unknown>({ url: test.url, schema: SCHEMA, poolSize: 1 });
+  let running = true;
+  let slowest = 0;
+  let inserts = 0;
+  const writing = (async () => {
+    while (running) {
+      const t = performance.now();
+      await insertLive(writer);
+      slowest = Math.max(slowest, performance.now() - t);
+      inserts++;
+    }
+  })();
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    const { dropped } = await maintainPartitions(db, SCHEMA, [monthly], new Date('2026-05-10T00:00:00Z'));
+    const dropMs = performance.now() - started;
+    expect(dropped).toEqual([`${SCHEMA}.log_p202601`]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(inserts).toBeGreaterThan(10);
+    // The drop and the writes go on side by side: no insert waited for the drop to end.
+    expect(slowest).toBeLessThan(Math.max(dropMs, 200));
+  } finally {
+    running = false;
+    await writing;
+    await writer.destroy();
+  }
+});
+
+async function insertLive(writer: Kysely<unknown>): Promise<void> {
+  await sql`insert into ${sql.table(`${SCHEMA}.log`)} (id, at, body) values (2, '2026-05-10T00:00:00Z', 'live')`.execute(
+    writer,
+  );
+}
+
+it('startPartitionMaintenance runs at once, logs failures and goes on, and stops', async () => {
+  const lines: { level: string; message: string }[] = [];
+  const logger = {
+    info: (_: object, message: string) => void lines.push({ level: 'info', message }),
+    error: (_: object, message: string) => void lines.push({ level: 'error', message }),
+  };
+  const broken = startPartitionMaintenance({
+    db,
+    schema: SCHEMA,
+    tables: [{ table: 'absent', period: 'day' }],
+    logger,
+  });
+  await broken.firstRun;
+  await broken.stop();
+  expect(lines.map((l) => l.level)).toEqual(['error']);
+
+  const maintenance = startPartitionMaintenance({ db, schema: SCHEMA, tables: [monthly], logger, intervalMs: 50 });
+  await maintenance.firstRun;
+  await maintenance[Symbol.asyncDispose]();
+  expect(lines.map((l) => l.message)).toEqual([
+    'partition maintenance failed; retried at the next run',
+    'partitions maintained',
+  ]);
+  expect((await partitionNames()).length).toBe(3);
+});
