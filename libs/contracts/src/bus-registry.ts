@@ -33,6 +33,8 @@ import type {
   ReceivableCancelCommand,
   ReceivableConsultCommand,
   ReceivableConsultReply,
+  ReceivablePaymentDataCommand,
+  ReceivablePaymentDataReply,
   ReceivablesCreateCommand,
   ReceivablesCreateResponse,
   ReceivablesSearchCommand,
@@ -71,6 +73,7 @@ export type RequestReplyRegistry = {
   [Subjects.receivables.slipPdf]: Exchange<SlipPdfCommand, SlipPdfReply>;
   [Subjects.receivables.slipQrCode]: Exchange<SlipQrCodeCommand, SlipQrCodeReply>;
   [Subjects.receivables.history]: Exchange<ReceivableHistoryCommand, ReceivableHistory>;
+  [Subjects.receivables.paymentData]: Exchange<ReceivablePaymentDataCommand, ReceivablePaymentDataReply>;
   [Subjects.receivables.registrationStats]: Exchange<RegistrationStatsCommand, RegistrationStats>;
   [Subjects.receivables.registrationHealth]: Exchange<RegistrationHealthCommand, RegistrationHealthReply>;
   [Subjects.booklets.request]: Exchange<BookletRequestCommand, BookletResponse>;

@@ -29,6 +29,9 @@ export const PaymentDataSchema = Type.Object({
   pdf: Type.String({ format: 'uri' }),
 });
 
+/** What a registered callback's payment_data holds; GET .../{uuid}/payment-data answers the same. */
+export type PaymentData = Static<typeof PaymentDataSchema>;
+
 export const RegisteredCallbackSchema = Type.Object(
   {
     success: Type.Literal(true),

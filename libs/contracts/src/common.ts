@@ -22,6 +22,13 @@ export const MAX_DATE = '2099-12-31';
 export const DATE_RANGE_PATTERN = '^20\\d{2}-\\d{2}-\\d{2}$';
 
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', description });
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in its usual text form, either case: what `Uuid()` accepts, for ids read outside a schema. */
+export function isUuid(text: string): boolean {
+  return UUID_TEXT.test(text);
+}
 export const IsoDate = (description?: string) =>
   Type.String({
     format: 'date',

@@ -7,6 +7,8 @@ export const ErrorCatalog = {
   idempotency_key_missing: { status: 400, title: 'Idempotency-Key header required' },
   idempotency_key_invalid: { status: 400, title: 'Invalid Idempotency-Key header' },
   unauthorized: { status: 401, title: 'UNAUTHORIZED' },
+  /** A JWT of ours, well signed, past its exp: authenticate again. Titled as the spec titles its 401. */
+  token_expired: { status: 401, title: 'UNAUTHORIZED' },
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not Found' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
@@ -21,6 +23,7 @@ export const ErrorCatalog = {
   pix_key_required: { status: 422, title: 'The bank account has no PIX key' },
   slip_not_supported: { status: 422, title: 'The bank account takes PIX charges only' },
   idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused with a different request' },
+  redrive_refused: { status: 422, title: 'Dead letter not re-driven' },
   rate_limited: { status: 429, title: 'Too Many Requests' },
   internal_error: { status: 500, title: 'Internal Server Error' },
   service_unavailable: { status: 503, title: 'Service Unavailable' },

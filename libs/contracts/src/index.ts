@@ -7,6 +7,7 @@ export * from './clients';
 export * from './validation';
 export * from './bus';
 export * from './bus-registry';
+export * from './bus-topology';
 export * from './callbacks';
 export * from './streams';
 export * from './message-versions';

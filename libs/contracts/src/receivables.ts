@@ -2,6 +2,7 @@ import { hasAtMostTwoDecimals } from '@payments/br-format';
 import { Type, type Static } from '@sinclair/typebox';
 import { callbackUrlRefusal, type UrlPolicy } from '@payments/url-safety';
 import { Batch, IsoDate, RequiredText, StatusMessageSchema, Uuid } from './common';
+import type { PaymentData } from './callbacks';
 import type { FieldError } from './errors';
 import type { ProviderAccountVersion } from './provider-accounts';
 import type { ConsultResult, SearchRequest, SearchResultItem } from './search';
@@ -91,9 +92,22 @@ export type ReceivableCreateItem = Static<typeof ReceivableCreateItemSchema>;
 export const ReceivablesCreateRequestSchema = Batch(ReceivableCreateItemSchema, 'ReceivablesCreateRequest');
 export type ReceivablesCreateRequest = Static<typeof ReceivablesCreateRequestSchema>;
 
-/** 202 reply of POST /api/v1/accounts-receivable. */
+/**
+ * 202 reply of POST /api/v1/accounts-receivable. `existing` is beside the spec's status and message:
+ * the batch's ids the tenant had used already (left as they are), spelled as first sent. receivables-svc
+ * always sends it; it is optional because a receivables-svc of the previous release, still running
+ * during a rolling deploy, answers without it.
+ */
 export const ReceivablesCreateResponseSchema = Type.Object(
-  { ...StatusMessageSchema.properties },
+  {
+    ...StatusMessageSchema.properties,
+    existing: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'The account_receivable_id of each charge of the batch that already existed (not created again), in batch order, as spelled when it was first created; empty when every charge is new',
+      }),
+    ),
+  },
   { $id: 'ReceivablesCreateResponse' },
 );
 export type ReceivablesCreateResponse = Static<typeof ReceivablesCreateResponseSchema>;
@@ -179,6 +193,30 @@ export function receivableItemRuleErrors(
 
 const validateReceivablesSchema = compileValidator(ReceivablesCreateRequestSchema);
 
+/**
+ * An account_receivable_id twice in one batch, in any letter case, names every item that has it
+ * (`/0/account_receivable_id` and `/3/account_receivable_id`), each message listing them all: the
+ * ERP learns which of its charges collide instead of the later one being dropped (docs/api.md).
+ */
+export function duplicateIdErrors(items: readonly unknown[]): FieldError[] {
+  const indexesById = new Map<string, number[]>();
+  items.forEach((item, index) => {
+    if (typeof item !== 'object' || item === null) return;
+    const id = (item as Record<string, unknown>).account_receivable_id;
+    if (typeof id !== 'string') return;
+    const key = id.toLowerCase();
+    indexesById.set(key, [...(indexesById.get(key) ?? []), index]);
+  });
+  return [...indexesById.values()]
+    .filter((indexes) => indexes.length > 1)
+    .flatMap((indexes) =>
+      indexes.map((index) => ({
+        path: `/${index}/account_receivable_id`,
+        message: `is in the batch more than once (items ${indexes.join(', ')}); send each charge once`,
+      })),
+    );
+}
+
 /** Leading batch index of a path (`/3/value` -> 3), for ordering errors by item. */
 const itemIndex = (path: string) => {
   const m = /^\/(\d+)/.exec(path);
@@ -197,13 +235,12 @@ export function validateReceivablesBatch(
   const errors: FieldError[] = schema.ok ? [] : [...schema.errors];
   if (Array.isArray(input)) {
     const seen = new Set(errors.map((e) => e.path));
-    input.forEach((item, i) => {
-      for (const e of receivableItemRuleErrors(item, i, callbackUrls)) {
-        if (seen.has(e.path)) continue;
-        seen.add(e.path);
-        errors.push(e);
-      }
-    });
+    const ruleErrors = input.flatMap((item, i) => receivableItemRuleErrors(item, i, callbackUrls));
+    for (const e of [...ruleErrors, ...duplicateIdErrors(input)]) {
+      if (seen.has(e.path)) continue;
+      seen.add(e.path);
+      errors.push(e);
+    }
   }
   if (errors.length === 0) return { ok: true, value: input as ReceivableCreateItem[] };
   const ordered = errors
@@ -278,6 +315,18 @@ export interface ReceivableConsultCommand {
   account_receivable_id: string;
 }
 export type ReceivableConsultReply = ConsultResult;
+
+/**
+ * gateway -> receivables-svc: the payment data of a tenant's registered receivable, by the ERP's id
+ * (GET /api/v1/accounts-receivable/{uuid}/payment-data); not_found while it is not registered, and
+ * for another tenant's id.
+ */
+export interface ReceivablePaymentDataCommand {
+  tenant_id: string;
+  account_receivable_id: string;
+}
+/** The `payment_data` of the registered callback, field for field. */
+export type ReceivablePaymentDataReply = PaymentData;
 
 /**
  * gateway -> receivables-svc: the slip PDF behind a (verified) signed link, for providers that serve

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FieldError } from './errors';
+import { isUuid } from './common';
 import type { ValidationResult } from './validation';
 
 /**
@@ -36,8 +37,6 @@ export interface StatsQuery {
   tenant_id?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * A stats query string checked, each bad parameter named (`in: 'query'`). `window` defaults to hour;
  * a parameter given twice is refused; the tenant id comes back in lower case.
@@ -56,7 +55,7 @@ export function parseStatsQuery(query: Record<string, string | string[] | undefi
   const tenantId = one('tenant_id');
   if (window !== undefined && !STATS_WINDOW_NAMES.includes(window as StatsWindow))
     errors.push({ in: 'query', path: 'window', message: `must be one of ${STATS_WINDOW_NAMES.join(', ')}` });
-  if (tenantId !== undefined && !UUID.test(tenantId))
+  if (tenantId !== undefined && !isUuid(tenantId))
     errors.push({ in: 'query', path: 'tenant_id', message: 'must be a UUID' });
   if (errors.length > 0) return { ok: false, errors };
   return {

@@ -18,6 +18,7 @@ export const Subjects = {
     slipPdf: 'receivables.slip-pdf',
     slipQrCode: 'receivables.slip-qrcode',
     history: 'receivables.history',
+    paymentData: 'receivables.payment-data',
     registrationStats: 'receivables.registration-stats',
     registrationHealth: 'receivables.registration-health',
   },

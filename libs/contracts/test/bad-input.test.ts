@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   buildOpenApiDocument,
   CallbackListQuerySchema,
@@ -28,7 +29,7 @@ const receivable = (over: Record<string, unknown> = {}) => ({
   url_callback: 'https://erp.example.com/callbacks',
   client_id: '7f1c2a3e-0b4d-4c5e-8f6a-1b2c3d4e5f60',
   payment_slip_id: '0c9a8b7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d',
-  account_receivable_id: '3a2b1c0d-9e8f-4a6b-8c4d-3e2f1a0b9c8d',
+  account_receivable_id: randomUUID(), // each its own charge: an id twice in a batch is refused
   payment_method: 1,
   items: [{ description: 'Mensalidade', quantity: 1, price: 10 }],
   due_date: '2026-12-15',

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   callbackUrlPolicy,
   CancelResponseSchema,
@@ -14,7 +15,8 @@ const item = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
   url_callback: 'https://erp.example.com/callbacks/receivables',
   client_id: '7f1c2a3e-0b4d-4c5e-8f6a-1b2c3d4e5f60',
   payment_slip_id: '0d9e8f7a-6b5c-4d3e-9f2a-1b0c9d8e7f6a',
-  account_receivable_id: '3a2b1c0d-9e8f-4a6b-8c4d-3e2f1a0b9c8d',
+  // Each item its own charge: an id twice in a batch is an error of its own.
+  account_receivable_id: randomUUID(),
   payment_method: 1,
   items: [{ description: 'Mensalidade', quantity: 1, price: 150.5 }],
   due_date: '2026-12-10',
@@ -48,6 +50,21 @@ describe('receivables create batch', () => {
     expect(validateReceivablesBatch([item({ value: 9_999_999_999.99 })]).ok).toBe(true);
     expect(validateReceivablesBatch([item({ value: 1_234_567_890.12 })]).ok).toBe(true);
     expect(validateReceivablesBatch([item({ value: 0.29, items: [] })]).ok).toBe(true);
+  });
+
+  it('names both items of an account_receivable_id sent twice, in any letter case, and each other item once', () => {
+    const id = '3a2b1c0d-9e8f-4a6b-8c4d-3e2f1a0b9c8d';
+    const other = { account_receivable_id: '5c4d3e2f-1a0b-4c8d-9e7f-6a5b4c3d2e1f' };
+    const errors = errorsOf([
+      item({ account_receivable_id: id }),
+      item(other),
+      item({ account_receivable_id: id.toUpperCase() }),
+    ]);
+    expect(errors).toEqual([
+      { path: '/0/account_receivable_id', message: expect.stringContaining('items 0, 2') },
+      { path: '/2/account_receivable_id', message: expect.stringContaining('items 0, 2') },
+    ]);
+    expect(validateReceivablesBatch([item({ account_receivable_id: id }), item(other)]).ok).toBe(true);
   });
 
   it('reports every missing required field by path', () => {
@@ -244,6 +261,7 @@ describe('responses and labels', () => {
       compileValidator(ReceivablesCreateResponseSchema)({
         status: 'success',
         message: 'Receivables are being processed',
+        existing: ['3a2b1c0d-9e8f-4a6b-8c4d-3e2f1a0b9c8d'],
       }).ok,
     ).toBe(true);
     expect(compileValidator(CancelResponseSchema)({ status: 'success', message: 'Sent for cancellation' }).ok).toBe(

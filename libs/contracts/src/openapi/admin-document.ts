@@ -163,7 +163,11 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     summary: 'Publish a dead letter again to its stream, and remove it',
     pathParameters: ['dead_letter_id'],
     success: { status: 200, description: 'Published again.', schema: AdminRedriveResultSchema },
-    errors: { validation_failed: BAD_INPUT, not_found: 'no such dead letter' },
+    errors: {
+      validation_failed: BAD_INPUT,
+      not_found: 'no such dead letter',
+      redrive_refused: 'its stream or subject is not a job stream of this bus: not re-driven, audited',
+    },
   },
   {
     method: 'get',

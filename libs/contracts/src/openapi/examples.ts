@@ -206,6 +206,14 @@ export const receivablesCreateRequest: ReceivableCreateItem[] = [
 export const receivablesCreateResponse: ReceivablesCreateResponse = {
   status: 'success',
   message: '2 receivable(s) received and being processed: registration with the provider is under way',
+  existing: [],
+};
+
+export const receivablesCreateExistingResponse: ReceivablesCreateResponse = {
+  status: 'success',
+  message:
+    '1 receivable(s) received and being processed: registration with the provider is under way; 1 already existed and were left as they are',
+  existing: [Ids.receivableSlip],
 };
 
 export const cancelResponse: CancelResponse = {
@@ -459,6 +467,9 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
     errors: [{ in: 'header', path: 'Idempotency-Key', message: 'is invalid' }],
   },
   unauthorized: {
+    detail: 'the access token is not valid: send the access_token that POST /api/v1/authenticate returned',
+  },
+  token_expired: {
     detail:
       'the access token has expired: get a new one from POST /api/v1/authenticate with your integration token (POST /api/v1/refresh-token renews an access token before it expires)',
   },
@@ -496,6 +507,9 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
   },
   idempotency_key_reused: {
     detail: 'this Idempotency-Key was used with a different request (method, path or body); use a new key',
+  },
+  redrive_refused: {
+    detail: 'dead letter 42 names stream pay_orders, which is not a job stream of this bus: not re-driven',
   },
   rate_limited: { detail: 'more than 100 requests per second for this tenant; retry later' },
   internal_error: { detail: 'an unexpected error occurred' },

@@ -14,6 +14,7 @@ import {
   CancellationFailedCallbackSchema,
   EVENT_ID_PATTERN,
   PaidCallbackSchema,
+  PaymentDataSchema,
   RegisteredCallbackSchema,
   RegistrationFailedCallbackSchema,
   type CallbackEventType,
@@ -92,7 +93,10 @@ export interface ApiOperation {
   description: string;
   /** access_token: the JWT; integration_token: the operator-issued secret; none: a signed link. */
   security: 'access_token' | 'integration_token' | 'none';
-  /** required: 400 without Idempotency-Key; optional: honoured when sent; none: ignored. */
+  /**
+   * required: 400 without Idempotency-Key; optional: honoured when sent; none: ignored, neither stored
+   * nor locked (safe operations: a repeated search just runs again).
+   */
   idempotency: 'required' | 'optional' | 'none';
   pathParameters?: ApiParameter[];
   queryParameters?: ApiParameter[];
@@ -107,7 +111,9 @@ export interface ApiOperation {
 /** Endpoints mounted through the gateway's pipeline: access token, then the tenant's rate limit. */
 const GUARDED: Partial<Record<ErrorCode, string>> = {
   unauthorized:
-    'the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked',
+    'the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked',
+  token_expired:
+    'the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires)',
   rate_limited: "over the tenant's rate limit; retry after Retry-After seconds",
 };
 
@@ -242,7 +248,12 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       examples: { token: ex.example('A renewed access token', ex.refreshTokenResponse) },
       headers: ['Cache-Control'],
     },
-    errors: { unauthorized: GUARDED.unauthorized, ...AUTH_RATE_LIMITED, ...DATABASE_UNAVAILABLE },
+    errors: {
+      unauthorized: GUARDED.unauthorized,
+      token_expired: GUARDED.token_expired,
+      ...AUTH_RATE_LIMITED,
+      ...DATABASE_UNAVAILABLE,
+    },
   },
   {
     method: 'post',
@@ -340,7 +351,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       status: 202,
       description: 'Accepted: stored and queued for registration.',
       schema: ReceivablesCreateResponseSchema,
-      examples: { accepted: ex.example('Accepted', ex.receivablesCreateResponse) },
+      examples: {
+        accepted: ex.example('Accepted', ex.receivablesCreateResponse),
+        existing: ex.example('Sent again: one of the two already existed', ex.receivablesCreateExistingResponse),
+      },
     },
     errors: {
       ...GUARDED,
@@ -348,7 +362,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       payload_too_large: 'the body is larger than 1 MiB, or the batch has more than 1,000 items',
       ...IDEMPOTENCY_REQUIRED,
       validation_failed:
-        'a field is invalid, a client_id is not registered, or (production) a url_callback host is a non-public address or localhost; `errors` names every one (e.g. /2/client_id)',
+        'a field is invalid, a client_id is not registered, an account_receivable_id is twice in the batch (both items named), or (production) a url_callback host is a non-public address or localhost; `errors` names every one (e.g. /2/client_id)',
       no_provider_account:
         'the tenant has no provider account yet (production only): an operator sets one with `npm run admin -- tenant account`; nothing is stored',
       pix_key_required:
@@ -395,7 +409,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       'By state and emission date (start_date and end_date inclusive). The answer is a plain array ordered by emission date, then id, ' +
       'at most `limit` items (default 500, at most 5,000); when more remain, header X-Next-Cursor holds the `cursor` of the next page.',
     security: 'access_token',
-    idempotency: 'optional',
+    idempotency: 'none',
     requestBody: {
       description: 'The filter, and the page.',
       schema: SearchRequestSchema,
@@ -415,7 +429,6 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     errors: {
       ...GUARDED,
       ...JSON_BODY,
-      ...IDEMPOTENCY_OPTIONAL,
       validation_failed:
         'a field is invalid, start_date is after end_date, or the cursor is not one this API handed out',
       ...unavailable('receivables'),
@@ -429,7 +442,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     summary: 'Fetch one receivable',
     description: 'No body.',
     security: 'access_token',
-    idempotency: 'optional',
+    idempotency: 'none',
     pathParameters: [uuidPath('The account_receivable_id of the charge', ex.Ids.receivableSlip)],
     success: {
       status: 200,
@@ -442,7 +455,6 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     },
     errors: {
       ...GUARDED,
-      ...IDEMPOTENCY_OPTIONAL,
       not_found: 'no receivable with this id for the tenant',
       validation_failed: 'uuid is not a UUID',
       ...unavailable('receivables'),
@@ -469,6 +481,33 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     errors: {
       ...GUARDED,
       not_found: 'no receivable with this id for the tenant',
+      validation_failed: 'uuid is not a UUID',
+      ...unavailable('receivables'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/accounts-receivable/{uuid}/payment-data',
+    operationId: 'receivablePaymentData',
+    tag: 'Receivables',
+    summary: "A registered receivable's payment data",
+    description:
+      'The `payment_data` of its registered callback, field for field: typeable line, barcode, our_number, PIX copy-and-paste, QR code image link and PDF link. ' +
+      'For an ERP that missed the callback. It stays readable after the charge is paid or cancelled.',
+    security: 'access_token',
+    idempotency: 'none',
+    pathParameters: [uuidPath('The account_receivable_id of the charge', ex.Ids.receivableSlip)],
+    success: {
+      status: 200,
+      description: 'Its payment data.',
+      schema: PaymentDataSchema,
+      componentName: 'PaymentData',
+      examples: { registered: ex.example('A registered hybrid slip', ex.registeredCallback.payment_data) },
+    },
+    errors: {
+      ...GUARDED,
+      not_found:
+        'no receivable with this id for the tenant, or it is not registered with the provider yet (or the provider rejected it)',
       validation_failed: 'uuid is not a UUID',
       ...unavailable('receivables'),
     },
