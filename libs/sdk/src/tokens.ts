@@ -1,5 +1,5 @@
 import type { Client } from 'openapi-fetch';
-import { asProblem, PaymentsApiError } from './errors';
+import { PaymentsApiError } from './errors';
 import type { paths } from './generated/openapi';
 
 export interface AccessToken {
@@ -72,7 +72,7 @@ export class TokenManager {
     const { data, error, response } = await this.client.POST('/api/v1/authenticate', {
       headers: { Authorization: `Bearer ${this.integrationToken}` },
     });
-    if (!data) throw new PaymentsApiError('POST /api/v1/authenticate', response.status, asProblem(error));
+    if (!data) throw PaymentsApiError.of('POST /api/v1/authenticate', response, error);
     return this.accessTokenOf(data.access_token, data.token_type, data.expires_in);
   }
 
@@ -82,7 +82,7 @@ export class TokenManager {
       headers: { Authorization: `Bearer ${jwt}` },
     });
     if (response.status === 401) return undefined;
-    if (!data) throw new PaymentsApiError('POST /api/v1/refresh-token', response.status, asProblem(error));
+    if (!data) throw PaymentsApiError.of('POST /api/v1/refresh-token', response, error);
     return this.accessTokenOf(data.access_token, data.token_type, data.expires_in);
   }
 

@@ -37,7 +37,7 @@ const SECRET_PREFIX = 'whsec_';
 export function verifyWebhook(
   secrets: string | readonly string[],
   headers: WebhookHeaders | Headers,
-  rawBody: string | Buffer,
+  rawBody: string | Uint8Array,
   options: VerifyOptions = {},
 ): string {
   const get = (name: keyof WebhookHeaders) =>

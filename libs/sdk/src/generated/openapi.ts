@@ -181,6 +181,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/accounts-receivable/{uuid}/payment-data': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A registered receivable's payment data
+     * @description The `payment_data` of its registered callback, field for field: typeable line, barcode, our_number, PIX copy-and-paste, QR code image link and PDF link. For an ERP that missed the callback. It stays readable after the charge is paid or cancelled.
+     */
+    get: operations['receivablePaymentData'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/bank-slips/downloads/{receivable_id}': {
     parameters: {
       query?: never;
@@ -833,6 +853,7 @@ export interface components {
         | 'idempotency_key_missing'
         | 'idempotency_key_invalid'
         | 'unauthorized'
+        | 'token_expired'
         | 'forbidden'
         | 'not_found'
         | 'method_not_allowed'
@@ -847,6 +868,7 @@ export interface components {
         | 'pix_key_required'
         | 'slip_not_supported'
         | 'idempotency_key_reused'
+        | 'redrive_refused'
         | 'rate_limited'
         | 'internal_error'
         | 'service_unavailable';
@@ -937,6 +959,8 @@ export interface components {
       /** @constant */
       status: 'success';
       message: string;
+      /** @description The account_receivable_id of each charge of the batch that already existed (not created again), in batch order, as spelled when it was first created; empty when every charge is new */
+      existing?: string[];
     };
     RefreshTokenResponse: {
       access_token: string;
@@ -1150,7 +1174,7 @@ export interface operations {
           'application/json': components['schemas']['RefreshTokenResponse'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1226,7 +1250,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1358,7 +1382,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1495,7 +1519,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1546,7 +1570,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `idempotency_key_reused`: this Idempotency-Key was used with another request (method, path or body); `validation_failed`: a field is invalid, a client_id is not registered, or (production) a url_callback host is a non-public address or localhost; `errors` names every one (e.g. /2/client_id); `no_provider_account`: the tenant has no provider account yet (production only): an operator sets one with `npm run admin -- tenant account`; nothing is stored; `pix_key_required`: a PIX charge (`payment_method` 3) to a bank account without a PIX key; `errors` names each item; nothing is stored; `slip_not_supported`: a slip charge to a bank account that takes PIX charges only (a `pix` account); `errors` names each item; nothing is stored */
+      /** @description `idempotency_key_reused`: this Idempotency-Key was used with another request (method, path or body); `validation_failed`: a field is invalid, a client_id is not registered, an account_receivable_id is twice in the batch (both items named), or (production) a url_callback host is a non-public address or localhost; `errors` names every one (e.g. /2/client_id); `no_provider_account`: the tenant has no provider account yet (production only): an operator sets one with `npm run admin -- tenant account`; nothing is stored; `pix_key_required`: a PIX charge (`payment_method` 3) to a bank account without a PIX key; `errors` names each item; nothing is stored; `slip_not_supported`: a slip charge to a bank account that takes PIX charges only (a `pix` account); `errors` names each item; nothing is stored */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1622,7 +1646,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1692,13 +1716,7 @@ export interface operations {
   searchReceivables: {
     parameters: {
       query?: never;
-      header?: {
-        /**
-         * @description Optional here. Any unique string (e.g. a UUID), 1 to 255 printable ASCII characters. Scope: your tenant, kept 24 h. The same key with the same request (method, path, JSON body regardless of key order) replays the stored answer with Idempotent-Replayed: true; with another request, 422; while the first is still running, 409. Validation failures and 5xx answers are not stored.
-         * @example 0b6f2c1e-7d4a-4f1b-9c3e-5a8d2f6b1c71
-         */
-        'Idempotency-Key'?: components['parameters']['IdempotencyKeyOptional'];
-      };
+      header?: never;
       path?: never;
       cookie?: never;
     };
@@ -1713,7 +1731,6 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           'X-Next-Cursor': components['headers']['X-Next-Cursor'];
           [name: string]: unknown;
         };
@@ -1721,7 +1738,7 @@ export interface operations {
           'application/json': components['schemas']['SearchResponse'];
         };
       };
-      /** @description `malformed_json`: the body is not valid JSON, or nests arrays and objects deeper than 32 levels; `idempotency_key_invalid`: the Idempotency-Key is not 1 to 255 printable ASCII characters */
+      /** @description `malformed_json`: the body is not valid JSON, or nests arrays and objects deeper than 32 levels */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1731,7 +1748,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1744,16 +1761,6 @@ export interface operations {
       };
       /** @description `request_timeout`: the body did not arrive in time (REQUEST_TIMEOUT_MS, 30 s) */
       408: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `idempotency_request_in_progress`: a request with this Idempotency-Key is still running */
-      409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
@@ -1782,7 +1789,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `idempotency_key_reused`: this Idempotency-Key was used with another request (method, path or body); `validation_failed`: a field is invalid, start_date is after end_date, or the cursor is not one this API handed out */
+      /** @description `validation_failed`: a field is invalid, start_date is after end_date, or the cursor is not one this API handed out */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1819,13 +1826,7 @@ export interface operations {
   consultReceivable: {
     parameters: {
       query?: never;
-      header?: {
-        /**
-         * @description Optional here. Any unique string (e.g. a UUID), 1 to 255 printable ASCII characters. Scope: your tenant, kept 24 h. The same key with the same request (method, path, JSON body regardless of key order) replays the stored answer with Idempotent-Replayed: true; with another request, 422; while the first is still running, 409. Validation failures and 5xx answers are not stored.
-         * @example 0b6f2c1e-7d4a-4f1b-9c3e-5a8d2f6b1c71
-         */
-        'Idempotency-Key'?: components['parameters']['IdempotencyKeyOptional'];
-      };
+      header?: never;
       path: {
         /**
          * @description The account_receivable_id of the charge
@@ -1841,24 +1842,13 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ConsultResult'];
         };
       };
-      /** @description `idempotency_key_invalid`: the Idempotency-Key is not 1 to 255 printable ASCII characters */
-      400: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1873,24 +1863,13 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `idempotency_request_in_progress`: a request with this Idempotency-Key is still running */
-      409: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description `idempotency_key_reused`: this Idempotency-Key was used with another request (method, path or body); `validation_failed`: uuid is not a UUID */
+      /** @description `validation_failed`: uuid is not a UUID */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1949,7 +1928,7 @@ export interface operations {
           'application/json': components['schemas']['ReceivableHistory'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -1961,6 +1940,86 @@ export interface operations {
         };
       };
       /** @description `not_found`: no receivable with this id for the tenant */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: uuid is not a UUID */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: over the tenant's rate limit; retry after Retry-After seconds */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: the receivables service is not running or did not answer in time, or the gateway cannot reach its database; retry after Retry-After seconds */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  receivablePaymentData: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The account_receivable_id of the charge
+         * @example 9b2d7e10-4c3a-4e8b-8f1d-2a6c5b7e9d01
+         */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Its payment data. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentData'];
+        };
+      };
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: no receivable with this id for the tenant, or it is not registered with the provider yet (or the provider rejected it) */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2235,7 +2294,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2464,7 +2523,7 @@ export interface operations {
           'application/json': components['schemas']['CallbackEventList'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2534,7 +2593,7 @@ export interface operations {
           'application/json': components['schemas']['CallbackEventView'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2621,7 +2680,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2729,7 +2788,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `unauthorized`: the access token is missing, malformed, expired or wrongly signed, or its tenant or integration token was disabled or revoked */
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
