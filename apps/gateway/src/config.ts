@@ -9,6 +9,7 @@ import {
   loadCommonConfig,
   requireProductionSecrets,
   type CommonConfig,
+  databaseCredentialChecks,
 } from '@payments/config';
 import { DEV_CREDENTIALS_ENCRYPTION_KEY, CredentialSealError, parseEncryptionKey } from '@payments/credential-seal';
 import { DEV_DOWNLOAD_LINK_SECRET, downloadLinkSecret } from '@payments/signed-links';
@@ -91,6 +92,7 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
       hint: 'openssl rand -base64 32, the same as receivables-svc',
     },
     ...busCredentialChecks(common),
+    ...databaseCredentialChecks(common),
   ]);
   const port = envInt('PORT', 3000, env);
   return {

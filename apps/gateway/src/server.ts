@@ -1,13 +1,12 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { connectBus } from '@payments/bus';
 import { keyring } from '@payments/credential-seal';
-import { ServiceError } from '@payments/contracts';
-import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { QueueGroups, ServiceError } from '@payments/contracts';
+import { openServiceDatabase } from '@payments/db';
 import { migrationsCheck, mountHealthRoutes, natsCheck, postgresCheck } from '@payments/health';
-import { startPeriodic } from '@payments/lifecycle';
+import { closeServer, keepConnectionsAlive, listen, startPeriodic } from '@payments/lifecycle';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
 import { requireAccessToken } from './auth/require-access-token';
@@ -16,7 +15,6 @@ import type { GatewayConfig } from './config';
 import { gatewayMigrations, SCHEMA } from './db/migrations';
 import type { GatewayDatabase } from './db/schema';
 import type { GatewayContext, GatewayState } from './http/context';
-import { mountEndpoint } from './http/endpoint';
 import { accessLog } from './http/access-log';
 import { errorHandler } from './http/error-handler';
 import { jsonBody } from './http/json-body';
@@ -51,24 +49,25 @@ export interface RunningGateway {
 }
 
 /**
- * Starts the gateway: migrates schema `gateway`, connects to NATS, serves the public API on config.port
+ * Starts the gateway: checks schema `gateway` is migrated, connects to NATS, serves the public API on config.port
  * and the admin API on config.adminPort (0 = any).
  */
 export async function startGateway(
   config: GatewayConfig,
   logger: Logger = createLogger('gateway', config.logLevel),
 ): Promise<RunningGateway> {
-  await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<GatewayDatabase>({
+  // Seals tenants' signing secrets at rest; the previous keys still open what they sealed.
+  const credentialsKeyring = keyring(config.credentialsEncryptionKey, config.credentialsPreviousKeys);
+  const migrations = gatewayMigrations(credentialsKeyring);
+  // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
+  const db = await openServiceDatabase<GatewayDatabase>({
     url: config.databaseUrl,
     schema: SCHEMA,
     applicationName: 'gateway',
     poolSize: config.databasePoolSize,
+    migrations,
+    logger,
   });
-  // Seals tenants' signing secrets at rest; the previous keys still open what they sealed.
-  const credentialsKeyring = keyring(config.credentialsEncryptionKey, config.credentialsPreviousKeys);
-  const migrations = gatewayMigrations(credentialsKeyring);
-  await migrateToLatest(db, SCHEMA, migrations, logger);
   const keys = await loadSigningKeys(db, config.nodeEnv, config.jwt.privateKey, config.jwt.previousPublicKeys);
   // Tenants created before provider accounts existed get the sandbox one, so they can still charge.
   if (config.nodeEnv === 'development') {
@@ -86,6 +85,14 @@ export async function startGateway(
     logger,
     timeoutMs: config.busTimeoutMs,
     serveConcurrency: config.busServeConcurrency,
+  });
+  // The dead letters it lists and re-drives, and the claim stores it reads (its own) and writes (the
+  // services it asks), provisioned by `npm run admin -- bus provision`: only checked here, the start
+  // refused otherwise.
+  await bus.streams.check(QueueGroups.gateway).catch(async (err: unknown) => {
+    await bus.close();
+    await db.destroy();
+    throw err;
   });
   const idempotency = new IdempotencyStore(db, config.idempotency.ttlHours, config.idempotency.lockTimeoutMs);
 
@@ -106,14 +113,14 @@ export async function startGateway(
     admissions: new Admissions(db, config.rateLimit, idempotency),
     idempotency,
   };
-  for (const endpoint of [
+  for (const mount of [
     ...clientEndpoints(bus),
     ...receivableEndpoints(bus, config.nodeEnv),
     ...bookletEndpoints(bus, config.nodeEnv),
     ...callbackEndpoints(bus),
   ])
-    mountEndpoint(router, pipeline, endpoint);
-  const downloadLimit = downloadRateLimit(config);
+    mount(router, pipeline);
+  const downloadLimit = downloadRateLimit(db, config);
   mountBookletDownload(router, bus, config.downloadLinkSecret, downloadLimit);
   mountSlipPdfDownload(router, bus, config.downloadLinkSecret, downloadLimit);
   mountSlipQrCodeDownload(router, bus, config.downloadLinkSecret, downloadLimit);
@@ -148,8 +155,9 @@ export async function startGateway(
     },
   );
 
+  // Every minute, in bounded batches: keys go about as they expire, never a day of them in one statement.
   const sweeper = startPeriodic(() => idempotency.deleteExpired(), {
-    intervalMs: 10 * 60_000,
+    intervalMs: 60_000,
     logger,
     what: 'idempotency sweep',
   });
@@ -165,7 +173,7 @@ export async function startGateway(
     async stop() {
       const sweepDone = sweeper.stop(); // no new sweep; one in flight ends before Postgres is released
       // Stop accepting connections, let requests in flight finish, then release NATS and Postgres.
-      await Promise.all([server, adminServer].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      await Promise.all([server, adminServer].map(closeServer));
       await sweepDone;
       await bus.close();
       await db.destroy();
@@ -184,8 +192,8 @@ const NODE_TIMEOUT_GRACE_MS = 2_000;
 function httpServer(handler: RequestListener, requestTimeoutMs: number): Server {
   const server = createServer({ connectionsCheckingInterval: 1_000 }, handler);
   server.requestTimeout = requestTimeoutMs + NODE_TIMEOUT_GRACE_MS;
-  server.headersTimeout = requestTimeoutMs;
-  return server;
+  // Idle keep-alive connections stay 65 s; a new request's headers still have requestTimeoutMs.
+  return keepConnectionsAlive(server, requestTimeoutMs);
 }
 
 /** The public port, then the admin one; if the admin port is refused, the public one is closed again. */
@@ -199,19 +207,7 @@ async function listenBoth(
   try {
     return [publicPort, await listen(adminServer, adminPort)];
   } catch (err) {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(server);
     throw err;
   }
-}
-
-/** Listens on `port` (0 = any) and resolves with the port taken; a port in use (EADDRINUSE) rejects, and main names PORT. */
-async function listen(server: Server, port: number): Promise<number> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return (server.address() as AddressInfo).port;
 }

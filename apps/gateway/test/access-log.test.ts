@@ -1,17 +1,22 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { createTestDatabase } from '@payments/db';
+import { createMigratedTestDatabase } from '@payments/db';
+import { migrations, SCHEMA } from '../src/db/migrations';
 import { loadGatewayConfig } from '../src/config';
+import { removeBus } from '@payments/test-support/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '../src/admin/bus-provision';
 import { startGateway, type RunningGateway } from '../src/server';
 
 /** The gateway writes one access-log line per API request, naming the route template, not the raw path. */
 let gateway: RunningGateway;
+let prefix: string;
 let dropDatabase: () => Promise<void>;
 const lines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
+  // Migrated as npm run migrate does; the gateway logs in as its role.
+  const database = await createMigratedTestDatabase(SCHEMA, migrations);
   dropDatabase = database.drop;
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -26,11 +31,14 @@ beforeAll(async () => {
     PORT: '0',
     BUS_TIMEOUT_MS: '2000',
   };
+  prefix = env.BUS_PREFIX;
+  await provisionBusFor(env);
   gateway = await startGateway(loadGatewayConfig(env), pino({ level: 'info' }, sink));
 });
 
 afterAll(async () => {
   await gateway?.stop();
+  await removeBus(prefix);
   await dropDatabase?.();
 });
 

@@ -1,14 +1,18 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import { connectBus, type Bus } from '@payments/bus';
+import { headers as natsHeaders } from 'nats';
 import {
   ADMIN_OPENAPI_DOCUMENT_PATH,
+  DeadLetterHeaders,
+  DeadLetterStream,
   OPENAPI_DOCUMENT_PATH,
   PROBLEM_CONTENT_TYPE,
+  Streams,
   type OpenApiDocument,
   type StreamSpec,
 } from '@payments/contracts';
@@ -69,6 +73,27 @@ async function runCli(...args: string[]): Promise<string> {
     { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, ADMIN_OPERATOR: 'root-shell', NODE_ENV: '' } },
   );
   return stdout;
+}
+
+/** The admin CLI run on this test's bus too, answered whatever its exit code. */
+async function runCliOnBus(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      [join(ROOT, 'apps/gateway/src/admin/cli.ts'), ...args],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          DATABASE_URL: databaseUrl,
+          BUS_PREFIX: prefix,
+          ADMIN_OPERATOR: 'root-shell',
+          NODE_ENV: '',
+        },
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 }
 
 /* Configuration --------------------------------------------------------------------------------- */
@@ -294,14 +319,13 @@ it('pages the audit by cursor, of one tenant or of all', async () => {
 });
 
 it('lists dead-lettered jobs and redrives one, audited', async () => {
+  // A job stream of the registry (only those are re-driven), provisioned with the gateway, with a
+  // worker of the test's own on its durable consumer.
   const spec = {
-    name: 'admin_jobs',
-    subject: 'admin.jobs',
-    consumer: 'admin-jobs-worker',
-    duplicateWindowMs: 60_000,
+    ...Streams.bookletBuilds,
     messageSchema: Type.Object({ n: Type.Integer() }),
   } as const satisfies StreamSpec;
-  type Registry = { requests: Record<string, never>; streams: { 'admin.jobs': { n: number } } };
+  type Registry = { requests: Record<string, never>; streams: { 'booklets.build': { n: number } } };
   const worker: Bus<Registry> = await connectBus<Registry>({
     url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     prefix,
@@ -310,7 +334,7 @@ it('lists dead-lettered jobs and redrives one, audited', async () => {
     streamSettings: { jobMaxFailures: 1, jobFailureBackoffMs: 20 },
   });
   try {
-    await worker.streams.ensure(spec);
+    await worker.streams.provision(spec);
     const consumption = await worker.streams.consumeEach(spec, async () => {
       throw new Error('always fails');
     });
@@ -324,7 +348,7 @@ it('lists dead-lettered jobs and redrives one, audited', async () => {
     await consumption.stop();
     expect(listed!.status).toBe(200);
     const [dead] = listed!.json.items;
-    expect(dead).toMatchObject({ stream: `${prefix}_admin_jobs`, msg_id: 'admin-job-1', error: 'always fails' });
+    expect(dead).toMatchObject({ stream: `${prefix}_booklets`, msg_id: 'admin-job-1', error: 'always fails' });
 
     const before = (await auditRows()).length;
     const redriven = await admin('POST', `/admin/v1/dead-letters/${dead.id}/redrive`);
@@ -338,9 +362,88 @@ it('lists dead-lettered jobs and redrives one, audited', async () => {
     ]);
   } finally {
     const jsm = await worker.connection.jetstreamManager();
-    for (const name of ['admin_jobs', 'dead_letters'])
+    for (const name of ['booklets', 'dead_letters'])
       await jsm.streams.delete(`${prefix}_${name}`).catch(() => undefined);
     await worker.close();
+  }
+}, 30_000);
+
+it('refuses to redrive a forged dead letter: 422 redrive_refused, nothing published, the refusal audited', async () => {
+  const forger = await connectBus({
+    url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    prefix,
+    name: 'admin-forger-test',
+    logger: silent,
+  });
+  // A dead letter's headers are whatever its publisher wrote: one names the cancellation job subject
+  // of another deployment's prefix (another tenant's charges), one an arbitrary subject of this bus.
+  const forged = [
+    {
+      stream: `${prefix}_${Streams.receivableCancellations.name}`,
+      subject: `other.${Streams.receivableCancellations.subject}`,
+    },
+    { stream: `${prefix}_${Streams.receivableCancellations.name}`, subject: `${prefix}.anything.at.all` },
+  ];
+  const heard: string[] = [];
+  const listeners = [...forged.map((f) => f.subject), `${prefix}.${Streams.receivableCancellations.subject}`].map(
+    (subject) => forger.connection.subscribe(subject, { callback: (_err, m) => heard.push(m.subject) }),
+  );
+  try {
+    await forger.streams.provision();
+    await forger.connection.flush();
+    const ids: number[] = [];
+    for (const [i, f] of forged.entries()) {
+      const h = natsHeaders();
+      h.set(DeadLetterHeaders.stream, f.stream);
+      h.set(DeadLetterHeaders.subject, f.subject);
+      h.set(DeadLetterHeaders.msgId, `forged-${i}`);
+      const body = JSON.stringify({ tenant_id: randomUUID(), receivable_id: randomUUID(), reason: 'requested' });
+      const ack = await forger.connection
+        .jetstream()
+        .publish(`${prefix}.${DeadLetterStream.subject}`, Buffer.from(body), { headers: h });
+      ids.push(ack.seq);
+    }
+
+    const before = (await auditRows()).length;
+    for (const [i, f] of forged.entries()) {
+      const refused = await admin('POST', `/admin/v1/dead-letters/${ids[i]}/redrive`);
+      expect(refused.status).toBe(422);
+      expect(refused.type).toContain(PROBLEM_CONTENT_TYPE);
+      expect(refused.json).toMatchObject({ code: 'redrive_refused', status: 422 });
+      expect(refused.json.detail).toContain(f.subject);
+    }
+    await forger.connection.flush();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(heard).toEqual([]);
+    // Still listed, for an operator to look into.
+    const listed = (await admin('GET', '/admin/v1/dead-letters')).json.items.map((d: { id: number }) => d.id);
+    expect(listed).toEqual(expect.arrayContaining(ids));
+    // The admin CLI refuses it too, saying why, and exits 1.
+    const cli = await runCliOnBus('jobs', 'redrive', String(ids[0]));
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain(`dead letter ${ids[0]} was not re-driven`);
+    expect(cli.stderr).toContain(forged[0].subject);
+    await forger.connection.flush();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(heard).toEqual([]);
+
+    const audit = (await auditRows()).slice(before);
+    const refusal = (i: number) => ({
+      dead_letter_id: ids[i],
+      stream: forged[i].stream,
+      subject: forged[i].subject,
+      msg_id: `forged-${i}`,
+    });
+    expect(audit.map((r) => [r.operator, r.action, r.details])).toEqual([
+      ['Ana Ops', 'jobs.redrive-refused', refusal(0)],
+      ['Ana Ops', 'jobs.redrive-refused', refusal(1)],
+      ['root-shell', 'jobs.redrive-refused', refusal(0)],
+    ]);
+  } finally {
+    listeners.forEach((l) => l.unsubscribe());
+    const jsm = await forger.connection.jetstreamManager();
+    await jsm.streams.delete(`${prefix}_dead_letters`).catch(() => undefined);
+    await forger.close();
   }
 }, 30_000);
 

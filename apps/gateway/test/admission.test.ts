@@ -49,10 +49,34 @@ const admissions = (perSecond: number, burst: number) =>
 
 it('admits a lone request at once, in a transaction of its own', async () => {
   const tenantId = randomUUID();
-  await expect(admissions(100, 100).admit(context(tenantId), 1, identity(tenantId))).resolves.toEqual({
+  await expect(admissions(100, 100).admit(context(tenantId), 1, identity(tenantId))).resolves.toMatchObject({
     kind: 'claimed',
   });
   expect(await claimCommits(tenantId)).toEqual({ keys: 1, transactions: 1 });
+});
+
+it('writes a lock token of its own with each claim: only that attempt may complete the key', async () => {
+  const store = new IdempotencyStore(db, 24, 60_000);
+  const door = new Admissions(db, { perSecond: 100, burst: 100 }, store);
+  const tenantId = randomUUID();
+  const ids = [identity(tenantId), identity(tenantId)];
+  const begun = await Promise.all(ids.map((id) => door.admit(context(tenantId), 1, id)));
+  const holds = begun.map((b) => (b?.kind === 'claimed' ? b.hold : undefined));
+  const rows = await db
+    .selectFrom('idempotency_keys')
+    .select(['key', 'lock_token'])
+    .where('tenant_id', '=', tenantId)
+    .execute();
+  const tokenOf = (key: string) => rows.find((r) => r.key === key)?.lock_token;
+  expect(holds.map((h) => h?.token)).toEqual(ids.map((id) => tokenOf(id.key)));
+  expect(new Set(holds.map((h) => h?.token)).size).toBe(2);
+  expect(holds.every((h) => h?.token && /^[0-9a-f-]{36}$/.test(h.token))).toBe(true);
+  // The other attempt's hold, same lock time, other token: it does not hold this key.
+  const [first, second] = holds;
+  if (!first || !second) throw new Error('both requests should have claimed their key');
+  const response = { status: 202, body: '{}', headers: {} };
+  await expect(store.complete(ids[0], { ...first, token: second.token }, response)).resolves.toBe('stale');
+  await expect(store.complete(ids[0], first, response)).resolves.toBe('done');
 });
 
 it('admits concurrent requests of several tenants in shared commits, each its own claim', async () => {
@@ -120,8 +144,14 @@ it('writes the completions of requests finishing together in shared commits', as
   const door = new Admissions(db, { perSecond: 0, burst: 1 }, store);
   const tenantId = randomUUID();
   const ids = Array.from({ length: 40 }, () => identity(tenantId));
-  await Promise.all(ids.map((id) => door.admit(context(tenantId), 1, id)));
-  await Promise.all(ids.map((id, i) => store.complete(id, { status: 202, body: `{"n":${i}}`, headers: {} })));
+  const begun = await Promise.all(ids.map((id) => door.admit(context(tenantId), 1, id)));
+  await Promise.all(
+    ids.map((id, i) => {
+      const claim = begun[i];
+      if (claim?.kind !== 'claimed') throw new Error(`request ${i} did not claim its key`);
+      return store.complete(id, claim.hold, { status: 202, body: `{"n":${i}}`, headers: {} });
+    }),
+  );
   const { rows } = await sql<{ done: string; transactions: string }>`
     select count(*) filter (where status_code = 202 and locked_at is null) as done, count(distinct xmin::text) as transactions
     from idempotency_keys where tenant_id = ${tenantId}::uuid`.execute(db);

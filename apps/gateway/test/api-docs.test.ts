@@ -11,9 +11,12 @@ import {
   type ParameterObject,
   type ReferenceObject,
 } from '@payments/contracts';
-import { createTestDatabase } from '@payments/db';
+import { createMigratedTestDatabase } from '@payments/db';
+import { migrations, SCHEMA } from '../src/db/migrations';
 import { createLogger } from '@payments/logger';
 import { loadGatewayConfig } from '../src/config';
+import { removeBus } from '@payments/test-support/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '../src/admin/bus-provision';
 import { startGateway, type RunningGateway } from '../src/server';
 
 /*
@@ -23,12 +26,14 @@ import { startGateway, type RunningGateway } from '../src/server';
  */
 
 let gateway: RunningGateway;
+let prefix: string;
 let dropDatabase: () => Promise<void>;
 let doc: OpenApiDocument;
 let docJson: JsonObject;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
+  // Migrated as npm run migrate does; the gateway logs in as its role.
+  const database = await createMigratedTestDatabase(SCHEMA, migrations);
   dropDatabase = database.drop;
   const env = {
     DATABASE_URL: database.url,
@@ -37,6 +42,8 @@ beforeAll(async () => {
     LOG_LEVEL: 'silent',
     BUS_TIMEOUT_MS: '2000',
   };
+  prefix = env.BUS_PREFIX;
+  await provisionBusFor(env);
   gateway = await startGateway(loadGatewayConfig(env), createLogger('gateway', 'silent'));
   const res = await fetch(gateway.url + OPENAPI_DOCUMENT_PATH);
   docJson = (await res.json()) as JsonObject;
@@ -45,6 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.stop();
+  await removeBus(prefix);
   await dropDatabase?.();
 });
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { ServiceError } from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { migrations, SCHEMA } from '../src/db/migrations';
-import { admitRequests, type BucketShape } from '../src/db/admit-requests';
+import { admitRequests, deleteFullBuckets, type BucketShape } from '../src/db/admit-requests';
 import type { GatewayDatabase } from '../src/db/schema';
 import type { GatewayContext } from '../src/http/context';
 import { tenantChargeLimit } from '../src/http/rate-limit';
@@ -112,4 +112,23 @@ it('is off at 0 per second', async () => {
   for (const tenantId of tenants) await limit(request(tenantId).ctx, 1_000_000);
   const buckets = await first.selectFrom('rate_limit_buckets').select('key').execute();
   expect(buckets.filter((b) => tenants.some((t) => b.key.endsWith(t)))).toEqual([]);
+});
+
+it("sweeps the client limits' buckets once idle long enough to be full, and nothing else", async () => {
+  const shape = { perSecond: 1, burst: 60 };
+  const [idle, busy, tenant] = [
+    `auth-address:${randomUUID()}`,
+    `auth-address:${randomUUID()}`,
+    `tenant:${randomUUID()}`,
+  ];
+  for (const key of [idle, busy, tenant]) await takeTokens(first, key, 1, shape);
+  await sql`update rate_limit_buckets set updated_at = now() - interval '2 minutes'
+    where key in (${idle}, ${tenant})`.execute(first);
+  expect(await deleteFullBuckets(first, ['auth-address', 'download-address'], 60_000)).toBeGreaterThanOrEqual(1);
+  const left = await first
+    .selectFrom('rate_limit_buckets')
+    .select('key')
+    .where('key', 'in', [idle, busy, tenant])
+    .execute();
+  expect(left.map((b) => b.key).sort()).toEqual([busy, tenant].sort());
 });

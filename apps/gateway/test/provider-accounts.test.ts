@@ -28,6 +28,7 @@ import {
   type ProviderAccountInput,
 } from '../src/tenancy/provider-accounts';
 import { AdminError, createTenant } from '../src/tenancy/tenant-admin';
+import { loginCheckingNats, type LoginCheckingNats } from '@payments/test-support/private-nats';
 import { startGatewayUnderTest } from './support/gateway-under-test';
 
 /*
@@ -49,21 +50,21 @@ interface Running {
 }
 
 /** A gateway on its own database and bus prefix; `env` on top (NODE_ENV=production, its secrets). */
-async function start(env: Record<string, string> = {}, beforeStart?: (url: string) => Promise<void>) {
-  const running = await startGatewayUnderTest(env, { beforeStart });
+async function start(env: Record<string, string> = {}, beforeStart?: (url: string) => Promise<void>, natsUrl?: string) {
+  const running = await startGatewayUnderTest(env, { beforeStart, natsUrl });
   const bus = await running.standIn('test-receivables');
   return { ...running, bus, downloadLinkSecret: running.config.downloadLinkSecret } satisfies Running;
 }
 
-const productionEnv = () => ({
+/** A production gateway logs in as the login-checking NATS's user (`nats`), the only one it accepts. */
+const productionEnv = (nats: LoginCheckingNats) => ({
   NODE_ENV: 'production',
   JWT_PRIVATE_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   DOWNLOAD_LINK_SECRET: randomBytes(32).toString('hex'),
   // Production refuses to start without these too (tenants here are sealed with the development key).
   CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   CREDENTIALS_PREVIOUS_KEYS: DEV_CREDENTIALS_ENCRYPTION_KEY,
-  NATS_USER: 'gateway',
-  NATS_PASSWORD: randomBytes(16).toString('hex'),
+  ...nats.env,
 });
 
 /** A valid batch (the gateway checks its shape only; client ids are receivables-svc's business). */
@@ -112,11 +113,15 @@ const sandboxInput = (tenantId: string, name = 'Acme Comércio Ltda'): ProviderA
 
 describe('a production gateway', () => {
   let running: Running;
+  let nats: LoginCheckingNats;
   beforeAll(async () => {
-    running = await start(productionEnv());
+    // A production gateway refuses a NATS that takes any login, as the shared one does.
+    nats = await loginCheckingNats();
+    running = await start(productionEnv(nats), undefined, nats.nats.url);
   });
   afterAll(async () => {
     await running?.stop();
+    await nats?.nats.destroy();
   });
 
   it('refuses charges of a tenant without a provider account (422 no_provider_account), forwarding nothing; the same request goes through once one is set', async () => {

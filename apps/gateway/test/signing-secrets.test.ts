@@ -9,9 +9,11 @@ import {
   parseEncryptionKey,
   sealedKeyId,
 } from '@payments/credential-seal';
-import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
+import { createDatabase, createTestDatabase, migrateService, migrateToLatest, serviceDatabaseUrl } from '@payments/db';
 import { createLogger } from '@payments/logger';
 import { loadGatewayConfig } from '../src/config';
+import { removeBus } from '@payments/test-support/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '../src/admin/bus-provision';
 import { gatewayMigrations, migrations, SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
 import { startGateway } from '../src/server';
@@ -66,14 +68,24 @@ describe('migration 0004', () => {
     return id;
   }
 
-  it('seals the secrets stored in clear at gateway start: none left readable, the same secret served', async () => {
+  it('seals the secrets stored in clear when migrated before the gateway starts: none left readable, the same secret served', async () => {
     const secret = 'whsec_' + randomBytes(32).toString('base64');
     const tenantId = await tenantInClear(secret);
     const prefix = `t${randomBytes(5).toString('hex')}`;
-    const gateway = await startGateway(
-      loadGatewayConfig({ DATABASE_URL: database.url, BUS_PREFIX: prefix, PORT: '0', LOG_LEVEL: 'silent' }),
-      silent,
-    );
+    await provisionBusFor({ BUS_PREFIX: prefix });
+    const config = loadGatewayConfig({
+      DATABASE_URL: serviceDatabaseUrl(database.url, SCHEMA),
+      BUS_PREFIX: prefix,
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
+    // npm run migrate seals them, with the gateway's key, before the gateway starts.
+    await migrateService({
+      url: database.url,
+      schema: SCHEMA,
+      migrations: gatewayMigrations(keyring(config.credentialsEncryptionKey, config.credentialsPreviousKeys)),
+    });
+    const gateway = await startGateway(config, silent);
     const bus = await connectBus({ url: NATS_URL, prefix, name: 'test-callback-svc', logger: silent });
     try {
       const values = await everyTextValue(db);
@@ -89,6 +101,7 @@ describe('migration 0004', () => {
     } finally {
       await bus.close();
       await gateway.stop();
+      await removeBus(prefix);
     }
   });
 

@@ -5,27 +5,32 @@ import {
   databaseNameOf,
   DatabaseUnavailableError,
   displayDatabaseUrl,
+  serviceDatabaseUrl,
 } from '@payments/db';
 import { AdminError } from '../tenancy/tenant-admin';
 import { migrations, SCHEMA } from '../db/migrations';
 import type { GatewayDatabase } from '../db/schema';
 
 /**
- * The gateway schema, for operator commands that run beside the gateway. It must already be there:
- * the gateway creates the database and migrates its schema when it starts (`npm start`). Creating
+ * The gateway schema, for operator commands that run beside the gateway, logged in as the gateway's
+ * role (DATABASE_URL's user replaced by it, as npm start does: development trusts local logins; a
+ * deployment gives the CLI the gateway's own URL). It must already be there: `npm run migrate`
+ * creates the database and migrates its schema (`npm start` runs it). Creating
  * either here would turn a typo in DATABASE_URL into a tenant in a database no gateway reads, whose
  * token authenticates nowhere; so a missing database, a database without the gateway's tables, or
  * one the gateway has not migrated yet are refused with an AdminError that says what to do, and
  * Postgres out of reach is a DatabaseUnavailableError naming the URL.
  */
-export async function openAdminDatabase(url: string): Promise<Kysely<GatewayDatabase>> {
-  const shown = displayDatabaseUrl(url);
+export async function openAdminDatabase(given: string): Promise<Kysely<GatewayDatabase>> {
+  const url = serviceDatabaseUrl(given, SCHEMA);
+  const shown = displayDatabaseUrl(given);
   try {
-    await checkDatabase(url);
+    // Errors name the URL the operator set, not the role's URL made from it.
+    await checkDatabase(url, given);
   } catch (err) {
     if (err instanceof DatabaseUnavailableError && err.problem === 'missing') {
       throw new AdminError(
-        `database "${databaseNameOf(url)}" does not exist (DATABASE_URL=${shown}): set DATABASE_URL to the database npm start uses (npm start creates it on its first start)`,
+        `database "${databaseNameOf(url)}" does not exist (DATABASE_URL=${shown}): set DATABASE_URL to the database npm start uses (npm run migrate creates it; npm start runs it)`,
       );
     }
     throw err;
@@ -35,12 +40,12 @@ export async function openAdminDatabase(url: string): Promise<Kysely<GatewayData
     const pending = await pendingMigrations(db);
     if (pending === 'no schema') {
       throw new AdminError(
-        `database "${databaseNameOf(url)}" has no gateway tables (DATABASE_URL=${shown}): start the gateway on it once (npm start), or set DATABASE_URL to the database npm start uses`,
+        `database "${databaseNameOf(url)}" has no gateway tables (DATABASE_URL=${shown}): run npm run migrate on it, or set DATABASE_URL to the database npm start uses`,
       );
     }
     if (pending.length > 0) {
       throw new AdminError(
-        `the gateway tables in database "${databaseNameOf(url)}" lack migration ${pending.join(', ')} (DATABASE_URL=${shown}): restart the gateway (npm start) to migrate them`,
+        `the gateway tables in database "${databaseNameOf(url)}" lack migration ${pending.join(', ')} (DATABASE_URL=${shown}): run npm run migrate`,
       );
     }
     return db;

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
-import type { Bus } from '@payments/bus';
-import { developmentUnlessSet, loadCommonConfig, type RunMode } from '@payments/config';
+import { BusProvisionError, type Bus } from '@payments/bus';
+import { developmentUnlessSet, loadCommonConfig, type CommonConfig, type RunMode } from '@payments/config';
 import { SIGNING_SECRET_MAX_AGE_MS, type ProviderAccountView } from '@payments/contracts';
 import type { GatewayDatabase } from '../db/schema';
 import { listAdminAudit, resolveOperator, type AuditedBy, type AuditEntry } from '../tenancy/admin-audit';
@@ -14,6 +14,7 @@ import {
   type ProviderAccountInput,
 } from '../tenancy/provider-accounts';
 import { openAdminDatabase } from './admin-database';
+import { describeProvisioning, provisionFromConfig } from './bus-provision';
 import { deadLetterId, describeDeadLetter, listDeadLetters, openAdminBus, redriveDeadLetter } from './jobs';
 import { INTEGRATION_TOKEN_PREFIX } from '../tenancy/credentials';
 import { swallowedByNpm } from './npm-flags';
@@ -67,9 +68,17 @@ const USAGE = `Operator commands (npm run admin -- <command>):
   operator create --name <name> [--json] an operator of the admin API (ADMIN_PORT); prints its credential ONCE
   operator list [--json]                 operators (credential hints only)
   operator revoke <operator_id>          its credential is refused from now on
+  bus provision [--json]                 create or raise every stream, durable consumer, the dead letters and
+                                         every claim store of BUS_PREFIX, with STREAM_MAX_BYTES and
+                                         STREAM_REPLICAS; never lowers them (a larger value is kept and said);
+                                         prints what it created, raised, updated or left. Services only check
+                                         these at start: npm start and the deploys run this first. Needs no
+                                         database; logs in as the provisioning user (NATS_USER=admin)
 Every change is audited under --operator <name> or ADMIN_OPERATOR (required in production).
 Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/receivables);
   jobs: NATS_URL, BUS_PREFIX and the bus login (NATS_USER=admin-cli and NATS_PASSWORD, or NATS_CREDS);
+  bus provision: NATS_URL, BUS_PREFIX, NATS_USER=admin and NATS_PASSWORD (or NATS_CREDS), NATS_TLS_*_FILE,
+  STREAM_MAX_BYTES, STREAM_REPLICAS;
   CREDENTIALS_ENCRYPTION_KEY (32 bytes, base64) seals signing secrets and bank credentials: required in
   production; CREDENTIALS_PREVIOUS_KEYS: older keys, comma-separated, that still open what they sealed`;
 
@@ -434,6 +443,28 @@ function describeAccount(a: ProviderAccountView): string {
   ].join('\n');
 }
 
+/**
+ * `bus provision`: the bus only, no database (it runs before anything else: npm start, a deploy's Job).
+ * A setting JetStream cannot change in place (a stream's retention), or a NATS user that may not
+ * manage streams (a service's), is refused in one line.
+ */
+async function provisionCommand(config: CommonConfig, json: boolean): Promise<number> {
+  try {
+    const report = await provisionFromConfig(config);
+    console.log(json ? JSON.stringify(report) : describeProvisioning(report));
+    return 0;
+  } catch (err) {
+    if (err instanceof BusProvisionError) console.error(`error: ${err.message}`);
+    else if ((err as { code?: unknown })?.code === 'PERMISSIONS_VIOLATION')
+      console.error(
+        `error: NATS user ${config.natsUser ?? '(none)'} may not manage streams (${(err as Error).message}): ` +
+          'run bus provision as the provisioning user (NATS_USER=admin and its NATS_PASSWORD)',
+      );
+    else throw err;
+    return 1;
+  }
+}
+
 /** The exit code: 0 done, 1 refused (an AdminError), 2 a wrong command line. */
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -473,6 +504,7 @@ async function main(argv: string[]): Promise<number> {
   }
   // An operator's tool: development unless NODE_ENV is set (production tenants get no sandbox account).
   const config = loadCommonConfig(developmentUnlessSet());
+  if (resource === 'bus' && action === 'provision') return provisionCommand(config, values.json);
   const db = await openAdminDatabase(config.databaseUrl);
   const print = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data) : human);
   let bus: Promise<Bus> | undefined;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { connectBus, DeadLetterNotFoundError, type Bus } from '@payments/bus';
-import type { CommonConfig } from '@payments/config';
+import { connectBus, DeadLetterNotFoundError, DeadLetterRedriveRefusedError, type Bus } from '@payments/bus';
+import { busCredentialChecks, requireProductionSecrets, type CommonConfig } from '@payments/config';
 import type { DeadLetterView, RedriveResult } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
 import type { GatewayDatabase } from '../db/schema';
@@ -12,7 +12,9 @@ import { AdminError, AdminNotFoundError } from '../tenancy/admin-error';
  * The CLI logs in to NATS as its config says (NATS_URL, BUS_PREFIX, NATS_USER/NATS_PASSWORD or
  * NATS_CREDS; in production the `admin-cli` user of deploy/nats, which may do only this).
  */
-export function openAdminBus(config: CommonConfig): Promise<Bus> {
+export async function openAdminBus(config: CommonConfig): Promise<Bus> {
+  // In production its login is checked as a service's is: present, and no development default.
+  requireProductionSecrets(config.nodeEnv, busCredentialChecks(config));
   return connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,
@@ -37,9 +39,31 @@ export function deadLetterId(target: string | undefined): number {
 }
 
 /**
+ * A dead letter that names a stream or subject other than a job stream of the bus registry and its
+ * subject: not re-driven (nothing was published), and the refusal audited. Its headers are only what
+ * its publisher wrote, so the operator is told what it named, to look into who put it there.
+ */
+export class RedriveRefusedError extends AdminError {
+  constructor(
+    readonly id: number,
+    readonly stream: string,
+    readonly subject: string,
+  ) {
+    super(
+      `dead letter ${id} was not re-driven: it names stream ${JSON.stringify(stream)} and subject ` +
+        `${JSON.stringify(subject)}, which are not a job stream of this bus and its subject. ` +
+        'It stays listed (npm run admin -- jobs dead); the refusal is in the audit.',
+    );
+  }
+}
+
+/**
  * Publishes dead letter `id` again to its stream and removes it from the dead letters, audited: the
  * audit row is written in a transaction committed only once the re-drive is done, so a failed
  * re-drive leaves no audit and a done one is never unaudited (short of the commit itself failing).
+ * A dead letter naming anything but a job stream and its subject is refused (RedriveRefusedError),
+ * and that refusal is audited on its own, since a forged dead letter is someone's attempt to have a
+ * job published where they may not publish.
  */
 export async function redriveDeadLetter(
   db: Kysely<GatewayDatabase>,
@@ -51,18 +75,29 @@ export async function redriveDeadLetter(
     if (err instanceof DeadLetterNotFoundError) throw new AdminNotFoundError(err.message);
     throw err;
   });
-  return db.transaction().execute(async (trx) => {
-    await recordAdminAction(trx, by, 'jobs.redrive', null, {
-      dead_letter_id: id,
-      stream: view.stream,
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await recordAdminAction(trx, by, 'jobs.redrive', null, {
+        dead_letter_id: id,
+        stream: view.stream,
+        msg_id: view.msg_id,
+        failures: view.failures,
+      });
+      return bus.streams.deadLetters.redrive(id).catch((err: unknown) => {
+        if (err instanceof DeadLetterNotFoundError) throw new AdminNotFoundError(err.message);
+        throw err;
+      });
+    });
+  } catch (err) {
+    if (!(err instanceof DeadLetterRedriveRefusedError)) throw err;
+    await recordAdminAction(db, by, 'jobs.redrive-refused', null, {
+      dead_letter_id: err.id,
+      stream: err.stream,
+      subject: err.subject,
       msg_id: view.msg_id,
-      failures: view.failures,
     });
-    return bus.streams.deadLetters.redrive(id).catch((err: unknown) => {
-      if (err instanceof DeadLetterNotFoundError) throw new AdminNotFoundError(err.message);
-      throw err;
-    });
-  });
+    throw new RedriveRefusedError(err.id, err.stream, err.subject);
+  }
 }
 
 /** One dead letter per line, for a person. */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { OPERATOR_CREDENTIAL_PREFIX } from '@payments/contracts';
+import { isUuid, OPERATOR_CREDENTIAL_PREFIX } from '@payments/contracts';
 import type { GatewayDatabase } from '../db/schema';
 import { recordAdminAction, type AuditedBy } from '../tenancy/admin-audit';
 import { AdminError, AdminNotFoundError } from '../tenancy/admin-error';
@@ -28,7 +28,6 @@ export interface OperatorView {
 }
 
 const MAX_NAME = 100;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function hashOperatorCredential(credential: string): Buffer {
   return createHash('sha256').update(credential, 'utf8').digest();
@@ -90,7 +89,7 @@ export async function revokeOperator(
   operatorId: string,
   by: AuditedBy,
 ): Promise<{ operator_id: string; name: string }> {
-  if (!UUID.test(operatorId))
+  if (!isUuid(operatorId))
     throw new AdminError('operator revoke needs an operator id (a UUID, as operator list shows)');
   return db.transaction().execute(async (trx) => {
     const row = await trx

@@ -22,6 +22,16 @@ export const ACCESS_TOKEN_EXPIRED =
 
 export class InvalidAccessTokenError extends Error {
   override readonly name = 'InvalidAccessTokenError';
+  /**
+   * True when the token is ours and well signed but past its expiry: the ERP then only needs a new
+   * one, and is told so by a code of its own (token_expired, docs/api.md, Authentication).
+   */
+  constructor(
+    message: string,
+    readonly expired = false,
+  ) {
+    super(message);
+  }
 }
 
 export async function issueAccessToken(
@@ -62,7 +72,7 @@ export async function verifyAccessToken(
     return { tenantId: payload.sub, tokenId: payload.token_id, expiresAt: payload.exp! };
   } catch (err) {
     if (err instanceof InvalidAccessTokenError) throw err;
-    if (err instanceof joseErrors.JWTExpired) throw new InvalidAccessTokenError(ACCESS_TOKEN_EXPIRED);
+    if (err instanceof joseErrors.JWTExpired) throw new InvalidAccessTokenError(ACCESS_TOKEN_EXPIRED, true);
     throw new InvalidAccessTokenError(
       'the access token is not valid: send the access_token that POST /api/v1/authenticate returned',
     );

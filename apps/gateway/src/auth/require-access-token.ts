@@ -37,7 +37,8 @@ const VERIFIED_TOKEN_TTL_MS = 60_000;
 
 /**
  * Protected endpoints: a valid, unexpired JWT of ours whose tenant and integration token are still
- * active. Anything else is 401 UNAUTHORIZED and the request goes no further.
+ * active. Anything else is 401 UNAUTHORIZED and the request goes no further: code token_expired for a
+ * token of ours past its expiry, unauthorized for all else.
  */
 export function requireAccessToken(db: Kysely<GatewayDatabase>, keys: SigningKeys, settings: AccessTokenSettings) {
   // Asked at every request, so a revocation applies at once, and a new account from the next request;
@@ -72,7 +73,8 @@ export function requireAccessToken(db: Kysely<GatewayDatabase>, keys: SigningKey
     try {
       claims = await claimsOf(token);
     } catch (err) {
-      if (err instanceof InvalidAccessTokenError) throw new ServiceError('unauthorized', err.message);
+      if (err instanceof InvalidAccessTokenError)
+        throw new ServiceError(err.expired ? 'token_expired' : 'unauthorized', err.message);
       throw err;
     }
     const state = await checks.submit({ tenantId: claims.tenantId, tokenId: claims.tokenId });

@@ -13,6 +13,8 @@ export interface DoorRequest {
   bucket?: string;
   cost: number;
   key?: { tenantId: string; key: string; method: string; path: string; fingerprint: string };
+  /** Written with its key's claim: only the attempt holding it may complete or release the key. */
+  lockToken?: string;
 }
 
 /** What admit_requests answered for one request. */
@@ -45,7 +47,7 @@ interface Row {
 
 /**
  * Charges and claims for many requests in one round trip and one commit: the admit_requests function
- * (migration 0008), which locks the buckets and keys it touches in key order, so every gateway
+ * (migration 0008; its version with lock tokens, migration 0011), which locks the buckets and keys it touches in key order, so every gateway
  * instance shares each bucket and two of them never spend the same tokens; a bucket is refilled on
  * read from the time since its last take. Keys expire `ttlHours` after `now`.
  *
@@ -68,7 +70,9 @@ export async function admitRequests(
       ${shape.burst}::float8, ${shape.perSecond}::float8, ${column((r) => r.key?.tenantId ?? null)}::uuid[],
       ${column((r) => r.key?.key ?? null)}::text[], ${column((r) => r.key?.method ?? null)}::text[],
       ${column((r) => r.key?.path ?? null)}::text[], ${column((r) => r.key?.fingerprint ?? null)}::text[],
-      ${now}::timestamptz, ${expiresAt}::timestamptz)`.execute(db);
+      ${column((r) => (r.key ? (r.lockToken ?? null) : null))}::uuid[], ${now}::timestamptz, ${expiresAt}::timestamptz)`.execute(
+    db,
+  );
   if (rows.length !== requests.length) throw new Error(`admit_requests answered ${rows.length} of ${requests.length}`);
   return rows.map(toAnswer);
 }
@@ -89,4 +93,21 @@ function toAnswer(row: Row): DoorAnswer {
             responseHeaders: row.response_headers,
           },
   };
+}
+
+/**
+ * Removes the buckets named `<name>:...` (for each of `names`) untouched for `idleMs`: a bucket that
+ * refills completely within `idleMs` is full by then, and a missing bucket is created full, so nothing
+ * a client could notice changes. A bucket taken from meanwhile is left (its row is locked and its
+ * updated_at moves on).
+ */
+export async function deleteFullBuckets(db: Kysely<GatewayDatabase>, names: string[], idleMs: number): Promise<number> {
+  if (names.length === 0) return 0;
+  // Postgres' clock, the one admit_requests stamps updated_at with.
+  const deleted = await db
+    .deleteFrom('rate_limit_buckets')
+    .where('updated_at', '<', sql<Date>`now() - ${idleMs} * interval '1 millisecond'`)
+    .where((eb) => eb.or(names.map((name) => eb('key', 'like', `${name}:%`))))
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows);
 }

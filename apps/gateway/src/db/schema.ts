@@ -37,6 +37,8 @@ export interface IdempotencyKeysTable {
   fingerprint: string;
   /** Set while the first request runs; null once its response is stored. */
   locked_at: Date | null;
+  /** Random, written with each lock (migration 0010): only the attempt holding it completes or releases the key. */
+  lock_token: ColumnType<string | null, string | null | undefined, string | null>;
   status_code: number | null;
   response_body: string | null;
   response_headers: ColumnType<Record<string, string> | null, string | null, string | null>;

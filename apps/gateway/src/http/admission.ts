@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ServiceError } from '@payments/contracts';
 import { MicroBatcher, type ItemOutcome } from '@payments/micro-batch';
@@ -53,17 +54,40 @@ export class Admissions {
   }
 
   /**
-   * Charges `charges` to the request's tenant and claims its key. Throws 429 rate_limited (with
-   * Retry-After) when the tenant's budget lacks them; otherwise returns what the key's earlier request
-   * left behind (undefined without a key).
+   * Charges `charges` to the request's tenant, less the `paid` it was charged already (its arrival
+   * token, see http/endpoint.ts), and claims its key. Throws 429 rate_limited (with Retry-After) when
+   * the tenant's budget lacks them, and for good when `charges` alone is more than the burst;
+   * otherwise returns what the key's earlier request left behind (undefined without a key).
    */
-  async admit(ctx: GatewayContext, charges: number, identity?: RequestIdentity): Promise<BeginOutcome | undefined> {
+  async admit(
+    ctx: GatewayContext,
+    charges: number,
+    identity?: RequestIdentity,
+    paid = 0,
+  ): Promise<BeginOutcome | undefined> {
     const tenantId = ctx.state.tenantId ?? '';
     const limited = this.limit.perSecond > 0;
-    if (!limited && !identity) return undefined;
-    const { taken, begun } = await this.batches.submit({ tenantId, charges: limited ? charges : 0, identity });
+    // Checked on the whole request, not on what is left to pay: a batch larger than the burst never
+    // fits, however long it waits.
+    if (limited && charges > this.limit.burst) throw rateLimited(ctx, charges, this.limit, Infinity);
+    const cost = limited ? Math.max(0, charges - paid) : 0;
+    if (cost === 0 && !identity) return undefined;
+    const { taken, begun } = await this.batches.submit({ tenantId, charges: cost, identity });
     if (!taken.ok) throw rateLimited(ctx, charges, this.limit, taken.retryAfterMs);
     return begun;
+  }
+
+  /**
+   * As admit, for a read costing `tokens` (a search by the rows it may answer): at most the burst, so
+   * a large page waits for a full bucket instead of being refused for good.
+   */
+  admitRead(
+    ctx: GatewayContext,
+    tokens: number,
+    identity?: RequestIdentity,
+    paid = 0,
+  ): Promise<BeginOutcome | undefined> {
+    return this.admit(ctx, Math.min(tokens, this.limit.burst), identity, paid);
   }
 }
 
@@ -76,12 +100,15 @@ async function admitAll(
   if (!idempotency && requests.some((r) => r.identity))
     throw new Error('admission with an Idempotency-Key needs the idempotency store');
   const now = new Date();
+  // One per attempt: a retry that takes the key over later gets its own (IdempotencyStore.settle).
+  const lockTokens = requests.map((r) => (r.identity ? randomUUID() : undefined));
   const answers = await admitRequests(
     db,
-    requests.map((r) => ({
+    requests.map((r, i) => ({
       bucket: r.charges > 0 ? `tenant:${r.tenantId}` : undefined,
       cost: r.charges,
       key: r.identity,
+      lockToken: lockTokens[i],
     })),
     limit,
     now,
@@ -92,7 +119,8 @@ async function admitAll(
       const answer = answers[i];
       if (!answer.taken)
         return { ok: true, value: { taken: { ok: false, retryAfterMs: answer.retryAfterMs }, begun: undefined } };
-      const begun = r.identity && idempotency ? await idempotency.settle(r.identity, answer, now) : undefined;
+      const begun =
+        r.identity && idempotency ? await idempotency.settle(r.identity, answer, now, lockTokens[i]) : undefined;
       return { ok: true, value: { taken: { ok: true }, begun } };
     }),
   );

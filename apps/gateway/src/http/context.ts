@@ -1,5 +1,5 @@
 import type { RouterContext } from '@koa/router';
-import type { ProviderAccountVersion } from '@payments/contracts';
+import { ServiceError, type ProviderAccountVersion } from '@payments/contracts';
 
 /** What the middleware chain learns about a request as it goes. */
 export interface GatewayState {
@@ -14,3 +14,20 @@ export interface GatewayState {
 }
 
 export type GatewayContext = RouterContext<GatewayState>;
+
+/** Who a request acts for, once the access-token check has passed: what every tenant endpoint is given. */
+export interface AuthenticatedTenant {
+  tenantId: string;
+  tokenId: string;
+}
+
+/**
+ * The tenant the access-token check named. Every tenant route runs behind that check, so a request
+ * without one is a route mounted without it: refused as unauthenticated rather than run for no one.
+ */
+export function authenticatedTenant(ctx: GatewayContext): AuthenticatedTenant {
+  const { tenantId, tokenId } = ctx.state;
+  if (tenantId === undefined || tokenId === undefined)
+    throw new ServiceError('unauthorized', 'this route needs an access token, and none was checked');
+  return { tenantId, tokenId };
+}

@@ -1,9 +1,9 @@
 import type { Next } from 'koa';
 import type Router from '@koa/router';
-import { MAX_BATCH_ITEMS, ServiceError } from '@payments/contracts';
+import { isUuid, MAX_BATCH_ITEMS, ServiceError } from '@payments/contracts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store';
 import { fingerprint, readIdempotencyKey, runIdempotently, type IdempotencyPolicy } from '../idempotency/idempotency';
-import type { GatewayContext, GatewayState } from './context';
+import { authenticatedTenant, type AuthenticatedTenant, type GatewayContext, type GatewayState } from './context';
 import { writeResponse } from './error-handler';
 import { requestBody } from './json-body';
 import type { Admissions } from './admission';
@@ -24,10 +24,18 @@ export interface Endpoint<Input> {
    * ServiceError naming every bad field. It runs before the Idempotency-Key is taken, so a refusal
    * here is never stored under the key.
    */
-  parse(ctx: GatewayContext): Input | Promise<Input>;
-  handle(input: Input, ctx: GatewayContext): Promise<HttpResponse>;
-  /** What the request costs against the tenant's rate limit: the charges it creates. Default: 1. */
+  parse(ctx: GatewayContext, tenant: AuthenticatedTenant): Input | Promise<Input>;
+  handle(input: Input, ctx: GatewayContext, tenant: AuthenticatedTenant): Promise<HttpResponse>;
+  /**
+   * What the request costs against the tenant's rate limit: the charges it creates (a batch larger
+   * than the burst is refused for good: split it). Default: 1, the token every request pays on arrival.
+   */
   charges?(input: Input): number;
+  /**
+   * For a listing instead: tokens by the rows it may answer, taken up to the tenant's whole burst (so
+   * the default page is never refused for good under a small burst; it waits for the bucket to fill).
+   */
+  reads?(input: Input): number;
 }
 
 export interface EndpointPipeline {
@@ -35,59 +43,69 @@ export interface EndpointPipeline {
   guards: Middleware[];
   bodyParser: Middleware;
   /**
-   * The tenant's rate limit and the Idempotency-Key's claim, taken together once the input is valid
-   * and before anything is stored.
+   * The tenant's rate limit: one token as the request arrives, before its body is read; then the rest
+   * of its cost together with the Idempotency-Key's claim, once the input is valid and before anything
+   * is stored.
    */
   admissions: Admissions;
   idempotency: IdempotencyStore;
 }
+
+/**
+ * What every request costs as it arrives, once its access token names the tenant and before its body
+ * is read: malformed JSON, a body too large or not JSON, nesting too deep, a missing Idempotency-Key
+ * and invalid input all cost it, so a flood of them is limited (429) like any other request. A batch
+ * pays the rest of its size once it is known.
+ */
+const ARRIVAL_COST = 1;
 
 export function mountEndpoint<Input>(
   router: Router<GatewayState>,
   pipeline: EndpointPipeline,
   endpoint: Endpoint<Input>,
 ): void {
+  const arrive: Middleware = async (ctx, next) => {
+    await pipeline.admissions.admit(ctx, ARRIVAL_COST);
+    return next();
+  };
   const run = async (ctx: GatewayContext) => {
+    const tenant = authenticatedTenant(ctx);
     const key = readIdempotencyKey(ctx.get('idempotency-key'), endpoint.idempotency);
     const body = requestBody(ctx);
     const identity =
       key === undefined
         ? undefined
         : {
-            tenantId: ctx.state.tenantId!,
+            tenantId: tenant.tenantId,
             key,
             method: ctx.method,
             path: ctx.path,
             fingerprint: fingerprint(ctx.method, ctx.path, body),
           };
-    const input = await parseCounted(ctx, endpoint, pipeline.admissions);
-    const begun = await pipeline.admissions.admit(ctx, endpoint.charges?.(input) ?? 1, identity);
+    const input = await endpoint.parse(ctx, tenant);
+    const begun = endpoint.reads
+      ? await pipeline.admissions.admitRead(ctx, endpoint.reads(input), identity, ARRIVAL_COST)
+      : await pipeline.admissions.admit(ctx, endpoint.charges?.(input) ?? ARRIVAL_COST, identity, ARRIVAL_COST);
     const response = await runIdempotently(
       pipeline.idempotency,
       identity && begun && { identity, begun },
-      () => endpoint.handle(input, ctx),
+      () => endpoint.handle(input, ctx, tenant),
       (err) => problemResponse(err, ctx.state.requestId),
     );
     writeResponse(ctx, response);
   };
-  router.register(endpoint.path, [endpoint.method.toUpperCase()], [...pipeline.guards, pipeline.bodyParser, run]);
+  router.register(
+    endpoint.path,
+    [endpoint.method.toUpperCase()],
+    [...pipeline.guards, arrive, pipeline.bodyParser, run],
+  );
 }
 
-/**
- * The endpoint's input. A request refused as invalid still costs 1 against the rate limit (and is a
- * 429 once the tenant is over it), so a flood of bad requests is limited like any other.
- */
-async function parseCounted<Input>(
-  ctx: GatewayContext,
-  endpoint: Endpoint<Input>,
-  admissions: Admissions,
-): Promise<Input> {
-  try {
-    return await endpoint.parse(ctx);
-  } catch (err) {
-    await admissions.admit(ctx, 1);
-    throw err;
-  }
+/** An endpoint ready to mount, its input type sealed in, so endpoints of any input share one list. */
+export type MountableEndpoint = (router: Router<GatewayState>, pipeline: EndpointPipeline) => void;
+
+export function endpoint<Input>(definition: Endpoint<Input>): MountableEndpoint {
+  return (router, pipeline) => mountEndpoint(router, pipeline, definition);
 }
 
 /** Batches above the limit are refused as too large (413) before item validation. */
@@ -100,8 +118,6 @@ export function assertBatchSize(body: unknown): void {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * A UUID path parameter, lower-cased (the key services match on); anything else is a validation error
  * naming the parameter. Answers still show an id as the ERP spelled it at creation: the services
@@ -109,7 +125,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export function uuidParam(ctx: GatewayContext, name: string): string {
   const value = ctx.params[name] ?? '';
-  if (!UUID.test(value))
+  if (!isUuid(value))
     throw new ServiceError('validation_failed', `the path parameter ${name} must be a UUID`, [
       { in: 'path', path: name, message: 'must be a UUID' },
     ]);

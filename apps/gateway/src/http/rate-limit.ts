@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Next } from 'koa';
 import type { Kysely } from 'kysely';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ServiceError } from '@payments/contracts';
+import { admitRequests, deleteFullBuckets } from '../db/admit-requests';
 import type { GatewayDatabase } from '../db/schema';
 import { Admissions } from './admission';
 import { bearerCredential } from './bearer';
@@ -21,11 +21,12 @@ export type ChargeLimit = (ctx: GatewayContext, charges: number) => Promise<void
 
 /**
  * Per-tenant limit on charges: a request costs the charges it creates (a batch of 1,000
- * costs 1,000), any other request 1. A token bucket of `burst` charges refilled at `perSecond`, kept
- * in Postgres (db/admit-requests.ts) so every gateway instance spends the same budget. Taken
- * after the body is validated and before anything is stored: a refused request leaves no trace. 0 per
- * second turns it off. The API's operations take it through their admission (http/admission.ts),
- * together with their Idempotency-Key; this is the limit alone.
+ * costs 1,000), a search the rows it may answer, any other request 1. A token bucket of `burst`
+ * charges refilled at `perSecond`, kept in Postgres (db/admit-requests.ts) so every gateway instance
+ * spends the same budget. The API's operations pay one token as they arrive, before the body is read,
+ * and the rest with their Idempotency-Key's claim once the input is valid (http/endpoint.ts,
+ * http/admission.ts): a refused request leaves no trace. 0 per second turns it off. This is the
+ * limit alone.
  */
 export function tenantChargeLimit(db: Kysely<GatewayDatabase>, settings: ChargeLimitSettings): ChargeLimit {
   const admissions = new Admissions(db, settings);
@@ -58,37 +59,52 @@ export function credentialKey(credential: string): string {
 export interface MinuteLimit {
   /** Names the limit in the 429's detail, e.g. "authentication calls from this address". */
   what: string;
+  /** Names its buckets (`<bucket>:<key>` in rate_limit_buckets), e.g. `auth-address`. */
+  bucket: string;
   perMinute: number;
   key(ctx: GatewayContext): string | undefined;
 }
 
 /**
- * A guard that counts requests per key in one-minute windows (per gateway instance) and answers
- * 429 rate_limited (problem+json, Retry-After in seconds) over any of the limits; every limit
- * counts the request. A limit of 0 is off.
+ * How often an instance clears the client limits' idle buckets. Their keys are addresses and
+ * credential hashes, which anyone can vary, so their rows are removed once they would be full again.
  */
-export function perMinuteLimit(limits: MinuteLimit[]): Guard {
-  const active = limits
-    .filter((limit) => limit.perMinute > 0)
-    .map((limit) => ({
-      limit,
-      limiter: new RateLimiterMemory({ keyPrefix: limit.what, points: limit.perMinute, duration: 60 }),
-    }));
+const IDLE_SWEEP_EVERY_MS = 10 * 60_000;
+
+/**
+ * A guard that counts requests per key, every limit in turn, and answers 429 rate_limited
+ * (problem+json, Retry-After in seconds) over any of them. Each key has a token bucket of `perMinute`
+ * refilled at `perMinute` a minute, in Postgres beside the tenants' (db/admit-requests.ts), so every
+ * gateway instance counts the same calls: a client spreading its calls over the instances behind a
+ * load balancer gets no more than from one. A limit of 0 is off.
+ */
+export function perMinuteLimit(db: Kysely<GatewayDatabase>, limits: MinuteLimit[]): Guard {
+  const active = limits.filter((limit) => limit.perMinute > 0);
+  let nextSweep = 0;
   return async (ctx, next) => {
-    for (const { limit, limiter } of active) {
+    if (active.length > 0 && Date.now() >= nextSweep) {
+      nextSweep = Date.now() + IDLE_SWEEP_EVERY_MS;
+      await deleteFullBuckets(
+        db,
+        active.map((limit) => limit.bucket),
+        MINUTE_MS,
+      );
+    }
+    for (const limit of active) {
       const key = limit.key(ctx);
       if (key === undefined) continue;
-      try {
-        await limiter.consume(key);
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        ctx.set('retry-after', String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
-        throw new ServiceError('rate_limited', `more than ${limit.perMinute} ${limit.what} per minute; retry later`);
-      }
+      const shape = { perSecond: limit.perMinute / 60, burst: limit.perMinute };
+      const [answer] = await admitRequests(db, [{ bucket: `${limit.bucket}:${key}`, cost: 1 }], shape, new Date(), 0);
+      if (answer.taken) continue;
+      ctx.set('retry-after', String(Math.max(1, Math.ceil(answer.retryAfterMs / 1000))));
+      throw new ServiceError('rate_limited', `more than ${limit.perMinute} ${limit.what} per minute; retry later`);
     }
     return next();
   };
 }
+
+/** A minute bucket left alone this long is full again: removing it changes nothing. */
+const MINUTE_MS = 60_000;
 
 /** The settings the client limits read (GatewayConfig's rateLimit and trustedProxyHops). */
 export interface ClientLimitSettings {
@@ -99,17 +115,19 @@ export interface ClientLimitSettings {
 /**
  * POST /authenticate and /refresh-token, one count for both: per client address, and per bearer
  * credential (its hash), so neither guessing tokens from one address nor hammering with one
- * token gets far.
+ * token gets far. Shared by every gateway instance.
  */
-export function authRateLimit(settings: ClientLimitSettings): Guard {
-  return perMinuteLimit([
+export function authRateLimit(db: Kysely<GatewayDatabase>, settings: ClientLimitSettings): Guard {
+  return perMinuteLimit(db, [
     {
       what: 'authentication calls from this address',
+      bucket: 'auth-address',
       perMinute: settings.rateLimit.authPerMinute,
       key: (ctx) => clientAddress(ctx, settings.trustedProxyHops),
     },
     {
       what: 'authentication calls with this credential',
+      bucket: 'auth-credential',
       perMinute: settings.rateLimit.authTokenPerMinute,
       key: (ctx) => {
         const credential = bearerCredential(ctx.get('authorization'));
@@ -119,11 +137,12 @@ export function authRateLimit(settings: ClientLimitSettings): Guard {
   ]);
 }
 
-/** Signed downloads (booklets, slip PDFs, QR codes), one count for all, per client address. */
-export function downloadRateLimit(settings: ClientLimitSettings): Guard {
-  return perMinuteLimit([
+/** Signed downloads (booklets, slip PDFs, QR codes), one count for all, per client address, shared by every instance. */
+export function downloadRateLimit(db: Kysely<GatewayDatabase>, settings: ClientLimitSettings): Guard {
+  return perMinuteLimit(db, [
     {
       what: 'downloads from this address',
+      bucket: 'download-address',
       perMinute: settings.rateLimit.downloadsPerMinute,
       key: (ctx) => clientAddress(ctx, settings.trustedProxyHops),
     },

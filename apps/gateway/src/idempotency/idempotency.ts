@@ -5,7 +5,11 @@ import { ServiceError } from '@payments/contracts';
 import type { HttpResponse } from '../http/problem';
 import type { BeginOutcome, IdempotencyStore, RequestIdentity } from './idempotency-store';
 
-/** required: mutating endpoints; optional: safe to repeat anyway; none: reads (the header is ignored). */
+/**
+ * required: mutating endpoints; optional: mutating but safe to repeat anyway (callback retry, replay);
+ * none: safe operations, reads (search, consult, history, payment data): the header is ignored, and
+ * nothing is stored or locked under it, so the same request with the same key simply runs again.
+ */
 export type IdempotencyPolicy = 'required' | 'optional' | 'none';
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/; // printable ASCII, no spaces, as Stripe accepts
@@ -54,7 +58,9 @@ export interface BegunRequest {
  * the request and did not answer in time (NoReplyError): it may still commit, so the key stays locked
  * and a retry is told 409 until the lock times out (IDEMPOTENCY_LOCK_TIMEOUT_MS), as after a gateway
  * crash; only then does a retry run it again. `request` is the key's claim when the caller took it
- * (the gateway's admission), or the key alone to claim it here; undefined without a key.
+ * (the gateway's admission), or the key alone to claim it here; undefined without a key. The
+ * response is stored, or the key released, only while this attempt holds the key's lock: a retry that
+ * took over a timed-out lock is not overwritten by the slow attempt it replaced.
  */
 export async function runIdempotently(
   store: Pick<IdempotencyStore, 'begin' | 'complete' | 'release'>,
@@ -89,20 +95,23 @@ export async function runIdempotently(
     };
   }
 
+  const { hold } = outcome;
   let response: HttpResponse;
   try {
     response = await safeExecute();
   } catch (err) {
-    if (!(err instanceof NoReplyError)) await store.release(identity).catch(() => undefined);
+    if (!(err instanceof NoReplyError)) await store.release(identity, hold).catch(() => undefined);
     throw err;
   }
+  // When this attempt's lock was taken over meanwhile, release and complete change nothing ('stale'):
+  // its client still gets its answer, and the retry holding the key decides what is stored.
   if (response.status >= 500) {
-    await store.release(identity);
+    await store.release(identity, hold);
   } else {
     const headers = Object.fromEntries(
       Object.entries(response.headers ?? {}).filter(([name]) => REPLAYED_HEADERS.includes(name.toLowerCase())),
     );
-    await store.complete(identity, { status: response.status, body: JSON.stringify(response.body), headers });
+    await store.complete(identity, hold, { status: response.status, body: JSON.stringify(response.body), headers });
   }
   return response;
 }

@@ -7,21 +7,22 @@ import {
   ADMIN_API_PREFIX,
   ADMIN_MAX_PAGE,
   ADMIN_OPENAPI_DOCUMENT_PATH,
+  type AdminProviderAccountRequest,
   AdminProviderAccountRequestSchema,
   AdminRotateSecretRequestSchema,
   AdminTenantCreateRequestSchema,
   buildAdminOpenApiDocument,
   compileValidator,
+  type FieldError,
+  isUuid,
   parseStatsQuery,
   ServiceError,
   SIGNING_SECRET_MAX_AGE_MS,
   Subjects,
-  type AdminProviderAccountRequest,
-  type FieldError,
   type Validator,
 } from '@payments/contracts';
 import type { Keyring } from '@payments/credential-seal';
-import { listDeadLetters, redriveDeadLetter } from '../admin/jobs';
+import { listDeadLetters, redriveDeadLetter, RedriveRefusedError } from '../admin/jobs';
 import type { GatewayDatabase } from '../db/schema';
 import type { GatewayContext, GatewayState } from '../http/context';
 import { uuidParam } from '../http/endpoint';
@@ -157,7 +158,7 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
     const tenantId = queryText(ctx, 'tenant_id');
     const cursor = queryText(ctx, 'cursor');
     const errors: FieldError[] = [];
-    if (tenantId !== undefined && !UUID.test(tenantId))
+    if (tenantId !== undefined && !isUuid(tenantId))
       errors.push({ in: 'query', path: 'tenant_id', message: 'must be a UUID' });
     if (cursor !== undefined && !/^[1-9]\d{0,17}$/.test(cursor))
       errors.push({ in: 'query', path: 'cursor', message: 'must be the next_cursor of an earlier page' });
@@ -191,8 +192,6 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
   });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function by(ctx: GatewayContext): AuditedBy {
   return { operator: ctx.state.operator! };
 }
@@ -203,12 +202,17 @@ function answer(ctx: GatewayContext, status: number, body: unknown): void {
   ctx.body = body;
 }
 
-/** The domain's refusals, said the public API's way: 404 for what does not exist, 422 naming the field, else 409. */
+/**
+ * The domain's refusals, said the public API's way: 404 for what does not exist, 422 naming the field
+ * (or redrive_refused for a forged dead letter), else 409.
+ */
 async function adminCall(ctx: GatewayContext, handle: (ctx: GatewayContext) => Promise<void>): Promise<void> {
   try {
     await handle(ctx);
   } catch (err) {
     if (err instanceof ProviderAccountInputError) throw validationError([fieldOfFlag(err)], err.message);
+    // Nothing was published; the refusal is audited (admin/jobs.ts).
+    if (err instanceof RedriveRefusedError) throw new ServiceError('redrive_refused', err.message);
     if (err instanceof AdminNotFoundError) throw new ServiceError('not_found', err.message);
     if (err instanceof AdminError) throw new ServiceError('conflict', err.message);
     throw err;

@@ -6,7 +6,7 @@ import { findActiveIntegrationToken } from '../auth/credential-store';
 import type { SigningKeys } from '../auth/signing-keys';
 import type { GatewayDatabase } from '../db/schema';
 import { bearerCredential } from '../http/bearer';
-import type { GatewayContext, GatewayState } from '../http/context';
+import { authenticatedTenant, type GatewayContext, type GatewayState } from '../http/context';
 import { authRateLimit, type ClientLimitSettings } from '../http/rate-limit';
 import { writeResponse } from '../http/error-handler';
 
@@ -23,7 +23,8 @@ type Guard = (ctx: GatewayContext, next: () => Promise<unknown>) => Promise<unkn
 
 /**
  * POST /authenticate (integration token -> JWT) and POST /refresh-token (JWT -> new JWT), both
- * limited per client address and per credential before anything is looked up (429 over it).
+ * limited per client address and per credential before anything is looked up (429 over it), across
+ * every gateway instance.
  */
 export function mountAuthRoutes(
   router: Router<GatewayState>,
@@ -35,7 +36,7 @@ export function mountAuthRoutes(
     limits: ClientLimitSettings;
   },
 ): void {
-  const limit = authRateLimit(deps.limits);
+  const limit = authRateLimit(deps.db, deps.limits);
   router.post('/api/v1/authenticate', limit, async (ctx) => {
     const credential = bearerCredential(ctx.get('authorization'));
     if (!credential) throw new ServiceError('unauthorized', 'send Authorization: Bearer <integration token>');
@@ -51,12 +52,8 @@ export function mountAuthRoutes(
   });
 
   router.post('/api/v1/refresh-token', limit, deps.requireAccessToken, async (ctx) => {
-    const { token, expiresIn } = await issueAccessToken(
-      deps.keys,
-      deps.settings,
-      ctx.state.tenantId!,
-      ctx.state.tokenId!,
-    );
+    const tenant = authenticatedTenant(ctx);
+    const { token, expiresIn } = await issueAccessToken(deps.keys, deps.settings, tenant.tenantId, tenant.tokenId);
     const body: RefreshTokenResponse = { access_token: token, token_type: 'bearer', expires_in: expiresIn };
     writeResponse(ctx, { status: 200, body, headers: { 'cache-control': 'no-store' } });
   });

@@ -8,7 +8,7 @@ import {
   type BookletRequest,
 } from '@payments/contracts';
 import type { GatewayContext, GatewayState } from '../http/context';
-import { uuidParam, type Endpoint } from '../http/endpoint';
+import { uuidParam, endpoint, type Endpoint, type MountableEndpoint } from '../http/endpoint';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
 import { requireSignedLink } from '../http/signed-link';
@@ -20,7 +20,7 @@ export type DownloadGuard = (ctx: GatewayContext, next: () => Promise<unknown>) 
  * POST /api/v1/bank-slip-booklet/{payment_slip_id}: queue a booklet. In production a
  * url_callback naming a non-public address or localhost is refused (422) before the bus is asked.
  */
-export function bookletEndpoints(bus: Bus, runMode: 'development' | 'production'): Endpoint<unknown>[] {
+export function bookletEndpoints(bus: Bus, runMode: 'development' | 'production'): MountableEndpoint[] {
   const callbackUrls = callbackUrlPolicy(runMode);
   const request: Endpoint<{ paymentSlipId: string; body: BookletRequest }> = {
     method: 'post',
@@ -32,9 +32,9 @@ export function bookletEndpoints(bus: Bus, runMode: 'development' | 'production'
       if (!result.ok) throw validationError(result.errors);
       return { paymentSlipId, body: result.value };
     },
-    async handle({ paymentSlipId, body }, ctx) {
+    async handle({ paymentSlipId, body }, ctx, tenant) {
       const reply = await bus.request(Subjects.booklets.request, {
-        tenant_id: ctx.state.tenantId!,
+        tenant_id: tenant.tenantId,
         payment_slip_id: paymentSlipId,
         url_callback: body.url_callback,
         // The key was checked by the pipeline before handle() runs (the endpoint requires it).
@@ -43,7 +43,7 @@ export function bookletEndpoints(bus: Bus, runMode: 'development' | 'production'
       return { status: 202, body: reply };
     },
   };
-  return [request] as Endpoint<unknown>[];
+  return [endpoint(request)];
 }
 
 /**

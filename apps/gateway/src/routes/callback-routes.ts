@@ -11,9 +11,10 @@ import {
   type FieldError,
 } from '@payments/contracts';
 import type { GatewayContext } from '../http/context';
-import type { Endpoint } from '../http/endpoint';
+import { endpoint, type Endpoint, type MountableEndpoint } from '../http/endpoint';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
+import { SEARCH_ROWS_PER_TOKEN } from './receivable-routes';
 
 const validateQuery = compileValidator(CallbackListQuerySchema);
 const validateReplay = compileValidator(CallbackReplayRequestSchema);
@@ -22,7 +23,7 @@ const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
 const DEFAULT_LIMIT = 50;
 
 /** Callback visibility (docs/api.md, "Callback visibility"): list, inspect and redeliver a tenant's events. */
-export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
+export function callbackEndpoints(bus: Bus): MountableEndpoint[] {
   const list: Endpoint<CallbackListQuery> = {
     method: 'get',
     path: '/api/v1/callbacks',
@@ -34,9 +35,11 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
       if (!result.ok) throw validationError(result.errors.map((e) => ({ ...e, in: 'query' as const })));
       return result.value;
     },
-    async handle(query, ctx) {
+    // A listing costs the rows it may answer, as a search does.
+    reads: (query) => Math.ceil((query.limit ?? DEFAULT_LIMIT) / SEARCH_ROWS_PER_TOKEN),
+    async handle(query, ctx, tenant) {
       const reply = await bus.request(Subjects.callbacks.list, {
-        tenant_id: ctx.state.tenantId!,
+        tenant_id: tenant.tenantId,
         status: query.status,
         limit: query.limit ?? DEFAULT_LIMIT,
         cursor: query.cursor,
@@ -55,9 +58,9 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
     path: '/api/v1/callbacks/:event_id',
     idempotency: 'none',
     parse: (ctx) => eventIdParam(ctx),
-    async handle(eventId, ctx) {
+    async handle(eventId, ctx, tenant) {
       const view = await bus.request(Subjects.callbacks.get, {
-        tenant_id: ctx.state.tenantId!,
+        tenant_id: tenant.tenantId,
         event_id: eventId,
       });
       // An older callback-svc (mid-deploy) answers without the payload or the attempts' excerpts:
@@ -72,9 +75,9 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
     path: '/api/v1/callbacks/:event_id/retry',
     idempotency: 'optional',
     parse: (ctx) => eventIdParam(ctx),
-    async handle(eventId, ctx) {
+    async handle(eventId, ctx, tenant) {
       const reply = await bus.request(Subjects.callbacks.retry, {
-        tenant_id: ctx.state.tenantId!,
+        tenant_id: tenant.tenantId,
         event_id: eventId,
       });
       return { status: 202, body: reply };
@@ -86,9 +89,9 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
     path: '/api/v1/callbacks/replay',
     idempotency: 'optional',
     parse: (ctx) => replaySpan(ctx, new Date()),
-    async handle({ since, until }, ctx) {
+    async handle({ since, until }, ctx, tenant) {
       const reply = await bus.request(Subjects.callbacks.replay, {
-        tenant_id: ctx.state.tenantId!,
+        tenant_id: tenant.tenantId,
         since: since.toISOString(),
         until: until?.toISOString() ?? null,
       });
@@ -96,7 +99,7 @@ export function callbackEndpoints(bus: Bus): Endpoint<unknown>[] {
     },
   };
 
-  return [list, get, retry, replay] as Endpoint<unknown>[];
+  return [endpoint(list), endpoint(get), endpoint(retry), endpoint(replay)];
 }
 
 /**

@@ -7,15 +7,14 @@ import {
   type ClientsCreateRequest,
   type ClientUpdateRequest,
 } from '@payments/contracts';
-import { assertBatchSize, uuidParam, type Endpoint } from '../http/endpoint';
+import { assertBatchSize, uuidParam, endpoint, type Endpoint, type MountableEndpoint } from '../http/endpoint';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
-import type { GatewayContext } from '../http/context';
 
 const validateCreate = compileValidator(ClientsCreateRequestSchema);
 const validateUpdate = compileValidator(ClientUpdateRequestSchema);
 
-export function clientEndpoints(bus: Bus): Endpoint<unknown>[] {
+export function clientEndpoints(bus: Bus): MountableEndpoint[] {
   const create: Endpoint<ClientsCreateRequest> = {
     method: 'post',
     path: '/api/v1/clients',
@@ -27,9 +26,9 @@ export function clientEndpoints(bus: Bus): Endpoint<unknown>[] {
       if (!result.ok) throw validationError(result.errors);
       return result.value;
     },
-    async handle(clients, ctx) {
+    async handle(clients, ctx, tenant) {
       const reply = await bus.request(Subjects.clients.create, {
-        tenant_id: tenantOf(ctx),
+        tenant_id: tenant.tenantId,
         clients,
       });
       return { status: 201, body: reply };
@@ -46,9 +45,9 @@ export function clientEndpoints(bus: Bus): Endpoint<unknown>[] {
       if (!result.ok) throw validationError(result.errors);
       return { clientId, client: result.value };
     },
-    async handle({ clientId, client }, ctx) {
+    async handle({ clientId, client }, ctx, tenant) {
       const reply = await bus.request(Subjects.clients.update, {
-        tenant_id: tenantOf(ctx),
+        tenant_id: tenant.tenantId,
         client_id: clientId,
         client,
       });
@@ -56,9 +55,5 @@ export function clientEndpoints(bus: Bus): Endpoint<unknown>[] {
     },
   };
 
-  return [create, update] as Endpoint<unknown>[];
-}
-
-function tenantOf(ctx: GatewayContext): string {
-  return ctx.state.tenantId!;
+  return [endpoint(create), endpoint(update)];
 }

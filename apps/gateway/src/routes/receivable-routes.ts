@@ -10,33 +10,41 @@ import {
   type ReceivableCreateItem,
   type SearchRequest,
 } from '@payments/contracts';
-import { assertBatchSize, uuidParam, type Endpoint } from '../http/endpoint';
+import { assertBatchSize, uuidParam, endpoint, type Endpoint, type MountableEndpoint } from '../http/endpoint';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
 import type { GatewayContext } from '../http/context';
 
 /**
- * Receivables: create (batch), cancel, search, consult and history. In
+ * Rows of a search page per token of the tenant's rate limit: a search costs
+ * ceil(limit / SEARCH_ROWS_PER_TOKEN), so the default page of 500 costs 5 and the largest (5,000)
+ * 50, at most the tenant's burst. What a search costs receivables-svc and Postgres grows with the
+ * rows it may answer, not with the request (docs/api.md, Limits).
+ */
+export const SEARCH_ROWS_PER_TOKEN = 100;
+
+/**
+ * Receivables: create (batch), cancel, search, consult, history and payment data. In
  * production a url_callback naming a non-public address or localhost is refused (422) before anything
  * is asked of the bus.
  */
-export function receivableEndpoints(bus: Bus, runMode: 'development' | 'production'): Endpoint<unknown>[] {
+export function receivableEndpoints(bus: Bus, runMode: 'development' | 'production'): MountableEndpoint[] {
   const callbackUrls = callbackUrlPolicy(runMode);
   const create: Endpoint<{ receivables: ReceivableCreateItem[]; account: ProviderAccountVersion }> = {
     method: 'post',
     path: '/api/v1/accounts-receivable',
     idempotency: 'required',
-    async parse(ctx) {
+    async parse(ctx, tenant) {
       const body = requestBody(ctx);
       assertBatchSize(body);
       const result = validateReceivablesBatch(body, callbackUrls);
       if (!result.ok) throw validationError(result.errors);
-      return { receivables: result.value, account: providerAccountOf(ctx) };
+      return { receivables: result.value, account: providerAccountOf(ctx, tenant.tenantId) };
     },
     charges: ({ receivables }) => receivables.length,
-    async handle({ receivables, account }, ctx) {
+    async handle({ receivables, account }, ctx, tenant) {
       const reply = await bus.request(Subjects.receivables.create, {
-        tenant_id: ctx.state.tenantId!,
+        tenant_id: tenant.tenantId,
         provider_account: account,
         receivables,
       });
@@ -49,9 +57,9 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
     path: '/api/v1/accounts-receivable/:uuid/cancel',
     idempotency: 'required',
     parse: (ctx) => uuidParam(ctx, 'uuid'),
-    async handle(id, ctx) {
+    async handle(id, ctx, tenant) {
       const reply = await bus.request(Subjects.receivables.cancel, {
-        tenant_id: ctx.state.tenantId!,
+        tenant_id: tenant.tenantId,
         account_receivable_id: id,
       });
       return { status: 202, body: reply };
@@ -61,15 +69,18 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
   const search: Endpoint<SearchRequest> = {
     method: 'post',
     path: '/api/v1/accounts-receivable/search',
-    idempotency: 'optional',
+    // A read: an Idempotency-Key is ignored, neither stored nor locked, so a retried search (after a
+    // bus timeout, say) runs again instead of meeting 409 (docs/api.md, Idempotency).
+    idempotency: 'none',
     parse(ctx) {
       const result = validateSearchRequest(requestBody(ctx));
       if (!result.ok) throw validationError(result.errors);
       return result.value;
     },
-    async handle(query, ctx) {
+    reads: (query) => Math.ceil((query.limit ?? SEARCH_DEFAULT_LIMIT) / SEARCH_ROWS_PER_TOKEN),
+    async handle(query, ctx, tenant) {
       const reply = await bus.request(Subjects.receivables.search, {
-        tenant_id: ctx.state.tenantId!,
+        tenant_id: tenant.tenantId,
         query: { state: query.state, start_date: query.start_date, end_date: query.end_date },
         limit: query.limit ?? SEARCH_DEFAULT_LIMIT,
         cursor: query.cursor,
@@ -82,36 +93,50 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
     },
   };
 
-  const consult: Endpoint<string> = {
-    method: 'post',
-    path: '/api/v1/accounts-receivable/:uuid/consult-transaction',
-    idempotency: 'optional',
-    parse: (ctx) => uuidParam(ctx, 'uuid'),
-    async handle(id, ctx) {
-      const reply = await bus.request(Subjects.receivables.consult, {
-        tenant_id: ctx.state.tenantId!,
-        account_receivable_id: id,
-      });
-      return { status: 200, body: reply };
-    },
-  };
+  const consult = readById(
+    bus,
+    'post',
+    '/api/v1/accounts-receivable/:uuid/consult-transaction',
+    Subjects.receivables.consult,
+  );
+  // Its state changes, oldest first.
+  const history = readById(bus, 'get', '/api/v1/accounts-receivable/:uuid/history', Subjects.receivables.history);
+  // The payment data of its registered callback; 404 until the provider registered it (docs/api.md).
+  const paymentData = readById(
+    bus,
+    'get',
+    '/api/v1/accounts-receivable/:uuid/payment-data',
+    Subjects.receivables.paymentData,
+  );
 
-  // Its state changes, oldest first; another tenant's id is answered 404 by receivables-svc.
-  const history: Endpoint<string> = {
-    method: 'get',
-    path: '/api/v1/accounts-receivable/:uuid/history',
+  return [
+    endpoint(create),
+    endpoint(search),
+    endpoint(cancel),
+    endpoint(consult),
+    endpoint(history),
+    endpoint(paymentData),
+  ];
+}
+
+type ReadSubject =
+  typeof Subjects.receivables.consult | typeof Subjects.receivables.history | typeof Subjects.receivables.paymentData;
+
+/**
+ * A read of one receivable by its id, answered by receivables-svc for the tenant: consult, history,
+ * payment data. Another tenant's id is answered 404 there. A read takes no Idempotency-Key.
+ */
+function readById(bus: Bus, method: 'get' | 'post', path: string, subject: ReadSubject): Endpoint<string> {
+  return {
+    method,
+    path,
     idempotency: 'none',
     parse: (ctx) => uuidParam(ctx, 'uuid'),
-    async handle(id, ctx) {
-      const reply = await bus.request(Subjects.receivables.history, {
-        tenant_id: ctx.state.tenantId!,
-        account_receivable_id: id,
-      });
+    async handle(id, _ctx, tenant) {
+      const reply = await bus.request(subject, { tenant_id: tenant.tenantId, account_receivable_id: id });
       return { status: 200, body: reply };
     },
   };
-
-  return [create, search, cancel, consult, history] as Endpoint<unknown>[];
 }
 
 /**
@@ -119,8 +144,7 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
  * one (production, until an operator sets it) the batch is refused, before the idempotency key is
  * taken, so the same request succeeds once the account is set.
  */
-function providerAccountOf(ctx: GatewayContext): ProviderAccountVersion {
-  const tenantId = ctx.state.tenantId!;
+function providerAccountOf(ctx: GatewayContext, tenantId: string): ProviderAccountVersion {
   const account = ctx.state.providerAccount;
   if (!account)
     throw new ServiceError(

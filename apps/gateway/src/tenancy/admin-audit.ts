@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { RunMode } from '@payments/config';
 import type { GatewayDatabase } from '../db/schema';
 import { AdminError } from './admin-error';
+import { isUuid } from '@payments/contracts';
 
 /**
  * The audit of operator actions: who, when and what, one row per change, written in the
@@ -27,6 +28,8 @@ export const AdminActions = [
   'token.revoke',
   'secrets.reencrypt',
   'jobs.redrive',
+  // A dead letter naming a stream or subject outside the bus registry: nothing published.
+  'jobs.redrive-refused',
   'operator.create',
   'operator.revoke',
 ] as const;
@@ -65,7 +68,7 @@ export async function listAdminAudit(
 ): Promise<AuditEntry[]> {
   let query = db.selectFrom('admin_audit').selectAll();
   if (filter.tenantId !== undefined) {
-    if (!UUID.test(filter.tenantId)) throw new AdminError('--tenant must be a tenant id (a UUID)');
+    if (!isUuid(filter.tenantId)) throw new AdminError('--tenant must be a tenant id (a UUID)');
     query = query.where('tenant_id', '=', filter.tenantId);
   }
   const rows = await query
@@ -82,7 +85,6 @@ export async function listAdminAudit(
   }));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_OPERATOR = 100;
 
 /**

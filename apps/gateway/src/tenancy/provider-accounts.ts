@@ -2,13 +2,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { RunMode } from '@payments/config';
 import {
+  isUuid,
   ProviderKinds,
   type Beneficiary,
   type InterCredentials,
   type PixCredentials,
-  type ProviderCredentials,
   type ProviderAccountVersion,
   type ProviderAccountView,
+  type ProviderCredentials,
   type ProviderKind,
 } from '@payments/contracts';
 import { CredentialSealError, keyringFromEnv, seal, type Keyring } from '@payments/credential-seal';
@@ -224,7 +225,6 @@ interface CheckedAccount {
   credentials: ProviderCredentials | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_TEXT = 200;
 const MAX_URL = 2000;
 /** A PIX key is at most 77 characters (a random key is 36, an e-mail up to 77). */
@@ -376,7 +376,7 @@ function optional(flag: string, value: string | undefined, max = MAX_TEXT): stri
 }
 
 async function requireTenant(db: Kysely<GatewayDatabase>, tenantId: string, lock = false): Promise<void> {
-  if (!UUID.test(tenantId)) throw new ProviderAccountInputError('--tenant', `--tenant must be a tenant id (a UUID)`);
+  if (!isUuid(tenantId)) throw new ProviderAccountInputError('--tenant', `--tenant must be a tenant id (a UUID)`);
   let query = db.selectFrom('tenants').select('id').where('id', '=', tenantId);
   if (lock) query = query.forUpdate();
   if (!(await query.executeTakeFirst())) throw new AdminNotFoundError(`no tenant ${tenantId}`);

@@ -8,6 +8,7 @@ import { CALLED_FROM_CODE, recordAdminAction, type AuditedBy } from './admin-aud
 import { generateIntegrationToken, generateSigningSecret, hashIntegrationToken, tokenHint } from './credentials';
 import { insertDevelopmentAccount, loadCredentialsKeyring } from './provider-accounts';
 import { sealSigningSecret } from './signing-secrets';
+import { isUuid } from '@payments/contracts';
 
 export { AdminError, AdminNotFoundError };
 
@@ -84,7 +85,7 @@ export async function issueToken(
   tenantId: string,
   by: AuditedBy = CALLED_FROM_CODE,
 ): Promise<IssuedToken> {
-  if (!UUID.test(tenantId)) throw new AdminError('--tenant must be a tenant id (a UUID)');
+  if (!isUuid(tenantId)) throw new AdminError('--tenant must be a tenant id (a UUID)');
   return db.transaction().execute(async (trx) => {
     const tenant = await trx
       .selectFrom('tenants')
@@ -99,8 +100,6 @@ export async function issueToken(
     return token;
   });
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function insertToken(db: Kysely<GatewayDatabase>, tenantId: string): Promise<IssuedToken> {
   const token = generateIntegrationToken();
@@ -125,12 +124,12 @@ export async function revokeToken(
   tokenIdOrToken: string,
   by: AuditedBy = CALLED_FROM_CODE,
 ): Promise<{ token_id: string; tenant_id: string }> {
-  const isUuid = UUID.test(tokenIdOrToken);
+  const byId = isUuid(tokenIdOrToken);
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable('integration_tokens')
       .set({ revoked_at: new Date() })
-      .where(isUuid ? 'id' : 'token_hash', '=', isUuid ? tokenIdOrToken : hashIntegrationToken(tokenIdOrToken))
+      .where(byId ? 'id' : 'token_hash', '=', byId ? tokenIdOrToken : hashIntegrationToken(tokenIdOrToken))
       .where('revoked_at', 'is', null)
       .returning(['id', 'tenant_id'])
       .executeTakeFirst();
@@ -147,7 +146,7 @@ export async function disableTenant(
   tenantId: string,
   by: AuditedBy = CALLED_FROM_CODE,
 ): Promise<void> {
-  if (!UUID.test(tenantId)) throw new AdminNotFoundError(`no active tenant ${tenantId}`);
+  if (!isUuid(tenantId)) throw new AdminNotFoundError(`no active tenant ${tenantId}`);
   await db.transaction().execute(async (trx) => {
     const result = await trx
       .updateTable('tenants')
