@@ -11,8 +11,10 @@ import {
   loadCommonConfig,
   requireProductionSecrets,
   type CommonConfig,
+  databaseCredentialChecks,
 } from '@payments/config';
 import { INTER_PRODUCTION_BASE_URL } from '@payments/inter-cobranca';
+import { HISTORY_RETENTION_DAYS_DEFAULT } from './db/partitioned-tables';
 import { INTER_DEFAULT_LIMITS, INTER_ENDPOINTS, type InterEndpoint } from './provider/inter/client';
 import {
   CredentialSealError,
@@ -72,6 +74,8 @@ export interface ReceivablesConfig extends CommonConfig {
   timeZone: string;
   /** PROVIDER_RECONCILE_INTERVAL_MS: how often each bank account with open charges is swept with the bank's lists. */
   providerReconcileIntervalMs: number;
+  /** RECEIVABLE_HISTORY_RETENTION_DAYS: a month of state history is dropped once wholly older than this. */
+  receivableHistoryRetentionDays: number;
 }
 
 export function loadReceivablesConfig(env: Record<string, string | undefined> = process.env): ReceivablesConfig {
@@ -102,6 +106,7 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
       hint: 'the same as the gateway',
     },
     ...busCredentialChecks(common),
+    ...databaseCredentialChecks(common),
   ]);
   const port = envInt('RECEIVABLES_PORT', 3200, env);
   const publicUrl = envString('RECEIVABLES_PUBLIC_URL', `http://127.0.0.1:${port}`, env).replace(/\/+$/, '');
@@ -134,6 +139,7 @@ export function loadReceivablesConfig(env: Record<string, string | undefined> = 
       env,
       1_000,
     ),
+    receivableHistoryRetentionDays: envInt('RECEIVABLE_HISTORY_RETENTION_DAYS', HISTORY_RETENTION_DAYS_DEFAULT, env, 1),
   };
 }
 

@@ -1,18 +1,12 @@
 import { connectBus } from '@payments/bus';
-import { Streams, type ProviderKind } from '@payments/contracts';
-import {
-  createDatabase,
-  ensureDatabase,
-  ensureOnlineIndexes,
-  isDatabaseUnavailable,
-  migrateToLatest,
-} from '@payments/db';
+import { QueueGroups, Streams, type ProviderKind } from '@payments/contracts';
+import { isDatabaseUnavailable, openServiceDatabase } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, jobStreamMetrics, outboxLimitGauges } from '@payments/metrics';
 import { OutboxRelay, outboxBacklogSummary } from '@payments/outbox';
 import type { ReceivablesConfig } from './config';
-import { migrations, onlineIndexes, SCHEMA } from './db/migrations';
+import { migrations, SCHEMA } from './db/migrations';
 import type { ReceivablesDatabase } from './db/schema';
 import type { PaymentProviders } from './domain/ports';
 import { PostgresProviderAccounts } from './db/provider-accounts';
@@ -29,6 +23,7 @@ import { startReconciler } from './transport/reconciler';
 import { stuckRegistrationMetrics } from './transport/stuck-metrics';
 import { watchRegistrationWaits } from './domain/registration-waits';
 import { startRegistrationRollup } from './transport/rollup';
+import { startDataUpkeep } from './transport/upkeep';
 import { startWorkers } from './transport/workers';
 
 export interface RunningReceivablesService {
@@ -44,16 +39,15 @@ export async function startReceivablesService(
   config: ReceivablesConfig,
   logger: Logger = createLogger('receivables-svc', config.logLevel),
 ): Promise<RunningReceivablesService> {
-  await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<ReceivablesDatabase>({
+  // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
+  const db = await openServiceDatabase<ReceivablesDatabase>({
     url: config.databaseUrl,
     schema: SCHEMA,
     applicationName: 'receivables-svc',
     poolSize: config.databasePoolSize,
+    migrations,
+    logger,
   });
-  await migrateToLatest(db, SCHEMA, migrations, logger);
-  // In the background, one instance at a time; readiness does not wait: queries work without them, slower.
-  const indexes = ensureOnlineIndexes(db, SCHEMA, onlineIndexes, logger);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,
@@ -68,9 +62,15 @@ export async function startReceivablesService(
     timeoutMs: config.busTimeoutMs,
     serveConcurrency: config.busServeConcurrency,
   });
-  // Every stream this service writes (through its outbox) or reads, ensured here, once per start.
   const outboxStreams = [Streams.receivableRegistrations, Streams.receivableCancellations, Streams.callbackRequests];
-  await bus.streams.ensure(...outboxStreams);
+  // What it writes (through its outbox) or reads, provisioned by `npm run admin -- bus provision`:
+  // only checked here (it may not create them), and the start refused, naming what is missing or weaker.
+  await bus.streams.check(QueueGroups.receivables).catch(async (err: unknown) => {
+    // Nothing else runs yet: an in-process start (the e2e tests) leaves no pool or connection behind.
+    await bus.close();
+    await db.destroy();
+    throw err;
+  });
 
   const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger, maxRows: config.outboxMaxRows });
   const metrics = createMetricsRegistry('receivables-svc');
@@ -117,6 +117,8 @@ export async function startReceivablesService(
   });
   relay.start();
   const rollup = startRegistrationRollup(db, logger);
+  // Monthly history partitions created ahead and dropped past retention; the state counters folded.
+  const upkeep = startDataUpkeep({ db, logger, historyRetentionDays: config.receivableHistoryRetentionDays });
   const workers = await startWorkers(bus, {
     db,
     // Each attempt a bank does not take is recorded on its charges: the health page, metric and history show it.
@@ -132,10 +134,10 @@ export async function startReceivablesService(
   // What runs without the HTTP server, stopped in one place: by stop(), and when the server cannot
   // start (its port taken), so an in-process start (the e2e tests) leaves nothing running.
   const stopBackground = async () => {
-    await indexes.stop(); // cancels a build under way: the next start repairs it
     await Promise.all(workers.map((w) => w.stop()));
     await relay.stop();
     await rollup.stop();
+    await upkeep.stop();
     await reconciler.stop();
     await notices.stop();
     await providers.close();

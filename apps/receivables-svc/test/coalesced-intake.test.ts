@@ -58,6 +58,7 @@ afterAll(async () => {
 interface Answer {
   created: number;
   alreadyExisting: number;
+  existing: string[];
 }
 
 /** POST's bus request, as the gateway sends it; the counts read back from the answer's words. */
@@ -74,7 +75,11 @@ async function create(
   const created = /^(\d+) receivable\(s\) received/.exec(reply.message);
   const existing = /; (\d+) already existed/.exec(reply.message);
   if (!created) throw new Error(`unexpected answer: ${reply.message}`);
-  return { created: Number(created[1]), alreadyExisting: existing ? Number(existing[1]) : 0 };
+  return {
+    created: Number(created[1]),
+    alreadyExisting: existing ? Number(existing[1]) : 0,
+    existing: reply.existing ?? [],
+  };
 }
 
 /** The code and field errors of a refusal. */
@@ -122,7 +127,7 @@ describe('concurrent create requests share transactions', () => {
 
     const answers = await Promise.all(requests.map((r) => create(r.tenantId, [r.item])));
 
-    expect(answers).toEqual(requests.map(() => ({ created: 1, alreadyExisting: 0 })));
+    expect(answers).toEqual(requests.map(() => ({ created: 1, alreadyExisting: 0, existing: [] })));
     const rows = await stored(tenants);
     expect(rows.map((r) => `${r.tenant_id}/${r.account_receivable_id}`).sort()).toEqual(
       requests.map((r) => `${r.tenantId}/${r.item.account_receivable_id}`).sort(),
@@ -170,7 +175,7 @@ describe('concurrent create requests share transactions', () => {
     );
 
     const answers = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : o.reason));
-    const ok = { created: 1, alreadyExisting: 0 };
+    const ok = { created: 1, alreadyExisting: 0, existing: [] };
     expect(answers.slice(0, 3)).toEqual([ok, ok, ok]);
     expect(answers.slice(6)).toEqual([ok, ok, ok, ok]);
     expect(refusal(answers[3])).toEqual({ code: 'validation_failed', paths: ['/1/value'] });
@@ -209,18 +214,18 @@ describe('concurrent create requests share transactions', () => {
     const rows = await stored([tenantId]);
     expect(rows).toHaveLength(2);
     expect(new Set(rows.map((r) => r.xmin)).size).toBe(1);
-    // Whichever reached the batch first was created; the other is told it exists, and the stored
-    // charge is the winner's.
+    // Whichever reached the batch first was created; the other is told it exists, named as the
+    // winner spelled it, and the stored charge is the winner's.
     const firstWon = answers[0].created === 1;
     expect(answers).toEqual(
       firstWon
         ? [
-            { created: 1, alreadyExisting: 0 },
-            { created: 1, alreadyExisting: 1 },
+            { created: 1, alreadyExisting: 0, existing: [] },
+            { created: 1, alreadyExisting: 1, existing: [first.account_receivable_id] },
           ]
         : [
-            { created: 0, alreadyExisting: 1 },
-            { created: 2, alreadyExisting: 0 },
+            { created: 0, alreadyExisting: 1, existing: [second.account_receivable_id] },
+            { created: 2, alreadyExisting: 0, existing: [] },
           ],
     );
     const kept = rows.filter((r) => r.account_receivable_id === first.account_receivable_id);
@@ -239,7 +244,7 @@ describe('concurrent create requests share transactions', () => {
       Promise.all([create(tenantId, large), ...singles.map((item) => create(tenantId, [item]))]),
     );
 
-    expect(answers[0]).toEqual({ created: large.length, alreadyExisting: 0 });
+    expect(answers[0]).toEqual({ created: large.length, alreadyExisting: 0, existing: [] });
     const rows = await stored([tenantId]);
     const largeIds = new Set(large.map((i) => i.account_receivable_id));
     const largeXmins = new Set(rows.filter((r) => largeIds.has(r.account_receivable_id)).map((r) => r.xmin));
@@ -265,11 +270,12 @@ describe('acceptRequests, one statement for the batch', () => {
       { tenantId, account, items: [withinOne] },
     ]);
 
-    const ok = (created: number, alreadyExisting: number): IntakeOutcome => ({
+    const ok = (created: number, existing: string[]): IntakeOutcome => ({
       ok: true,
-      value: { created, alreadyExisting },
+      value: { created, alreadyExisting: existing.length, existing },
     });
-    expect(outcomes).toEqual([ok(1, 0), ok(1, 1), ok(0, 1)]);
+    // The existing id named as first sent (lower case), not as the later request spelled it.
+    expect(outcomes).toEqual([ok(1, []), ok(1, [id]), ok(0, [id])]);
     const row = await f.db
       .selectFrom('receivables')
       .select(['amount_cents', 'account_receivable_id_as_sent'])

@@ -54,13 +54,13 @@ it('keeps the ids as sent and answers with them, whatever spelling later request
       chargeItem(clientId, sent),
       chargeItem(clientId, { ...sent, account_receivable_id: paidId, due_date: '2027-01-15' }),
     ]),
-  ).toEqual({ created: 2, alreadyExisting: 0 });
+  ).toEqual({ created: 2, alreadyExisting: 0, existing: [] });
   // The same id in lower case is the same receivable: not created again.
   expect(
     await acceptReceivables(f.db, f.clients, tenantId, account, [
       chargeItem(clientId, { ...sent, account_receivable_id: sent.account_receivable_id.toLowerCase(), value: 9 }),
     ]),
-  ).toEqual({ created: 0, alreadyExisting: 1 });
+  ).toEqual({ created: 0, alreadyExisting: 1, existing: [sent.account_receivable_id] }); // named as first sent
 
   const stored = await row(f, tenantId, sent.account_receivable_id.toLowerCase());
   expect(stored).toMatchObject({

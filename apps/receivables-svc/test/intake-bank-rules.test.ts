@@ -203,7 +203,7 @@ describe('an inter account refuses at intake what Inter refuses, in our field na
         [item(client, { value: 2.5 }), item(client, { value: 99_999_999.99 })],
         AFTERNOON,
       ),
-    ).resolves.toEqual({ created: 2, alreadyExisting: 0 });
+    ).resolves.toEqual({ created: 2, alreadyExisting: 0, existing: [] });
   });
 
   it('due_date: not in the past; today only until 19:59 Brasília time', async () => {
@@ -216,7 +216,7 @@ describe('an inter account refuses at intake what Inter refuses, in our field na
     // 19:59 in Brasília is 22:59 UTC: still today's.
     await expect(
       acceptReceivables(f.db, payers, tenantId, account, [today], new Date('2026-11-27T22:59:30Z')),
-    ).resolves.toEqual({ created: 1, alreadyExisting: 0 });
+    ).resolves.toEqual({ created: 1, alreadyExisting: 0, existing: [] });
     const late = await refusal(
       acceptReceivables(
         f.db,
@@ -276,7 +276,7 @@ describe('an inter account refuses at intake what Inter refuses, in our field na
     expect(errors.map((e) => e.path)).toEqual(['/1/due_date']);
     await expect(
       acceptReceivables(f.db, payers, tenantId, account, [sameDay], new Date('2026-11-27T23:30:00Z')),
-    ).resolves.toEqual({ created: 0, alreadyExisting: 1 });
+    ).resolves.toEqual({ created: 0, alreadyExisting: 1, existing: [sameDay.account_receivable_id] });
   });
 
   it('a sandbox account takes the same charges', async () => {
@@ -292,6 +292,6 @@ describe('an inter account refuses at intake what Inter refuses, in our field na
         [item(noAddress, { value: 1 }), item(noAddress, { due_date: '2026-11-01', emission_date: '2026-11-01' })],
         AFTERNOON,
       ),
-    ).resolves.toEqual({ created: 2, alreadyExisting: 0 });
+    ).resolves.toEqual({ created: 2, alreadyExisting: 0, existing: [] });
   });
 });

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase } from '@payments/db';
+import { createTestDatabase, serviceDatabaseUrl } from '@payments/db';
+import { migrateDatabase } from '@payments/test-support/instances';
 import {
   createTestCertificateAuthority,
   writeSandboxInterTls,
@@ -36,6 +37,8 @@ export async function startInterSandbox(
   { withCaKey = false }: { withCaKey?: boolean } = {},
 ): Promise<InterSandbox> {
   const database = await createTestDatabase();
+  // Migrated as npm run migrate does (the sandbox's migrations are its own code): it logs in as its role.
+  await migrateDatabase({ NODE_ENV: 'development', DATABASE_URL: database.url });
   const dir = mkdtempSync(join(tmpdir(), 'inter-sandbox-'));
   const ca = createTestCertificateAuthority('receivables-svc inter test CA');
   const caKey: Record<string, string> = {};
@@ -49,7 +52,7 @@ export async function startInterSandbox(
       ...process.env,
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
-      DATABASE_URL: database.url,
+      DATABASE_URL: serviceDatabaseUrl(database.url, 'bank_sandbox'),
       BANK_SANDBOX_PORT: '0',
       BANK_SANDBOX_INTER_PORT: '0',
       BANK_SANDBOX_WEBHOOK_RETRY_MS: '100,200',

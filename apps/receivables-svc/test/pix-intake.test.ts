@@ -56,6 +56,7 @@ it('an inter account without a PIX key: a PIX charge is 422 pix_key_required, no
   expect(await acceptReceivables(f.db, f.clients, tenantId, version, [items[0]])).toEqual({
     created: 1,
     alreadyExisting: 0,
+    existing: [],
   });
 });
 
@@ -74,6 +75,7 @@ it('an inter account with a PIX key takes a PIX charge, its payer without the ad
   expect(await acceptReceivables(f.db, withoutAddress, tenantId, version, [pix])).toEqual({
     created: 1,
     alreadyExisting: 0,
+    existing: [],
   });
   const slip = chargeItem(clientId, { payment_method: SLIP });
   const err = await refusal(acceptReceivables(f.db, withoutAddress, tenantId, version, [slip]));
@@ -95,6 +97,7 @@ it('a pix account: a slip charge is 422 slip_not_supported, nothing stored; a PI
   expect(await acceptReceivables(f.db, f.clients, tenantId, version, [items[0]])).toEqual({
     created: 1,
     alreadyExisting: 0,
+    existing: [],
   });
 });
 
@@ -129,8 +132,8 @@ it('in a coalesced batch the refused request fails alone; the others are stored'
       items: [chargeItem(keyless.clientId, { payment_method: SLIP })],
     },
   ]);
-  expect(outcomes[0]).toEqual({ ok: true, value: { created: 1, alreadyExisting: 0 } });
+  expect(outcomes[0]).toEqual({ ok: true, value: { created: 1, alreadyExisting: 0, existing: [] } });
   expect(outcomes[1]).toMatchObject({ ok: false, error: { code: 'pix_key_required' } });
-  expect(outcomes[2]).toEqual({ ok: true, value: { created: 1, alreadyExisting: 0 } });
+  expect(outcomes[2]).toEqual({ ok: true, value: { created: 1, alreadyExisting: 0, existing: [] } });
   expect(await storedCount(keyless.tenantId)).toBe(1);
 });

@@ -94,6 +94,7 @@ describe('intake', () => {
     expect(await acceptReceivables(f.db, f.clients, tenantId, f.accountFor(tenantId), batch)).toEqual({
       created: 150,
       alreadyExisting: 0,
+      existing: [],
     });
     const rows = await f.db.selectFrom('receivables').selectAll().where('tenant_id', '=', tenantId).execute();
     expect(rows).toHaveLength(150);
@@ -113,6 +114,7 @@ describe('intake', () => {
     expect(await acceptReceivables(f.db, f.clients, tenantId, f.accountFor(tenantId), [again, fresh])).toEqual({
       created: 1,
       alreadyExisting: 1,
+      existing: [batch[7].account_receivable_id], // as first sent, not as spelled again
     });
     expect((await row(f, tenantId, batch[7].account_receivable_id)).amount_cents).toBe(15075); // left as it was
     const after = (await outbox<RegistrationJob>(f, Streams.receivableRegistrations)).filter(

@@ -1,6 +1,7 @@
-import type { OnlineIndex } from '@payments/db';
+import { assertIdentifier, createPartitionsAhead, type OnlineIndex } from '@payments/db';
 import { sql, type Kysely, type Migration } from 'kysely';
 import { outboxMigration, outboxRetryMigration, outboxTraceContextMigration } from '@payments/outbox';
+import { STATE_HISTORY } from './partitioned-tables';
 
 export const SCHEMA = 'receivables';
 
@@ -298,7 +299,134 @@ export const migrations: Record<string, Migration> = {
       );
     },
   },
+  '0015_state_history_by_month': {
+    async up(db: Kysely<unknown>) {
+      // The history becomes a table partitioned by month on `at`, under its old name and with its old
+      // columns and defaults, so the previous release reads and writes it unchanged. Its rows stay where
+      // they are: the old table is attached as the partition of everything before now, and is dropped
+      // whole once its newest row is past the retention. The rename waits for writers of the history and
+      // holds them until the commit (a lock timeout fails the migration, to be run again).
+      await sql`lock table state_history in access exclusive mode`.execute(db);
+      await sql`alter table state_history rename to state_history_legacy`.execute(db);
+      await sql`alter index state_history_pkey rename to state_history_legacy_pkey`.execute(db);
+      await sql`alter index state_history_receivable_idx rename to state_history_legacy_receivable_idx`.execute(db);
+      // The previous release looks this index up by name and builds it concurrently when missing, which
+      // a partitioned table refuses: it stays a plain index of that name, on the old rows.
+      await sql`create index if not exists state_history_rejected_at_idx on state_history_legacy (at)
+        where to_state = 'rejected'`.execute(db);
+      // No primary key: a unique index would have to hold `at` too, and attaching the old rows would
+      // build it under the lock; ids come from the same sequence and only order entries of one instant.
+      // No foreign key to receivables either: a history entry is written beside its charge's change.
+      await sql`create table state_history (
+        id bigint not null default nextval('state_history_id_seq'),
+        receivable_id uuid not null,
+        tenant_id uuid not null,
+        from_state text,
+        to_state text not null,
+        reason text not null,
+        at timestamptz not null default now()
+      ) partition by range (at)`.execute(db);
+      // Owned by the old table, the sequence would go when its partition is dropped.
+      await sql`alter sequence state_history_id_seq owned by state_history.id`.execute(db);
+      // Created on the parent before the old rows are attached: the old table's indexes of the same
+      // shape become its partitions' (nothing is built), new partitions get their own.
+      await sql`create index state_history_receivable_idx on state_history (receivable_id, at)`.execute(db);
+      await sql`create index state_history_rejected_idx on state_history (at) where to_state = 'rejected'`.execute(db);
+      await sql`alter table state_history attach partition state_history_legacy
+        for values from (minvalue) to (${sql.lit((await conversionBound(db)).toISOString())})`.execute(db);
+      await createPartitionsAhead(db, SCHEMA, STATE_HISTORY);
+    },
+  },
+  '0016_state_counts': {
+    async up(db: Kysely<unknown>) {
+      // Charges by state for the metrics, kept as states change: a scrape reads a handful of rows here,
+      // never the receivables. Every change appends a row of +n / -n to state_count_changes (no row is
+      // updated by two writers, so no hot row and no lock order between transactions), and a periodic
+      // fold moves them into state_counts (domain/state-counts.ts). Triggers keep them, not the code:
+      // the previous release, still writing during a rolling upgrade, is counted exactly too.
+      await sql`create table state_counts (state text primary key, count bigint not null)`.execute(db);
+      await sql`create table state_count_changes (state text not null, delta bigint not null)`.execute(db);
+      assertIdentifier(SCHEMA);
+      const changes = sql.raw(`${SCHEMA}.state_count_changes`);
+      await sql`create function count_inserted_receivables() returns trigger language plpgsql as $$
+        begin
+          insert into ${changes} (state, delta) select state, count(*) from inserted group by state;
+          return null;
+        end $$`.execute(db);
+      await sql`create function count_receivable_state_change() returns trigger language plpgsql as $$
+        begin
+          if tg_op = 'UPDATE' then
+            insert into ${changes} (state, delta) values (old.state, -1), (new.state, 1);
+          else
+            insert into ${changes} (state, delta) values (old.state, -1);
+          end if;
+          return null;
+        end $$`.execute(db);
+      await sql`create function count_truncated_receivables() returns trigger language plpgsql as $$
+        begin
+          delete from ${changes};
+          delete from ${sql.raw(`${SCHEMA}.state_counts`)};
+          return null;
+        end $$`.execute(db);
+      // One insert per statement (intake stores a batch in one), one per row that changes state.
+      await sql`create trigger receivables_count_insert after insert on receivables
+        referencing new table as inserted for each statement execute function count_inserted_receivables()`.execute(db);
+      await sql`create trigger receivables_count_update after update of state on receivables
+        for each row when (old.state is distinct from new.state) execute function count_receivable_state_change()`.execute(
+        db,
+      );
+      await sql`create trigger receivables_count_delete after delete on receivables
+        for each row execute function count_receivable_state_change()`.execute(db);
+      await sql`create trigger receivables_count_truncate after truncate on receivables
+        for each statement execute function count_truncated_receivables()`.execute(db);
+      // Counted once, here: the triggers above lock out writers of receivables until the commit, so
+      // no change falls between this count and the first one they record.
+      await sql`insert into state_counts (state, count) select state, count(*) from receivables group by state`.execute(
+        db,
+      );
+    },
+  },
+  '0017_autovacuum_per_table': {
+    async up(db: Kysely<unknown>) {
+      // Storage settings take a lock that lets reads and writes go on, and rewrite nothing.
+      // receivables: every state change, registration and attempt updates a row; vacuumed after 2 % of
+      // it changed rather than 20 % (at tens of millions of rows, 20 % is weeks of dead rows), and room
+      // left in each page for an update to stay on it.
+      await sql`alter table receivables set (autovacuum_vacuum_scale_factor = 0.02,
+        autovacuum_analyze_scale_factor = 0.02, fillfactor = 90)`.execute(db);
+      // bank_notices: a queue as well as a record (each notice is updated when applied).
+      await sql`alter table bank_notices set (autovacuum_vacuum_scale_factor = 0.02,
+        autovacuum_analyze_scale_factor = 0.02)`.execute(db);
+      // provider_events: inserted only; vacuumed after 2 % new rows so they are frozen and all-visible
+      // early (the dedupe lookups stay index-only) rather than in one long vacuum much later.
+      await sql`alter table provider_events set (autovacuum_vacuum_insert_scale_factor = 0.02)`.execute(db);
+      // The counters' change rows are appended and deleted by the fold every few seconds; the counts
+      // themselves are a few rows updated as often: vacuumed by row count, not by share of the table.
+      await sql`alter table state_count_changes set (autovacuum_vacuum_scale_factor = 0,
+        autovacuum_vacuum_threshold = 10000, autovacuum_vacuum_insert_scale_factor = 0,
+        autovacuum_vacuum_insert_threshold = 10000)`.execute(db);
+      await sql`alter table state_counts set (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 1000)`.execute(
+        db,
+      );
+      // The history's partitions are insert-only; Postgres's default insert-triggered vacuum (after
+      // 20 % new rows) suits them, and a partitioned table takes no such settings of its own.
+    },
+  },
 };
+
+/**
+ * Where the old history rows' partition ends: after every row committed before the lock (the
+ * database's clock now, or a later time some writer's clock put on a row), so the attach finds
+ * all of them inside it. The newest rows by id are read through the key, not the whole table.
+ */
+async function conversionBound(db: Kysely<unknown>): Promise<Date> {
+  const { rows } = await sql<{ bound: Date }>`
+    select greatest(clock_timestamp(), (select max(at) from (select at from state_history_legacy order by id desc limit 10000) newest))
+      + interval '1 millisecond' as bound`.execute(db);
+  const bound = rows[0]?.bound;
+  if (!bound) throw new Error('no clock reading for the history conversion');
+  return bound;
+}
 
 /**
  * Indexes on the large tables, built with CREATE INDEX CONCURRENTLY in the background after the
@@ -321,7 +449,8 @@ export const onlineIndexes: OnlineIndex[] = [
     sql: `create index concurrently if not exists receivables_registered_at_idx on receivables (registered_at)
       where registered_at is not null`,
   },
-  // Registrations that failed for good: the provider's refusal moves a charge to rejected (the only way there).
+  // Registrations that failed for good (state_history to rejected) have their index made with the
+  // partitioned history by migration 0015: a partitioned table takes no concurrent build.
   // Open charges by account and due date: which bank accounts reconciliation sweeps, and their due-date span.
   {
     name: 'receivables_open_by_account_idx',
@@ -329,10 +458,16 @@ export const onlineIndexes: OnlineIndex[] = [
     sql: `create index concurrently if not exists receivables_open_by_account_idx on receivables
       (provider_account_id, due_date) where state = 'pending'`,
   },
+  // What the retention of the bank's notices deletes (db/notice-retention.ts), found without a scan.
   {
-    name: 'state_history_rejected_at_idx',
-    table: 'state_history',
-    sql: `create index concurrently if not exists state_history_rejected_at_idx on state_history (at)
-      where to_state = 'rejected'`,
+    name: 'provider_events_received_at_idx',
+    table: 'provider_events',
+    sql: `create index concurrently if not exists provider_events_received_at_idx on provider_events (received_at)`,
+  },
+  {
+    name: 'bank_notices_applied_received_at_idx',
+    table: 'bank_notices',
+    sql: `create index concurrently if not exists bank_notices_applied_received_at_idx on bank_notices (received_at)
+      where applied_at is not null`,
   },
 ];

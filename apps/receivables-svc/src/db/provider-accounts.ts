@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { ProviderAccount, ProviderAccounts } from '../domain/ports';
 import { LEGACY_SANDBOX_ACCOUNT } from '../provider/legacy-account';
 import type { ProviderAccountsTable, ReceivablesDatabase } from './schema';
+import { isUuid } from '@payments/contracts';
 
 /** How many account versions stay cached; far more than the tenants one instance serves at a time. */
 const CACHE_LIMIT = 10_000;
@@ -27,7 +28,7 @@ export class PostgresProviderAccounts implements ProviderAccounts {
     const id = accountId.toLowerCase();
     const cached = this.cache.get(id);
     if (cached) return cached;
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     const row = await this.db.selectFrom('provider_accounts').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) return null;
     const account = toAccount(row);
@@ -36,8 +37,6 @@ export class PostgresProviderAccounts implements ProviderAccounts {
     return account;
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function toAccount(row: Selectable<ProviderAccountsTable>): ProviderAccount {
   return {

@@ -72,6 +72,18 @@ export interface StateHistoryTable {
   at: Generated<Date>;
 }
 
+/** Charges by state as of the last fold (domain/state-counts.ts); state_count_changes holds what came since. */
+export interface StateCountsTable {
+  state: ReceivableState;
+  count: ColumnType<string, number, number>;
+}
+
+/** A change of the count of a state (+n, -n), appended by the triggers on receivables, folded and deleted. */
+export interface StateCountChangesTable {
+  state: ReceivableState;
+  delta: ColumnType<string, number, never>;
+}
+
 /** Provider notifications already applied (the provider retries; each counts once). */
 export interface ProviderEventsTable {
   event_id: string;
@@ -200,6 +212,8 @@ export interface ReceivablesDatabase extends OutboxDatabase {
   reconciliation_accounts: ReconciliationAccountsTable;
   receivables: ReceivablesTable;
   state_history: StateHistoryTable;
+  state_counts: StateCountsTable;
+  state_count_changes: StateCountChangesTable;
   provider_events: ProviderEventsTable;
   provider_accounts: ProviderAccountsTable;
   payments_needing_refund: PaymentsNeedingRefundTable;

@@ -7,6 +7,7 @@ import {
   type CancellationCallback,
   type CancellationFailedCallback,
   type PaidCallback,
+  type PaymentData,
   type RegisteredCallback,
   type RegistrationFailedCallback,
 } from '@payments/contracts';
@@ -57,19 +58,33 @@ export type RegisteredRow = Pick<
   | 'pdf_url'
 >;
 
+/** The columns a registered charge's payment data is read from. */
+export type PaymentDataRow = Pick<
+  ReceivableRow,
+  'typeable_line' | 'barcode' | 'our_number' | 'pix_copy_and_paste' | 'qrcode_image_url' | 'pdf_url'
+>;
+
+/**
+ * The payment data of a registered charge, as its registered callback carries it and as
+ * GET .../{uuid}/payment-data answers it (docs/api.md): one mapping, so the two cannot differ.
+ */
+export function paymentDataOf(row: PaymentDataRow): PaymentData {
+  return {
+    typeable_line: row.typeable_line ?? '',
+    barcode: row.barcode ?? '',
+    our_number: row.our_number ?? '',
+    pix_copy_and_paste: row.pix_copy_and_paste ?? '',
+    qrcode_image: row.qrcode_image_url ?? '',
+    pdf: row.pdf_url ?? '',
+  };
+}
+
 export function registeredCallback(row: RegisteredRow): CallbackRequest {
   const payload: RegisteredCallback = {
     success: true,
     type: 'registered',
     accounts_receivable_id: row.account_receivable_id_as_sent,
-    payment_data: {
-      typeable_line: row.typeable_line ?? '',
-      barcode: row.barcode ?? '',
-      our_number: row.our_number ?? '',
-      pix_copy_and_paste: row.pix_copy_and_paste ?? '',
-      qrcode_image: row.qrcode_image_url ?? '',
-      pdf: row.pdf_url ?? '',
-    },
+    payment_data: paymentDataOf(row),
   };
   return callback(row, 'registered', 'receivable.registered', payload);
 }

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import { ServiceError, type ReceivableHistory } from '@payments/contracts';
+import { isUuid, type ReceivableHistory, ServiceError } from '@payments/contracts';
 import type { ReceivablesDatabase } from '../db/schema';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const CLOCK_SLACK_MS = 3_600_000;
 
 /**
  * A tenant's receivable's state changes, oldest first (GET /api/v1/accounts-receivable/{uuid}/history),
@@ -14,7 +14,7 @@ export async function receivableHistory(
   tenantId: string,
   accountReceivableId: string,
 ): Promise<ReceivableHistory> {
-  const receivable = UUID.test(accountReceivableId)
+  const receivable = isUuid(accountReceivableId)
     ? await db
         .selectFrom('receivables')
         .select(['id', 'created_at'])
@@ -23,13 +23,7 @@ export async function receivableHistory(
         .executeTakeFirst()
     : undefined;
   if (!receivable) throw new ServiceError('not_found', `no receivable ${accountReceivableId}`);
-  const rows = await db
-    .selectFrom('state_history')
-    .select(['at', 'from_state', 'to_state', 'reason'])
-    .where('receivable_id', '=', receivable.id)
-    .orderBy('at')
-    .orderBy('id')
-    .execute();
+  const rows = await historyQuery(db, receivable).execute();
   return {
     items: [
       { at: receivable.created_at.toISOString(), from_state: null, to_state: 'pending', reason: 'received' },
@@ -41,4 +35,20 @@ export async function receivableHistory(
       })),
     ],
   };
+}
+
+/**
+ * A receivable's history entries, oldest first. Nothing happens to a charge before it is received,
+ * so the months of history before are not read (the history is partitioned by month on `at`). An
+ * hour of slack: some entries carry the time of the instance that wrote them, whose clock may differ
+ * a little from the database's.
+ */
+export function historyQuery(db: Kysely<ReceivablesDatabase>, receivable: { id: string; created_at: Date }) {
+  return db
+    .selectFrom('state_history')
+    .select(['at', 'from_state', 'to_state', 'reason'])
+    .where('receivable_id', '=', receivable.id)
+    .where('at', '>=', new Date(receivable.created_at.getTime() - CLOCK_SLACK_MS))
+    .orderBy('at')
+    .orderBy('id');
 }

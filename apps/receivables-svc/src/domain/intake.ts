@@ -19,6 +19,8 @@ import type { ClientDirectory, Payer } from './ports';
 export interface IntakeResult {
   created: number;
   alreadyExisting: number;
+  /** The ids of the charges that already existed, in batch order, spelled as the ERP sent them first. */
+  existing: string[];
 }
 
 /** One create request: a tenant's charges, under the provider account the gateway sent with them. */
@@ -105,13 +107,50 @@ export async function acceptRequests(
   );
   const accepted = ready.filter((a): a is Accepted => a !== undefined);
 
-  for (const [k, created] of (await storeEachOrAlone(db, accepted)).entries()) {
-    const { index } = accepted[k];
-    outcomes[index] = created.ok
-      ? { ok: true, value: { created: created.value, alreadyExisting: requests[index].items.length - created.value } }
-      : created;
-  }
+  const stored = await storeEachOrAlone(db, accepted);
+  await Promise.all(
+    stored.map(async (result, k) => {
+      const { index } = accepted[k];
+      if (!result.ok) return fail(index, result.error);
+      try {
+        const existing = await spelledAsFirstSent(db, requests[index].tenantId, result.value.existingKeys);
+        outcomes[index] = {
+          ok: true,
+          value: { created: result.value.created, alreadyExisting: existing.length, existing },
+        };
+      } catch (error) {
+        fail(index, error);
+      }
+    }),
+  );
   return outcomes.map((o) => o ?? { ok: false, error: new Error('a create request of the batch was left unanswered') });
+}
+
+/**
+ * The ERP's ids of charges that already existed, as it spelled them when it created them (the
+ * create's 202 names them so, docs/api.md): their stored spelling, which the rows this request sent
+ * may not share. Committed already, so read after the insert; in the order of `keys`.
+ */
+async function spelledAsFirstSent(
+  db: Kysely<ReceivablesDatabase>,
+  tenantId: string,
+  keys: readonly string[],
+): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows = await db
+    .selectFrom('receivables')
+    .select(['account_receivable_id', 'account_receivable_id_as_sent'])
+    .where('tenant_id', '=', tenantId)
+    .where('account_receivable_id', 'in', [...new Set(keys)])
+    .execute();
+  const asSent = new Map(rows.map((r) => [r.account_receivable_id, r.account_receivable_id_as_sent]));
+  return keys.map((key) => asSent.get(key) ?? key);
+}
+
+/** What storing a request came to: how many charges it created, and the ids (as keys) it found stored. */
+interface Stored {
+  created: number;
+  existingKeys: string[];
 }
 
 /** A request that passed every check: its account, and its rows ready to insert. */
@@ -175,16 +214,16 @@ function payersFor(items: readonly ReceivableCreateItem[], payers: Map<string, P
 async function storeEachOrAlone(
   db: Kysely<ReceivablesDatabase>,
   accepted: readonly Accepted[],
-): Promise<Array<{ ok: true; value: number } | { ok: false; error: unknown }>> {
+): Promise<Array<{ ok: true; value: Stored } | { ok: false; error: unknown }>> {
   if (accepted.length === 0) return [];
   try {
-    return (await storeTogether(db, accepted)).map((created) => ({ ok: true, value: created }));
+    return (await storeTogether(db, accepted)).map((stored) => ({ ok: true, value: stored }));
   } catch (error) {
     if (accepted.length === 1) return [{ ok: false, error }];
     return Promise.all(
       accepted.map((a) =>
         storeTogether(db, [a]).then(
-          ([created]) => ({ ok: true as const, value: created }),
+          ([stored]) => ({ ok: true as const, value: stored }),
           (err: unknown) => ({ ok: false as const, error: err }),
         ),
       ),
@@ -194,24 +233,24 @@ async function storeEachOrAlone(
 
 /**
  * One statement, so one transaction, for the requests: their accounts, all their rows and the
- * registration jobs of what was created; answers how many of each request's charges were created. Rows go in in the order
+ * registration jobs of what was created; answers how many of each request's charges were created, and
+ * the keys of those it found stored already. Rows go in in the order
  * they were sent (requests, then items), the order registration takes them in: of one id sent twice in a
  * batch the first is inserted (ON CONFLICT DO NOTHING skips a row that conflicts with one the same
  * statement inserted before it). Two batches that insert the same ids in opposite orders may deadlock;
  * Postgres then fails one, whose requests are stored again alone (storeEachOrAlone).
  */
-async function storeTogether(db: Kysely<ReceivablesDatabase>, accepted: readonly Accepted[]): Promise<number[]> {
-  const owner = new Map<string, number>();
-  accepted.forEach((a, k) => a.rows.forEach((row) => owner.set(row.id, k)));
+async function storeTogether(db: Kysely<ReceivablesDatabase>, accepted: readonly Accepted[]): Promise<Stored[]> {
   const rows = accepted.flatMap((a) => a.rows);
   const accounts = [...new Map(accepted.map((a) => [a.account.account_id.toLowerCase(), a.account])).values()];
-  const created = await insertRows(db, accounts, rows);
-  const counts = accepted.map(() => 0);
-  for (const { id } of created) {
-    const k = owner.get(id);
-    if (k !== undefined) counts[k] += 1;
-  }
-  return counts;
+  const created = new Set((await insertRows(db, accounts, rows)).map(({ id }) => id));
+  return accepted.map((a) => {
+    const existing = a.rows.filter((row) => !created.has(row.id));
+    return {
+      created: a.rows.length - existing.length,
+      existingKeys: existing.map((row) => row.account_receivable_id),
+    };
+  });
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import {
-  PaymentTypeLabels,
-  ServiceError,
-  StateLabels,
   type ConsultResult,
+  isUuid,
+  PaymentTypeLabels,
   type ReceivablesSearchQuery,
   type SearchResultItem,
+  ServiceError,
+  StateLabels,
 } from '@payments/contracts';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
 import { formatLocalDateTime } from './local-datetime';
@@ -121,8 +122,6 @@ function encodeCursor(r: SummaryRow): string {
   return Buffer.from(JSON.stringify([r.emission_date, r.account_receivable_id])).toString('base64url');
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** YYYY-MM-DD naming a day Postgres can store: years 0001 to 9999, months and days that exist. */
 function isCalendarDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || value < '0001-01-01') return false;
@@ -134,7 +133,7 @@ function decodeCursor(cursor: string): { emissionDate: string; id: string } {
   try {
     const [emissionDate, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
     // A crafted cursor must fail here, not in Postgres (a 500): a real calendar date, a real UUID.
-    if (typeof emissionDate !== 'string' || !isCalendarDate(emissionDate) || typeof id !== 'string' || !UUID.test(id))
+    if (typeof emissionDate !== 'string' || !isCalendarDate(emissionDate) || typeof id !== 'string' || !isUuid(id))
       throw new Error('bad cursor');
     return { emissionDate, id };
   } catch {

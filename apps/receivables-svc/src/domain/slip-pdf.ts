@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { ServiceError } from '@payments/contracts';
+import { isUuid, ServiceError } from '@payments/contracts';
 import type { ReceivablesDatabase } from '../db/schema';
 import { ProviderUnavailableError, type PaymentProviders, type ProviderAccounts } from './ports';
 
@@ -9,15 +9,13 @@ export interface SlipPdfDeps {
   accounts: ProviderAccounts;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The slip PDF of a registered receivable, fetched from its bank with its account (for the gateway's
  * signed link: the link is the caller's credential, so no tenant is named here). Unknown or not
  * registered yet: not_found; the bank out of reach: service_unavailable.
  */
 export async function fetchSlipPdf(deps: SlipPdfDeps, receivableId: string): Promise<Buffer> {
-  const row = UUID.test(receivableId)
+  const row = isUuid(receivableId)
     ? await deps.db
         .selectFrom('receivables')
         .select(['provider_account_id', 'provider_charge_id', 'registration_status'])

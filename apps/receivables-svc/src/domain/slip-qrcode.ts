@@ -1,9 +1,7 @@
 import type { Kysely } from 'kysely';
-import { ServiceError } from '@payments/contracts';
+import { isUuid, ServiceError } from '@payments/contracts';
 import { qrCodePng } from '@payments/slip-images';
 import type { ReceivablesDatabase } from '../db/schema';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The PNG QR code of a registered receivable's PIX copy-and-paste, for the gateway's signed link (the
@@ -12,7 +10,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * on its own. Unknown, not registered yet, or without a PIX code: not_found.
  */
 export async function slipQrCodePng(db: Kysely<ReceivablesDatabase>, receivableId: string): Promise<Buffer> {
-  const row = UUID.test(receivableId)
+  const row = isUuid(receivableId)
     ? await db
         .selectFrom('receivables')
         .select(['registration_status', 'pix_copy_and_paste'])

@@ -5,6 +5,7 @@ import type { ReceivablesDatabase } from '../db/schema';
 import { requestCancellation } from '../domain/cancellation';
 import { receivableHistory } from '../domain/history';
 import { listInstallments } from '../domain/installments';
+import { receivablePaymentData } from '../domain/payment-data';
 import type { ClientDirectory, PaymentProviders, ProviderAccounts } from '../domain/ports';
 import { registrationStats } from '../domain/registration-stats';
 import { registrationHealth } from '../domain/registration-waits';
@@ -23,7 +24,7 @@ export interface HandlerDeps {
   onEnqueued: () => void;
 }
 
-/** Requests from the gateway (slip PDFs and QR codes, histories and statistics included), and booklet-svc's question for a booklet's installments. */
+/** Requests from the gateway (slip PDFs and QR codes, histories, payment data and statistics included), and booklet-svc's question for a booklet's installments. */
 export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
   const queue = QueueGroups.receivables;
   // Concurrent creates, of any tenants, share transactions: one commit serves many single-charge POSTs.
@@ -42,6 +43,7 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
       return {
         status: 'success',
         message: `${result.created} receivable(s) received and being processed: registration with the provider is under way${existing}`,
+        existing: result.existing,
       };
     },
     { queue },
@@ -96,9 +98,16 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
     { queue },
   );
 
+  // The payment data its registered callback carried, for an ERP that missed the callback.
+  const paymentData = bus.serve(
+    Subjects.receivables.paymentData,
+    (cmd) => receivablePaymentData(deps.db, cmd.tenant_id, cmd.account_receivable_id),
+    { queue },
+  );
+
   // The admin API's registration statistics, from the per-minute aggregates.
   const stats = bus.serve(Subjects.receivables.registrationStats, (cmd) => registrationStats(deps.db, cmd), { queue });
   // The charges waiting for their bank, per bank account, from the queued rows.
   const waiting = bus.serve(Subjects.receivables.registrationHealth, () => registrationHealth(deps.db), { queue });
-  return [create, cancel, search, installments, consult, slipPdf, slipQrCode, history, stats, waiting];
+  return [create, cancel, search, installments, consult, slipPdf, slipQrCode, history, paymentData, stats, waiting];
 };

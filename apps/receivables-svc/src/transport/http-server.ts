@@ -1,12 +1,13 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import Koa, { type ParameterizedContext } from 'koa';
 import Router, { type RouterContext } from '@koa/router';
 import type { Kysely } from 'kysely';
+import { closeServer, keepConnectionsAlive, listen } from '@payments/lifecycle';
 import type { Logger } from '@payments/logger';
 import { mountHealthRoutes, type ReadinessCheck } from '@payments/health';
 import { httpMetrics, metricsHandler, METRICS_PATH, type Registry } from '@payments/metrics';
 import { ServiceError } from '@payments/contracts';
+import { payloadTooLarge, problemErrors } from '@payments/http-problem';
 import type { ReceivablesDatabase } from '../db/schema';
 import { storeNotices } from '../domain/notice-store';
 import { recordPayment, type ChargeScope, type PaymentRecord } from '../domain/payments';
@@ -22,6 +23,7 @@ import { InvalidPixWebhookError, parsePixWebhook, PIX_WEBHOOK_PATH } from '../pr
 import { INTER_WEBHOOK_PATH } from '../provider/providers';
 import type { PaymentMetrics } from './metrics';
 
+/** A bank notice's body at most: a notice is a few KiB, a PIX batch a few dozen. */
 const MAX_WEBHOOK_BYTES = 256 * 1024;
 
 /**
@@ -35,6 +37,10 @@ const MAX_WEBHOOK_BYTES = 256 * 1024;
  * those of PIX paying no charge of ours answered 200 and not stored. A payment
  * for a charge the provider had cancelled or rejected is answered 200 (the provider stops retrying),
  * kept for a refund and counted in receivables_payments_needing_refund_total.
+ *
+ * Errors are answered as the gateway answers them (libs/http-problem): application/problem+json, 413
+ * naming the limit for a body over 256 KiB, 400 for a body that is not a notice, never a stack trace;
+ * only the sandbox's 401 keeps its `{ error }` body, which the sandbox reads.
  */
 export async function startProviderWebhookServer(deps: {
   db: Kysely<ReceivablesDatabase>;
@@ -54,6 +60,7 @@ export async function startProviderWebhookServer(deps: {
 }): Promise<{ port: number; stop(): Promise<void> }> {
   const app = new Koa();
   app.use(httpMetrics(deps.metrics));
+  app.use(problemErrors({ logger: deps.logger, service: 'receivables-svc', bodyLimitBytes: MAX_WEBHOOK_BYTES }));
   const counted = (result: PaymentRecord): PaymentRecord => {
     if (result === 'approved') deps.onEnqueued();
     if (result === 'needs_refund') deps.paymentMetrics.needsRefund();
@@ -62,7 +69,7 @@ export async function startProviderWebhookServer(deps: {
   const verifier = sandboxWebhookVerifier(deps.providerWebhookSecret);
   const router = new Router();
   router.post('/provider/webhooks/bank-sandbox', async (ctx) => {
-    const raw = await readRaw(ctx.req, MAX_WEBHOOK_BYTES);
+    const raw = await readRaw(ctx, MAX_WEBHOOK_BYTES);
     let notice;
     try {
       notice = verifySandboxWebhook(verifier, raw, ctx.headers as WebhookHeaders);
@@ -77,38 +84,26 @@ export async function startProviderWebhookServer(deps: {
       ctx.status = 204;
       return;
     }
-    try {
-      const scope = await sandboxScope(deps.accounts, notice.accountReference);
-      const result = counted(
-        await recordPayment(deps.db, notice.payment, scope, deps.timeZone, deps.logger, deps.paymentMetrics),
-      );
-      ctx.status = 200;
-      ctx.body = { result };
-    } catch (err) {
-      if (err instanceof ServiceError && err.code === 'not_found') {
-        ctx.status = 404; // the provider retries: our registration may not be committed yet
-        ctx.body = { error: err.detail };
-        return;
-      }
-      throw err;
-    }
+    // An unknown account is 404 not_found (sandboxScope): the provider retries, as our registration
+    // may not be committed yet.
+    const scope = await sandboxScope(deps.accounts, notice.accountReference);
+    const result = counted(
+      await recordPayment(deps.db, notice.payment, scope, deps.timeZone, deps.logger, deps.paymentMetrics),
+    );
+    ctx.status = 200;
+    ctx.body = { result };
   });
   router.post(`${INTER_WEBHOOK_PATH}/:accountId`, async (ctx) => {
     const account = await deps.accounts.find(ctx.params.accountId ?? '');
-    if (!account || account.provider !== 'inter') {
-      ctx.status = 404;
-      ctx.body = { error: 'no inter provider account with this id' };
-      return;
-    }
-    const raw = await readRaw(ctx.req, MAX_WEBHOOK_BYTES);
+    if (!account || account.provider !== 'inter')
+      throw new ServiceError('not_found', 'no inter provider account with this id');
+    const raw = await readRaw(ctx, MAX_WEBHOOK_BYTES);
     let notices;
     try {
       notices = parseInterWebhook(raw);
     } catch (err) {
       deps.logger.warn({ accountId: account.id, reason: (err as Error).message }, 'inter webhook refused');
-      ctx.status = 400;
-      ctx.body = { error: 'not an Inter charge notification' };
-      return;
+      throw new ServiceError('malformed_json', 'not an Inter charge notification');
     }
     // Stored, then answered: the notice worker applies it (confirmed with the bank first), and keeps
     // it while its charge is unknown or the bank does not show it yet. Inter stops sending it.
@@ -125,21 +120,16 @@ export async function startProviderWebhookServer(deps: {
   // The standard posts to the URL it was given + '/pix'; a PSP posting to the URL itself is heard too.
   const pixNotices = async (ctx: RouterContext) => {
     const account = await deps.accounts.find(ctx.params.accountId ?? '');
-    if (!account || (account.provider !== 'pix' && account.provider !== 'inter')) {
-      ctx.status = 404;
-      ctx.body = { error: 'no PIX provider account with this id' };
-      return;
-    }
-    const raw = await readRaw(ctx.req, MAX_WEBHOOK_BYTES);
+    if (!account || (account.provider !== 'pix' && account.provider !== 'inter'))
+      throw new ServiceError('not_found', 'no PIX provider account with this id');
+    const raw = await readRaw(ctx, MAX_WEBHOOK_BYTES);
     let notices;
     try {
       notices = parsePixWebhook(raw);
     } catch (err) {
       if (!(err instanceof InvalidPixWebhookError)) throw err;
       deps.logger.warn({ accountId: account.id, reason: err.message }, 'pix webhook refused');
-      ctx.status = 400;
-      ctx.body = { error: 'not a PIX notification' };
-      return;
+      throw new ServiceError('malformed_json', 'not a PIX notification (the standard\'s { "pix": [...] })');
     }
     // Stored, then answered, as Inter's: the worker consults the cobv before anything changes. PIX paying
     // no charge of ours (no txid, another system's txid, a boleto's) are not stored: nothing to apply.
@@ -153,18 +143,10 @@ export async function startProviderWebhookServer(deps: {
   mountHealthRoutes(router, { checks: deps.readiness });
   router.get(METRICS_PATH, metricsHandler(deps.metrics));
   app.use(router.routes());
-  const server: Server = createServer(app.callback());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject); // a port in use (EADDRINUSE) fails the start, with main naming RECEIVABLES_PORT
-    server.listen(deps.port, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  const server: Server = keepConnectionsAlive(createServer(app.callback()));
+  // A port in use fails the start, with main naming RECEIVABLES_PORT.
+  const port = await listen(server, deps.port);
+  return { port, stop: () => closeServer(server) };
 }
 
 /** A sandbox notice names the account version its charge was registered under; none: a legacy charge. */
@@ -176,16 +158,42 @@ async function sandboxScope(accounts: ProviderAccounts, accountReference: string
   return { accountId: account.id, tenantId: account.tenantId };
 }
 
-function readRaw(req: NodeJS.ReadableStream, limit: number): Promise<string> {
+/**
+ * The body as text, within `limit` bytes: 413 when Content-Length announces more (before reading a
+ * byte) or when the stream exceeds it. A refused body is not read further: the answer closes the
+ * connection instead of draining it.
+ */
+function readRaw(ctx: ParameterizedContext, limit: number): Promise<string> {
+  const req: IncomingMessage = ctx.req;
+  if (Number(ctx.get('content-length') || 0) > limit) return Promise.reject(refuse(ctx, payloadTooLarge(limit)));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > limit) reject(new Error('webhook body too large'));
-      else chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+      if (size <= limit) chunks.push(c);
+      else {
+        stop();
+        reject(refuse(ctx, payloadTooLarge(limit)));
+      }
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks, size).toString('utf8'));
+    };
+    const onError = () => {
+      stop();
+      reject(refuse(ctx, new ServiceError('malformed_json', 'the request body could not be read (aborted)')));
+    };
+    const stop = () => req.off('data', onData).off('end', onEnd).off('error', onError).on('error', ignore);
+    req.on('data', onData).on('end', onEnd).on('error', onError);
   });
 }
+
+function refuse(ctx: ParameterizedContext, err: ServiceError): ServiceError {
+  ctx.set('connection', 'close');
+  ctx.req.pause();
+  return err;
+}
+
+const ignore = () => undefined;

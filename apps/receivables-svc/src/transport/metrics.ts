@@ -1,16 +1,17 @@
 import type { Kysely } from 'kysely';
-import { ReceivableStates, type ProviderKind } from '@payments/contracts';
+import type { ProviderKind } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { Counter, Histogram, MetricNames, outboxWaitingGauge, scrapedGauge, type Registry } from '@payments/metrics';
 import { outboxBacklog } from '@payments/outbox';
 import type { ReceivablesDatabase } from '../db/schema';
 import type { NoticeObserver } from '../domain/notices';
 import { reconciliationLagSeconds } from '../domain/reconciliation';
+import { chargesByState } from '../domain/state-counts';
 import type { RegistrationObserver } from '../domain/registration';
 
 /**
- * receivables-svc's own metrics: charges by state and the outbox backlog (grouped counts read at
- * scrape time, cached so scraping cannot hammer Postgres), and registration latency (observed by the
+ * receivables-svc's own metrics: charges by state (counters kept as states change) and the outbox
+ * backlog, read at scrape time and cached so scraping cannot hammer Postgres, and registration latency (observed by the
  * registration worker through the domain's RegistrationObserver port).
  */
 export function receivablesMetrics(
@@ -111,16 +112,9 @@ export function reconciliationMetrics(
   });
 }
 
-/** One grouped count; every state shows, at 0 when no charge is in it. */
+/** Every state shows, at 0 when no charge is in it; from the counters, never from the receivables. */
 async function countByState(
   db: Kysely<ReceivablesDatabase>,
 ): Promise<Array<{ labels: { state: string }; value: number }>> {
-  const rows = await db
-    .selectFrom('receivables')
-    .select((eb) => ['state', eb.fn.countAll<number>().as('count')])
-    .groupBy('state')
-    .execute();
-  const counts = new Map<string, number>(ReceivableStates.map((s) => [s, 0]));
-  for (const r of rows) counts.set(r.state, Number(r.count));
-  return [...counts].map(([state, value]) => ({ labels: { state }, value }));
+  return [...(await chargesByState(db))].map(([state, value]) => ({ labels: { state }, value }));
 }

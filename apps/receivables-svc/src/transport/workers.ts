@@ -15,7 +15,7 @@ export type WorkerDeps = RegistrationDeps &
 /**
  * The JetStream consumers of receivables-svc: registration and cancellation jobs, several at once.
  * A job is acked only after its result is committed; `onEnqueued` wakes the outbox relay. The streams
- * exist: the service ensured them at start.
+ * and consumers exist: provisioned by `npm run admin -- bus provision`, checked by the service at start.
  */
 export const startWorkers: StartWorkers<WorkerDeps> = async (bus, deps) => {
   // A registration job is a chunk of up to 100 receivables: one provider batch call, one write transaction.
