@@ -7,10 +7,12 @@ import {
   loadCommonConfig,
   requireProductionSecrets,
   type CommonConfig,
+  databaseCredentialChecks,
 } from '@payments/config';
 import { parseDnsServers } from '@payments/host-resolver';
 import { DEFAULT_TENANT_SHARE_PERCENT } from './domain/delivery-engine';
 import { DEFAULT_SCHEDULE_MS } from './domain/retry-policy';
+import { DEFAULT_RETENTION_DAYS } from './db/log-tables';
 
 /** DATABASE_POOL_SIZE unless set, twice the others': claims and the attempts of up to CALLBACK_CONCURRENCY deliveries share it. */
 export const DATABASE_POOL_SIZE_DEFAULT = 20;
@@ -31,11 +33,13 @@ export interface CallbackConfig extends CommonConfig {
   leaseMs: number;
   /** DNS_SERVERS: nameservers for receivers' host names; empty: the system's. */
   dnsServers: string[];
+  /** CALLBACK_RETENTION_DAYS: days the log keeps delivered callbacks and attempts (whole days, by partition). */
+  retentionDays: number;
 }
 
 export function loadCallbackConfig(env: Record<string, string | undefined> = process.env): CallbackConfig {
   const common = loadCommonConfig(env, { databasePoolSize: DATABASE_POOL_SIZE_DEFAULT });
-  requireProductionSecrets(common.nodeEnv, busCredentialChecks(common));
+  requireProductionSecrets(common.nodeEnv, [...busCredentialChecks(common), ...databaseCredentialChecks(common)]);
   const timeoutMs = envInt('CALLBACK_TIMEOUT_MS', 10_000, env, 1);
   const tenantSharePercent = envInt('CALLBACK_TENANT_SHARE_PERCENT', DEFAULT_TENANT_SHARE_PERCENT, env, 1);
   if (tenantSharePercent > 100)
@@ -59,6 +63,7 @@ export function loadCallbackConfig(env: Record<string, string | undefined> = pro
     // that long (a GC pause, a Postgres failover) costs the worker its claims.
     leaseMs: envInt('CALLBACK_LEASE_MS', 10_000, env, 400),
     dnsServers: dnsServers(env),
+    retentionDays: envInt('CALLBACK_RETENTION_DAYS', DEFAULT_RETENTION_DAYS, env, 1),
   };
 }
 

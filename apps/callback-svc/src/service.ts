@@ -1,12 +1,13 @@
 import { connectBus } from '@payments/bus';
-import { Streams } from '@payments/contracts';
-import { createDatabase, ensureDatabase, ensureOnlineIndexes, migrateToLatest } from '@payments/db';
+import { QueueGroups, Streams } from '@payments/contracts';
+import { openServiceDatabase } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
 import { startPeriodic } from '@payments/lifecycle';
+import { startLogMaintenance } from './db/log-upkeep';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, httpMetrics, jobStreamMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
 import type { CallbackConfig } from './config';
-import { migrations, onlineIndexes, SCHEMA } from './db/migrations';
+import { migrations, SCHEMA } from './db/migrations';
 import type { CallbacksDatabase } from './db/schema';
 import { DeliveryStatsStore } from './db/delivery-stats-store';
 import { DeliveryEngine, type AttemptListener } from './domain/delivery-engine';
@@ -33,16 +34,15 @@ export async function startCallbackService(
   logger: Logger = createLogger('callback-svc', config.logLevel),
   onAttempt?: AttemptListener,
 ): Promise<RunningCallbackService> {
-  await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<CallbacksDatabase>({
+  // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
+  const db = await openServiceDatabase<CallbacksDatabase>({
     url: config.databaseUrl,
     schema: SCHEMA,
     applicationName: 'callback-svc',
     poolSize: config.databasePoolSize,
+    migrations,
+    logger,
   });
-  await migrateToLatest(db, SCHEMA, migrations, logger);
-  // In the background, one instance at a time; readiness does not wait: queries work without them, slower.
-  const indexes = ensureOnlineIndexes(db, SCHEMA, onlineIndexes, logger);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,
@@ -55,8 +55,14 @@ export async function startCallbackService(
     timeoutMs: config.busTimeoutMs,
     serveConcurrency: config.busServeConcurrency,
   });
-  // The one stream this service reads, ensured here, once per start.
-  await bus.streams.ensure(Streams.callbackRequests);
+  // The one stream it reads, its consumer, the dead letters and its claim store, provisioned by
+  // `npm run admin -- bus provision`: only checked here (it may not create them), the start refused otherwise.
+  await bus.streams.check(QueueGroups.callbacks).catch(async (err: unknown) => {
+    // Nothing else runs yet: an in-process start (the e2e tests) leaves no pool or connection behind.
+    await bus.close();
+    await db.destroy();
+    throw err;
+  });
   const store = new EventStore(db);
   const metrics = createMetricsRegistry('callback-svc');
   jobStreamMetrics(metrics, {
@@ -111,6 +117,8 @@ export async function startCallbackService(
     runAtStart: true,
   });
   await engine.start();
+  // The delivery log's days created ahead and dropped past CALLBACK_RETENTION_DAYS, on every instance.
+  const logMaintenance = startLogMaintenance(db, config.retentionDays, logger);
   const workers = await startWorkers(bus, { engine, logger });
   const ops = await startOpsServer({
     port: config.port,
@@ -126,10 +134,10 @@ export async function startCallbackService(
     port: ops.port,
     url: ops.url,
     async stop() {
-      await indexes.stop(); // cancels a build under way: the next start repairs it
       await ops.stop();
       await Promise.all(workers.map((w) => w.stop()));
       await rollup.stop();
+      await logMaintenance.stop();
       await engine.stop();
       await bus.close();
       await http.close();

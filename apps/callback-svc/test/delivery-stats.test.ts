@@ -46,7 +46,7 @@ afterAll(async () => {
   await test?.drop();
 });
 beforeEach(async () => {
-  await sql`truncate attempts, events, delivery_minutes, delivery_rollup`.execute(db);
+  await sql`truncate attempts, events, event_log, event_keys, delivery_minutes, delivery_rollup`.execute(db);
 });
 
 const TENANT_A = '0a0a0a0a-0000-4000-8000-00000000000a';

@@ -64,7 +64,7 @@ beforeAll(async () => {
   await migrateToLatest(db, SCHEMA, migrations);
   prefix = `t${randomBytes(5).toString('hex')}`;
   bus = await connectBus({ url: NATS_URL, prefix, name: 'fair-ingest-test', logger: silent, timeoutMs: 5_000 });
-  await bus.streams.ensure(Streams.callbackRequests);
+  await bus.streams.provision(Streams.callbackRequests);
 }, 60_000);
 
 afterAll(async () => {
@@ -95,7 +95,7 @@ function requests(tenantId: string, url: string, count: number): CallbackRequest
 
 async function storedCounts(): Promise<{ a: number; b: number }> {
   const { rows } = await sql<{ tenant_id: string; n: string }>`
-    select tenant_id, count(*) as n from events group by tenant_id`.execute(db);
+    select tenant_id, count(*) as n from event_log group by tenant_id`.execute(db);
   const of = (tenant: string) => Number(rows.find((r) => r.tenant_id === tenant)?.n ?? 0);
   return { a: of(tenantA), b: of(tenantB) };
 }

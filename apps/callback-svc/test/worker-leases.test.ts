@@ -31,7 +31,7 @@ afterAll(async () => {
   await test?.drop();
 });
 beforeEach(async () => {
-  await sql`truncate attempts, events, workers`.execute(db);
+  await sql`truncate attempts, events, event_log, event_keys, workers`.execute(db);
 });
 afterEach(async () => {
   await Promise.all(leases.splice(0).map((l) => l.stop()));

@@ -10,7 +10,8 @@ import {
 import type { CallbacksDatabase } from './schema';
 
 /**
- * delivery_minutes (migration 0007): rebuilt by the rollup from attempts and events, read by the
+ * delivery_minutes (migration 0007): rebuilt by the rollup from the attempts of the last minutes
+ * and the queue's dead events (migration 0009: only what is owed), read by the
  * admin statistics. See domain/delivery-stats.ts.
  */
 export class DeliveryStatsStore implements DeliveryRollupStore, DeliveryStatsReader {
@@ -36,11 +37,17 @@ export class DeliveryStatsStore implements DeliveryRollupStore, DeliveryStatsRea
       await sql`delete from delivery_minutes where minute >= ${from}`.execute(trx);
       await sql`
         with attempts_in as (
-          select date_trunc('minute', a.attempted_at) as minute, a.tenant_id, e.target_host, a.attempted_at, a.duration_ms,
+          select date_trunc('minute', a.attempted_at) as minute, a.tenant_id, a.target_host, a.attempted_at, a.duration_ms,
             coalesce(a.status_code between 200 and 299, false) as ok,
             left(concat_ws(': ', a.error, a.response_excerpt), 200) as error
-          from attempts a join events e on e.event_id = a.event_id
-          where a.attempted_at >= ${from}
+          from (
+            -- Attempts name their host since migration 0009; older ones take their event's, from the
+            -- old rows' partition (pruned to it, and to nothing once the retention dropped it).
+            select a.attempted_at, a.tenant_id, a.duration_ms, a.status_code, a.error, a.response_excerpt,
+              coalesce(a.target_host, (select e.target_host from event_log e
+              where e.event_id = a.event_id and e.created_at < log_converted_at())) as target_host
+            from attempts a where a.attempted_at >= ${from}
+          ) a
         ), counts as (
           select minute, tenant_id, target_host,
             count(*) filter (where ok)::int as delivered,
@@ -94,6 +101,7 @@ export class DeliveryStatsStore implements DeliveryRollupStore, DeliveryStatsRea
     return { tenants, hosts };
   }
 
+  /** From the queue (events), which holds only what is owed: it counts the backlog, not the history. */
   async pending(): Promise<{ tenants: Map<string, number>; hosts: Map<string, number> }> {
     const count = async (key: RawBuilder<string>) => {
       const { rows } = await sql<{ key: string; n: number }>`

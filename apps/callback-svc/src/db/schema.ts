@@ -1,7 +1,11 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { TraceCarrier } from '@payments/telemetry';
 
-/** Tables of schema `callbacks`: one row per event, one per delivery attempt. */
+/**
+ * Tables of schema `callbacks` (migration 0009): `events` is the delivery queue (what is owed:
+ * pending events, and dead ones until retried), `event_log` every event by day, `attempts` every
+ * delivery attempt by day, `event_keys` each event's day by id.
+ */
 export type EventStatus = 'pending' | 'delivered' | 'dead';
 
 export interface EventsTable {
@@ -43,6 +47,14 @@ export interface AttemptsTable {
   duration_ms: number;
   /** First KiB of the receiver's answer, for diagnosis. */
   response_excerpt: string | null;
+  /** The event's receiving host (migration 0009; filled by a trigger when a writer leaves it out). */
+  target_host: ColumnType<string | null, string | null | undefined, never>;
+}
+
+/** An event's created_at by id (migration 0009): which day of event_log holds it. */
+export interface EventKeysTable {
+  event_id: string;
+  created_at: Date;
 }
 
 /** One row per delivering worker, kept alive by its heartbeat (migration 0006). */
@@ -76,6 +88,9 @@ export interface DeliveryRollupTable {
 
 export interface CallbacksDatabase {
   events: EventsTable;
+  /** Partitioned by day on created_at; the same columns as events (its status mirrored by a trigger). */
+  event_log: EventsTable;
+  event_keys: EventKeysTable;
   attempts: AttemptsTable;
   workers: WorkersTable;
   delivery_minutes: DeliveryMinutesTable;

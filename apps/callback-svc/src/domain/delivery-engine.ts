@@ -1,4 +1,5 @@
 import type { Logger } from '@payments/logger';
+import { urlForLog } from '@payments/url-safety';
 import { AttemptRecorder } from './attempt-recorder';
 import { ClaimReturns } from './claim-returns';
 import { noTracing, type AttemptEnd, type DeliveryTracing } from './delivery-tracing';
@@ -484,7 +485,8 @@ export class DeliveryEngine {
     answered(outcome.ok || outcome.refused);
     if (outcome.refused)
       this.logger.warn(
-        { eventId: event.eventId, tenantId: event.tenantId, url: event.url, reason: outcome.error },
+        // Without its query string: tenants put tokens there (urlForLog).
+        { eventId: event.eventId, tenantId: event.tenantId, url: urlForLog(event.url), reason: outcome.error },
         'callback URL refused',
       );
     const failures = event.failuresInRun + 1;

@@ -5,7 +5,8 @@ import type { ClaimRoom } from './held-events';
 import { storableExcerpt, type AttemptOutcome } from './http-delivery';
 
 /**
- * Postgres is the delivery queue: events wait as `pending` rows with a due time (`next_attempt_at`).
+ * Postgres is the delivery queue (table `events`, apart from the log `event_log` since migration
+ * 0009: a delivered event leaves the queue): events wait as `pending` rows with a due time (`next_attempt_at`).
  * A worker claims due rows with FOR UPDATE SKIP LOCKED, so instances never claim the same row, and
  * moves their due time to the end of a lease (`locked_until`, the same instant): a claimed row is not
  * due, so the due index holds only waiting work and a claim reads no more rows than it takes, however
@@ -101,10 +102,12 @@ export class EventStore {
       const current = results.filter(isWritten);
       if (current.length > 0)
         await sql`
-          insert into attempts (event_id, tenant_id, attempted_at, status_code, error, duration_ms, response_excerpt)
+          insert into attempts (event_id, tenant_id, attempted_at, status_code, error, duration_ms, response_excerpt, target_host)
           select * from unnest(${current.map((r) => r.event.eventId)}::text[], ${current.map((r) => r.event.tenantId)}::uuid[], ${current.map((r) => r.attemptedAt)}::timestamptz[],
             ${current.map((r) => r.outcome.statusCode)}::int[], ${current.map((r) => r.outcome.error)}::text[], ${current.map((r) => r.outcome.durationMs)}::int[],
-            ${current.map((r) => storableExcerpt(r.outcome.responseExcerpt))}::text[])`.execute(trx);
+            ${current.map((r) => storableExcerpt(r.outcome.responseExcerpt))}::text[], ${current.map((r) => r.event.targetHost)}::text[])`.execute(
+          trx,
+        );
       return { stale: results.filter((r) => !isWritten(r)) };
     });
   }
@@ -134,7 +137,10 @@ export class EventStore {
       .execute();
   }
 
-  /** Events waiting for delivery (due now or scheduled for a retry): the queue depth. */
+  /**
+   * Events waiting for delivery (due now or scheduled for a retry): the queue depth. Read from the
+   * queue's pending index, so it costs the backlog, never the history (migration 0009).
+   */
   async countWaiting(): Promise<number> {
     const row = await this.db
       .selectFrom('events')
@@ -189,18 +195,19 @@ export class EventStore {
     return rows.length;
   }
 
+  /**
+   * One event with its attempts. What is owed is read from the queue; anything else from the log's
+   * day the event's key names (or, for an event from before the log was split, the old rows'
+   * partition): one partition either way. Its attempts are no older than the event.
+   */
   async find(tenantId: string, eventId: string): Promise<EventView | undefined> {
-    const row = await this.db
-      .selectFrom('events')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('event_id', '=', eventId)
-      .executeTakeFirst();
+    const row = (await this.findQueued(tenantId, eventId)) ?? (await this.findLogged(tenantId, eventId));
     if (!row) return undefined;
     const attempts = await this.db
       .selectFrom('attempts')
       .select(['attempted_at', 'status_code', 'error', 'duration_ms', 'response_excerpt'])
       .where('event_id', '=', eventId)
+      .where('attempted_at', '>=', sql<Date>`${row.created_at}::timestamptz - ${ATTEMPT_CLOCK_SKEW}::interval`)
       .orderBy('attempted_at')
       .orderBy('id')
       .execute();
@@ -217,9 +224,35 @@ export class EventStore {
     };
   }
 
+  private findQueued(tenantId: string, eventId: string): Promise<EventRow | undefined> {
+    return this.db
+      .selectFrom('events')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('event_id', '=', eventId)
+      .executeTakeFirst();
+  }
+
+  private async findLogged(tenantId: string, eventId: string): Promise<EventRow | undefined> {
+    const key = await this.db
+      .selectFrom('event_keys')
+      .select('created_at')
+      .where('event_id', '=', eventId)
+      .executeTakeFirst();
+    const log = this.db
+      .selectFrom('event_log')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('event_id', '=', eventId);
+    if (key) return log.where('created_at', '=', key.created_at).executeTakeFirst();
+    return log.where('created_at', '<', sql<Date>`log_converted_at()`).executeTakeFirst();
+  }
+
   /**
    * Newest first; the cursor is the (created_at, event_id) of the last row of the previous page.
-   * `receivableId`: only the events of that charge (migration 0007).
+   * `receivableId`: only the events of that charge (migration 0007). Pending and dead events are
+   * listed from the queue, which holds them all; the rest from the log, where an event still queued
+   * shows its queue row (its schedule and attempts so far).
    */
   async list(
     tenantId: string,
@@ -228,7 +261,11 @@ export class EventStore {
     after?: { createdAt: Date; eventId: string },
     receivableId?: string,
   ): Promise<EventView[]> {
-    let query = this.db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId);
+    const owed = status === 'pending' || status === 'dead';
+    let query = this.db
+      .selectFrom(owed ? 'events' : 'event_log')
+      .selectAll()
+      .where('tenant_id', '=', tenantId);
     if (status) query = query.where('status', '=', status);
     if (receivableId !== undefined) query = query.where('receivable_id', '=', receivableId);
     if (after)
@@ -236,9 +273,26 @@ export class EventStore {
         eb(eb.refTuple('created_at', 'event_id'), '<', eb.tuple(after.createdAt, after.eventId)),
       );
     const rows = await query.orderBy('created_at', 'desc').orderBy('event_id', 'desc').limit(limit).execute();
-    return rows.map(toView);
+    const stillQueued = owed ? [] : rows.filter((r) => r.status !== 'delivered').map((r) => r.event_id);
+    const queued =
+      stillQueued.length === 0
+        ? new Map<string, EventRow>()
+        : new Map(
+            (
+              await this.db
+                .selectFrom('events')
+                .selectAll()
+                .where('tenant_id', '=', tenantId)
+                .where('event_id', 'in', stillQueued)
+                .execute()
+            ).map((r) => [r.event_id, r]),
+          );
+    return rows.map((r) => toView(queued.get(r.event_id) ?? r));
   }
 }
+
+/** How far a worker's clock (attempted_at) may be behind Postgres's (created_at). */
+const ATTEMPT_CLOCK_SKEW = '5 minutes';
 
 /** One finished attempt, waiting to be written. */
 export interface AttemptResult {

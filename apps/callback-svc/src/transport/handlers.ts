@@ -1,6 +1,7 @@
 import type { RegisterHandlers } from '@payments/bus';
 import {
   EVENT_ID_PATTERN,
+  isUuid,
   MAX_CALLBACK_REPLAY,
   QueueGroups,
   ServiceError,
@@ -97,11 +98,9 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, { store, st
   return [list, get, retry, replay, statsSeries, health];
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The gateway checks these; checked again so that a bad one is a named refusal, not a Postgres error. */
 function uuidField(value: string, path: string): string {
-  if (!UUID.test(value))
+  if (!isUuid(value))
     throw new ServiceError('validation_failed', `${path} must be a UUID`, [
       { in: 'query', path, message: 'must be a UUID' },
     ]);

@@ -2,6 +2,7 @@ import type { StartWorkers } from '@payments/bus';
 import {
   CallbackRequestSchema,
   compileValidator,
+  isUuid,
   Streams,
   type CallbackRequest,
   type JobOutcome,
@@ -23,7 +24,8 @@ export interface WorkerDeps {
 /**
  * Takes callback request batches off JetStream into Postgres. Messages are acked only after their
  * insert committed; a request seen before (same event id) is ignored, so a redelivery or a republish
- * by a producer is never delivered twice. The stream exists: the service ensured it at start.
+ * by a producer is never delivered twice. The stream and its consumer exist:
+ * provisioned by `npm run admin -- bus provision`, checked by the service at start.
  *
  * Tenants take turns: messages are queued per tenant, and each insert takes up to INGEST_BATCH
  * messages of one tenant. One slot serves any tenant, one batch at a time, as a single tenant's
@@ -104,8 +106,6 @@ function toEvent(r: CallbackRequest): NewCallbackEvent {
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The charge a receivable's callback is about (every receivable payload names it as
  * accounts_receivable_id), for the list's receivable_id filter. The payload is the producer's and
@@ -114,5 +114,5 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function receivableIdOf(r: Pick<CallbackRequest, 'event_type' | 'payload'>): string | null {
   if (!r.event_type.startsWith('receivable.')) return null;
   const id = r.payload.accounts_receivable_id;
-  return typeof id === 'string' && UUID.test(id) ? id.toLowerCase() : null;
+  return typeof id === 'string' && isUuid(id) ? id.toLowerCase() : null;
 }
