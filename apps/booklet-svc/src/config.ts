@@ -6,6 +6,7 @@ import {
   loadCommonConfig,
   requireProductionSecrets,
   type CommonConfig,
+  databaseCredentialChecks,
 } from '@payments/config';
 import { DEV_DOWNLOAD_LINK_SECRET, downloadLinkSecret } from '@payments/signed-links';
 
@@ -22,6 +23,8 @@ export interface BookletConfig extends CommonConfig {
   downloadLinkTtlSeconds: number;
   /** How long a booklet waits for its installments to be registered before it fails. */
   maxWaitMs: number;
+  /** Days a built PDF is kept before its partition is dropped; a download after that rebuilds it. */
+  fileRetentionDays: number;
 }
 
 export function loadBookletConfig(env: Record<string, string | undefined> = process.env): BookletConfig {
@@ -34,6 +37,7 @@ export function loadBookletConfig(env: Record<string, string | undefined> = proc
       hint: 'the same as the gateway',
     },
     ...busCredentialChecks(common),
+    ...databaseCredentialChecks(common),
   ]);
   return {
     ...common,
@@ -42,5 +46,6 @@ export function loadBookletConfig(env: Record<string, string | undefined> = proc
     downloadLinkSecret: downloadLinkSecret(env, common.nodeEnv),
     downloadLinkTtlSeconds: envInt('DOWNLOAD_LINK_TTL_SECONDS', 7 * 24 * 3600, env, 1),
     maxWaitMs: envInt('BOOKLET_MAX_WAIT_MS', 3_600_000, env, 1),
+    fileRetentionDays: envInt('BOOKLET_FILE_RETENTION_DAYS', 30, env, 1),
   };
 }

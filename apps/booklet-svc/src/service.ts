@@ -1,6 +1,6 @@
 import { connectBus } from '@payments/bus';
-import { BOOKLET_DOWNLOAD_PATH, Streams } from '@payments/contracts';
-import { createDatabase, ensureDatabase, isDatabaseUnavailable, migrateToLatest } from '@payments/db';
+import { BOOKLET_DOWNLOAD_PATH, QueueGroups, Streams } from '@payments/contracts';
+import { isDatabaseUnavailable, openServiceDatabase } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
 import {
@@ -17,7 +17,9 @@ import { signLink } from '@payments/signed-links';
 import type { BookletConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
 import type { BookletsDatabase } from './db/schema';
-import { BusInstallmentSource, PostgresPdfStore } from './transport/bus-sources';
+import { PostgresPdfStore, startBookletFileRetention } from './db/booklet-files';
+import { BookletDownloads } from './domain/booklet-downloads';
+import { BusInstallmentSource } from './transport/bus-sources';
 import { registerHandlers } from './transport/handlers';
 import { startWorkers } from './transport/workers';
 
@@ -33,14 +35,15 @@ export async function startBookletService(
   config: BookletConfig,
   logger: Logger = createLogger('booklet-svc', config.logLevel),
 ): Promise<RunningBookletService> {
-  await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<BookletsDatabase>({
+  // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
+  const db = await openServiceDatabase<BookletsDatabase>({
     url: config.databaseUrl,
     schema: SCHEMA,
     applicationName: 'booklet-svc',
     poolSize: config.databasePoolSize,
+    migrations,
+    logger,
   });
-  await migrateToLatest(db, SCHEMA, migrations, logger);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,
@@ -55,13 +58,19 @@ export async function startBookletService(
     timeoutMs: config.busTimeoutMs,
     serveConcurrency: config.busServeConcurrency,
   });
-  // Every stream this service writes (through its outbox) or reads, ensured here, once per start.
   const outboxStreams = [Streams.bookletBuilds, Streams.callbackRequests];
-  await bus.streams.ensure(...outboxStreams);
+  // What it writes (through its outbox) or reads, provisioned by `npm run admin -- bus provision`:
+  // only checked here (it may not create them), and the start refused, naming what is missing or weaker.
+  await bus.streams.check(QueueGroups.booklets).catch(async (err: unknown) => {
+    // Nothing else runs yet: an in-process start (the e2e tests) leaves no pool or connection behind.
+    await bus.close();
+    await db.destroy();
+    throw err;
+  });
   const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger, maxRows: config.outboxMaxRows });
   const onEnqueued = () => relay.wake();
   const source = new BusInstallmentSource(bus);
-  const store = new PostgresPdfStore(db);
+  const store = new PostgresPdfStore(db, config.fileRetentionDays);
   const links = (bookletId: string) => {
     const { expires, signature } = signLink(
       config.downloadLinkSecret,
@@ -70,7 +79,10 @@ export async function startBookletService(
     );
     return `${config.publicBaseUrl}${BOOKLET_DOWNLOAD_PATH}/${bookletId}?expires=${expires}&signature=${signature}`;
   };
-  registerHandlers(bus, { db, source, store, onEnqueued });
+  const downloads = new BookletDownloads({ db, source, store, logger });
+  registerHandlers(bus, { db, source, downloads, onEnqueued });
+  // Files past BOOKLET_FILE_RETENTION_DAYS dropped with their partition, partitions made ahead.
+  const retention = startBookletFileRetention({ db, schema: SCHEMA, retentionDays: config.fileRetentionDays, logger });
   relay.start();
   const workers = await startWorkers(bus, {
     db,
@@ -108,6 +120,7 @@ export async function startBookletService(
       await ops.stop();
       await Promise.all(workers.map((w) => w.stop()));
       await relay.stop();
+      await retention.stop();
       await bus.close();
       await db.destroy();
     },

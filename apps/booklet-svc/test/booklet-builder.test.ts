@@ -16,7 +16,7 @@ import type { BookletsDatabase } from '../src/db/schema';
 import { buildBooklet, type BuilderDeps } from '../src/domain/booklet-builder';
 import { requestBooklet } from '../src/domain/booklet-requests';
 import type { InstallmentSource } from '../src/domain/ports';
-import { PostgresPdfStore } from '../src/transport/bus-sources';
+import { PostgresPdfStore } from '../src/db/booklet-files';
 import { barcodeFor, pixCode, squeeze, typeableLineFor } from './slip-fixtures';
 
 /**
@@ -103,7 +103,7 @@ async function build(reply: InstallmentsReply) {
   const deps: BuilderDeps = {
     db,
     source,
-    store: new PostgresPdfStore(db),
+    store: new PostgresPdfStore(db, 30),
     links: (id) => `https://api.example.com/downloads/${id}`,
     logger: createLogger('booklet-builder-test', 'silent'),
     maxWaitMs: 60_000,
@@ -254,7 +254,7 @@ describe('the payment slip id as the ERP spelled it', () => {
     const deps: BuilderDeps = {
       db,
       source,
-      store: new PostgresPdfStore(db),
+      store: new PostgresPdfStore(db, 30),
       links: (id) => `https://api.example.com/downloads/${id}`,
       logger: createLogger('booklet-builder-test', 'silent'),
       maxWaitMs: 60_000,

@@ -17,7 +17,8 @@ import { migrations, SCHEMA } from '../src/db/migrations';
 import type { BookletsDatabase } from '../src/db/schema';
 import { bookletPageCount } from '../src/domain/booklet-pdf';
 import { requestBooklet } from '../src/domain/booklet-requests';
-import { BusInstallmentSource, PostgresPdfStore } from '../src/transport/bus-sources';
+import { PostgresPdfStore } from '../src/db/booklet-files';
+import { BusInstallmentSource } from '../src/transport/bus-sources';
 import { startWorkers } from '../src/transport/workers';
 import { barcodeFor, pixCode, typeableLineFor } from './slip-fixtures';
 
@@ -103,13 +104,13 @@ beforeAll(async () => {
     { queue: QueueGroups.receivables },
   );
   await receivables.connection.flush();
-  await bus.streams.ensure(Streams.bookletBuilds, Streams.callbackRequests);
+  await bus.streams.provisionWith({ ackWaitMs: TEST_ACK_WAIT_MS }, Streams.bookletBuilds, Streams.callbackRequests);
   relay = new OutboxRelay({ db, bus, streams: [Streams.bookletBuilds, Streams.callbackRequests], logger: silent });
   relay.start();
   const workers = await startWorkers(bus, {
     db,
     source: new BusInstallmentSource(bus),
-    store: new PostgresPdfStore(db),
+    store: new PostgresPdfStore(db, 30),
     links: (id) => `https://api.example.com/downloads/${id}`,
     logger: silent,
     maxWaitMs: 60_000,

@@ -20,7 +20,17 @@ export interface BookletsTable {
   finished_at: Date | null;
 }
 
-/** The PDFs, apart from the requests (a file store behind PdfStore; an object store can replace it). */
+/**
+ * The PDFs, apart from the requests (a file store behind PdfStore; an object store can replace it),
+ * partitioned by day of `created_at` and dropped past their retention (db/booklet-files.ts).
+ */
+export interface BookletPdfsTable {
+  booklet_id: string;
+  pdf: Buffer;
+  created_at: Generated<Date>;
+}
+
+/** The PDFs as the previous release stores them: read as a fallback, emptied past the retention. */
 export interface BookletFilesTable {
   booklet_id: string;
   pdf: Buffer;
@@ -29,6 +39,7 @@ export interface BookletFilesTable {
 
 export interface BookletsDatabase extends OutboxDatabase {
   booklets: BookletsTable;
+  booklet_pdfs: BookletPdfsTable;
   booklet_files: BookletFilesTable;
 }
 

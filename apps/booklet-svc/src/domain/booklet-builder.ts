@@ -47,13 +47,12 @@ export async function buildBooklet(deps: BuilderDeps, job: BookletJob): Promise<
     .where('tenant_id', '=', job.tenant_id)
     .executeTakeFirst();
   if (!booklet || booklet.status !== 'queued') return 'done';
-  const reply = await deps.source.installments(booklet.tenant_id, booklet.payment_slip_id);
-  const installments = bookletInstallments(reply.installments);
-  if (installments.length === 0)
+  const contents = await currentContents(deps.source, booklet);
+  if (contents.kind === 'empty')
     return finish(deps, booklet, {
       failure: { code: 'no_installments', message: 'every installment of this booklet was cancelled or rejected' },
     });
-  if (installments.some(awaitsRegistration)) {
+  if (contents.kind === 'waiting') {
     if (Date.now() - booklet.created_at.getTime() > deps.maxWaitMs) {
       return finish(deps, booklet, {
         failure: {
@@ -64,23 +63,37 @@ export async function buildBooklet(deps: BuilderDeps, job: BookletJob): Promise<
     }
     return { retryInMs: 2_000 };
   }
-  const payee = reply.payee
-    ? payeeParty(reply.payee)
-    : legacyPayeeParty(await deps.source.payeeName(booklet.tenant_id));
-  const doc: BookletDocument = bookletDocument(booklet.payment_slip_id_as_sent, payee, installments);
   let pdf: Buffer;
   let pageCount: number;
   try {
-    ({ pdf, pageCount } = await renderToBuffer(doc));
+    ({ pdf, pageCount } = await renderToBuffer(contents.doc));
   } catch (err) {
     deps.logger.error({ err, bookletId: booklet.id }, 'booklet rendering failed');
     return finish(deps, booklet, { failure: { code: 'render_failed', message: 'the booklet PDF could not be built' } });
   }
+  const installmentCount = contents.doc.installments.length;
   await deps.store.put(booklet.id, pdf);
-  return finish(deps, booklet, { installmentCount: installments.length, pageCount });
+  return finish(deps, booklet, { installmentCount, pageCount });
 }
 
-async function renderToBuffer(doc: BookletDocument): Promise<{ pdf: Buffer; pageCount: number }> {
+/** What a booklet would print now: its document, nothing (all cancelled or rejected), or not yet. */
+export type BookletContents = { kind: 'document'; doc: BookletDocument } | { kind: 'empty' } | { kind: 'waiting' };
+
+/**
+ * The booklet's document from its stored request (tenant and payment slip) and its installments as
+ * receivables-svc has them now: pending and paid ones by due date, paid to the installments'
+ * beneficiary. Waiting while a payable installment is not registered yet.
+ */
+export async function currentContents(source: InstallmentSource, booklet: BookletRow): Promise<BookletContents> {
+  const reply = await source.installments(booklet.tenant_id, booklet.payment_slip_id);
+  const installments = bookletInstallments(reply.installments);
+  if (installments.length === 0) return { kind: 'empty' };
+  if (installments.some(awaitsRegistration)) return { kind: 'waiting' };
+  const payee = reply.payee ? payeeParty(reply.payee) : legacyPayeeParty(await source.payeeName(booklet.tenant_id));
+  return { kind: 'document', doc: bookletDocument(booklet.payment_slip_id_as_sent, payee, installments) };
+}
+
+export async function renderToBuffer(doc: BookletDocument): Promise<{ pdf: Buffer; pageCount: number }> {
   const sink = new PassThrough();
   const chunks: Buffer[] = [];
   sink.on('data', (c: Buffer) => chunks.push(c));

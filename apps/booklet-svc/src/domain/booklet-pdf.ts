@@ -1,6 +1,6 @@
 import { formatBrazilianDate, formatReais, formatTypeableLine } from '@payments/br-format';
 import { drawItf, ITF_BAR_HEIGHT, qrCodePng } from '@payments/slip-images';
-import { taxIdDigits, taxIdKind } from '@payments/tax-id';
+import { formatTaxId } from '@payments/tax-id';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import PDFDocument from 'pdfkit';
@@ -714,22 +714,6 @@ function sumCents(installments: readonly BookletInstallment[]): number {
 
 function partyLine(party: BookletParty): string {
   return party.taxId ? `${party.name} - CPF/CNPJ ${formatTaxId(party.taxId)}` : party.name;
-}
-
-/**
- * A CPF or CNPJ (numeric or alphanumeric), bare or punctuated, in the official punctuation:
- * 123.456.789-09, 12.345.678/0001-95; anything else as given.
- */
-function formatTaxId(taxId: string): string {
-  const d = taxIdDigits(taxId);
-  switch (taxIdKind(d)) {
-    case 'cpf':
-      return `${d.slice(0, 3)}.${d.slice(3, 6)}.${d.slice(6, 9)}-${d.slice(9)}`;
-    case 'cnpj':
-      return `${d.slice(0, 2)}.${d.slice(2, 5)}.${d.slice(5, 8)}/${d.slice(8, 12)}-${d.slice(12)}`;
-    default:
-      return taxId;
-  }
 }
 
 /** The text cut (with an ellipsis) to fit `width` in the current font. */

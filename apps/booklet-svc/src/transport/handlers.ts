@@ -1,14 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { RegisterHandlers } from '@payments/bus';
-import { QueueGroups, ServiceError, Subjects } from '@payments/contracts';
+import { QueueGroups, Subjects } from '@payments/contracts';
 import type { BookletsDatabase } from '../db/schema';
+import type { BookletDownloads } from '../domain/booklet-downloads';
 import { requestBooklet } from '../domain/booklet-requests';
-import type { InstallmentSource, PdfStore } from '../domain/ports';
+import type { InstallmentSource } from '../domain/ports';
 
 export interface HandlerDeps {
   db: Kysely<BookletsDatabase>;
   source: InstallmentSource;
-  store: PdfStore;
+  /** Built PDFs, rebuilt when dropped past their retention. */
+  downloads: BookletDownloads;
   /** Wakes the outbox relay after a commit that queued work. */
   onEnqueued: () => void;
 }
@@ -45,14 +47,8 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
   const download = bus.serve(
     Subjects.booklets.download,
     async (cmd) => {
-      const booklet = await deps.db
-        .selectFrom('booklets')
-        .select(['payment_slip_id_as_sent', 'status'])
-        .where('id', '=', cmd.booklet_id)
-        .executeTakeFirst();
-      const pdf = booklet?.status === 'ready' ? await deps.store.get(cmd.booklet_id) : undefined;
-      if (!booklet || !pdf) throw new ServiceError('not_found', 'no such booklet');
-      return { payment_slip_id: booklet.payment_slip_id_as_sent, pdf_base64: pdf.toString('base64') };
+      const file = await deps.downloads.download(cmd.booklet_id);
+      return { payment_slip_id: file.paymentSlipId, pdf_base64: file.pdf.toString('base64') };
     },
     { queue },
   );

@@ -11,8 +11,8 @@ export interface WorkerDeps extends BuilderDeps {
 }
 
 /**
- * Builds queued booklets, 2 at once, taken fairly across tenants. The stream exists: the service
- * ensured it at start.
+ * Builds queued booklets, 2 at once, taken fairly across tenants. The stream and its consumer exist:
+ * provisioned by `npm run admin -- bus provision`, checked by the service at start.
  *
  * The bus's default ack wait (10 s): the renderer yields to the event loop after every page (3
  * installments, ~30 ms), so the bus's in-progress heartbeats go out during a build of any size (the
