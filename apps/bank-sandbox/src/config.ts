@@ -8,6 +8,7 @@ import {
   loadCommonConfig,
   requireProductionSecrets,
   type CommonConfig,
+  databaseCredentialChecks,
 } from '@payments/config';
 import { MAX_MERCHANT_CITY, MAX_MERCHANT_NAME, toMerchantText } from './domain/br-code';
 import { BEHAVIOUR_MODES, type BehaviourMode } from './domain/behaviour';
@@ -62,6 +63,7 @@ export function loadBankSandboxConfig(env: Record<string, string | undefined> = 
       developmentDefaults: [DEV_WEBHOOK_SECRET],
       hint: "receivables-svc's PROVIDER_WEBHOOK_SECRET, e.g. whsec_ and openssl rand -base64 32",
     },
+    ...databaseCredentialChecks(common),
   ]);
   const digits = (name: string, fallback: string, size: number) => {
     const value = envString(name, fallback, env);

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { closeServer, keepConnectionsAlive, listen } from '@payments/lifecycle';
+import { openServiceDatabase } from '@payments/db';
 import { migrationsCheck, postgresCheck } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry } from '@payments/metrics';
@@ -35,14 +35,15 @@ export async function startBankSandbox(
   config: BankSandboxConfig,
   logger: Logger = createLogger('bank-sandbox', config.logLevel),
 ): Promise<RunningBankSandbox> {
-  await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<BankSandboxDatabase>({
+  // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
+  const db = await openServiceDatabase<BankSandboxDatabase>({
     url: config.databaseUrl,
     schema: SCHEMA,
     applicationName: 'bank-sandbox',
     poolSize: config.databasePoolSize,
+    migrations,
+    logger,
   });
-  await migrateToLatest(db, SCHEMA, migrations, logger);
   const dispatcher = new WebhookDispatcher({
     db,
     webhook: config.webhook,
@@ -81,19 +82,12 @@ export async function startBankSandbox(
       throw err;
     });
   }
-  const server = createServer(inter ? inter.wrap(app.callback()) : app.callback());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch(async (err: unknown) => {
+  const server = keepConnectionsAlive(createServer(inter ? inter.wrap(app.callback()) : app.callback()));
+  port = await listen(server, config.port).catch(async (err: unknown) => {
     await inter?.stop();
     await db.destroy();
     throw err;
   });
-  port = (server.address() as AddressInfo).port;
   dispatcher.start();
   logger.info({ port, mode: config.mode, webhookUrl: config.webhook.url }, 'bank-sandbox ready');
 
@@ -103,9 +97,7 @@ export async function startBankSandbox(
     inter: inter ? { port: inter.port, baseUrl: inter.baseUrl, caFile: inter.caFile } : null,
     async stop() {
       // Stop taking connections and let requests in flight finish; then the webhook loop; then Postgres.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await closed;
+      await closeServer(server);
       await inter?.stop();
       await dispatcher.stop();
       await db.destroy();

@@ -3,7 +3,8 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase } from '@payments/db';
+import { createMigratedTestDatabase } from '@payments/db';
+import { migrations, SCHEMA } from '../src/db/migrations';
 import {
   createCertificateAuthority,
   writeSandboxInterTls,
@@ -97,13 +98,16 @@ export interface Harness {
   config: BankSandboxConfig;
   receiver: WebhookReceiver;
   databaseUrl: string;
+  /** The same database as the server's superuser (npm run migrate's connection). */
+  adminUrl: string;
   restart(overrides?: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
 /** A sandbox on port 0 with its own database, short retry delays, and a webhook receiver. */
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
-  const database = await createTestDatabase();
+  // Migrated beforehand as npm run migrate does; the sandbox logs in as its role.
+  const database = await createMigratedTestDatabase(SCHEMA, migrations);
   const receiver = new WebhookReceiver();
   await receiver.start();
   const configFor = (overrides: Record<string, string>) =>
@@ -124,6 +128,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     sandbox: await startBankSandbox(configFor({}), logger),
     receiver,
     databaseUrl: database.url,
+    adminUrl: database.adminUrl,
     async restart(overrides = {}) {
       await harness.sandbox.stop();
       harness.config = configFor(overrides);

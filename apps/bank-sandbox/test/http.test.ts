@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { createDatabase, migrateToLatest } from '@payments/db';
+import { createDatabase, migrateService } from '@payments/db';
 import type { Kysely } from 'kysely';
 import {
   barcodeProblems,
@@ -488,7 +488,10 @@ describe('cancellation and reads', () => {
   });
 
   it('keeps its migrations idempotent', async () => {
-    await expect(migrateToLatest(db, SCHEMA, migrations)).resolves.toEqual({ aheadBy: [] });
+    await expect(migrateService({ url: h.adminUrl, schema: SCHEMA, migrations })).resolves.toMatchObject({
+      applied: [],
+      aheadBy: [],
+    });
   });
 });
 

@@ -2,7 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase } from '@payments/db';
+import { createMigratedTestDatabase } from '@payments/db';
+import { migrations, SCHEMA } from '../src/db/migrations';
 import { createLogger } from '@payments/logger';
 import { DEV_INTER_SANDBOX_DIR, DEV_INTER_SANDBOX_PORT } from '@payments/config';
 import { loadBankSandboxConfig, startBankSandbox, type RunningBankSandbox } from '../src';
@@ -53,7 +54,7 @@ describe('the development CA', () => {
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createMigratedTestDatabase(SCHEMA, migrations);
     sandbox = await start();
   });
   afterAll(async () => {

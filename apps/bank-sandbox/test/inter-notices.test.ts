@@ -105,9 +105,10 @@ describe('notices', () => {
     // Time passes at the bank: its due date was three days ago (a create cannot say so).
     const db = createDatabase<unknown>({ url: suite.harness.databaseUrl, schema: 'bank_sandbox' });
     try {
-      await sql`update inter_charges set due_date = (current_date - 3)::text where codigo_solicitacao = ${codigo}`.execute(
-        db,
-      );
+      // Three days before the bank's today, in Brasília: Postgres's current_date is UTC's, a day ahead
+      // from 21:00 to midnight in Brasília.
+      await sql`update inter_charges set due_date = ((now() at time zone 'America/Sao_Paulo')::date - 3)::text
+        where codigo_solicitacao = ${codigo}`.execute(db);
     } finally {
       await db.destroy();
     }

@@ -4,6 +4,7 @@ import {
   loadCommonConfig,
   requireProductionSecrets,
   type CommonConfig,
+  databaseCredentialChecks,
 } from '@payments/config';
 
 export interface ClientsConfig extends CommonConfig {
@@ -13,6 +14,6 @@ export interface ClientsConfig extends CommonConfig {
 
 export function loadClientsConfig(env: Record<string, string | undefined> = process.env): ClientsConfig {
   const common = loadCommonConfig(env);
-  requireProductionSecrets(common.nodeEnv, busCredentialChecks(common));
+  requireProductionSecrets(common.nodeEnv, [...busCredentialChecks(common), ...databaseCredentialChecks(common)]);
   return { ...common, port: envInt('CLIENTS_PORT', 3300, env) };
 }

@@ -1,5 +1,6 @@
 import { connectBus } from '@payments/bus';
-import { createDatabase, ensureDatabase, migrateToLatest } from '@payments/db';
+import { QueueGroups } from '@payments/contracts';
+import { openServiceDatabase } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
@@ -20,14 +21,15 @@ export async function startClientsService(
   config: ClientsConfig,
   logger: Logger = createLogger('clients-svc', config.logLevel),
 ): Promise<RunningClientsService> {
-  await ensureDatabase(config.databaseUrl);
-  const db = createDatabase<ClientsDatabase>({
+  // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
+  const db = await openServiceDatabase<ClientsDatabase>({
     url: config.databaseUrl,
     schema: SCHEMA,
     applicationName: 'clients-svc',
     poolSize: config.databasePoolSize,
+    migrations,
+    logger,
   });
-  await migrateToLatest(db, SCHEMA, migrations, logger);
   const bus = await connectBus({
     url: config.natsUrl,
     prefix: config.busPrefix,
@@ -37,8 +39,16 @@ export async function startClientsService(
     logger,
     timeoutMs: config.busTimeoutMs,
     serveConcurrency: config.busServeConcurrency,
-    // STREAM_MAX_BYTES and STREAM_REPLICAS of the claim-check store, should a large reply create it.
+    // STREAM_MAX_BYTES and STREAM_REPLICAS: the least its claim stores must have (the check below).
     streamSettings: config,
+  });
+  // The claim stores it reads (its own) and writes (its askers'), provisioned by `npm run admin -- bus
+  // provision`: only checked here (it may not create them), the start refused otherwise.
+  await bus.streams.check(QueueGroups.clients).catch(async (err: unknown) => {
+    // Nothing else runs yet: an in-process start (the e2e tests) leaves no pool or connection behind.
+    await bus.close();
+    await db.destroy();
+    throw err;
   });
   registerHandlers(bus, { db });
   const metrics = createMetricsRegistry('clients-svc');

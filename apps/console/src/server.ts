@@ -1,7 +1,7 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
+import { closeServer, keepConnectionsAlive, listen } from '@payments/lifecycle';
 import { ADMIN_OPENAPI_DOCUMENT_PATH } from '@payments/contracts';
 import { mountHealthRoutes } from '@payments/health';
 import type { Logger } from '@payments/logger';
@@ -85,22 +85,15 @@ export async function startConsole(config: ConsoleConfig, logger: Logger): Promi
   if (config.sessionKeyIsEphemeral)
     logger.warn('CONSOLE_SESSION_KEY is not set: sessions are sealed with a random key of this process (development)');
   const app = consoleApp(config, logger);
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.port, () => resolve(s));
-    s.once('error', reject);
-  });
+  const server: Server = keepConnectionsAlive(createServer(app.callback()));
   // Pages wait for the gateway at most config.gatewayTimeoutMs; a slow client gets no more than this.
   server.requestTimeout = 30_000;
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, config.port);
   logger.info({ port, gateway: config.gatewayUrl }, 'console listening');
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    stop: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeIdleConnections();
-      }),
+    stop: () => closeServer(server),
   };
 }
 

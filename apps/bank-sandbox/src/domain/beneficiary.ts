@@ -1,4 +1,4 @@
-import { taxIdDigits, taxIdKind } from '@payments/tax-id';
+import { formatTaxId, taxIdDigits, taxIdKind } from '@payments/tax-id';
 import { MAX_MERCHANT_CITY, MAX_MERCHANT_NAME, toMerchantText } from './br-code';
 import type { Beneficiary } from './charge';
 import type { PayeeAccount } from './slip-issuer';
@@ -55,9 +55,6 @@ function freeFieldDigits(value: string | null, size: number): string | null {
 
 /** "CNPJ 12.345.678/0001-95" or "CPF 529.982.247-25": a tax id as a slip prints it, whatever punctuation it came with. */
 export function printedTaxId(taxId: string): string {
-  const kind = taxIdKind(taxId);
-  const bare = taxIdDigits(taxId);
-  if (kind === 'cpf') return `CPF ${bare.replace(/^(.{3})(.{3})(.{3})(.{2})$/, '$1.$2.$3-$4')}`;
-  if (kind === 'cnpj') return `CNPJ ${bare.replace(/^(.{2})(.{3})(.{3})(.{4})(.{2})$/, '$1.$2.$3/$4-$5')}`;
-  return `CPF/CNPJ ${taxId}`;
+  const kind = taxIdKind(taxIdDigits(taxId));
+  return kind === null ? `CPF/CNPJ ${taxId}` : `${kind.toUpperCase()} ${formatTaxId(taxId)}`;
 }

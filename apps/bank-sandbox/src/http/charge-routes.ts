@@ -9,12 +9,12 @@ import type { ChargeOrder } from '../domain/charge-store';
 import { renderChargePdf } from '../domain/slip-pdf';
 import { chargeQrPng } from '../domain/payment-images';
 import type { LedgerCharge } from '../domain/charge';
+import { isUuid } from '../domain/uuid';
 import { parseChargeRequest, type FieldProblem } from './charge-request';
 import type { SandboxDeps } from './context';
 import { BankApiError } from './errors';
 import { chargeResponse } from './wire';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_BATCH = 500;
 
 /**
@@ -48,7 +48,7 @@ export function mountChargeRoutes(router: Router, deps: SandboxDeps): void {
   });
 
   router.post('/v1/charges/:chargeId/cancel', auth, async (ctx) => {
-    const result = UUID.test(ctx.params.chargeId)
+    const result = isUuid(ctx.params.chargeId)
       ? await deps.store.cancel(ctx.params.chargeId.toLowerCase())
       : ({ outcome: 'not_found' } as const);
     if (result.outcome === 'not_found') throw chargeNotFound(ctx.params.chargeId);
@@ -193,7 +193,7 @@ function problemsText(problems: FieldProblem[]): string {
 }
 
 async function findCharge(deps: SandboxDeps, chargeId: string): Promise<LedgerCharge> {
-  const charge = UUID.test(chargeId) ? await deps.store.get(chargeId.toLowerCase()) : null;
+  const charge = isUuid(chargeId) ? await deps.store.get(chargeId.toLowerCase()) : null;
   if (!charge) throw chargeNotFound(chargeId);
   return charge;
 }

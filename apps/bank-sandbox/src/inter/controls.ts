@@ -10,7 +10,8 @@ import type { InterDb } from './db';
 import { body, ControlError, errors, fail } from './control-errors';
 import { applyFaults } from './faults';
 import type { PixControls } from '../pix';
-import { isUuid, type InterBank, type PaymentMethod } from './inter-bank';
+import { isUuid } from '../domain/uuid';
+import type { InterBank, PaymentMethod } from './inter-bank';
 import { chargeView } from './wire';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

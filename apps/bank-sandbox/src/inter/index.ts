@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
+import { closeServer, keepConnectionsAlive, listen } from '@payments/lifecycle';
 import { loadCertificateAuthority, type CertificateAuthority } from '@payments/dev-certificates';
 import type { Logger } from '@payments/logger';
 import type { BankSandboxDatabase } from '../db/schema';
@@ -104,19 +104,14 @@ export async function startInterDialect(deps: InterDialectDeps): Promise<Running
     logger: deps.logger,
   });
   const interHandler = app.callback();
-  const server = createServer({ cert, key, ca, requestCert: true, rejectUnauthorized: true }, (req, res) =>
-    isPixPath((req.url ?? '/').split('?')[0]) ? pix.handler(req, res) : void interHandler(req, res),
+  const server = keepConnectionsAlive(
+    createServer({ cert, key, ca, requestCert: true, rejectUnauthorized: true }, (req, res) =>
+      isPixPath((req.url ?? '/').split('?')[0]) ? pix.handler(req, res) : void interHandler(req, res),
+    ),
   );
   // A refused handshake (no or a foreign client certificate) is the client's problem, not an error of ours.
   server.on('tlsClientError', (err) => deps.logger.debug({ err: err.message }, 'inter tls handshake refused'));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(deps.config.port, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, deps.config.port);
   sender.start();
   pix.start();
   const baseUrl = `https://127.0.0.1:${port}/inter`;
@@ -135,9 +130,7 @@ export async function startInterDialect(deps: InterDialectDeps): Promise<Running
         pix: pix.controls(`https://127.0.0.1:${port}`, authority),
       }),
     async stop() {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await closed;
+      await closeServer(server);
       await sender.stop();
       await pix.stop();
     },

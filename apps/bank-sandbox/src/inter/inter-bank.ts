@@ -6,6 +6,7 @@ import { buildBarcode, typeableLineFromBarcode } from '../domain/barcode';
 import { buildBrCode } from '../domain/br-code';
 import { buildFreeField } from '../domain/free-field';
 import { formatOurNumber, OUR_NUMBER_DIGITS } from '../domain/slip-issuer';
+import { isUuid } from '../domain/uuid';
 import {
   SITUACOES_CALLBACK,
   type CallbackAttemptPage,
@@ -660,8 +661,4 @@ function ordering(by: OrdenarPor, descending: boolean, today: string) {
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-export function isUuid(text: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text);
 }

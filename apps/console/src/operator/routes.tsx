@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type Router from '@koa/router';
-import { parseStatsQuery, type StatsQuery } from '@payments/contracts';
+import { isUuid, parseStatsQuery, type StatsQuery } from '@payments/contracts';
 import type { ConsoleContext, ConsoleState } from '../http/context';
 import { BadInputError, NotFoundError } from '../http/errors';
 import { readForm, single } from '../http/form';
@@ -18,7 +18,6 @@ import { SecretOncePage, TenantPage, TenantsPage } from './pages/tenants';
 /** Rows per page of the audit log, and dead letters listed. */
 const AUDIT_PAGE = 50;
 const DEAD_LETTERS_LISTED = 200;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The operator's pages, on the router with prefix /operator behind requireRole('operator')
@@ -148,7 +147,7 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
       api(ctx).POST('/admin/v1/tokens/{token_id}/revoke', { params: { path: { token_id: ctx.params.token_id! } } }),
     );
     deps.flash(ctx, 'info', 'The token is revoked: JWTs issued from it stop working at once.');
-    ctx.redirect(tenantId !== undefined && UUID.test(tenantId) ? tenantPath(tenantId) : '/operator/tenants');
+    ctx.redirect(tenantId !== undefined && isUuid(tenantId) ? tenantPath(tenantId) : '/operator/tenants');
   });
 
   router.post('/tenants/:tenant_id/rotate-secret', async (ctx) => {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type Router from '@koa/router';
-import { BOOKLET_DOWNLOAD_PATH } from '@payments/contracts';
+import { BOOKLET_DOWNLOAD_PATH, isUuid } from '@payments/contracts';
 import { bearer, ok } from '../gateway/public-api';
 import { asProblem, gatewayFetch, GatewayError } from '../gateway/problem';
 import type { ConsoleContext, ConsoleState } from '../http/context';
@@ -28,7 +28,6 @@ const CHARGE_CALLBACKS = 100;
 /** The search's default span of emission dates: the last 30 days, today included. */
 const DEFAULT_SPAN_DAYS = 30;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EVENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -66,13 +65,13 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
 
   router.get('/charges/lookup', (ctx) => {
     const id = single(ctx.query.id);
-    if (!id || !UUID.test(id)) throw new BadInputError('id', 'a charge id is a UUID (its account_receivable_id)');
+    if (!id || !isUuid(id)) throw new BadInputError('id', 'a charge id is a UUID (its account_receivable_id)');
     ctx.redirect(`/tenant/charges/${id.toLowerCase()}`);
   });
 
   router.get('/charges/:id', async (ctx) => {
     const id = ctx.params.id ?? '';
-    if (!UUID.test(id)) throw new NotFoundError('No charge has this id.');
+    if (!isUuid(id)) throw new NotFoundError('No charge has this id.');
     const path = { uuid: id };
     const [charge, history, callbacks] = await Promise.all([
       api
@@ -178,7 +177,7 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
     const form = await readForm(ctx);
     const slipId = single(form.get('payment_slip_id'));
     const urlCallback = single(form.get('url_callback'));
-    if (!slipId || !UUID.test(slipId)) throw new BadInputError('payment_slip_id', 'a booklet id is a UUID');
+    if (!slipId || !isUuid(slipId)) throw new BadInputError('payment_slip_id', 'a booklet id is a UUID');
     if (!urlCallback) throw new BadInputError('url_callback', 'say where the download link is to be sent');
     const answer = ok(
       'POST /api/v1/bank-slip-booklet/{uuid}',

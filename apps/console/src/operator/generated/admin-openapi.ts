@@ -508,6 +508,7 @@ export interface components {
         | 'idempotency_key_missing'
         | 'idempotency_key_invalid'
         | 'unauthorized'
+        | 'token_expired'
         | 'forbidden'
         | 'not_found'
         | 'method_not_allowed'
@@ -522,6 +523,7 @@ export interface components {
         | 'pix_key_required'
         | 'slip_not_supported'
         | 'idempotency_key_reused'
+        | 'redrive_refused'
         | 'rate_limited'
         | 'internal_error'
         | 'service_unavailable';
@@ -1147,7 +1149,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      /** @description `validation_failed`: a field is missing or invalid: errors names each; `redrive_refused`: its stream or subject is not a job stream of this bus: not re-driven, audited */
       422: {
         headers: {
           [name: string]: unknown;
