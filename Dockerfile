@@ -48,6 +48,9 @@ ENV NODE_ENV=production APP=${APP}
 WORKDIR /srv
 COPY --from=prod-deps /srv/node_modules ./node_modules
 COPY --from=build /srv/dist/apps/${APP} ./dist/apps/${APP}
+# `npm run migrate` (every schema, once per release, before the apps) runs from the gateway image:
+# a deploy's migrate Job uses it. It needs no package the gateway does not (kysely, pg).
+COPY --from=build /srv/dist/scripts ./dist/scripts
 # Every npm package the bundle requires (esbuild's meta.json lists them) must resolve here: one that
 # npm placed under a workspace folder, or that no package.json declares, would otherwise fail at start.
 RUN node -e "const path = require('path'); const dir = path.resolve('dist/apps', process.env.APP); \
@@ -60,8 +63,10 @@ RUN node -e "const path = require('path'); const dir = path.resolve('dist/apps',
 # prints only the JSON, as on a developer machine.
 COPY .npmrc ./
 RUN node -e "const app = process.env.APP; \
-  const admin = app === 'gateway' ? 'node dist/apps/gateway/admin/cli.js' : 'echo \"the admin CLI is in the gateway image: docker compose exec gateway npm run admin -- ...\" >&2; exit 2'; \
-  require('fs').writeFileSync('package.json', JSON.stringify({ name: 'payments-' + app, private: true, scripts: { admin } }, null, 2) + '\n');"
+  const elsewhere = (what) => 'echo \"' + what + ' is in the gateway image: docker compose exec gateway npm run ...\" >&2; exit 2'; \
+  const admin = app === 'gateway' ? 'node dist/apps/gateway/admin/cli.js' : elsewhere('the admin CLI'); \
+  const migrate = app === 'gateway' ? 'node dist/scripts/migrate.js' : elsewhere('npm run migrate'); \
+  require('fs').writeFileSync('package.json', JSON.stringify({ name: 'payments-' + app, private: true, scripts: { admin, migrate } }, null, 2) + '\n');"
 # Files stay root's and read-only to the app.
 USER node
 # Ready when GET /readyz on the app's own port answers 2xx (the image has no curl: Node's fetch).

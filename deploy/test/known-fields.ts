@@ -17,6 +17,7 @@ const DECLARATIONS: Record<string, [module: string, name: string]> = {
   'v1/Service': ['kubernetes-models/v1/Service', 'IService'],
   'apps/v1/Deployment': ['kubernetes-models/apps/v1/Deployment', 'IDeployment'],
   'apps/v1/StatefulSet': ['kubernetes-models/apps/v1/StatefulSet', 'IStatefulSet'],
+  'batch/v1/Job': ['kubernetes-models/batch/v1/Job', 'IJob'],
   'autoscaling/v2/HorizontalPodAutoscaler': [
     'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler',
     'IHorizontalPodAutoscaler',

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
 /** Helpers of kubernetes.test.ts: render an overlay, find objects, resolve a container's environment. */
@@ -39,7 +41,8 @@ export interface Container {
   name: string;
   image: string;
   command?: string[];
-  volumeMounts?: { name: string; mountPath: string }[];
+  args?: string[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
   ports?: { name?: string; containerPort: number }[];
   env?: EnvVar[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
@@ -49,9 +52,22 @@ export interface Container {
   startupProbe?: Probe;
 }
 
+export interface KeyToPath {
+  key: string;
+  path: string;
+}
+
+export interface Volume {
+  name: string;
+  configMap?: { name: string; items?: KeyToPath[] };
+  secret?: { secretName: string; items?: KeyToPath[] };
+  projected?: { sources: { secret?: { name: string; items?: KeyToPath[] } }[] };
+  emptyDir?: Record<string, unknown>;
+}
+
 export interface PodTemplate {
   metadata: { labels: Record<string, string> };
-  spec: { containers: Container[]; initContainers?: Container[] };
+  spec: { containers: Container[]; initContainers?: Container[]; volumes?: Volume[] };
 }
 
 /** Whether `kubectl` runs here (kubectl kustomize is kustomize v5). */
@@ -119,9 +135,74 @@ export function matches(selector: LabelSelector, labels: Record<string, string>)
 /**
  * A container's environment as Kubernetes would give it: envFrom first, then env; each reference
  * must name a rendered ConfigMap or Secret and a key it has. `secrets` maps a Secret's name to the
- * values to use (the rendered ones are empty in git).
+ * values to use (the rendered ones are empty in git). With the workload, the files its Secret volumes
+ * put under the container's mounts are written to a temporary folder, and each variable whose value
+ * is the path of one of them (a `*_FILE` setting) names that copy instead.
  */
 export function containerEnv(
+  container: Container,
+  objects: K8sObject[],
+  secrets: (secret: K8sObject) => Record<string, string>,
+  workload?: K8sObject,
+): Env {
+  const env = plainEnv(container, objects, secrets);
+  if (!workload) return env;
+  const files = mountedSecretFiles(workload, container, objects, secrets);
+  const dir = mkdtempSync(join(filesRoot(), `${container.name}-`));
+  for (const [name, value] of Object.entries(env)) {
+    const text = value === undefined ? undefined : files.get(value);
+    if (text === undefined || value === undefined) continue;
+    const copy = join(dir, value);
+    mkdirSync(dirname(copy), { recursive: true });
+    writeFileSync(copy, text);
+    env[name] = copy;
+  }
+  return env;
+}
+
+let root: string | undefined;
+/** One temporary folder for the run's secret files, removed when the process exits. */
+function filesRoot(): string {
+  if (root === undefined) {
+    const made = mkdtempSync(join(tmpdir(), 'k8s-secret-files-'));
+    root = made;
+    process.on('exit', () => rmSync(made, { recursive: true, force: true }));
+  }
+  return root;
+}
+
+/**
+ * The files a container sees through its Secret and projected-Secret volumes, by absolute path: each
+ * item's key of the named Secret (every key without items), under the mount's path. A missing Secret
+ * or key throws, as the kubelet would not start the pod.
+ */
+export function mountedSecretFiles(
+  workload: K8sObject,
+  container: Container,
+  objects: K8sObject[],
+  secrets: (secret: K8sObject) => Record<string, string>,
+): Map<string, string> {
+  const volumes = podTemplateOf(workload).spec.volumes ?? [];
+  const files = new Map<string, string>();
+  for (const mount of container.volumeMounts ?? []) {
+    const volume = volumes.find((v) => v.name === mount.name);
+    if (!volume) throw new Error(`${container.name} mounts ${mount.name}, which the pod does not declare`);
+    const sources = [
+      ...(volume.secret ? [{ name: volume.secret.secretName, items: volume.secret.items }] : []),
+      ...(volume.projected?.sources ?? []).flatMap((s) => (s.secret ? [s.secret] : [])),
+    ];
+    for (const { name, items } of sources) {
+      const values = secrets(named(objects, 'Secret', name));
+      for (const { key, path } of items ?? Object.keys(values).map((k) => ({ key: k, path: k }))) {
+        if (!(key in values)) throw new Error(`${container.name}: Secret ${name} has no key ${key}`);
+        files.set(`${mount.mountPath}/${path}`, values[key]);
+      }
+    }
+  }
+  return files;
+}
+
+function plainEnv(
   container: Container,
   objects: K8sObject[],
   secrets: (secret: K8sObject) => Record<string, string>,
