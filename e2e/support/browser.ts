@@ -102,8 +102,8 @@ export async function textOf(page: Page, selector: string): Promise<string> {
 }
 
 /**
- * With CONSOLE_SCREENSHOTS=1, a screenshot of the page as docs/console/<name>.png (the README's and
- * docs/console.md's pictures); otherwise nothing, so CI never rewrites the docs.
+ * With CONSOLE_SCREENSHOTS=1, a screenshot of the page as docs/console/<name>.png (the pictures of
+ * docs/console.md); otherwise nothing, so CI never rewrites the docs.
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
   if (process.env.CONSOLE_SCREENSHOTS !== '1') return;

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
 
 const root = join(__dirname, '..', '..');
 
@@ -44,6 +45,7 @@ export function builtAppEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 export class BuiltApp {
   output = '';
   private child?: ChildProcess;
+  private starting?: Promise<void>;
   private exited?: { code: number | null; signal: NodeJS.Signals | null };
 
   constructor(
@@ -61,7 +63,22 @@ export class BuiltApp {
     return this.child?.spawnargs ?? [];
   }
 
+  /**
+   * Provisions the bus (idempotent: the services only check it at start, as npm start and the
+   * deploys provision it first), then starts the app; waitReady and stop wait for both.
+   */
   start(): this {
+    this.starting = provisionBusFor(builtAppEnv(this.env)).then(
+      () => this.launch(),
+      (err: unknown) => {
+        this.output += `bus provision failed: ${String(err)}\n`;
+        this.exited = { code: null, signal: null };
+      },
+    );
+    return this;
+  }
+
+  private launch(): void {
     const child = spawn(process.execPath, [builtFile(this.app)], {
       cwd: tmpdir(),
       env: builtAppEnv({ LOG_LEVEL: 'info', ...this.env, [PORT_VARIABLES[this.app]]: String(this.port) }),
@@ -75,7 +92,6 @@ export class BuiltApp {
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
     child.once('exit', (code, signal) => (this.exited = { code, signal }));
-    return this;
   }
 
   /** Polls GET /readyz until it answers 200; fails at once if the process exits. Resolves with the ms it took. */
@@ -99,6 +115,7 @@ export class BuiltApp {
 
   /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. Resolves with its exit code (null if killed). */
   async stop(graceMs = 10_000): Promise<number | null> {
+    await this.starting;
     const child = this.child;
     if (!child) return null;
     if (this.exited) return this.exited.code;

@@ -38,6 +38,9 @@ export async function failChargeIdWrites(databaseUrl: string, times: number): Pr
         end if;
         return new;
       end $$`);
+    // The trigger runs as the service's role, which may use only its own schema unless told.
+    await client.query(`grant usage on schema ${SCHEMA} to public`);
+    await client.query(`grant usage on sequence ${SCHEMA}.charge_id_writes to public`);
     await client.query(`
       create trigger e2e_fail_charge_id_write before update on receivables.receivables for each row
         when (old.provider_charge_id is null and new.provider_charge_id is not null)

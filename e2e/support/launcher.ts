@@ -1,9 +1,8 @@
+import { removeBus } from '@payments/test-support/bus-provision';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
-import { connect as connectNats } from 'nats';
-import { natsServers } from '@payments/bus';
 import pg from 'pg';
 import { freePort } from '@payments/test-support/free-port';
 
@@ -216,13 +215,4 @@ export async function databaseExists(name: string): Promise<boolean> {
 }
 
 /** Removes the JetStream streams and object stores created under a bus prefix. */
-export async function deleteStreams(prefix: string): Promise<void> {
-  const nc = await connectNats({ servers: natsServers(process.env.NATS_URL ?? 'nats://127.0.0.1:4222') });
-  try {
-    const jsm = await nc.jetstreamManager();
-    for await (const stream of jsm.streams.list())
-      if (stream.config.name.includes(prefix)) await jsm.streams.delete(stream.config.name);
-  } finally {
-    await nc.drain();
-  }
-}
+export const deleteStreams = removeBus;

@@ -1,9 +1,28 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
+import { appDatabaseUrl, migrateAll } from '@payments/scripts/migrate';
 
 const root = join(__dirname, '..', '..');
 
-/** An app of the system in its own OS process, as `npm start` runs it, so a test can kill it for real. */
+/** Each database migrated once per test file: the apps only check their schema at start. */
+const migrated = new Map<string, Promise<unknown>>();
+
+function migrateOnce(env: Record<string, string>): Promise<unknown> {
+  const url = env.DATABASE_URL;
+  if (url === undefined) return Promise.resolve();
+  let run = migrated.get(url);
+  if (run === undefined) {
+    run = migrateAll({ NODE_ENV: 'development', ...env });
+    migrated.set(url, run);
+  }
+  return run;
+}
+
+/**
+ * An app of the system in its own OS process, as `npm start` runs it, so a test can kill it for real:
+ * the bus provisioned and the database migrated first, and the app logged in as its own role.
+ */
 export class AppProcess {
   private child?: ChildProcess;
   output = '';
@@ -15,9 +34,14 @@ export class AppProcess {
 
   /** Starts the app and resolves once its log says `readyMessage`. */
   async start(readyMessage: string, timeoutMs = 20_000): Promise<void> {
+    // The services only check the bus at start: provisioned first (idempotent), as npm start does.
+    await provisionBusFor({ ...process.env, ...this.env });
+    await migrateOnce(this.env);
+    const database = this.env.DATABASE_URL;
+    const own = database === undefined ? {} : { DATABASE_URL: appDatabaseUrl(this.app, database) };
     const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps', this.app, 'src', 'main.ts')], {
       cwd: root,
-      env: { ...process.env, LOG_LEVEL: 'info', ...this.env },
+      env: { ...process.env, LOG_LEVEL: 'info', ...this.env, ...own },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;

@@ -13,14 +13,18 @@ import { createLogger } from '@payments/logger';
 export class CallbackPublisher {
   private constructor(private readonly bus: Bus) {}
 
-  static async connect(busPrefix: string): Promise<CallbackPublisher> {
+  /** `url`: the system's NATS (its env's NATS_URL), default NATS_URL, else the local one. */
+  static async connect(
+    busPrefix: string,
+    url = process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+  ): Promise<CallbackPublisher> {
     const bus = await connectBus({
-      url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      url,
       prefix: busPrefix,
       name: 'test-producer',
       logger: createLogger('test-producer', 'silent'),
     });
-    await bus.streams.ensure(Streams.callbackRequests);
+    await bus.streams.provision(Streams.callbackRequests);
     return new CallbackPublisher(bus);
   }
 

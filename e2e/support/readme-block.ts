@@ -17,15 +17,31 @@ import {
 } from './launcher';
 
 /*
- * README blocks run as written: the fenced block after a marker comment (<!-- readme-session -->) is
- * pasted into bash, as a reader would, so the README cannot rot unnoticed.
+ * Documented blocks run as written: the fenced block after a marker comment (<!-- first-session -->)
+ * in the README or a page of docs/ is pasted into bash, as a reader would, so the docs cannot rot
+ * unnoticed.
  */
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const documents = new Map<string, string>();
 
-/** The code of the fenced block that follows a marker comment. */
-export function markedBlock(marker: string, language = 'sh'): string {
-  const found = new RegExp(`<!-- ${marker} -->\\s*\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\`\\n`).exec(readme)?.[1];
-  if (found === undefined) throw new Error(`README.md has no \`\`\`${language} block after <!-- ${marker} -->`);
+/** A document of the repository by its path from the root, read once. */
+function documentText(file: string): string {
+  const text = documents.get(file) ?? readFileSync(join(ROOT, file), 'utf8');
+  documents.set(file, text);
+  return text;
+}
+
+/** Where a block is documented: the file (from the repository root) and the marker before it. */
+export interface DocumentedBlock {
+  file: string;
+  marker: string;
+}
+
+/** The code of the fenced block that follows a marker comment in `file` (the README by default). */
+export function markedBlock(marker: string, language = 'sh', file = 'README.md'): string {
+  const found = new RegExp(`<!-- ${marker} -->\\s*\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\`\\n`).exec(
+    documentText(file),
+  )?.[1];
+  if (found === undefined) throw new Error(`${file} has no \`\`\`${language} block after <!-- ${marker} -->`);
   return found;
 }
 
@@ -82,12 +98,13 @@ export function runBlock(
 }
 
 /**
- * One test that runs the block marked <!-- readme-<name> --> against a real `npm start` of its own
- * (its own ports, database test_readme_<name>_… and bus prefix), as a new user would, then hands
- * `expectations` the block's output. Stopped and cleaned up after all; skipped, saying so, without
- * bash and curl. `label` names the block in a timeout ("the README <label> block").
+ * One test that runs a documented block against a real `npm start` of its own (its own ports,
+ * database test_readme_<name>_… and bus prefix), as a new user would, then hands `expectations` the
+ * block's output. Stopped and cleaned up after all; skipped, saying so, without bash and curl.
+ * `label` names the block in a timeout ("the <label> block").
  */
-export function readmeBlockTest(
+export function documentedBlockTest(
+  block: DocumentedBlock,
   name: string,
   label: string,
   title: string,
@@ -150,7 +167,7 @@ export function readmeBlockTest(
       // could be taken meanwhile by another test's server.
       const receiverPort = await distinctPort();
       const result = await runBlock(
-        markedBlock(`readme-${name}`),
+        markedBlock(block.marker, 'sh', block.file),
         {
           GW: `http://localhost:${ports.PORT}`,
           SANDBOX: `http://localhost:${ports.BANK_SANDBOX_PORT}`,
@@ -159,7 +176,7 @@ export function readmeBlockTest(
           NODE_ENV: 'development',
         },
         240_000,
-        `the README ${label} block`,
+        `the ${label} block of ${block.file}`,
       );
       // The apps' own warnings and errors too: what a 500 in the block was.
       if (result.code !== 0)

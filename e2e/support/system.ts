@@ -1,6 +1,5 @@
+import { removeBus } from '@payments/test-support/bus-provision';
 import { randomBytes } from 'node:crypto';
-import { connect } from 'nats';
-import { natsServers } from '@payments/bus';
 import { loadBankSandboxConfig, startBankSandbox } from '@payments/bank-sandbox';
 import { loadBookletConfig, startBookletService, type RunningBookletService } from '@payments/booklet-svc';
 import { loadCallbackConfig, startCallbackService, type RunningCallbackService } from '@payments/callback-svc';
@@ -13,6 +12,7 @@ import { loadClientsConfig, startClientsService, type RunningClientsService } fr
 import type { AuthenticateResponse } from '@payments/contracts';
 import type { Logger } from '@payments/logger';
 import { createTestDatabase, ensureDatabase } from '@payments/db';
+import { appDatabaseUrl, migrateAll } from '@payments/scripts/migrate';
 import {
   createTenant,
   loadGatewayConfig,
@@ -21,6 +21,8 @@ import {
   type RunningGateway,
 } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
+import { loadCommonConfig } from '@payments/config';
+import { provisionFromConfig } from '@payments/gateway/src/admin/bus-provision';
 import { PaymentsClient } from '@payments/sdk';
 import { ApiClient } from './api-client';
 import { freePort } from '@payments/test-support/free-port';
@@ -79,6 +81,12 @@ export interface SystemOptions {
    * test stops and starts; by default a throw-away database on the shared server.
    */
   databaseUrl?: string;
+  /**
+   * Extra environment for the provisioning step (`npm run admin -- bus provision`, run in this process
+   * before any app), over `env`: the provisioning user's login (NATS_USER=admin, NATS_PASSWORD) on a
+   * NATS that checks logins.
+   */
+  provisionEnv?: Record<string, string>;
 }
 
 /** A free TCP port (to wire the sandbox's webhook to receivables-svc before either starts). */
@@ -126,15 +134,28 @@ async function startSystemTracked(
     BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${receivablesPort}/provider/webhooks/bank-sandbox`,
     ...options.env,
   };
+  // The apps only check their schema at start: migrated first (`npm run migrate`), as npm start and
+  // the deploys do; each app then logs in as its own role.
+  await steps.run('migrate', () => migrateAll({ NODE_ENV: 'development', ...env }));
+  // The apps only check the bus at start (streams, consumers, claim stores): provisioned first, as
+  // npm start and the deploys do.
+  await steps.run('bus provision', () => provisionFromConfig(loadCommonConfig({ ...env, ...options.provisionEnv })));
   const sandbox = charges
     ? await steps.run('bank-sandbox', () =>
-        startBankSandbox(loadBankSandboxConfig(env), createLogger('bank-sandbox', env.LOG_LEVEL)),
+        startBankSandbox(
+          loadBankSandboxConfig({ ...env, DATABASE_URL: appDatabaseUrl('bank-sandbox', database.url) }),
+          createLogger('bank-sandbox', env.LOG_LEVEL),
+        ),
       )
     : undefined;
   if (sandbox) started.push(sandbox);
   if (sandbox) env.PROVIDER_BASE_URL = sandbox.url;
   const logger = (name: string) => createLogger(name, env.LOG_LEVEL);
-  const envOf = (app: keyof NonNullable<SystemOptions['appEnv']>) => ({ ...env, ...options.appEnv?.[app] });
+  const envOf = (app: keyof NonNullable<SystemOptions['appEnv']>) => ({
+    ...env,
+    DATABASE_URL: appDatabaseUrl(app, database.url),
+    ...options.appEnv?.[app],
+  });
   const clients = options.withoutClients
     ? undefined
     : await steps.run('clients-svc', () =>
@@ -217,7 +238,7 @@ async function startSystemTracked(
       ]);
       await sandbox?.stop().catch(() => undefined);
       await adminDb.destroy().catch(() => undefined);
-      await deleteBusStreams(busPrefix).catch(() => undefined);
+      await deleteBusStreams(busPrefix, env.NATS_URL).catch(() => undefined);
       await database.drop().catch(() => undefined);
     },
   };
@@ -266,14 +287,4 @@ class StartupSteps {
 }
 
 /** Removes the JetStream streams (and object stores) a test run created under its prefix. */
-export async function deleteBusStreams(prefix: string): Promise<void> {
-  const nc = await connect({ servers: natsServers(process.env.NATS_URL ?? 'nats://127.0.0.1:4222') });
-  try {
-    const jsm = await nc.jetstreamManager();
-    for await (const stream of jsm.streams.list()) {
-      if (stream.config.name.includes(prefix)) await jsm.streams.delete(stream.config.name);
-    }
-  } finally {
-    await nc.drain();
-  }
-}
+export const deleteBusStreams = removeBus;

@@ -110,6 +110,22 @@ it('explains its mistakes with a non-zero exit code', async () => {
   expect(inline.stderr).not.toContain('itk_nope');
 });
 
+it('in production, refuses its bus commands with a development NATS password, however it is written', async () => {
+  // The deploy's own users (admin for bus provision, admin-cli for jobs) with their development
+  // passwords, one with a trailing newline as a secret file often has: each refused before any login.
+  const attempts = [
+    { args: ['bus', 'provision'], user: 'admin', password: 'development-nats-admin' },
+    { args: ['jobs', 'dead'], user: 'admin-cli', password: 'development-nats-admin-cli\n' },
+  ];
+  for (const { args, user, password } of attempts) {
+    const refused = await runAdmin(system.databaseUrl, args, {
+      env: { NODE_ENV: 'production', NATS_USER: user, NATS_PASSWORD: password },
+    });
+    expect({ args, code: refused.code }).toEqual({ args, code: 1 });
+    expect(refused.stderr).toMatch(/NATS_PASSWORD is the public development default/);
+  }
+});
+
 describe('the audit of operator actions', () => {
   /** `npm run admin -- <args>` as the operator `operator` (ADMIN_OPERATOR), with `stdin` piped in. */
   async function as(operator: string, args: string[], stdin?: string) {
@@ -224,7 +240,7 @@ describe("a database that is not the running system's is refused in one line, an
     const url = `postgres://postgres@127.0.0.1:5432/${name}`;
     const out = await admin(url, 'tenant', 'create', '--name', 'Typo Corp', '--json');
     expect(out.stderr).toBe(
-      `error: database "${name}" does not exist (DATABASE_URL=${url}): set DATABASE_URL to the database npm start uses (npm start creates it on its first start)\n`,
+      `error: database "${name}" does not exist (DATABASE_URL=${url}): set DATABASE_URL to the database npm start uses (npm run migrate creates it; npm start runs it)\n`,
     );
     expect(out.stdout).toBe('');
     expect(out.code).toBe(1);
@@ -237,7 +253,7 @@ describe("a database that is not the running system's is refused in one line, an
       const name = new URL(empty.url).pathname.slice(1);
       const out = await admin(empty.url, 'tenant', 'create', '--name', 'Nowhere Corp');
       expect(out.stderr).toBe(
-        `error: database "${name}" has no gateway tables (DATABASE_URL=${empty.url}): start the gateway on it once (npm start), or set DATABASE_URL to the database npm start uses\n`,
+        `error: database "${name}" has no gateway tables (DATABASE_URL=${empty.url}): run npm run migrate on it, or set DATABASE_URL to the database npm start uses\n`,
       );
       expect(out.code).toBe(1);
       // Still nothing of the gateway's there.
@@ -263,12 +279,14 @@ describe("a database that is not the running system's is refused in one line, an
           `create schema gateway; create table gateway.kysely_migration (name varchar(255) primary key, timestamp varchar(255) not null)`,
         );
         await c.query(`insert into gateway.kysely_migration values ('0001_tenants_and_tokens', now()::text)`);
+        // As an older npm run migrate left it: the gateway's role may read its schema.
+        await c.query(`grant usage on schema gateway to public; grant select on gateway.kysely_migration to public`);
       } finally {
         await c.end();
       }
       const out = await admin(old.url, 'tenant', 'list');
       expect(out.stderr).toMatch(
-        /^error: the gateway tables in database "\w+" lack migration 0002_idempotency_keys[^\n]*: restart the gateway \(npm start\) to migrate them\n$/,
+        /^error: the gateway tables in database "\w+" lack migration 0002_idempotency_keys[^\n]*: run npm run migrate\n$/,
       );
       expect(out.code).toBe(1);
     } finally {

@@ -25,11 +25,12 @@ const ACCESS_TOKEN_HERE =
 
 const detailOf = (res: ApiResponse) => (res.json as Problem).detail;
 
-function expectUnauthorized(res: ApiResponse) {
+function expectUnauthorized(res: ApiResponse, code: 'unauthorized' | 'token_expired' = 'unauthorized') {
   expect(res.status).toBe(401);
   expect(res.statusText).toBe('UNAUTHORIZED');
   expect(res.headers.get('content-type')).toContain('application/problem+json');
-  expect(res.json).toMatchObject({ title: 'UNAUTHORIZED', status: 401, code: 'unauthorized' });
+  expect(res.headers.get('www-authenticate')).toBe('Bearer realm="api", error="invalid_token"');
+  expect(res.json).toMatchObject({ title: 'UNAUTHORIZED', status: 401, code });
 }
 
 describe('POST /api/v1/authenticate', () => {
@@ -110,6 +111,8 @@ describe('protected endpoints', () => {
     ['Bearer without a token', async () => 'Bearer '],
     ['a malformed token', async () => 'Bearer not-a-jwt'],
     ['a token signed by another key', async (tenantId) => `Bearer ${await foreignToken(tenantId)}`],
+    // Expired, but not ours: invalid first (token_expired is for a token of ours only).
+    ['an expired token signed by another key', async (tenantId) => `Bearer ${await foreignToken(tenantId, -60)}`],
     ['an unsigned (alg none) token', async (tenantId) => `Bearer ${unsignedToken(tenantId)}`],
   ];
 
@@ -186,15 +189,16 @@ describe('expiry', () => {
     await shortLived?.stop();
   });
 
-  it('refuses an expired JWT on protected endpoints and on refresh', async () => {
+  it('refuses an expired JWT on protected endpoints and on refresh with code token_expired', async () => {
     const tenant = await shortLived.newTenant();
     expect((await tenant.api.postIdempotent('/api/v1/clients', [clientPayload()])).status).toBe(201);
     await new Promise((r) => setTimeout(r, 4100));
     const res = await tenant.api.postIdempotent('/api/v1/clients', [clientPayload()]);
-    expectUnauthorized(res);
+    expectUnauthorized(res, 'token_expired');
     expect(detailOf(res)).toBe(EXPIRED);
+    expect((res.json as Problem).type).toBe('/problems/token-expired');
     const refresh = await tenant.api.post('/api/v1/refresh-token');
-    expectUnauthorized(refresh);
+    expectUnauthorized(refresh, 'token_expired');
     expect(detailOf(refresh)).toBe(EXPIRED);
     expect(await countClients(shortLived.databaseUrl, tenant.tenantId)).toBe(1);
   });
@@ -218,15 +222,16 @@ describe('a request to no route', () => {
   );
 });
 
-async function foreignToken(tenantId: string): Promise<string> {
+/** A well-formed JWT of another key; `expiresInSeconds` negative: already expired. */
+async function foreignToken(tenantId: string, expiresInSeconds = 3600): Promise<string> {
   const { privateKey } = generateKeyPairSync('ed25519');
   return new SignJWT({ token_id: randomUUID() })
     .setProtectedHeader({ alg: 'EdDSA' })
     .setIssuer('payments-gateway')
     .setAudience('payments-api')
     .setSubject(tenantId)
-    .setIssuedAt()
-    .setExpirationTime('1h')
+    .setIssuedAt(Math.floor(Date.now() / 1000) - 120)
+    .setExpirationTime(Math.floor(Date.now() / 1000) + expiresInSeconds)
     .setJti(randomUUID())
     .sign(privateKey);
 }

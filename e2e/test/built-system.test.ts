@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { AuthenticateResponse, BookletResponse } from '@payments/contracts';
 import { createTestDatabase } from '@payments/db';
+import { appDatabaseUrl } from '@payments/scripts/migrate';
 import { ApiClient } from '../support/api-client';
 import { bookletSent, isReceivableCallback, receivedCallbacks } from '../support/booklet-callbacks';
 import {
@@ -57,7 +59,15 @@ beforeAll(async () => {
     GATEWAY_ADMIN_URL: `http://127.0.0.1:${ports.gateway + 600}`,
   };
   receiver = await new CallbackReceiver().start();
-  for (const app of APPS) apps.push(new BuiltApp(app, ports[app], env).start());
+  // The built migration step first, as the image's `npm run migrate` runs it; each app then logs in
+  // as its own role.
+  await promisify(execFile)(process.execPath, [join(__dirname, '..', '..', 'dist', 'scripts', 'migrate.js')], {
+    cwd: tmpdir(),
+    env: builtAppEnv(env),
+  });
+  for (const app of APPS) {
+    apps.push(new BuiltApp(app, ports[app], { ...env, DATABASE_URL: appDatabaseUrl(app, database.url) }).start());
+  }
   gateway = apps.find((a) => a.app === 'gateway')!;
   await Promise.all(apps.map((a) => a.waitReady(60_000)));
 }, 90_000);

@@ -58,7 +58,10 @@ const probes: NatsConnection[] = [];
 beforeAll(async () => {
   const config = execFileSync('sh', [join(ROOT, 'deploy', 'nats', 'render.sh'), prefix], { encoding: 'utf8' });
   nats = await PrivateNats.create({ config, env: serverEnv });
+  admin = await connect({ servers: nats.url, user: 'admin', pass: password.admin, name: 'probe-admin' });
   system = await startSystem({
+    // Provisioned (`npm run admin -- bus provision`) by the admin user: no service may create a stream.
+    provisionEnv: { NATS_USER: 'admin', NATS_PASSWORD: password.admin },
     withReceivables: true,
     withBooklets: true,
     env: { NATS_URL: nats.url, BUS_PREFIX: prefix, CALLBACK_POLL_INTERVAL_MS: '50' },
@@ -66,7 +69,6 @@ beforeAll(async () => {
   });
   tenant = await system.newTenant('Loja Autenticada');
   receiver = await new CallbackReceiver().start();
-  admin = await connect({ servers: nats.url, user: 'admin', pass: password.admin, name: 'probe-admin' });
 }, 120_000);
 
 afterAll(async () => {
@@ -288,6 +290,13 @@ it('the whole system works with each service as its own user: clients, charges, 
   const pdf = await fetch(bookletSent(receiver, slip)!.download);
   expect(pdf.status).toBe(200);
   expect(pdf.headers.get('content-type')).toContain('application/pdf');
+
+  // Readiness and metrics (the streams' fill gauge reads their info) under each service's user too.
+  const apps = [system.gateway, system.clients, system.receivables, system.booklets, system.callbacks];
+  for (const url of apps.map((app) => app?.url)) {
+    expect([url, (await fetch(`${url}/readyz`)).status]).toEqual([url, 200]);
+    expect([url, (await fetch(`${url}/metrics`)).status]).toEqual([url, 200]);
+  }
 
   // The apps' own connections (named after their service) never hit a permission the config lacks.
   const refusedApps = nats.output.split('\n').filter((line) => /Violation/.test(line) && !line.includes('probe-'));

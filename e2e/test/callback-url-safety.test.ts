@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { connectBus, type Bus } from '@payments/bus';
 import {
   QueueGroups,
@@ -7,8 +7,10 @@ import {
   type Problem,
   type ReceivablesCreateCommand,
 } from '@payments/contracts';
+import { STREAM_MAX_BYTES_DEFAULT } from '@payments/config';
 import { createLogger } from '@payments/logger';
 import { receivablePayload } from '../support/fixtures';
+import { loginCheckingNats, productionEnv, type LoginCheckingNats } from '../support/production-env';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /*
@@ -19,16 +21,6 @@ import { startSystem, type TestSystem, type TestTenant } from '../support/system
  */
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-
-/** What a production gateway needs to start (the shared test NATS has no auth, so any bus user works). */
-const productionEnv = (): Record<string, string> => ({
-  NODE_ENV: 'production',
-  JWT_PRIVATE_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  DOWNLOAD_LINK_SECRET: randomBytes(32).toString('hex'),
-  CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-  NATS_USER: 'gateway',
-  NATS_PASSWORD: randomBytes(16).toString('hex'),
-});
 
 /** Hosts the production gateway must refuse at intake, with the reason it gives. */
 const REFUSED: Array<[url: string, message: string]> = [
@@ -55,13 +47,22 @@ describe('callback URL safety at intake, production gateway', () => {
   let recorder: Bus;
   const creates: ReceivablesCreateCommand[] = [];
   const booklets: BookletRequestCommand[] = [];
+  // A production gateway refuses a NATS that takes any login, as the shared one does.
+  let bus: LoginCheckingNats;
 
   beforeAll(async () => {
-    system = await startSystem({ withoutClients: true, appEnv: { gateway: productionEnv() } });
+    bus = await loginCheckingNats();
+    system = await startSystem({
+      withoutClients: true,
+      // Provisioned in development, as the other apps run: the production gateway's larger default
+      // STREAM_MAX_BYTES would find the streams smaller than it needs and refuse to start.
+      env: { NATS_URL: bus.nats.url, STREAM_MAX_BYTES: String(STREAM_MAX_BYTES_DEFAULT.development) },
+      appEnv: { gateway: productionEnv(bus.env) },
+    });
     // Created by the test process (development), so the tenant has the sandbox provider account.
     tenant = await system.newTenant('Safe Callbacks Ltda');
     recorder = await connectBus({
-      url: NATS_URL,
+      url: bus.nats.url,
       prefix: system.busPrefix,
       name: 'test-recorder',
       logger: createLogger('test', 'silent'),
@@ -93,6 +94,7 @@ describe('callback URL safety at intake, production gateway', () => {
   afterAll(async () => {
     await recorder?.close();
     await system?.stop();
+    await bus?.nats.destroy();
   });
 
   beforeEach(() => {

@@ -8,6 +8,7 @@ import { waitFor } from '../support/receiver';
 import { startSystem, type TestSystem } from '../support/system';
 import { clientPayload } from '../support/fixtures';
 import { countClients } from '../support/db-probe';
+import { appDatabaseUrl } from '@payments/scripts/migrate';
 
 let system: TestSystem;
 beforeAll(async () => {
@@ -165,7 +166,11 @@ describe('when the clients service is down', () => {
     expect(down.headers.get('content-type')).toContain('application/problem+json');
     expect(down.json).toMatchObject({ code: 'service_unavailable', status: 503 });
     expect(Number(down.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    const env = { DATABASE_URL: degraded.databaseUrl, BUS_PREFIX: degraded.busPrefix, CLIENTS_PORT: '0' };
+    const env = {
+      DATABASE_URL: appDatabaseUrl('clients-svc', degraded.databaseUrl),
+      BUS_PREFIX: degraded.busPrefix,
+      CLIENTS_PORT: '0',
+    };
     const clients = await startClientsService(loadClientsConfig(env), createLogger('clients-svc', 'silent'));
     try {
       const up = await tenant.api.postIdempotent('/api/v1/clients', body, key);

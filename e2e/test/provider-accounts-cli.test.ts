@@ -40,6 +40,10 @@ const versions = (tenantId: string) =>
     [tenantId],
   );
 
+// Each test runs up to a dozen `npm run admin` processes one after another; while the unit tests run
+// beside the two e2e shards on 2 cores, one takes several seconds to start.
+jest.setTimeout(180_000);
+
 let system: TestSystem;
 let dir: string;
 /** What must never show: the client secret, and the bodies of the certificate and the key. */

@@ -7,6 +7,8 @@ import type { AuthenticateResponse } from '@payments/contracts';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
 import { loadReceivablesConfig, startReceivablesService } from '@payments/receivables-svc';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
+import { appDatabaseUrl, migrateAll } from '@payments/scripts/migrate';
 import { ApiClient } from '../support/api-client';
 import { clientPayload } from '../support/fixtures';
 import { PrivatePostgres } from '../support/private-postgres';
@@ -45,23 +47,28 @@ beforeAll(async () => {
     CALLBACK_POLL_INTERVAL_MS: '100',
   };
   const logger = (name: string) => createLogger(name, env.LOG_LEVEL);
+  // The services only check their schema and the bus at start: migrated and provisioned first, as npm
+  // start and the deploys do; each app then logs in as its own role.
+  await migrateAll({ NODE_ENV: 'development', ...env });
+  await provisionBusFor(env);
+  const as = (app: string) => ({ ...env, DATABASE_URL: appDatabaseUrl(app, env.DATABASE_URL) });
   // Every app, each pushed as it starts, so afterAll stops whatever did start even if a later one fails.
   // Their background loops (outbox relays, callback polling, webhook dispatch) meet the outage too.
-  const clients = await startClientsService(loadClientsConfig(env), logger('clients-svc'));
+  const clients = await startClientsService(loadClientsConfig(as('clients-svc')), logger('clients-svc'));
   apps.push({ name: 'clients-svc', url: clients.url, usesNats: true, stop: () => clients.stop() });
-  const callbacks = await startCallbackService(loadCallbackConfig(env), logger('callback-svc'));
+  const callbacks = await startCallbackService(loadCallbackConfig(as('callback-svc')), logger('callback-svc'));
   apps.push({ name: 'callback-svc', url: callbacks.url, usesNats: true, stop: () => callbacks.stop() });
-  const gateway = await startGateway(loadGatewayConfig(env), logger('gateway'));
+  const gateway = await startGateway(loadGatewayConfig(as('gateway')), logger('gateway'));
   apps.push({ name: 'gateway', url: gateway.url, usesNats: true, stop: () => gateway.stop() });
-  const sandbox = await startBankSandbox(loadBankSandboxConfig(env), logger('bank-sandbox'));
+  const sandbox = await startBankSandbox(loadBankSandboxConfig(as('bank-sandbox')), logger('bank-sandbox'));
   apps.push({ name: 'bank-sandbox', url: sandbox.url, usesNats: false, stop: () => sandbox.stop() });
   const receivables = await startReceivablesService(
-    loadReceivablesConfig({ ...env, PROVIDER_BASE_URL: sandbox.url }),
+    loadReceivablesConfig({ ...as('receivables-svc'), PROVIDER_BASE_URL: sandbox.url }),
     logger('receivables-svc'),
   );
   apps.push({ name: 'receivables-svc', url: receivables.url, usesNats: true, stop: () => receivables.stop() });
   const booklets = await startBookletService(
-    loadBookletConfig({ ...env, PUBLIC_BASE_URL: gateway.url }),
+    loadBookletConfig({ ...as('booklet-svc'), PUBLIC_BASE_URL: gateway.url }),
     logger('booklet-svc'),
   );
   apps.push({ name: 'booklet-svc', url: booklets.url, usesNats: true, stop: () => booklets.stop() });

@@ -5,15 +5,20 @@ import { canRunBlocks, markedBlock, runBlock } from '../support/readme-block';
 import { freePort, startSystem, type TestSystem } from '../support/system';
 
 /**
- * The README's "first session with curl" is run as written: the block marked <!-- readme-session --> is
- * pasted into bash (as a reader would) against a started system, so the README cannot rot unnoticed.
- * It needs bash, curl and node; without curl (not every CI image has it) the test is skipped, saying so.
+ * The curl sessions are run as written against a started system, each pasted into bash as a reader
+ * would: the README's first charge (<!-- readme-first-charge -->) and docs/first-session.md's whole
+ * session (<!-- first-session -->), so neither can rot unnoticed. Both stop at the first failed step
+ * with its problem body. They need bash, curl and node; without curl (not every CI image has it) the
+ * tests are skipped, saying so.
  */
 const runnable = canRunBlocks('readme-session.test.ts');
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 
-describe('the README curl session', () => {
+const session = () => markedBlock('first-session', 'sh', 'docs/first-session.md');
+const firstCharge = () => markedBlock('readme-first-charge', 'sh', 'README.md');
+
+describe('the curl sessions of the README and docs/first-session.md', () => {
   let system: TestSystem;
   beforeAll(async () => {
     if (runnable) system = await startSystem({ withReceivables: true, withBooklets: true });
@@ -22,28 +27,91 @@ describe('the README curl session', () => {
     await system?.stop();
   });
 
-  it('carries the README verification snippet unchanged in its receiver', () => {
-    expect(markedBlock('readme-session', 'sh')).toContain(markedBlock('verify-callback', 'js').trim());
+  it('carries the verification snippet of docs/api-in-short.md unchanged in its receiver', () => {
+    expect(session()).toContain(markedBlock('verify-callback', 'js', 'docs/api-in-short.md').trim());
   });
 
   (runnable ? it : it.skip)(
-    'runs as written against a running system',
+    "runs the README's first charge as written",
+    async () => {
+      const run = await runBlock(
+        firstCharge(),
+        { GW: system.gateway.url, DATABASE_URL: system.databaseUrl },
+        60_000,
+        "the README's first charge",
+      );
+      if (run.code !== 0) throw new Error(`the README's first charge exited ${run.code}:\n${run.output}`);
+      expect(run.output).toMatch(/"1 client\(s\) created[^\n]* -> HTTP 201/);
+      expect(run.output).toMatch(/"1 receivable\(s\) received[^\n]* -> HTTP 202/);
+      expect(run.output).toContain('"status_payment": "Pendente"');
+      expect(run.output).toContain('"payment_type": "naodefinido"');
+    },
+    70_000,
+  );
+
+  (runnable ? it : it.skip)(
+    "stops the README's first charge at the first failed step, showing its problem body",
+    async () => {
+      // A gateway address with a path no route matches: authentication answers 404 problem+json.
+      const run = await runBlock(
+        firstCharge(),
+        { GW: `${system.gateway.url}/no-such-prefix`, DATABASE_URL: system.databaseUrl },
+        60_000,
+        "the README's first charge against a wrong address",
+      );
+      expect(run.code).not.toBe(0);
+      expect(run.output).toMatch(/"status":\s*404/);
+      expect(run.output).not.toContain('-> HTTP');
+    },
+    70_000,
+  );
+
+  (runnable ? it : it.skip)(
+    'stops docs/first-session.md at the first failed step, showing its problem body',
+    async () => {
+      const tmp = mkdtempSync(join(tmpdir(), 'readme-session-'));
+      try {
+        // A gateway address with a path no route matches: authentication answers 404 problem+json.
+        const run = await runBlock(
+          session(),
+          {
+            GW: `${system.gateway.url}/no-such-prefix`,
+            SANDBOX: system.sandboxUrl ?? '',
+            RECEIVER_PORT: String(await freePort()),
+            DATABASE_URL: system.databaseUrl,
+            TMPDIR: tmp,
+          },
+          60_000,
+          'the first session against a wrong address',
+        );
+        expect(run.code).not.toBe(0);
+        expect(run.output).toMatch(/"status":\s*404/);
+        expect(run.output).not.toContain('-> HTTP');
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+    70_000,
+  );
+
+  (runnable ? it : it.skip)(
+    'runs docs/first-session.md as written against a running system',
     async () => {
       const tmp = mkdtempSync(join(tmpdir(), 'readme-session-'));
       try {
         const run = await runBlock(
-          markedBlock('readme-session', 'sh'),
+          session(),
           {
             GW: system.gateway.url,
-            SANDBOX: system.sandboxUrl!,
+            SANDBOX: system.sandboxUrl ?? '',
             RECEIVER_PORT: String(await freePort()),
             DATABASE_URL: system.databaseUrl, // the admin CLI creates the tenant where this system reads it
             TMPDIR: tmp, // the session's mktemp -d lands here, removed below
           },
           110_000,
-          'the README session',
+          'the first session',
         );
-        if (run.code !== 0) throw new Error(`the README session exited ${run.code}:\n${run.output}`);
+        if (run.code !== 0) throw new Error(`the first session exited ${run.code}:\n${run.output}`);
         const out = run.output;
 
         // Statuses shown with -w ' -> HTTP %{http_code}'.

@@ -260,6 +260,151 @@ describe('payment data encodes the charge', () => {
   });
 });
 
+describe('payment data on request', () => {
+  const paymentDataPath = (id: string) => `/api/v1/accounts-receivable/${id}/payment-data`;
+
+  it('answers the payment data of the registered callback, field for field, by the id in any spelling', async () => {
+    const { tenant, clientId } = await tenantWithClient('Payment data on request');
+    const slip = item(clientId);
+    const pix = item(clientId, { payment_method: 3 });
+    await issue(tenant, [slip, pix]);
+    for (const charge of [slip, pix]) {
+      const carried = await registeredData(charge.account_receivable_id);
+      const res = await tenant.api.send('GET', paymentDataPath(charge.account_receivable_id.toUpperCase()));
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual(carried);
+    }
+    // Paid, it still answers the same.
+    const carried = await registeredData(pix.account_receivable_id);
+    expect((await payAtSandbox(system.sandboxUrl!, carried.our_number, 'pix')).status).toBe(200);
+    await waitFor(() => receivableCallbacks(receiver, pix.account_receivable_id).some(isPaid), 20_000, 'payment');
+    expect((await tenant.api.send('GET', paymentDataPath(pix.account_receivable_id))).json).toEqual(carried);
+  });
+
+  it('is 404 problem+json while not registered, for a rejected charge and for another tenant; 401 without a token', async () => {
+    const { tenant, clientId, rejectedClientId } = await tenantWithClient('Payment data refusals');
+    const failing = clientPayload({ name: 'Cliente [sandbox:fail]' });
+    expect((await tenant.api.postIdempotent('/api/v1/clients', [failing])).status).toBe(201);
+    const registered = item(clientId);
+    const rejected = item(rejectedClientId);
+    const waiting = item(failing.client_id);
+    await issue(tenant, [registered, rejected, waiting]);
+    await registeredData(registered.account_receivable_id);
+    await waitFor(
+      () => receivableCallbacks(receiver, rejected.account_receivable_id).some(isRegistrationFailed),
+      20_000,
+      'rejection',
+    );
+    const other = await system.newTenant('Payment data, other tenant');
+    const refusals = [
+      await tenant.api.send<Problem>('GET', paymentDataPath(waiting.account_receivable_id)),
+      await tenant.api.send<Problem>('GET', paymentDataPath(rejected.account_receivable_id)),
+      await tenant.api.send<Problem>('GET', paymentDataPath(randomUUID())),
+      await other.api.send<Problem>('GET', paymentDataPath(registered.account_receivable_id)),
+    ];
+    for (const res of refusals) {
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.json).toMatchObject({ status: 404, code: 'not_found' });
+    }
+    const anonymous = await system.api.send<Problem>('GET', paymentDataPath(registered.account_receivable_id));
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.json).toMatchObject({ code: 'unauthorized' });
+    const malformed = await tenant.api.send<Problem>('GET', paymentDataPath('not-a-uuid'));
+    expect(malformed.status).toBe(422);
+    expect(malformed.json.errors).toEqual([expect.objectContaining({ in: 'path', path: 'uuid' })]);
+  });
+});
+
+describe('create: ids that exist already, ids twice in a batch', () => {
+  it('names in the 202 the ids that already existed, as first spelled, and creates only the new ones', async () => {
+    const { tenant, clientId } = await tenantWithClient('Existing ids');
+    const first = item(clientId, { account_receivable_id: `aBcD${randomUUID().slice(4)}` });
+    const created = await tenant.api.postIdempotent<ReceivablesCreateResponse>('/api/v1/accounts-receivable', [first]);
+    expect(created.status).toBe(202);
+    expect(created.json.existing).toEqual([]);
+
+    const fresh = item(clientId);
+    const again = { ...first, account_receivable_id: first.account_receivable_id.toUpperCase() };
+    const res = await tenant.api.postIdempotent<ReceivablesCreateResponse>('/api/v1/accounts-receivable', [
+      fresh,
+      again,
+    ]);
+    expect(res.status).toBe(202);
+    expect(res.json).toMatchObject({ status: 'success', existing: [first.account_receivable_id] });
+    expect(res.json.message).toMatch(/^1 receivable\(s\).*1 already existed/);
+    expect(await charges(tenant.tenantId)).toBe(2);
+  });
+
+  it('refuses an id twice in one batch, in any spelling, with 422 naming both items, and stores nothing', async () => {
+    const { tenant, clientId } = await tenantWithClient('Twice in a batch');
+    const charge = item(clientId);
+    const twin = item(clientId, { account_receivable_id: charge.account_receivable_id.toUpperCase(), value: 20 });
+    const res = await tenant.api.postIdempotent<Problem>('/api/v1/accounts-receivable', [charge, item(clientId), twin]);
+    expect(res.status).toBe(422);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.json).toMatchObject({ code: 'validation_failed' });
+    expect(res.json.errors?.map((e) => e.path)).toEqual(['/0/account_receivable_id', '/2/account_receivable_id']);
+    for (const e of res.json.errors ?? []) expect(e.message).toContain('items 0, 2');
+    expect(await charges(tenant.tenantId)).toBe(0);
+  });
+});
+
+describe('reads ignore the Idempotency-Key', () => {
+  it('neither stores nor locks a key on search, consult, history or payment data: the same key just runs again', async () => {
+    const { tenant, clientId } = await tenantWithClient('Keyless reads');
+    const first = item(clientId, { emission_date: '2026-08-03' });
+    await issue(tenant, [first]);
+    await registeredData(first.account_receivable_id);
+    const key = randomUUID();
+    const window = { state: 'all', start_date: '2026-08-01', end_date: '2026-08-31' };
+    const search = (body: object, k: string = key) =>
+      tenant.api.post<SearchResultItem[]>('/api/v1/accounts-receivable/search', body, { 'idempotency-key': k });
+
+    const before = await search(window);
+    expect(before.status).toBe(200);
+    expect(before.json.map((r) => r.accounts_receivable_id)).toEqual([first.account_receivable_id]);
+    const second = item(clientId, { emission_date: '2026-08-04' });
+    await issue(tenant, [second]);
+    // The same key and body: a new search (no replay of the first answer), which finds the new charge.
+    const again = await search(window);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.json.map((r) => r.accounts_receivable_id)).toEqual([
+      first.account_receivable_id,
+      second.account_receivable_id,
+    ]);
+    // The same key with another body is no reuse (422), and a key of no valid shape is no 400.
+    expect((await search({ ...window, state: 'pending' })).status).toBe(200);
+    expect((await search(window, 'has space')).status).toBe(200);
+    for (const path of ['consult-transaction', 'history', 'payment-data']) {
+      const method = path === 'consult-transaction' ? 'POST' : 'GET';
+      const url = `/api/v1/accounts-receivable/${first.account_receivable_id}/${path}`;
+      const answers = [
+        await tenant.api.send(method, url, undefined, { 'idempotency-key': key }),
+        await tenant.api.send(method, url, undefined, { 'idempotency-key': key }),
+      ];
+      expect(answers.map((a) => [a.status, a.headers.get('idempotent-replayed')])).toEqual([
+        [200, null],
+        [200, null],
+      ]);
+    }
+    const stored = await queryRows<{ path: string }>(
+      system.databaseUrl,
+      'select path from gateway.idempotency_keys where tenant_id = $1 order by path',
+      [tenant.tenantId],
+    );
+    // The client's and the two creates' keys; no read's.
+    expect(stored.map((r) => r.path)).toEqual([
+      '/api/v1/accounts-receivable',
+      '/api/v1/accounts-receivable',
+      '/api/v1/clients',
+    ]);
+    const withKey = await queryRows(system.databaseUrl, 'select 1 from gateway.idempotency_keys where key = $1', [key]);
+    expect(withKey).toEqual([]);
+  });
+});
+
 describe('create: Idempotency-Key and size limits', () => {
   it('requires an Idempotency-Key (400 naming the header) and stores nothing', async () => {
     const { tenant, clientId } = await tenantWithClient('No key');

@@ -303,12 +303,19 @@ it('creates an account_receivable_id once: resending it registers and calls back
   const item = receivablePayload(clientId, receiver.url);
   await tenant.api.postIdempotent('/api/v1/accounts-receivable', [item]);
   await waitFor(() => callbacksFor(item.account_receivable_id).length === 1, 15_000, 'registered');
-  const again = await tenant.api.postIdempotent<ReceivablesCreateResponse>('/api/v1/accounts-receivable', [
-    item,
-    { ...item },
-  ]);
+  // Sent again, in a request of its own and then in another, beside a new charge: only the new one
+  // is created, and the answer names the one that existed. (Twice within one batch is a 422.)
+  const again = await tenant.api.postIdempotent<ReceivablesCreateResponse>('/api/v1/accounts-receivable', [item]);
   expect(again.status).toBe(202);
   expect(again.json.message).toMatch(/already existed/);
+  const other = receivablePayload(clientId, receiver.url);
+  const mixed = await tenant.api.postIdempotent<ReceivablesCreateResponse>('/api/v1/accounts-receivable', [
+    { ...item },
+    other,
+  ]);
+  expect(mixed.status).toBe(202);
+  expect(mixed.json.existing).toEqual([item.account_receivable_id]);
+  await waitFor(() => callbacksFor(other.account_receivable_id).length === 1, 15_000, 'the new one registered');
   await new Promise((r) => setTimeout(r, 1500));
   expect(callbacksFor(item.account_receivable_id)).toHaveLength(1);
   const rows = await queryRows<{ n: string }>(

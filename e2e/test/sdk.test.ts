@@ -32,6 +32,8 @@ interface Sent {
   authorization: string | null;
   body: string;
   status: number;
+  /** The gateway's X-Request-Id of the answer. */
+  requestId: string | null;
   at: number;
 }
 
@@ -66,11 +68,13 @@ function sdkFor(tenant: TestTenant, options: { skewMs?: () => number; maxAttempt
         authorization: request.headers.get('authorization'),
         body: await request.clone().text(),
         status: 0,
+        requestId: null,
         at: Date.now(),
       };
       sent.push(entry);
       const response = await fetch(request);
       entry.status = response.status;
+      entry.requestId = response.headers.get('x-request-id');
       return response;
     },
   });
@@ -133,12 +137,16 @@ describe('token exchange', () => {
     expect(sent.slice(4).map((s) => s.path)).toEqual(['/api/v1/authenticate', '/api/v1/callbacks']);
   });
 
-  it('a revoked integration token is a PaymentsApiError with the 401 problem', async () => {
+  it('a revoked integration token is a PaymentsApiError with the 401 problem and the request id', async () => {
     const tenant = await system.newTenant('SDK revoked');
-    const { client } = sdkFor({ ...tenant, integrationToken: 'itk_not_a_token' });
+    const { client, sent } = sdkFor({ ...tenant, integrationToken: 'itk_not_a_token' });
     const err = await client.tokens.accessToken().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PaymentsApiError);
     expect((err as PaymentsApiError).status).toBe(401);
+    const answered = sent.find((s) => s.path === '/api/v1/authenticate' && s.status === 401);
+    expect(answered?.requestId).toMatch(/\S/);
+    expect((err as PaymentsApiError).requestId).toBe(answered?.requestId);
+    expect((err as PaymentsApiError).message).toContain(answered?.requestId ?? 'no request id');
   });
 });
 
@@ -218,6 +226,18 @@ describe('iteration and callbacks', () => {
     const searches = sent.filter((s) => s.path.endsWith('/search') && s.status === 200);
     expect(searches).toHaveLength(3);
     expect(searches.map((s) => 'cursor' in (JSON.parse(s.body) as object))).toEqual([false, true, true]);
+    // Safe operations carry no Idempotency-Key: the gateway keeps nothing of them, and a retry is a new search.
+    expect(sent.filter((s) => s.path.endsWith('/search')).map((s) => s.idempotencyKey)).toEqual(
+      sent.filter((s) => s.path.endsWith('/search')).map(() => null),
+    );
+    const uuid = chargeIds[0]!;
+    const consulted = await client.api.POST('/api/v1/accounts-receivable/{uuid}/consult-transaction', {
+      params: { path: { uuid } },
+    });
+    const history = await client.api.GET('/api/v1/accounts-receivable/{uuid}/history', { params: { path: { uuid } } });
+    expect([consulted.response.status, history.response.status]).toEqual([200, 200]);
+    const safe = sent.filter((s) => s.path.endsWith('/consult-transaction') || s.path.endsWith('/history'));
+    expect(safe.map((s) => s.idempotencyKey)).toEqual(safe.map(() => null));
 
     const events: string[] = [];
     for await (const event of client.callbacks({ limit: 1 })) events.push(event.event_id);

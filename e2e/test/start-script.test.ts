@@ -176,10 +176,20 @@ describe('npm start refuses to start, in one line, what would fail', () => {
     env: Record<string, string>,
   ): Promise<{ code: number | null; stdout: string; stderr: string; marker: string }> {
     const prefix = newPrefix();
-    const run = startNpm({ ...asEnv(await freeAppPorts()), BUS_PREFIX: prefix, ...env });
+    // A database of its own, which a refused start must not create.
+    const fresh = `test_refused_${randomBytes(4).toString('hex')}`;
+    const run = startNpm({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${fresh}`,
+      ...asEnv(await freeAppPorts()),
+      BUS_PREFIX: prefix,
+      ...env,
+    });
     const { code } = await run.exit(60_000);
-    // Nothing was started.
+    // Nothing was started, and nothing was created.
     expect(systemProcesses(`BUS_PREFIX=${prefix}`)).toEqual([]);
+    const created = await databaseExists(fresh);
+    if (created) await dropDatabase(fresh);
+    expect(created).toBe(false);
     return { code, stdout: run.stdout, stderr: run.stderr, marker: `BUS_PREFIX=${prefix}` };
   }
 

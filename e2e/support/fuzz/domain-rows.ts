@@ -7,6 +7,13 @@ import pg from 'pg';
  */
 export const DOMAIN_SCHEMAS = ['clients', 'receivables', 'booklets', 'callbacks'];
 
+/**
+ * Tables derived from the others on a timer, not by a request: the receivables' state counters and
+ * the journal of their changes, which a fold empties every few seconds (docs/architecture.md,
+ * Receivables over the years). Counting them would see that fold as a change a refused request made.
+ */
+const DERIVED_TABLES = ['receivables.state_counts', 'receivables.state_count_changes'];
+
 async function withClient<T>(databaseUrl: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -26,7 +33,7 @@ async function tables(client: pg.Client, onlyWithTenant: boolean): Promise<strin
       order by 1`,
     [DOMAIN_SCHEMAS],
   );
-  return rows.rows.map((r) => r.name);
+  return rows.rows.map((r) => r.name).filter((name) => !DERIVED_TABLES.includes(name));
 }
 
 /** Rows of `tenantId` in every domain table that has a tenant_id column (only tables with rows listed). */

@@ -47,8 +47,8 @@ const IDEMPOTENCY: Record<string, 'required' | 'optional' | 'none'> = {
   createReceivables: 'required',
   cancelReceivable: 'required',
   requestBooklet: 'required',
-  searchReceivables: 'optional',
-  consultReceivable: 'optional',
+  searchReceivables: 'none',
+  consultReceivable: 'none',
   retryCallback: 'optional',
   replayCallbacks: 'optional',
   listCallbacks: 'none',
@@ -107,6 +107,8 @@ function operationRefusal(
       return refusedBy(validateSearchRequest(copy()), 'body');
     case 'cancelReceivable':
     case 'consultReceivable':
+    case 'receivableHistory':
+    case 'receivablePaymentData':
       return UUID.test(param) ? undefined : 'path uuid';
     case 'requestBooklet':
       return UUID.test(param) ? refusedBy(validateBookletRequest(copy(), 'allow-private'), 'body') : 'path uuid';
