@@ -7,6 +7,7 @@
  * healthy host (the same work, one host). Retries are scheduled 10 min out, so each event costs one
  * attempt and then waits in Postgres, not in memory.
  */
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
@@ -17,10 +18,12 @@ import { createTestDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
 import {
+  appDatabaseUrl,
   CountingReceiver,
   deleteStreams,
   developmentUnlessSet,
   fmt,
+  migrate,
   freePort,
   randomPrefix,
   runBench,
@@ -86,7 +89,14 @@ async function main(): Promise<void> {
   const opsPort = await freePort();
   const closedPort = await freePort();
   const env = { DATABASE_URL: database.url, BUS_PREFIX: prefix, PORT: '0', LOG_LEVEL: 'warn' };
-  const gateway = await startGateway(loadGatewayConfig(env), logger);
+  // The services only check their schema and the bus at start: migrated and provisioned first, as
+  // npm start does; each app then logs in as its own role.
+  await migrate(database.url);
+  await provisionBusFor({ ...process.env, ...env });
+  const gateway = await startGateway(
+    loadGatewayConfig({ ...env, DATABASE_URL: appDatabaseUrl('gateway', database.url) }),
+    logger,
+  );
   const admin = await openAdminDatabase(database.url);
   const tenant = await createTenant(admin, 'bench');
   let child: ChildProcess | undefined;
@@ -99,6 +109,7 @@ async function main(): Promise<void> {
       'callback-svc',
       {
         ...env,
+        DATABASE_URL: appDatabaseUrl('callback-svc', database.url),
         CALLBACK_PORT: String(opsPort),
         CALLBACK_RETRY_SCHEDULE_MS: '600000',
         CALLBACK_RETRY_JITTER_PERCENT: '0',
@@ -108,7 +119,6 @@ async function main(): Promise<void> {
       'callback-svc ready',
     );
     const pid = child.pid!;
-    await bus.streams.ensure(Streams.callbackRequests);
     await new Promise((r) => setTimeout(r, 3_000));
     const idle = { rss: rssMb(pid), ...(await scrape(opsPort)) };
 

@@ -10,16 +10,19 @@ import { randomUUID } from 'node:crypto';
 import { spawn, type StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import { connectBus } from '@payments/bus';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
 import { messageIds, Streams, type CallbackRequestBatch } from '@payments/contracts';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
 import type { BareSenderJob } from './callbacks-bare-sender';
 import {
+  appDatabaseUrl,
   CountingReceiver,
   deleteStreams,
   developmentUnlessSet,
   fmt,
+  migrate,
   percentile,
   randomPrefix,
   runBench,
@@ -96,19 +99,25 @@ async function main(): Promise<void> {
   const database = await createTestDatabase();
   const prefix = randomPrefix();
   const env = { DATABASE_URL: database.url, BUS_PREFIX: prefix, PORT: '0', CALLBACK_PORT: '0', LOG_LEVEL: 'warn' };
-  const gateway = await startGateway(loadGatewayConfig(env), logger);
+  // The services only check their schema and the bus at start: migrated and provisioned first, as
+  // npm start does; each app then logs in as its own role.
+  await migrate(database.url);
+  await provisionBusFor({ ...process.env, ...env });
+  const gateway = await startGateway(
+    loadGatewayConfig({ ...env, DATABASE_URL: appDatabaseUrl('gateway', database.url) }),
+    logger,
+  );
   const admin = await openAdminDatabase(database.url);
   const tenant = await createTenant(admin, 'bench');
   const child = spawnTs(
     join(__dirname, '..', 'apps', 'callback-svc', 'src', 'main.ts'),
-    { ...process.env, ...env, LOG_LEVEL: 'info' },
+    { ...process.env, ...env, DATABASE_URL: appDatabaseUrl('callback-svc', database.url), LOG_LEVEL: 'info' },
     ['ignore', 'pipe', 'inherit'],
   );
   await new Promise<void>((resolve) =>
     child.stdout!.on('data', (c: Buffer) => String(c).includes('callback-svc ready') && resolve()),
   );
   const bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'bench', logger });
-  await bus.streams.ensure(Streams.callbackRequests);
   const receiver = await new CountingReceiver().start();
   const payload = {
     success: true,

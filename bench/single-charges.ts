@@ -17,10 +17,13 @@ import {
   eventLoopDelayLine,
   fmt,
   intakeStatement,
+  PAID_SHARE,
+  payShare,
   percentile,
   readWork,
   requestTimeLine,
   runBench,
+  sampleStreamBytes,
   sampleWaits,
   startBenchSystem,
   workPerChargeLines,
@@ -124,6 +127,7 @@ async function main(): Promise<void> {
 
     const before = await readWork(system);
     const waits = sampleWaits(system.databaseUrl);
+    const streamBytes = sampleStreamBytes(system.prefix);
     const started = Date.now();
     const posted = await postSingles(system, TOTAL, CLIENTS);
     const acceptedIn = (Date.now() - started) / 1000;
@@ -132,6 +136,11 @@ async function main(): Promise<void> {
     const endToEnd = (Math.max(...system.receiver.bodies.values()) - started) / 1000;
     const waitLines = await waits.stop();
     const after = await readWork(system);
+    // Then a payment for most charges (BENCH_PAID_SHARE), for the work of 1.8 callbacks a charge.
+    // The share is of every charge stored, the lone ones included: PAID_SHARE of the TOTAL paid.
+    const payments = await payShare(system, (PAID_SHARE * TOTAL) / (TOTAL + LONE), TOTAL);
+    const afterPaid = await readWork(system);
+    const bytesLines = await streamBytes.stop();
 
     const toCallback = [...system.receiver.bodies.entries()]
       .map(([id, at]) => at - (posted.sentAt.get(id) ?? at))
@@ -164,6 +173,14 @@ async function main(): Promise<void> {
     for (const line of workPerChargeLines(before, accepting, TOTAL, { postgresCount: false })) console.log(line);
     console.log(`  and after it, until the last callback (${fmt(endToEnd - acceptedIn, 1)} s):`);
     for (const line of workPerChargeLines(accepting, after, TOTAL, { postgresCount: false })) console.log(line);
+    if (payments.paid > 0) {
+      console.log(
+        `  then paid at the sandbox: ${fmt(payments.paid)} charges (${fmt(PAID_SHARE * 100)} %), their paid callbacks in ${fmt(payments.seconds, 1)} s; work per charge, POST to the last paid callback (${fmt((TOTAL + payments.paid) / TOTAL, 2)} callbacks a charge):`,
+      );
+      for (const line of workPerChargeLines(before, afterPaid, TOTAL)) console.log(line);
+    }
+    console.log('  JetStream bytes stored per message (stream info, sampled while messages waited):');
+    for (const line of bytesLines) console.log(line);
     console.log('  Postgres backends of the bench database busy meanwhile, on average, by service and wait:');
     for (const line of waitLines) console.log(line);
   } finally {

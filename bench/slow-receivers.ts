@@ -7,6 +7,7 @@
  * beside the same load with the tenant share off (CALLBACK_TENANT_SHARE_PERCENT=100: slots shared per
  * host only). Each scenario runs on a fresh callback-svc, database and bus prefix. Goal: B's p99 < 2 s.
  */
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { connectBus, type Bus } from '@payments/bus';
@@ -16,10 +17,12 @@ import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from
 import { createLogger } from '@payments/logger';
 import { SlowReceivers } from '@payments/test-support/slow-receivers';
 import {
+  appDatabaseUrl,
   CountingReceiver,
   deleteStreams,
   developmentUnlessSet,
   fmt,
+  migrate,
   percentile,
   randomPrefix,
   runBench,
@@ -61,7 +64,14 @@ async function scenario(withA: boolean, env: Record<string, string>): Promise<Ou
   const database = await createTestDatabase();
   const prefix = randomPrefix();
   const base = { DATABASE_URL: database.url, BUS_PREFIX: prefix, PORT: '0', LOG_LEVEL: 'warn' };
-  const gateway = await startGateway(loadGatewayConfig(base), logger);
+  // The services only check their schema and the bus at start: migrated and provisioned first, as
+  // npm start does; each app then logs in as its own role.
+  await migrate(database.url);
+  await provisionBusFor({ ...process.env, ...base });
+  const gateway = await startGateway(
+    loadGatewayConfig({ ...base, DATABASE_URL: appDatabaseUrl('gateway', database.url) }),
+    logger,
+  );
   const admin = await openAdminDatabase(database.url);
   const [a, b] = [await createTenant(admin, 'bench A'), await createTenant(admin, 'bench B')];
   const bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'bench', logger });
@@ -69,8 +79,11 @@ async function scenario(withA: boolean, env: Record<string, string>): Promise<Ou
   const slow = await new SlowReceivers(SLOW_HOSTS, ANSWER_AFTER_MS, '/hook').start();
   let child: ChildProcess | undefined;
   try {
-    await bus.streams.ensure(Streams.callbackRequests);
-    child = await startApp('callback-svc', { ...base, CALLBACK_PORT: '0', ...env }, 'callback-svc ready');
+    child = await startApp(
+      'callback-svc',
+      { ...base, DATABASE_URL: appDatabaseUrl('callback-svc', database.url), CALLBACK_PORT: '0', ...env },
+      'callback-svc ready',
+    );
     await new Promise((r) => setTimeout(r, 1_000));
     if (withA) {
       const requests = Array.from({ length: A_CALLBACKS }, (_, i) => request(a.tenant_id, slow.urls[i % 8]));

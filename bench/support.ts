@@ -5,12 +5,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createTestDatabase } from '@payments/db';
+import { createTestDatabase, serviceDatabaseUrl } from '@payments/db';
 import { createTenant, openAdminDatabase } from '@payments/gateway';
 import { MetricNames } from '@payments/metrics';
 import { INTAKE_COLUMNS } from '@payments/receivables-svc';
 import type { chargeItem } from '@payments/test-support/charge-load';
 import { freePort } from '@payments/test-support/free-port';
+import { APP_SCHEMAS, migrateDatabase } from '@payments/test-support/instances';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
 
 /** Shared helpers for the benchmarks: percentiles, a counting receiver, formatting. */
 export function percentile(sorted: number[], p: number): number {
@@ -127,9 +129,11 @@ export { freePort };
 
 /**
  * Starts apps/<app>/src/main.ts in its own Node process, as `npm start` does, and resolves once its
- * output says `ready`. BENCH_PROFILE=<app> writes a CPU profile of that app to /tmp/prof.
+ * output says `ready`, the bus provisioned first. BENCH_PROFILE=<app> writes a CPU profile of that app to /tmp/prof.
  */
-export function startApp(app: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
+export async function startApp(app: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
+  // The services only check the bus at start: provisioned first (idempotent), as npm start does.
+  await provisionBusFor({ ...process.env, ...env });
   const child = spawn(
     process.execPath,
     [
@@ -182,6 +186,16 @@ export async function systemEnv(
   return { env, gatewayPort };
 }
 
+/** The URL an app logs in with: `url`'s user replaced by the app's role, `<schema>_svc`. */
+export function appDatabaseUrl(app: SystemApp, url: string): string {
+  return serviceDatabaseUrl(url, APP_SCHEMAS[app]);
+}
+
+/** `npm run migrate` on a bench's database, as npm start runs it before the apps. */
+export function migrate(url: string): Promise<void> {
+  return migrateDatabase({ NODE_ENV: 'development', MIGRATION_DATABASE_URL: url, DATABASE_URL: url });
+}
+
 /** Stops apps started with startApp, last first, and waits for each to exit. */
 export async function stopApps(children: ChildProcess[]): Promise<void> {
   for (const child of [...children].reverse()) {
@@ -197,6 +211,100 @@ export async function deleteStreams(prefix: string): Promise<void> {
   const jsm = await nc.jetstreamManager();
   for await (const s of jsm.streams.list()) if (s.config.name.includes(prefix)) await jsm.streams.delete(s.config.name);
   await nc.drain();
+}
+
+/**
+ * BENCH_PAID_SHARE (0.8): the share of the charges a whole-system bench pays at the bank sandbox once
+ * they are registered, so that a charge makes 1.8 callbacks, as the capacity model counts them
+ * (registered, then paid for most). 0 pays none.
+ */
+export const PAID_SHARE = Number(process.env.BENCH_PAID_SHARE ?? 0.8);
+
+/**
+ * Pays `share` of the bench database's registered charges through the sandbox's pay control,
+ * `concurrency` at a time (hybrid charges by boleto and PIX alternately), then waits until the receiver has
+ * `eventsBefore` plus one paid callback per payment. The payments made and the seconds it took.
+ */
+export async function payShare(
+  system: BenchSystem,
+  share: number,
+  eventsBefore: number,
+  concurrency = 16,
+): Promise<{ paid: number; seconds: number }> {
+  if (share <= 0) return { paid: 0, seconds: 0 };
+  const started = Date.now();
+  const client = new pg.Client({ connectionString: system.databaseUrl });
+  await client.connect();
+  const { rows } = await client
+    .query<{ our_number: string; payment_method: number }>(
+      `select our_number, payment_method from receivables.receivables where our_number is not null order by random()
+        limit (select round(count(*) * $1::float8) from receivables.receivables where our_number is not null)`,
+      [share],
+    )
+    .finally(() => client.end());
+  const sandbox = (system.metricsUrls.get('bank-sandbox') ?? '').replace(/\/metrics$/, '');
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < rows.length) {
+        const i = next++;
+        const res = await fetch(`${sandbox}/sandbox/charges/${rows[i].our_number}/pay`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          // A PIX-only charge (payment method 3) has no slip; a hybrid one is paid either way.
+          body: JSON.stringify({ method: rows[i].payment_method === 3 || i % 2 === 1 ? 'pix' : 'boleto' }),
+        });
+        if (res.status !== 200) throw new Error(`the sandbox's pay answered ${res.status}: ${await res.text()}`);
+      }
+    }),
+  );
+  await system.receiver.waitForEvents(eventsBefore + rows.length, 900_000);
+  return { paid: rows.length, seconds: (Date.now() - started) / 1000 };
+}
+
+/**
+ * Samples every stream of a bench's prefix (stream info, every `everyMs`) while messages wait in it,
+ * for the bytes JetStream stores per message: its bytes over its messages, averaged over the samples
+ * that found messages. Work-queue streams drop messages once acknowledged, so only a sample taken
+ * while some wait sees them.
+ */
+export function sampleStreamBytes(prefix: string, everyMs = 100): { stop(): Promise<string[]> } {
+  const seen = new Map<string, { bytes: number; messages: number; samples: number }>();
+  let stopped = false;
+  const done = (async () => {
+    const { connect } = await import('nats');
+    const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
+    try {
+      const jsm = await nc.jetstreamManager();
+      while (!stopped) {
+        for await (const s of jsm.streams.list()) {
+          if (!s.config.name.includes(prefix) || s.state.messages === 0) continue;
+          const name = s.config.name.replace(`${prefix}_`, '');
+          const sum = seen.get(name) ?? { bytes: 0, messages: 0, samples: 0 };
+          seen.set(name, {
+            bytes: sum.bytes + s.state.bytes,
+            messages: sum.messages + s.state.messages,
+            samples: sum.samples + 1,
+          });
+        }
+        await new Promise((r) => setTimeout(r, everyMs));
+      }
+    } finally {
+      await nc.drain();
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await done;
+      return [...seen.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(
+          ([name, s]) =>
+            `    ${name}: ${fmt(s.bytes / s.messages)} bytes a message (${fmt(s.samples)} samples, ${fmt(s.messages / s.samples, 1)} messages waiting on average)`,
+        );
+    },
+  };
 }
 
 /** Runs a bench's main and exits with its outcome. */
@@ -311,9 +419,15 @@ export async function startBenchSystem(env: Record<string, string> = {}): Promis
     await database.drop();
   };
   try {
-    for (const app of SYSTEM_APPS) processes.set(app, await startApp(app, appEnv, READY_LINE[app]));
+    // Migrated first (`npm run migrate`), as npm start does; each app then logs in as its own role.
+    await migrate(database.url);
+    for (const app of SYSTEM_APPS)
+      processes.set(
+        app,
+        await startApp(app, { ...appEnv, DATABASE_URL: appDatabaseUrl(app, database.url) }, READY_LINE[app]),
+      );
     const api = `http://127.0.0.1:${appEnv.PORT}/api/v1`;
-    const { tenantId, headers, clientId } = await benchTenant(api, database.url, 'bench');
+    const { tenantId, headers, clientId } = await benchTenant(api, appDatabaseUrl('gateway', database.url), 'bench');
     const payer: BenchPayer = {
       clientId,
       name: 'Maria da Silva',
