@@ -7,7 +7,11 @@
  * exiting 1: a bad setting or, in production, a missing or development secret (every app's own
  * configuration is loaded here, so each app's refusal shows, not only the first app's), a port
  * already taken (naming who holds it, e.g. another npm start), Postgres or NATS out of reach (naming
- * the URL), NATS without JetStream. It also creates the database on the first start.
+ * the URL), NATS without JetStream. It then migrates every schema (`npm run migrate`: the database
+ * and each service's role created on the first start) and provisions the bus (`npm run admin -- bus
+ * provision`): the apps only check their schema, and their streams, consumers and claim stores. Each
+ * app logs in to Postgres as its own role (DATABASE_URL's user replaced by `<schema>_svc`: development
+ * trusts local logins).
  *
  * Stopping: Ctrl-C, or SIGTERM/SIGHUP to npm's pid or to this script's, stops every app gracefully
  * and exits 0 once they are all gone (a second Ctrl-C kills them at once). package.json runs this
@@ -20,19 +24,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkBus } from '@payments/bus';
+import { checkBus, formatProvisionReport } from '@payments/bus';
 import {
   DEV_INTER_SANDBOX_CA_FILE,
   developmentUnlessSet,
   devInterSandboxBaseUrl,
   type CommonConfig,
 } from '@payments/config';
-import { ensureDatabase } from '@payments/db';
+import { checkDatabaseServer } from '@payments/db';
 import { describeStartupFailure, STOP_WITH_PARENT_ENV, watchParent } from '@payments/lifecycle';
 import { loadBankSandboxConfig } from '@payments/bank-sandbox/src/config';
 import { interDialectEnabled } from '@payments/bank-sandbox/src/inter/config';
+import { provisionFromConfig } from '@payments/gateway/src/admin/bus-provision';
 import { loadGatewayConfig } from '@payments/gateway/src/config';
 import { appConfigProblems } from './start/app-configs';
+import { APP_SCHEMAS, appDatabaseUrl, migrateAll } from './migrate/run';
 import { findPortConflicts } from './start/ports';
 import { loadStartSettings } from './start/settings';
 
@@ -75,6 +81,10 @@ async function main(): Promise<void> {
     ...(inter ? [{ app: 'bank-sandbox', variable: 'BANK_SANDBOX_INTER_PORT', port: inter.port }] : []),
   ]);
   if (problems.length > 0) fail(problems);
+  // The apps only check that their schema is migrated: migrated first, as a deploy's Job does.
+  await migrate(env);
+  // The apps only check the bus at start (they may not create streams): provisioned first, as a deploy's Job does.
+  await provision(config);
 
   const children = new Map<string, ChildProcess>();
   let stopping = false;
@@ -110,7 +120,7 @@ async function main(): Promise<void> {
     const child = spawn(process.execPath, ['--import', 'tsx', entry], {
       cwd: root,
       stdio: 'inherit',
-      env: { ...appEnv, [STOP_WITH_PARENT_ENV]: String(process.pid) },
+      env: { ...appEnv, ...databaseUrlOf(app, config.databaseUrl), [STOP_WITH_PARENT_ENV]: String(process.pid) },
     });
     children.set(app, child);
     child.on('exit', (code, signal) => {
@@ -178,17 +188,46 @@ function consoleGatewayUrls(
   return urls;
 }
 
+/** `npm run migrate`, in this process: one line per schema; a failure ends the start in one line. */
+async function migrate(env: Record<string, string | undefined>): Promise<void> {
+  try {
+    await migrateAll(env, { onResult: (line) => say(`migrate: ${line}`) });
+  } catch (err) {
+    fail([`migrate (npm run migrate) failed: ${explain(err)}`]);
+  }
+}
+
+/** An app with a schema logs in as its role; the console has no database. */
+function databaseUrlOf(app: string, url: string): Record<string, string> {
+  return app in APP_SCHEMAS ? { DATABASE_URL: appDatabaseUrl(app, url) } : {};
+}
+
+/**
+ * `npm run admin -- bus provision`, in this process: every stream, consumer and claim store of
+ * BUS_PREFIX created or raised before the apps check them; a failure ends the start in one line.
+ */
+async function provision(config: CommonConfig): Promise<void> {
+  try {
+    const report = await provisionFromConfig(config);
+    say(formatProvisionReport(report).split('\n').pop() ?? '');
+  } catch (err) {
+    fail([`bus provision (npm run admin -- bus provision) failed: ${explain(err)}`]);
+  }
+}
+
+const explain = (err: unknown) =>
+  describeStartupFailure(err)?.message ?? `${err instanceof Error ? err.message : String(err)}`;
+
 /** Every problem that would stop an app from starting, one line each: ports, Postgres, NATS. */
 async function preflight(
   config: CommonConfig,
   ports: Array<{ app: string; variable: string; port: number }>,
 ): Promise<string[]> {
-  const explain = (err: unknown) =>
-    describeStartupFailure(err)?.message ?? `${err instanceof Error ? err.message : String(err)}`;
   const [portProblems, database, bus] = await Promise.all([
     findPortConflicts(ports.filter((p) => p.port !== 0)),
-    // Creates the database on the first start, once, before six apps race to.
-    ensureDatabase(config.databaseUrl).then(() => undefined, explain),
+    // Postgres reached, nothing created: a refused start leaves no database behind (the migrate step
+    // creates it once every check has passed).
+    checkDatabaseServer(config.databaseUrl).then(() => undefined, explain),
     // With the apps' credentials (and their user's inbox), so an authenticated NATS is checked as they will see it.
     checkBus(config.natsUrl, { credentials: config, name: config.natsUser }).then(() => undefined, explain),
   ]);
