@@ -19,6 +19,7 @@ import { operatorRouter } from './routes/operator-mount';
 import { SessionCodec } from './session/codec';
 import { SessionStore } from './session/store';
 import { tenantRouter } from './tenant/mount';
+import { mountLangRoute } from './views/locale';
 import { STYLESHEET, STYLESHEET_PATH } from './views/stylesheet';
 
 export interface RunningConsole {
@@ -64,6 +65,7 @@ export function consoleApp(
     ctx.type = 'text/css; charset=utf-8';
     ctx.body = STYLESHEET;
   });
+  mountLangRoute(open, { secureCookies: config.secureCookies });
   app.use(open.routes());
 
   app.use(flashes.middleware());

@@ -3,12 +3,21 @@ import type { ComponentChildren } from 'preact';
 import type { Flash } from '../http/context';
 import { OPERATOR_NAV } from '../operator/nav';
 import type { Session } from '../session/codec';
+import { langSwitchHref, useFormats } from './locale';
+import type { MessageKey } from './messages';
 import { STYLESHEET_PATH } from './stylesheet';
 
-export const TENANT_NAV: ReadonlyArray<{ href: string; label: string }> = [
-  { href: '/tenant/charges', label: 'Charges' },
-  { href: '/tenant/callbacks', label: 'Callbacks' },
-  { href: '/tenant/booklets', label: 'Booklets' },
+/** A navigation entry: its text is the catalog's `key` when it has one, else `label` as written. */
+export interface NavItem {
+  href: string;
+  label: string;
+  key?: MessageKey;
+}
+
+export const TENANT_NAV: readonly NavItem[] = [
+  { href: '/tenant/charges', label: 'Charges', key: 'layout.nav.charges' },
+  { href: '/tenant/callbacks', label: 'Callbacks', key: 'layout.nav.callbacks' },
+  { href: '/tenant/booklets', label: 'Booklets', key: 'layout.nav.booklets' },
 ];
 
 export interface LayoutProps {
@@ -20,16 +29,22 @@ export interface LayoutProps {
   children?: ComponentChildren;
 }
 
-/** Every page: header with the role's navigation and logout, the flash messages, then the page. */
+/**
+ * Every page: header with the role's navigation, the language switch and logout, the flash messages,
+ * then the page. In the request's language (render() provides it).
+ */
 export function Layout({ title, session, flash = [], path = '', children }: LayoutProps) {
-  const nav = session?.role === 'tenant' ? TENANT_NAV : session?.role === 'operator' ? OPERATOR_NAV : [];
+  const { t, locale } = useFormats();
+  const nav: readonly NavItem[] =
+    session?.role === 'tenant' ? TENANT_NAV : session?.role === 'operator' ? OPERATOR_NAV : [];
+  const other = locale === 'pt-BR' ? 'en' : 'pt-BR';
   return (
-    <html lang="en">
+    <html lang={locale}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
-        <title>{`${title} · Payments console`}</title>
+        <title>{`${title} · ${t('layout.titleSuffix')}`}</title>
         <link rel="stylesheet" href={STYLESHEET_PATH} />
         {/* No favicon request (it would be a 404 on every page). */}
         <link rel="icon" href="data:," />
@@ -37,24 +52,31 @@ export function Layout({ title, session, flash = [], path = '', children }: Layo
       <body>
         <header class="top">
           <a class="brand" href="/">
-            Payments console
+            {t('layout.brand')}
           </a>
-          <nav aria-label="main">
+          <nav aria-label={t('layout.nav.main')}>
             {nav.map((item) => (
               <a
                 href={item.href}
                 class={path === item.href || path.startsWith(`${item.href}/`) ? 'current' : undefined}
               >
-                {item.label}
+                {item.key ? t(item.key) : item.label}
               </a>
             ))}
           </nav>
+          <a class="lang" href={langSwitchHref(other, path || '/')} hreflang={other} lang={other}>
+            {t(other === 'en' ? 'layout.switchToEnglish' : 'layout.switchToPortuguese')}
+          </a>
           {session && (
             <div class="who">
-              <span>{session.role === 'tenant' ? `tenant ${session.tenantId}` : 'operator'}</span>
+              <span>
+                {session.role === 'tenant'
+                  ? t('layout.who.tenant', { tenantId: session.tenantId })
+                  : t('layout.who.operator')}
+              </span>
               <form method="post" action="/logout" class="inline">
                 <button type="submit" class="secondary">
-                  Log out
+                  {t('layout.logout')}
                 </button>
               </form>
             </div>
