@@ -1,3 +1,4 @@
+import { appEntry } from '@payments/test-support/app-entry';
 import { removeBus } from '@payments/test-support/bus-provision';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -76,7 +77,7 @@ export function npm(args: string[], env: Record<string, string>): Launched {
 /** An app's entry point run directly, as a container runs it (no npm start around it). */
 export function app(name: string, env: Record<string, string>): Launched {
   return new Launched(
-    spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', name, 'src', 'main.ts')], {
+    spawn(process.execPath, appEntry(name), {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

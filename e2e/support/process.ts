@@ -1,3 +1,4 @@
+import { appEntry } from '@payments/test-support/app-entry';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
@@ -39,7 +40,7 @@ export class AppProcess {
     await migrateOnce(this.env);
     const database = this.env.DATABASE_URL;
     const own = database === undefined ? {} : { DATABASE_URL: appDatabaseUrl(this.app, database) };
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'apps', this.app, 'src', 'main.ts')], {
+    const child = spawn(process.execPath, appEntry(this.app), {
       cwd: root,
       env: { ...process.env, LOG_LEVEL: 'info', ...this.env, ...own },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,6 +3,8 @@
 # both: nx's parallel run-commands stops the other shard as soon as one fails, which hid the rest of
 # its results in CI. Exits non-zero if either shard failed. Extra arguments go to both jest runs.
 set -u
+# The apps start from the bundles nx built before this target (libs/test-support/src/app-entry.ts).
+export TEST_APPS_FROM_DIST=true
 jest --shard=1/2 "$@" &
 first=$!
 jest --shard=2/2 "$@"

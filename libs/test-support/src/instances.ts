@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { appEntry } from './app-entry';
 import { serviceDatabaseUrl } from '@payments/db';
 import { freePort } from './free-port';
 
@@ -153,7 +154,7 @@ export class AppInstance {
   }
 
   private launch(): void {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', this.app, 'src', 'main.ts')], {
+    const child = spawn(process.execPath, appEntry(this.app), {
       cwd: ROOT,
       // STOP_WITH_PARENT_PID: an instance stops itself if this process dies without stopping it.
       env: {
