@@ -170,8 +170,8 @@ it("delivery health: a receiver's error and a tenant's name are text; rows tinte
   expect(html).not.toContain('<img');
   expect(html).toContain(`<span class="error-text last-error">HTTP 500: ${ESCAPED}</span>`);
   expect(html).toContain(`>${ESCAPED}</a>`);
-  expect(html).toContain('>10.0%<');
-  expect(html).toContain('>1.5 s<');
+  expect(html).toContain('>10,0%<');
+  expect(html).toContain('>1,5 s<');
   expect(html.match(/class="health-bad"/g)).toHaveLength(2);
   expect([rateClass(null), rateClass(0.5), rateClass(0.95), rateClass(0.995)]).toEqual([
     undefined,

@@ -1,7 +1,9 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import { render } from 'preact-render-to-string';
 import type { DeliveryHealth, RegistrationHealth } from '@payments/contracts';
-import { age } from '../src/operator/format';
+import { formatsFor } from '../src/views/locale';
+
+const { age } = formatsFor('pt-BR');
 import type { PageContext } from '../src/operator/pages/frame';
 import { HealthPage } from '../src/operator/pages/health';
 

@@ -11,7 +11,7 @@ import { BadInputError, NotFoundError } from '../http/errors';
 import { readForm, single } from '../http/form';
 import { tenantSession } from '../session/guards';
 import { render } from '../views/render';
-import { isoDay, localValue, utcInstant } from './format';
+import { brasiliaInstant, brasiliaLocalValue, isoDay } from '../views/locale';
 import type { TenantRouteDeps } from './mount';
 import { BookletsPage } from './pages/booklets';
 import { bookletLink, CallbackPage } from './pages/callback';
@@ -106,7 +106,7 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
         status={status}
         items={items}
         next={next}
-        replaySince={localValue(Date.now() - 60 * 60_000)}
+        replaySince={brasiliaLocalValue(Date.now() - 60 * 60_000)}
       />,
     );
   });
@@ -123,10 +123,10 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
 
   router.post('/callbacks/replay', async (ctx) => {
     const form = await readForm(ctx);
-    const since = utcInstant(single(form.get('since')));
+    const since = brasiliaInstant(single(form.get('since')));
     if (!since) throw new BadInputError('since', 'give a date and time (UTC)');
     const untilText = single(form.get('until'));
-    const until = utcInstant(untilText);
+    const until = brasiliaInstant(untilText);
     if (untilText && !until) throw new BadInputError('until', 'give a date and time (UTC), or leave it empty');
     const answer = ok(
       'POST /api/v1/callbacks/replay',

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type { AdminSchemas } from '../admin-client';
-import { when } from '../format';
+import { useFormats } from '../../views/locale';
 import { OperatorFrame, type PageContext } from './frame';
 
 type AuditPage = AdminSchemas['AdminAuditPage'];
@@ -18,6 +18,7 @@ export interface AuditProps {
 
 /** Who changed what and when, oldest first, a page at a time (the cursor goes in the link). */
 export function AuditLogPage({ page, audit, tenantId, limit, paged }: AuditProps) {
+  const { dateTime: when } = useFormats();
   const query = (extra: Record<string, string>) =>
     `/operator/audit?${new URLSearchParams({
       ...(tenantId ? { tenant_id: tenantId } : {}),

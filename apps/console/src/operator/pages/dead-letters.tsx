@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type { AdminSchemas } from '../admin-client';
-import { when } from '../format';
+import { useFormats } from '../../views/locale';
 import { OperatorFrame, type PageContext } from './frame';
 
 type DeadLetter = AdminSchemas['AdminDeadLetter'];
@@ -15,6 +15,7 @@ export function DeadLettersPage({
   items: readonly DeadLetter[];
   limit: number;
 }) {
+  const { dateTime: when } = useFormats();
   return (
     <OperatorFrame page={page} title="Dead letters">
       <p class="muted">

@@ -8,7 +8,7 @@ import type {
   TenantDeliveryHealth,
   WaitingBankAccount,
 } from '@payments/contracts';
-import { age, duration, percent, when } from '../format';
+import { useFormats } from '../../views/locale';
 import { WindowSwitch } from './dashboard';
 import { OperatorFrame, type PageContext } from './frame';
 
@@ -29,6 +29,7 @@ export function HealthPage({
   health: DeliveryHealth;
   registrations: RegistrationHealth;
 }) {
+  const { dateTime: when } = useFormats();
   return (
     <OperatorFrame page={page} title="Health">
       <h2>Charges waiting for a bank</h2>
@@ -64,6 +65,7 @@ function HealthTable({
   kind: 'tenant' | 'host';
   rows: ReadonlyArray<{ key: string; name: ComponentChildren; fields: HealthFields }>;
 }) {
+  const { duration, percent, dateTime: when } = useFormats();
   if (rows.length === 0) return <p class="muted empty">No deliveries in this window.</p>;
   return (
     <table class={`health health-${kind}`}>
@@ -112,6 +114,7 @@ function HealthTable({
  * refuses our token, or has not issued them yet) leaves them pending and retried, never rejected.
  */
 function WaitingTable({ registrations }: { registrations: RegistrationHealth }) {
+  const { age, dateTime: when } = useFormats();
   const stuckAfter = age(registrations.stuck_after_seconds);
   if (registrations.accounts.length === 0)
     return <p class="muted empty waiting-none">No charge is waiting for its bank ({when(registrations.at)}).</p>;
@@ -144,6 +147,7 @@ function WaitingTable({ registrations }: { registrations: RegistrationHealth }) 
 }
 
 function WaitingRow({ account: a }: { account: WaitingBankAccount }) {
+  const { age, dateTime: when } = useFormats();
   return (
     <tr data-key={a.tenant_id} data-provider={a.provider} class={a.stuck > 0 ? 'health-bad' : undefined}>
       <td>

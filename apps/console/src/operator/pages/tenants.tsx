@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type { AdminSchemas } from '../admin-client';
-import { when } from '../format';
+import { useFormats } from '../../views/locale';
 import { OperatorFrame, type PageContext } from './frame';
 
 type Tenant = AdminSchemas['AdminTenant'];
@@ -9,6 +9,7 @@ type ProviderAccount = AdminSchemas['AdminProviderAccount'];
 
 /** Every tenant (its name is the tenant's own text: shown escaped, as all text here), and a form to add one. */
 export function TenantsPage({ page, tenants }: { page: PageContext; tenants: readonly Tenant[] }) {
+  const { dateTime: when } = useFormats();
   return (
     <OperatorFrame page={page} title="Tenants">
       <form method="post" action="/operator/tenants" class="filters">
@@ -64,6 +65,7 @@ export interface TenantPageProps {
 
 /** One tenant: its tokens (issue, revoke), its provider account (show, set), its signing secret, disabling it. */
 export function TenantPage({ page, tenant, tokens, account }: TenantPageProps) {
+  const { dateTime: when } = useFormats();
   const base = `/operator/tenants/${tenant.tenant_id}`;
   const active = tenant.status === 'active';
   return (
@@ -122,6 +124,7 @@ export function TenantPage({ page, tenant, tokens, account }: TenantPageProps) {
 }
 
 function TokensTable({ tenantId, tokens }: { tenantId: string; tokens: readonly Token[] }) {
+  const { dateTime: when } = useFormats();
   if (tokens.length === 0) return <p class="muted">No tokens.</p>;
   return (
     <table class="tokens">
@@ -159,6 +162,7 @@ function TokensTable({ tenantId, tokens }: { tenantId: string; tokens: readonly 
 }
 
 function ProviderAccountFacts({ account }: { account: ProviderAccount | undefined }) {
+  const { dateTime: when } = useFormats();
   if (!account) return <p class="muted">None set: the tenant's charges are refused until one is.</p>;
   const b = account.beneficiary;
   return (

@@ -1,12 +1,13 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type { components } from '@payments/sdk';
-import { when } from '../format';
+import { useFormats } from '../../views/locale';
 import { Badge } from './parts';
 
 type CallbackEventSummary = components['schemas']['CallbackEventSummary'];
 
 /** Callback events, each linking to its attempts. */
 export function CallbackTable({ items, id }: { items: readonly CallbackEventSummary[]; id: string }) {
+  const { dateTime: when } = useFormats();
   return (
     <table id={id}>
       <thead>

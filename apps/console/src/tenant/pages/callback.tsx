@@ -3,7 +3,7 @@ import type { components } from '@payments/sdk';
 import type { Flash } from '../../http/context';
 import type { TenantSession } from '../../session/codec';
 import { Layout } from '../../views/layout';
-import { duration, when } from '../format';
+import { useFormats } from '../../views/locale';
 import { Badge, Facts } from './parts';
 
 type CallbackEventView = components['schemas']['CallbackEventView'];
@@ -17,6 +17,7 @@ export interface CallbackPageProps {
 
 /** One callback event with every delivery attempt; a dead one can be sent again. */
 export function CallbackPage({ session, flash, path, event }: CallbackPageProps) {
+  const { duration, dateTime: when } = useFormats();
   return (
     <Layout title={`Callback ${event.event_id}`} session={session} flash={flash} path={path}>
       <h1>

@@ -3,7 +3,7 @@ import type { components } from '@payments/sdk';
 import type { Flash } from '../../http/context';
 import type { TenantSession } from '../../session/codec';
 import { Layout } from '../../views/layout';
-import { money, when } from '../format';
+import { useFormats } from '../../views/locale';
 import { CallbackTable } from './callback-table';
 import { Badge, Facts } from './parts';
 
@@ -20,6 +20,7 @@ export interface ChargePageProps {
 
 /** One charge: its payment data, every change of state, and the callbacks sent about it. */
 export function ChargePage({ session, flash, path, charge, history, callbacks }: ChargePageProps) {
+  const { money, dateTime: when, civilDateTime } = useFormats();
   const callbackUrl = callbacks.find((c) => c.url)?.url;
   return (
     <Layout title={`Charge ${charge.accounts_receivable_id}`} session={session} flash={flash} path={path}>
@@ -31,7 +32,7 @@ export function ChargePage({ session, flash, path, charge, history, callbacks }:
           ['Payer', <span id="payer-name">{charge.client_name}</span>],
           ['State', <Badge value={charge.status_payment} />],
           ['Paid with', charge.payment_type],
-          ['Paid on', charge.payment_date ? when(charge.payment_date) : '—'],
+          ['Paid on', civilDateTime(charge.payment_date)],
           ['Amount due', money(charge.amount_due)],
           ['Amount paid', money(charge.amount_paid)],
           ['Fee', money(charge.fee_amount)],

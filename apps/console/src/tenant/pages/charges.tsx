@@ -3,7 +3,7 @@ import type { components } from '@payments/sdk';
 import type { Flash } from '../../http/context';
 import type { TenantSession } from '../../session/codec';
 import { Layout } from '../../views/layout';
-import { money, when } from '../format';
+import { useFormats } from '../../views/locale';
 import { Badge, Pager } from './parts';
 
 type SearchResultItem = components['schemas']['SearchResultItem'];
@@ -28,6 +28,7 @@ export interface ChargesPageProps {
 
 /** The charges search: state and emission dates, or straight to one charge by its id. */
 export function ChargesPage({ session, flash, path, filters, items, next }: ChargesPageProps) {
+  const { money, civilDateTime } = useFormats();
   return (
     <Layout title="Charges" session={session} flash={flash} path={path}>
       <h1>Charges</h1>
@@ -89,7 +90,7 @@ export function ChargesPage({ session, flash, path, filters, items, next }: Char
                   <Badge value={c.status_payment} />
                 </td>
                 <td>{c.paymento_type}</td>
-                <td>{c.payment_date ? when(c.payment_date) : '—'}</td>
+                <td>{civilDateTime(c.payment_date)}</td>
                 <td class="num">{money(c.amount_due)}</td>
                 <td class="num">{money(c.amount_paid)}</td>
               </tr>
