@@ -115,7 +115,7 @@ async function startSystemTracked(
   const given = options.databaseUrl;
   const database = given
     ? await steps.run('ensure database', () => givenDatabase(given))
-    : await steps.run('create database', () => createTestDatabase());
+    : await steps.run('create database', () => createTestDatabase(undefined, process.env.TEST_TEMPLATE_DATABASE));
   started.push({ stop: database.drop });
   const busPrefix = `t${randomBytes(5).toString('hex')}`;
   const charges = options.withReceivables || options.withSandboxOnly;
