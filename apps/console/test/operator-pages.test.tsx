@@ -21,6 +21,7 @@ const tenant: AdminSchemas['AdminTenant'] = {
   status: 'active',
   created_at: '2026-11-26T09:00:00.000Z',
   active_tokens: 1,
+  previous_secret_valid_until: null,
 };
 
 it('a tenant named like markup is text on the list and on its page; the credential is never on a page', () => {

@@ -84,10 +84,24 @@ export const AdminRotateSecretRequestSchema = Type.Object(
         description: 'How long the old secret still signs too (fractional; 0 ends it at once). Default 24.',
       }),
     ),
+    confirm_overlap: Type.Optional(
+      Type.Boolean({
+        description:
+          'Rotate even though the previous rotation’s overlap is still running (the secret before it then stops at once). Without it, such a rotation is 409 rotation_overlap_running naming the end of the overlap.',
+      }),
+    ),
   },
   { $id: 'AdminRotateSecretRequest' },
 );
 export type AdminRotateSecretRequest = Static<typeof AdminRotateSecretRequestSchema>;
+
+/**
+ * The header that makes the admin calls answering a secret (create tenant, issue token, rotate the
+ * signing secret) safe to repeat: the first answer is kept sealed for ADMIN_IDEMPOTENCY_TTL_HOURS and
+ * replayed, per operator, key and route (docs/api.md, "Idempotency").
+ */
+export const ADMIN_IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const ADMIN_IDEMPOTENCY_TTL_HOURS = 24;
 
 /* Answers ----------------------------------------------------------------------------------------- */
 
@@ -98,6 +112,9 @@ export const AdminTenantSchema = Type.Object(
     status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
     created_at: Timestamp('ISO 8601'),
     active_tokens: Type.Integer({ minimum: 0 }),
+    previous_secret_valid_until: NullableTimestamp(
+      'While a rotation’s overlap runs: until then the signing secret before the last rotation is still accepted (callbacks carry both signatures). Null otherwise.',
+    ),
   },
   { $id: 'AdminTenant' },
 );
@@ -176,7 +193,9 @@ export const AdminRotatedSecretSchema = Type.Object(
   {
     tenant_id: Uuid(),
     signing_secret: Type.String({ description: 'Shown once: never again.' }),
-    previous_valid_until: Timestamp('Until then callbacks carry the old signature too.'),
+    previous_valid_until: Timestamp(
+      'Until then the previous secret is still accepted: callbacks carry its signature too (the rotation’s own time for an overlap of 0).',
+    ),
   },
   { $id: 'AdminRotatedSecret' },
 );

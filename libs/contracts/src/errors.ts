@@ -15,6 +15,8 @@ export const ErrorCatalog = {
   request_timeout: { status: 408, title: 'Request Timeout' },
   conflict: { status: 409, title: 'Conflict' },
   idempotency_request_in_progress: { status: 409, title: 'A request with this Idempotency-Key is in progress' },
+  /** Admin API: a rotation while the previous signing secret is still accepted, without confirm_overlap. */
+  rotation_overlap_running: { status: 409, title: 'The previous signing secret is still accepted' },
   gone: { status: 410, title: 'Gone' },
   payload_too_large: { status: 413, title: 'Payload Too Large' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },

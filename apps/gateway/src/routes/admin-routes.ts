@@ -22,6 +22,7 @@ import {
   type Validator,
 } from '@payments/contracts';
 import type { Keyring } from '@payments/credential-seal';
+import { AdminIdempotency } from '../admin/admin-idempotency';
 import { listDeadLetters, redriveDeadLetter, RedriveRefusedError } from '../admin/jobs';
 import type { GatewayDatabase } from '../db/schema';
 import type { GatewayContext, GatewayState } from '../http/context';
@@ -36,7 +37,7 @@ import {
   showProviderAccount,
   type ProviderAccountInput,
 } from '../tenancy/provider-accounts';
-import { rotateSigningSecret } from '../tenancy/signing-secrets';
+import { overlapEndsOf, RotationOverlapRunningError, rotateSigningSecret } from '../tenancy/signing-secrets';
 import { mountDeliveryStatsRoutes } from './delivery-stats-routes';
 import { mountRegistrationHealthRoutes } from './registration-health-routes';
 import { createTenant, disableTenant, issueToken, listTenants, listTokens, revokeToken } from '../tenancy/tenant-admin';
@@ -62,6 +63,7 @@ export interface AdminRouteDeps {
  */
 export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteDeps): void {
   const { db, bus, keyring, mode } = deps;
+  const once = new AdminIdempotency(db, keyring);
   const p = ADMIN_API_PREFIX;
   const route = (method: 'GET' | 'POST' | 'PUT', path: string, handle: (ctx: GatewayContext) => Promise<void>) =>
     router.register(
@@ -71,7 +73,7 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
     );
 
   route('GET', `${p}/tenants`, async (ctx) => {
-    const rows = await listTenants(db);
+    const [rows, overlapEnds] = await Promise.all([listTenants(db), overlapEndsOf(db)]);
     answer(ctx, 200, {
       items: rows.map((r) => ({
         tenant_id: r.tenant_id,
@@ -79,20 +81,26 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
         status: r.status,
         created_at: r.created_at.toISOString(),
         active_tokens: Number(r.active_tokens),
+        previous_secret_valid_until: overlapEnds.get(r.tenant_id) ?? null,
       })),
     });
   });
 
+  // The three calls answering a secret take an Idempotency-Key: a repeat answers the same secret (admin-idempotency).
   route('POST', `${p}/tenants`, async (ctx) => {
     const body = validBody(ctx, TENANT_CREATE);
-    const t = await createTenant(db, body.name, { mode, keyring, by: by(ctx) });
-    answer(ctx, 201, {
-      tenant_id: t.tenant_id,
-      name: t.name,
-      token_id: t.token_id,
-      integration_token: t.integration_token,
-      signing_secret: t.signing_secret,
+    await once.run(ctx, by(ctx).operator, `${p}/tenants`, async () => {
+      const t = await createTenant(db, body.name, { mode, keyring, by: by(ctx) });
+      const created = {
+        tenant_id: t.tenant_id,
+        name: t.name,
+        token_id: t.token_id,
+        integration_token: t.integration_token,
+        signing_secret: t.signing_secret,
+      };
+      return { status: 201, body: created };
     });
+    noStore(ctx);
   });
 
   route('POST', `${p}/tenants/:tenant_id/disable`, async (ctx) => {
@@ -115,7 +123,12 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
   });
 
   route('POST', `${p}/tenants/:tenant_id/tokens`, async (ctx) => {
-    answer(ctx, 201, await issueToken(db, uuidParam(ctx, 'tenant_id'), by(ctx)));
+    const tenantId = uuidParam(ctx, 'tenant_id');
+    await once.run(ctx, by(ctx).operator, `${p}/tenants/${tenantId}/tokens`, async () => ({
+      status: 201,
+      body: await issueToken(db, tenantId, by(ctx)),
+    }));
+    noStore(ctx);
   });
 
   route('POST', `${p}/tokens/:token_id/revoke`, async (ctx) => {
@@ -136,11 +149,17 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
   route('POST', `${p}/tenants/:tenant_id/signing-secret/rotate`, async (ctx) => {
     const tenantId = uuidParam(ctx, 'tenant_id');
     const body = validBody(ctx, ROTATE_SECRET);
-    const rotated = await rotateSigningSecret(db, keyring, tenantId, body.overlap_hours ?? 24, by(ctx));
-    // As the CLI does: callback-svc reuses what it was told for at most this long, so once the
-    // answer arrives, every instance signs with the new secret.
-    await new Promise((resolve) => setTimeout(resolve, SIGNING_SECRET_MAX_AGE_MS + 100));
-    answer(ctx, 200, rotated);
+    await once.run(ctx, by(ctx).operator, `${p}/tenants/${tenantId}/signing-secret/rotate`, async () => {
+      // Rotating during an overlap drops the secret before: only when the operator confirmed it.
+      const rotated = await rotateSigningSecret(db, keyring, tenantId, body.overlap_hours ?? 24, by(ctx), {
+        duringOverlap: body.confirm_overlap === true ? 'replace' : 'refuse',
+      });
+      // As the CLI does: callback-svc reuses what it was told for at most this long, so once the
+      // answer arrives, every instance signs with the new secret.
+      await new Promise((resolve) => setTimeout(resolve, SIGNING_SECRET_MAX_AGE_MS + 100));
+      return { status: 200, body: rotated };
+    });
+    noStore(ctx);
   });
 
   route('GET', `${p}/dead-letters`, async (ctx) => {
@@ -198,8 +217,12 @@ function by(ctx: GatewayContext): AuditedBy {
 
 function answer(ctx: GatewayContext, status: number, body: unknown): void {
   ctx.status = status;
-  ctx.set('cache-control', 'no-store'); // answers may hold a secret shown once
+  noStore(ctx);
   ctx.body = body;
+}
+
+function noStore(ctx: GatewayContext): void {
+  ctx.set('cache-control', 'no-store'); // answers may hold a secret shown once
 }
 
 /**
@@ -214,6 +237,10 @@ async function adminCall(ctx: GatewayContext, handle: (ctx: GatewayContext) => P
     // Nothing was published; the refusal is audited (admin/jobs.ts).
     if (err instanceof RedriveRefusedError) throw new ServiceError('redrive_refused', err.message);
     if (err instanceof AdminNotFoundError) throw new ServiceError('not_found', err.message);
+    if (err instanceof RotationOverlapRunningError)
+      throw new ServiceError('rotation_overlap_running', err.message, [
+        { path: '/confirm_overlap', message: `must be true to rotate before ${err.overlapEndsAt}` },
+      ]);
     if (err instanceof AdminError) throw new ServiceError('conflict', err.message);
     throw err;
   }

@@ -37,9 +37,54 @@ export interface RotatedSecret {
 }
 
 /**
+ * When the running overlap ends: previous_valid_until while a previous secret is kept and that time is
+ * still ahead by Postgres's clock, else null.
+ */
+const overlapEnd = sql<Date | null>`case when sealed_previous_signing_secret is not null
+  and previous_valid_until > now() then previous_valid_until end`;
+
+/** The end (ISO 8601) of each running overlap, by tenant id: a tenant without one is absent. For listings. */
+export async function overlapEndsOf(db: Kysely<GatewayDatabase>): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('tenants')
+    .select(['id', 'previous_valid_until'])
+    .where('sealed_previous_signing_secret', 'is not', null)
+    .where('previous_valid_until', '>', sql<Date>`now()`)
+    .execute();
+  const ends = new Map<string, string>();
+  for (const r of rows) if (r.previous_valid_until) ends.set(r.id, r.previous_valid_until.toISOString());
+  return ends;
+}
+
+/**
+ * A rotation refused because the previous one's overlap still runs: rotating now would drop the
+ * secret before it at once, which an ERP that has not switched yet still checks callbacks with.
+ */
+export class RotationOverlapRunningError extends AdminError {
+  constructor(
+    readonly tenantId: string,
+    /** ISO 8601: when the previous secret stops being accepted anyway. */
+    readonly overlapEndsAt: string,
+  ) {
+    super(
+      `the previous signing secret of tenant ${tenantId} is still accepted until ${overlapEndsAt}; rotating now stops it at once: confirm to rotate anyway`,
+    );
+  }
+}
+
+export interface RotateOptions {
+  /**
+   * refuse: a rotation during a running overlap is a RotationOverlapRunningError (the admin API, unless
+   * the operator confirmed); replace (default, the CLI's): the secret still in its overlap is dropped.
+   */
+  duringOverlap?: 'refuse' | 'replace';
+}
+
+/**
  * Replaces the tenant's signing secret. The current one stays valid for `overlapHours` (fractional;
- * 0 ends it at once); a previous secret still in its overlap is dropped, so at most two sign. Times
- * are Postgres's clock, the one the gateway compares them with when callback-svc asks.
+ * 0 ends it at once); a previous secret still in its overlap is dropped (or, with duringOverlap
+ * 'refuse', the rotation refused), so at most two sign. Times are Postgres's clock, the one the
+ * gateway compares them with when callback-svc asks.
  */
 export async function rotateSigningSecret(
   db: Kysely<GatewayDatabase>,
@@ -47,6 +92,7 @@ export async function rotateSigningSecret(
   tenantId: string,
   overlapHours: number,
   audit: AuditedBy,
+  options: RotateOptions = {},
 ): Promise<RotatedSecret> {
   if (!Number.isFinite(overlapHours) || overlapHours < 0 || overlapHours > MAX_OVERLAP_HOURS)
     throw new AdminError(`--overlap-hours must be a number of hours from 0 to ${MAX_OVERLAP_HOURS}`);
@@ -56,11 +102,13 @@ export async function rotateSigningSecret(
   return db.transaction().execute(async (trx) => {
     const tenant = await trx
       .selectFrom('tenants')
-      .select('sealed_signing_secret')
+      .select(['sealed_signing_secret', overlapEnd.as('overlap_ends_at')])
       .where('id', '=', tenantId)
       .forUpdate()
       .executeTakeFirst();
     if (!tenant) throw new AdminNotFoundError(`no tenant ${tenantId}`);
+    if (tenant.overlap_ends_at !== null && options.duringOverlap === 'refuse')
+      throw new RotationOverlapRunningError(tenantId, tenant.overlap_ends_at.toISOString());
     // Opening it proves the keyring can: a rotation must not keep a previous secret no gateway can read.
     openSigningSecret(keyring, tenantId, tenant.sealed_signing_secret);
     const row = await trx

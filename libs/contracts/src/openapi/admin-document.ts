@@ -1,5 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import {
+  ADMIN_IDEMPOTENCY_HEADER,
+  ADMIN_IDEMPOTENCY_TTL_HOURS,
   ADMIN_MAX_PAGE,
   AdminAuditPageSchema,
   AdminDeadLetterListSchema,
@@ -46,6 +48,8 @@ export interface AdminOperation {
   pathParameters?: string[];
   queryParameters?: ParameterObject[];
   requestBody?: TSchema;
+  /** Answers a secret: takes an optional Idempotency-Key, and a repeat with it replays the first answer. */
+  idempotent?: true;
   success: { status: 200 | 201; description: string; schema: TSchema };
   /** Besides unauthorized, which every operation answers. */
   errors: Partial<Record<ErrorCode, string>>;
@@ -59,6 +63,12 @@ const PARAMETER_DESCRIPTIONS: Record<string, string> = {
 
 const BAD_INPUT = 'a field is missing or invalid: errors names each';
 const NO_TENANT = 'no such tenant';
+/** What an operation answering a secret may answer about its Idempotency-Key. */
+const KEY_ERRORS: Partial<Record<ErrorCode, string>> = {
+  idempotency_key_invalid: 'the Idempotency-Key is not 1 to 255 printable ASCII characters',
+  idempotency_key_reused: 'this Idempotency-Key was used with another body: nothing done',
+  idempotency_request_in_progress: 'a request with this Idempotency-Key is still running: nothing done',
+};
 
 export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
   {
@@ -75,8 +85,9 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     operationId: 'adminCreateTenant',
     summary: 'A new tenant; its integration token and signing secret are answered once',
     requestBody: AdminTenantCreateRequestSchema,
+    idempotent: true,
     success: { status: 201, description: 'Created. Store the token and the secret now.', schema: AdminNewTenantSchema },
-    errors: { validation_failed: BAD_INPUT },
+    errors: { validation_failed: BAD_INPUT, ...KEY_ERRORS },
   },
   {
     method: 'post',
@@ -102,8 +113,9 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     operationId: 'adminIssueToken',
     summary: 'Issue another integration token, answered once',
     pathParameters: ['tenant_id'],
+    idempotent: true,
     success: { status: 201, description: 'Issued. Store it now.', schema: AdminIssuedTokenSchema },
-    errors: { validation_failed: BAD_INPUT, not_found: NO_TENANT, conflict: 'the tenant is disabled' },
+    errors: { validation_failed: BAD_INPUT, not_found: NO_TENANT, conflict: 'the tenant is disabled', ...KEY_ERRORS },
   },
   {
     method: 'post',
@@ -140,12 +152,19 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     summary: 'A new webhook signing secret, answered once; the old one still signs until previous_valid_until',
     pathParameters: ['tenant_id'],
     requestBody: AdminRotateSecretRequestSchema,
+    idempotent: true,
     success: {
       status: 200,
       description: 'Rotated; answered once every callback-svc instance signs with the new secret.',
       schema: AdminRotatedSecretSchema,
     },
-    errors: { validation_failed: BAD_INPUT, not_found: NO_TENANT },
+    errors: {
+      validation_failed: BAD_INPUT,
+      not_found: NO_TENANT,
+      rotation_overlap_running:
+        'the previous rotation’s overlap is still running (detail and errors name its end) and confirm_overlap is not true: nothing rotated',
+      ...KEY_ERRORS,
+    },
   },
   {
     method: 'get',
@@ -272,6 +291,16 @@ function statsQueryParameters(): ParameterObject[] {
   ];
 }
 
+function idempotencyKeyParameter(): ParameterObject {
+  return {
+    name: ADMIN_IDEMPOTENCY_HEADER,
+    in: 'header',
+    required: false,
+    description: `Optional. The first answer (a secret) is kept sealed for ${ADMIN_IDEMPOTENCY_TTL_HOURS} h, per operator, key and route: a repeat with the same key and body answers it again (header Idempotent-Replayed: true) and does nothing.`,
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  };
+}
+
 function limitParameter(): ParameterObject {
   return {
     name: 'limit',
@@ -332,6 +361,7 @@ function operationObject(operation: AdminOperation, registry: SchemaRegistry): O
       schema: name === 'dead_letter_id' ? { type: 'integer', minimum: 1 } : { type: 'string', format: 'uuid' },
     })),
     ...(operation.queryParameters ?? []),
+    ...(operation.idempotent ? [idempotencyKeyParameter()] : []),
   ];
   const errors: Partial<Record<ErrorCode, string>> = {
     unauthorized: 'no operator credential, or one unknown or revoked (a tenant token or JWT is refused too)',

@@ -508,6 +508,11 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
   idempotency_key_reused: {
     detail: 'this Idempotency-Key was used with a different request (method, path or body); use a new key',
   },
+  rotation_overlap_running: {
+    detail:
+      'the previous signing secret is still accepted until 2026-11-29T14:05:00.000Z; rotating now stops it at once: send confirm_overlap: true to rotate anyway',
+    errors: [{ path: '/confirm_overlap', message: 'must be true to rotate before 2026-11-29T14:05:00.000Z' }],
+  },
   redrive_refused: {
     detail: 'dead letter 42 names stream pay_orders, which is not a job stream of this bus: not re-driven',
   },

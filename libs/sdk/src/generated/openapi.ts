@@ -860,6 +860,7 @@ export interface components {
         | 'request_timeout'
         | 'conflict'
         | 'idempotency_request_in_progress'
+        | 'rotation_overlap_running'
         | 'gone'
         | 'payload_too_large'
         | 'unsupported_media_type'

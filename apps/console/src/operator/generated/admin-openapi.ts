@@ -364,13 +364,15 @@ export interface components {
       signing_secret: string;
       /**
        * Format: date-time
-       * @description Until then callbacks carry the old signature too.
+       * @description Until then the previous secret is still accepted: callbacks carry its signature too (the rotation’s own time for an overlap of 0).
        */
       previous_valid_until: string;
     };
     AdminRotateSecretRequest: {
       /** @description How long the old secret still signs too (fractional; 0 ends it at once). Default 24. */
       overlap_hours?: number;
+      /** @description Rotate even though the previous rotation’s overlap is still running (the secret before it then stops at once). Without it, such a rotation is 409 rotation_overlap_running naming the end of the overlap. */
+      confirm_overlap?: boolean;
     };
     AdminTenant: {
       /** Format: uuid */
@@ -384,6 +386,8 @@ export interface components {
        */
       created_at: string;
       active_tokens: number;
+      /** @description While a rotation’s overlap runs: until then the signing secret before the last rotation is still accepted (callbacks carry both signatures). Null otherwise. */
+      previous_secret_valid_until: string | null;
     };
     AdminTenantCreateRequest: {
       /** @description The tenant's name, as operators and the console show it. */
@@ -515,6 +519,7 @@ export interface components {
         | 'request_timeout'
         | 'conflict'
         | 'idempotency_request_in_progress'
+        | 'rotation_overlap_running'
         | 'gone'
         | 'payload_too_large'
         | 'unsupported_media_type'
@@ -672,7 +677,10 @@ export interface operations {
   adminCreateTenant: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional. The first answer (a secret) is kept sealed for 24 h, per operator, key and route: a repeat with the same key and body answers it again (header Idempotent-Replayed: true) and does nothing. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -691,6 +699,15 @@ export interface operations {
           'application/json': components['schemas']['AdminNewTenant'];
         };
       };
+      /** @description `idempotency_key_invalid`: the Idempotency-Key is not 1 to 255 printable ASCII characters */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */
       401: {
         headers: {
@@ -700,7 +717,16 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      /** @description `idempotency_request_in_progress`: a request with this Idempotency-Key is still running: nothing done */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each; `idempotency_key_reused`: this Idempotency-Key was used with another body: nothing done */
       422: {
         headers: {
           [name: string]: unknown;
@@ -805,7 +831,10 @@ export interface operations {
   adminIssueToken: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional. The first answer (a secret) is kept sealed for 24 h, per operator, key and route: a repeat with the same key and body answers it again (header Idempotent-Replayed: true) and does nothing. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description The tenant (a UUID). */
         tenant_id: string;
@@ -821,6 +850,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['AdminIssuedToken'];
+        };
+      };
+      /** @description `idempotency_key_invalid`: the Idempotency-Key is not 1 to 255 printable ASCII characters */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
         };
       };
       /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */
@@ -841,7 +879,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `conflict`: the tenant is disabled */
+      /** @description `conflict`: the tenant is disabled; `idempotency_request_in_progress`: a request with this Idempotency-Key is still running: nothing done */
       409: {
         headers: {
           [name: string]: unknown;
@@ -850,7 +888,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      /** @description `validation_failed`: a field is missing or invalid: errors names each; `idempotency_key_reused`: this Idempotency-Key was used with another body: nothing done */
       422: {
         headers: {
           [name: string]: unknown;
@@ -1018,7 +1056,10 @@ export interface operations {
   adminRotateSigningSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional. The first answer (a secret) is kept sealed for 24 h, per operator, key and route: a repeat with the same key and body answers it again (header Idempotent-Replayed: true) and does nothing. */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description The tenant (a UUID). */
         tenant_id: string;
@@ -1040,6 +1081,15 @@ export interface operations {
           'application/json': components['schemas']['AdminRotatedSecret'];
         };
       };
+      /** @description `idempotency_key_invalid`: the Idempotency-Key is not 1 to 255 printable ASCII characters */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */
       401: {
         headers: {
@@ -1058,7 +1108,16 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      /** @description `rotation_overlap_running`: the previous rotation’s overlap is still running (detail and errors name its end) and confirm_overlap is not true: nothing rotated; `idempotency_request_in_progress`: a request with this Idempotency-Key is still running: nothing done */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each; `idempotency_key_reused`: this Idempotency-Key was used with another body: nothing done */
       422: {
         headers: {
           [name: string]: unknown;
