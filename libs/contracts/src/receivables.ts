@@ -5,7 +5,7 @@ import { Batch, IsoDate, RequiredText, StatusMessageSchema, Uuid } from './commo
 import type { PaymentData } from './callbacks';
 import type { FieldError } from './errors';
 import type { ProviderAccountVersion } from './provider-accounts';
-import type { ConsultResult, SearchRequest, SearchResultItem } from './search';
+import type { ConsultResult, SearchFilterField, SearchRequest, SearchResultItem } from './search';
 import { compileValidator, type ValidationResult } from './validation';
 
 /** Limits from docs/api.md, "Limits". */
@@ -297,8 +297,8 @@ export interface ReceivableCancelCommand {
   tenant_id: string;
   account_receivable_id: string;
 }
-/** The filter part of a search request. */
-export type ReceivablesSearchQuery = Pick<SearchRequest, 'state' | 'start_date' | 'end_date'>;
+/** The filter part of a search request, the optional filters as the ERP sent them (receivables-svc normalizes). */
+export type ReceivablesSearchQuery = Pick<SearchRequest, 'state' | 'start_date' | 'end_date' | SearchFilterField>;
 export interface ReceivablesSearchCommand {
   tenant_id: string;
   query: ReceivablesSearchQuery;

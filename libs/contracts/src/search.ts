@@ -1,7 +1,8 @@
+import { hasAtMostTwoDecimals } from '@payments/br-format';
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoDate, OpaqueToken, Uuid } from './common';
+import { IsoDate, NOT_BLANK_TEXT_PATTERN, OpaqueToken, Uuid } from './common';
 import type { FieldError } from './errors';
-import { PaymentTypeLabelValues, ReceivableStates, StatePaymentLabels } from './receivables';
+import { MAX_MONEY_VALUE, PaymentTypeLabelValues, ReceivableStates, StatePaymentLabels } from './receivables';
 import { compileValidator, type ValidationResult } from './validation';
 
 /** Search filter values: every state, or `all`. */
@@ -11,6 +12,52 @@ export type SearchState = (typeof SearchStates)[number];
 export const SEARCH_DEFAULT_LIMIT = 500;
 export const SEARCH_MAX_LIMIT = 5000;
 
+/** A payer name filter is a substring of at least 3 characters: fewer match too much, and a trigram index needs 3. */
+export const PAYER_NAME_FILTER_MIN = 3;
+export const PAYER_NAME_FILTER_MAX = 100;
+export const OUR_NUMBER_FILTER_MAX = 40;
+/** An our_number as banks write it: letters, digits, and the odd dot, dash or slash. */
+export const OUR_NUMBER_FILTER_PATTERN = '^[0-9A-Za-z./-]+$';
+
+/**
+ * The optional filters added to the interface spec's search (docs/api.md, "Search"): each narrows
+ * the state and emission-date selection, and they combine with AND.
+ */
+const searchFilterFields = {
+  payer_name: Type.Optional(
+    Type.String({
+      minLength: PAYER_NAME_FILTER_MIN,
+      maxLength: PAYER_NAME_FILTER_MAX,
+      pattern: NOT_BLANK_TEXT_PATTERN,
+      description: 'Part of the payer name, at least 3 characters; letter case and accents do not matter',
+    }),
+  ),
+  payer_tax_id: Type.Optional(
+    Type.String({
+      format: 'cpf-cnpj',
+      maxLength: 18,
+      description: "The payer's CPF or CNPJ, punctuation optional",
+    }),
+  ),
+  our_number: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: OUR_NUMBER_FILTER_MAX,
+      pattern: OUR_NUMBER_FILTER_PATTERN,
+      description: "The bank's our_number (nosso número), exactly",
+    }),
+  ),
+  value: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      maximum: MAX_MONEY_VALUE,
+      description: 'The charge amount, at most 2 decimals',
+    }),
+  ),
+};
+/** The names of the optional filters, as the request and the bus query spell them. */
+export type SearchFilterField = keyof typeof searchFilterFields;
+
 /** POST /api/v1/accounts-receivable/search (the interface spec; limit and cursor per docs/api.md, "Search"). */
 export const SearchRequestSchema = Type.Object(
   {
@@ -19,6 +66,7 @@ export const SearchRequestSchema = Type.Object(
     end_date: IsoDate('Last emission date, inclusive'),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT })),
     cursor: Type.Optional(OpaqueToken(512, 'X-Next-Cursor of the previous page')),
+    ...searchFilterFields,
   },
   { $id: 'SearchRequest' },
 );
@@ -26,10 +74,13 @@ export type SearchRequest = Static<typeof SearchRequestSchema>;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Cross-field rule: start_date <= end_date. Safe on any input. */
+/** Rules the schema cannot say: start_date <= end_date, and a value of whole cents. Safe on any input. */
 export function searchRequestRuleErrors(request: unknown): FieldError[] {
   if (typeof request !== 'object' || request === null) return [];
-  const { start_date, end_date } = request as Record<string, unknown>;
+  const { start_date, end_date, value } = request as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (typeof value === 'number' && !hasAtMostTwoDecimals(value))
+    errors.push({ path: '/value', message: 'must have at most 2 decimals' });
   if (
     typeof start_date === 'string' &&
     typeof end_date === 'string' &&
@@ -37,9 +88,9 @@ export function searchRequestRuleErrors(request: unknown): FieldError[] {
     DATE.test(end_date) &&
     start_date > end_date
   ) {
-    return [{ path: '/end_date', message: 'must not be before start_date' }];
+    errors.push({ path: '/end_date', message: 'must not be before start_date' });
   }
-  return [];
+  return errors;
 }
 
 const validateSearchSchema = compileValidator(SearchRequestSchema);

@@ -8,6 +8,7 @@ import {
   validateSearchRequest,
   type ProviderAccountVersion,
   type ReceivableCreateItem,
+  type ReceivablesSearchQuery,
   type SearchRequest,
 } from '@payments/contracts';
 import { assertBatchSize, uuidParam, endpoint, type Endpoint, type MountableEndpoint } from '../http/endpoint';
@@ -81,7 +82,7 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
     async handle(query, ctx, tenant) {
       const reply = await bus.request(Subjects.receivables.search, {
         tenant_id: tenant.tenantId,
-        query: { state: query.state, start_date: query.start_date, end_date: query.end_date },
+        query: searchQueryOf(query),
         limit: query.limit ?? SEARCH_DEFAULT_LIMIT,
         cursor: query.cursor,
       });
@@ -117,6 +118,16 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
     endpoint(history),
     endpoint(paymentData),
   ];
+}
+
+/** The filters of a search as receivables-svc takes them, named one by one: nothing else of the body travels. */
+function searchQueryOf(r: SearchRequest): ReceivablesSearchQuery {
+  const query: ReceivablesSearchQuery = { state: r.state, start_date: r.start_date, end_date: r.end_date };
+  if (r.payer_name !== undefined) query.payer_name = r.payer_name;
+  if (r.payer_tax_id !== undefined) query.payer_tax_id = r.payer_tax_id;
+  if (r.our_number !== undefined) query.our_number = r.our_number;
+  if (r.value !== undefined) query.value = r.value;
+  return query;
 }
 
 type ReadSubject =

@@ -2,6 +2,7 @@ import { assertIdentifier, createPartitionsAhead, type OnlineIndex } from '@paym
 import { sql, type Kysely, type Migration } from 'kysely';
 import { outboxMigration, outboxRetryMigration, outboxTraceContextMigration } from '@payments/outbox';
 import { STATE_HISTORY } from './partitioned-tables';
+import { searchFilterIndexes, searchFiltersMigration } from './search-filters-migration';
 
 export const SCHEMA = 'receivables';
 
@@ -412,6 +413,8 @@ export const migrations: Record<string, Migration> = {
       // 20 % new rows) suits them, and a partitioned table takes no such settings of its own.
     },
   },
+  // The search's payer name, tax id, our_number and amount filters (docs/api.md, "Search").
+  '0018_search_filters': searchFiltersMigration,
 };
 
 /**
@@ -470,4 +473,5 @@ export const onlineIndexes: OnlineIndex[] = [
     sql: `create index concurrently if not exists bank_notices_applied_received_at_idx on bank_notices (received_at)
       where applied_at is not null`,
   },
+  ...searchFilterIndexes,
 ];

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import {
   type ConsultResult,
   isUuid,
@@ -9,8 +9,10 @@ import {
   StateLabels,
 } from '@payments/contracts';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
+import { PAYER_TAX_ID_SQL } from '../db/search-filters-migration';
 import { formatLocalDateTime } from './local-datetime';
-import { fromCents } from '@payments/br-format';
+import { fromCents, toCents } from '@payments/br-format';
+import { taxIdDigits } from '@payments/tax-id';
 
 type SummaryRow = Pick<
   ReceivableRow,
@@ -44,9 +46,10 @@ export interface SearchPage {
 }
 
 /**
- * Receivables of a tenant by state and emission-date range (inclusive), ordered by emission date then
- * id, one page at a time (keyset paging: fast at any depth, on the (tenant, [state,] emission_date,
- * id) indexes).
+ * Receivables of a tenant by state and emission-date range (inclusive), and by the optional payer
+ * name, payer tax id, our_number and amount, ordered by emission date then id, one page at a time
+ * (keyset paging: fast at any depth, on the (tenant, [state | tax id | amount,] emission_date, id)
+ * indexes; a name through its trigram index, an our_number through its own).
  */
 export async function searchReceivables(
   db: Kysely<ReceivablesDatabase>,
@@ -56,24 +59,7 @@ export async function searchReceivables(
   cursor: string | undefined,
   timeZone: string,
 ): Promise<SearchPage> {
-  let q = db
-    .selectFrom('receivables')
-    .select(SUMMARY_COLUMNS)
-    .where('tenant_id', '=', tenantId)
-    .where('emission_date', '>=', query.start_date)
-    .where('emission_date', '<=', query.end_date);
-  if (query.state !== 'all') q = q.where('state', '=', query.state);
-  if (cursor !== undefined) {
-    const after = decodeCursor(cursor);
-    q = q.where((eb) =>
-      eb(eb.refTuple('emission_date', 'account_receivable_id'), '>', eb.tuple(after.emissionDate, after.id)),
-    );
-  }
-  const rows = await q
-    .orderBy('emission_date')
-    .orderBy('account_receivable_id')
-    .limit(limit + 1)
-    .execute();
+  const rows = await searchStatement(db, tenantId, query, limit, cursor).execute();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -83,6 +69,56 @@ export async function searchReceivables(
     }),
     nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
   };
+}
+
+type SearchQueryBuilder = SelectQueryBuilder<ReceivablesDatabase, 'receivables', SummaryRow>;
+
+/** The statement of one page (limit + 1 rows, to know whether another follows); tests read its plan. */
+export function searchStatement(
+  db: Kysely<ReceivablesDatabase>,
+  tenantId: string,
+  query: ReceivablesSearchQuery,
+  limit: number,
+  cursor: string | undefined,
+): SearchQueryBuilder {
+  let q = db
+    .selectFrom('receivables')
+    .select(SUMMARY_COLUMNS)
+    .where('tenant_id', '=', tenantId)
+    .where('emission_date', '>=', query.start_date)
+    .where('emission_date', '<=', query.end_date);
+  if (query.state !== 'all') q = q.where('state', '=', query.state);
+  q = withOptionalFilters(q, query);
+  if (cursor !== undefined) {
+    const after = decodeCursor(cursor);
+    q = q.where((eb) =>
+      eb(eb.refTuple('emission_date', 'account_receivable_id'), '>', eb.tuple(after.emissionDate, after.id)),
+    );
+  }
+  return q
+    .orderBy('emission_date')
+    .orderBy('account_receivable_id')
+    .limit(limit + 1);
+}
+
+/** The optional filters, ANDed; each compares what its index holds (db/search-filters-migration.ts). */
+function withOptionalFilters(q: SearchQueryBuilder, query: ReceivablesSearchQuery): SearchQueryBuilder {
+  let filtered = q;
+  if (query.payer_name !== undefined) {
+    const pattern = `%${escapeLike(query.payer_name)}%`;
+    // Both sides folded by the same function: case and accents do not matter, whichever side has them.
+    filtered = filtered.where(sql<string>`search_fold(client_name)`, 'like', sql<string>`search_fold(${pattern})`);
+  }
+  if (query.payer_tax_id !== undefined)
+    filtered = filtered.where(sql.raw<string>(PAYER_TAX_ID_SQL), '=', taxIdDigits(query.payer_tax_id));
+  if (query.our_number !== undefined) filtered = filtered.where('our_number', '=', query.our_number);
+  if (query.value !== undefined) filtered = filtered.where('amount_cents', '=', toCents(query.value));
+  return filtered;
+}
+
+/** The text as a LIKE pattern matching itself: its wildcards and the escape character escaped. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** One receivable by the ERP's id, in any spelling; it is answered as spelled at creation. */
