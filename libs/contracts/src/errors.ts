@@ -9,7 +9,13 @@ export const ErrorCatalog = {
   unauthorized: { status: 401, title: 'UNAUTHORIZED' },
   /** A JWT of ours, well signed, past its exp: authenticate again. Titled as the spec titles its 401. */
   token_expired: { status: 401, title: 'UNAUTHORIZED' },
+  /** Console sign-in: the same answer for an unknown e-mail, a wrong password and a wrong TOTP code. */
+  sign_in_refused: { status: 401, title: 'Sign-in refused' },
+  /** A console session that is unknown, signed out, past a limit, or whose user, token or tenant was revoked. */
+  session_ended: { status: 401, title: 'Session ended' },
   forbidden: { status: 403, title: 'Forbidden' },
+  /** A development-only console sign-in (integration token, operator credential) asked of a production gateway. */
+  sign_in_method_disabled: { status: 403, title: 'Sign-in method disabled' },
   not_found: { status: 404, title: 'Not Found' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   request_timeout: { status: 408, title: 'Request Timeout' },

@@ -18,6 +18,7 @@ export * from './search';
 export * from './booklet';
 export * from './provider-accounts';
 export * from './admin';
+export * from './console-sessions';
 export * from './stats';
 export * from './receivable-history';
 export * from './delivery-stats';

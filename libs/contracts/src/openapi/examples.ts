@@ -473,7 +473,13 @@ const problemDetails: Record<ErrorCode, { detail: string; errors?: FieldError[] 
     detail:
       'the access token has expired: get a new one from POST /api/v1/authenticate with your integration token (POST /api/v1/refresh-token renews an access token before it expires)',
   },
+  sign_in_refused: { detail: 'the e-mail, password or TOTP code is not right' },
+  session_ended: { detail: 'this console session has ended: sign in again' },
   forbidden: { detail: 'this download link is not valid (altered or incomplete)' },
+  sign_in_method_disabled: {
+    detail:
+      'signing in with an integration token is for development only: sign in with your e-mail, password and TOTP code',
+  },
   not_found: { detail: `no receivable ${Ids.receivableSlip} for this tenant` },
   method_not_allowed: { detail: 'DELETE is not allowed on /api/v1/clients' },
   request_timeout: { detail: 'the request body did not arrive within 30000 ms; send the request again' },
