@@ -854,7 +854,10 @@ export interface components {
         | 'idempotency_key_invalid'
         | 'unauthorized'
         | 'token_expired'
+        | 'sign_in_refused'
+        | 'session_ended'
         | 'forbidden'
+        | 'sign_in_method_disabled'
         | 'not_found'
         | 'method_not_allowed'
         | 'request_timeout'
@@ -1007,6 +1010,17 @@ export interface components {
       limit?: number;
       /** @description X-Next-Cursor of the previous page */
       cursor?: string;
+      /** @description Part of the payer name, at least 3 characters; letter case and accents do not matter */
+      payer_name?: string;
+      /**
+       * Format: cpf-cnpj
+       * @description The payer's CPF or CNPJ, punctuation optional
+       */
+      payer_tax_id?: string;
+      /** @description The bank's our_number (nosso número), exactly */
+      our_number?: string;
+      /** @description The charge amount, at most 2 decimals */
+      value?: number;
     };
     SearchResponse: components['schemas']['SearchResultItem'][];
     SearchResultItem: {
