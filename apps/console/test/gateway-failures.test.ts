@@ -94,7 +94,7 @@ describe('a gateway that does not answer within the deadline', () => {
       const html = await res.text();
       const took = Date.now() - started;
       expect(res.status).toBe(502);
-      expect(html).toContain('The gateway did not answer');
+      expect(html).toContain('O gateway não respondeu');
       const api = role === 'tenant' ? 'gateway' : 'admin API';
       expect(html).toContain(`The ${api} did not answer in time. Try again in a moment.`);
       // The configured deadline, not the 10 s default.

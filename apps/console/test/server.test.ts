@@ -393,6 +393,6 @@ describe('gateway refusals as pages', () => {
     };
     const res = await fetch(`${base}/tenant/callbacks`, { headers: { cookie } });
     expect(res.status).toBe(502);
-    expect(await res.text()).toContain('The gateway did not answer');
+    expect(await res.text()).toContain('O gateway não respondeu');
   });
 });

@@ -3,6 +3,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from '@payments/logger';
 import { GatewayError, GatewayUnreachableError } from '../gateway/problem';
 import { ErrorPage } from '../views/error-page';
+import { formatsFor, localeOf } from '../views/locale';
 import { render } from '../views/render';
 import type { ConsoleState } from './context';
 import { ConsoleError } from './errors';
@@ -37,7 +38,8 @@ export function errorHandler(deps: ErrorHandlerDeps) {
   return async (ctx: Context & { state: ConsoleState }, next: Next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) page(ctx, 404, undefined, 'There is nothing at this address.');
+      if (ctx.status === 404 && ctx.body === undefined)
+        page(ctx, 404, undefined, formatsFor(localeOf(ctx)).t('error.nothingHere'));
     } catch (err) {
       if (err instanceof GatewayError && err.status === 401 && ctx.state.session) {
         deps.endSession(ctx);
@@ -62,7 +64,7 @@ export function errorHandler(deps: ErrorHandlerDeps) {
         return;
       }
       deps.logger.error({ err, path: ctx.path }, 'console page failed');
-      page(ctx, 500, undefined, 'Something went wrong on our side; it has been logged.');
+      page(ctx, 500, undefined, formatsFor(localeOf(ctx)).t('error.internal'));
     }
   };
 }

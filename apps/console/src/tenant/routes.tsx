@@ -11,12 +11,14 @@ import { BadInputError, NotFoundError } from '../http/errors';
 import { readForm, single } from '../http/form';
 import { tenantSession } from '../session/guards';
 import { render } from '../views/render';
-import { brasiliaInstant, brasiliaLocalValue, isoDay } from '../views/locale';
+import { brasiliaInstant, brasiliaLocalValue, formatsFor, isoDay, localeOf, type Formats } from '../views/locale';
+import type { MessageKey } from '../views/messages';
 import type { TenantRouteDeps } from './mount';
 import { BookletsPage } from './pages/booklets';
 import { bookletLink, CallbackPage } from './pages/callback';
 import { CALLBACK_STATUSES, CallbacksPage, type CallbackStatus } from './pages/callbacks';
-import { ChargePage } from './pages/charge';
+import { ChargePage, type SlipOffer } from './pages/charge';
+import { dueDateOfBarcode, gatewaySlipLink, webLink, type SlipLinkKind } from './payment-data';
 import { CHARGE_STATES, ChargesPage, type ChargeFilters, type ChargeState } from './pages/charges';
 
 /** Rows per page of the charges search and of the callbacks list. */
@@ -42,6 +44,9 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
   const download = gatewayFetch({ gatewayTimeoutMs: deps.gatewayTimeoutMs * 3 });
   const auth = (ctx: ConsoleContext) => bearer(tenantSession(ctx).jwt);
   const page = (ctx: ConsoleContext) => ({ session: tenantSession(ctx), flash: ctx.state.flash, path: ctx.path });
+  /** The request's text for a catalog key: flashes and errors are in the reader's language too. */
+  const text = (ctx: ConsoleContext, key: MessageKey, vars?: Record<string, string | number>) =>
+    formatsFor(localeOf(ctx)).t(key, vars);
 
   router.get('/', (ctx) => ctx.redirect('/tenant/charges'));
 
@@ -65,15 +70,14 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
 
   router.get('/charges/lookup', (ctx) => {
     const id = single(ctx.query.id);
-    if (!id || !isUuid(id)) throw new BadInputError('id', 'a charge id is a UUID (its account_receivable_id)');
+    if (!id || !isUuid(id)) throw new BadInputError('id', text(ctx, 'charge.badId'));
     ctx.redirect(`/tenant/charges/${id.toLowerCase()}`);
   });
 
   router.get('/charges/:id', async (ctx) => {
-    const id = ctx.params.id ?? '';
-    if (!isUuid(id)) throw new NotFoundError('No charge has this id.');
+    const id = chargeId(ctx);
     const path = { uuid: id };
-    const [charge, history, callbacks] = await Promise.all([
+    const [charge, history, callbacks, paymentData] = await Promise.all([
       api
         .POST('/api/v1/accounts-receivable/{uuid}/consult-transaction', { params: { path }, headers: auth(ctx) })
         .then((r) => ok('POST /api/v1/accounts-receivable/{uuid}/consult-transaction', r)),
@@ -86,9 +90,75 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
           headers: auth(ctx),
         })
         .then((r) => ok('GET /api/v1/callbacks', r)),
+      registeredPaymentData(ctx, id),
     ]);
-    render(ctx, <ChargePage {...page(ctx)} charge={charge} history={history.items} callbacks={callbacks} />);
+    const offer = (kind: SlipLinkKind, link: string | undefined): SlipOffer => {
+      if (!link) return undefined;
+      if (gatewaySlipLink(link, kind, deps.gatewayUrl))
+        return { via: 'console', href: `/tenant/charges/${id}/${kind === 'pdf' ? 'slip.pdf' : 'qrcode.png'}` };
+      const atBank = webLink(link);
+      return atBank ? { via: 'bank', href: atBank } : undefined;
+    };
+    render(
+      ctx,
+      <ChargePage
+        {...page(ctx)}
+        charge={charge}
+        paymentData={paymentData}
+        dueDate={paymentData ? dueDateOfBarcode(paymentData.barcode, Date.now()) : undefined}
+        pdf={offer('pdf', paymentData?.pdf)}
+        qrCode={offer('qrcode', paymentData?.qrcode_image)}
+        history={history.items}
+        callbacks={callbacks}
+      />,
+    );
   });
+
+  // The slip PDF and the PIX QR image of a charge whose links are the gateway's signed ones
+  // (downloadSlipPdf, downloadSlipQrCode): streamed like a booklet (docs/console.md, "Booklets").
+  router.get('/charges/:id/slip.pdf', (ctx) => streamSlipFile(ctx, 'pdf'));
+  router.get('/charges/:id/qrcode.png', (ctx) => streamSlipFile(ctx, 'qrcode'));
+
+  /** The charge id of the path, or the not-found page. */
+  function chargeId(ctx: ConsoleContext): string {
+    const id = ctx.params.id ?? '';
+    if (!isUuid(id)) throw new NotFoundError(text(ctx, 'charge.notFound'));
+    return id;
+  }
+
+  /** GET .../payment-data, or undefined while the bank has not registered the charge (its 404). */
+  async function registeredPaymentData(ctx: ConsoleContext, id: string) {
+    const result = await api.GET('/api/v1/accounts-receivable/{uuid}/payment-data', {
+      params: { path: { uuid: id } },
+      headers: auth(ctx),
+    });
+    if (result.response.status === 404) return undefined;
+    return ok('GET /api/v1/accounts-receivable/{uuid}/payment-data', result);
+  }
+
+  /**
+   * Reads the charge's payment data with the tenant's JWT (another tenant's charge is the gateway's
+   * 404), takes its link only when it is this gateway's signed slip link, and streams the file. The
+   * browser names no link: the console fetches nothing it did not read from the gateway itself.
+   */
+  async function streamSlipFile(ctx: ConsoleContext, kind: SlipLinkKind): Promise<void> {
+    const id = chargeId(ctx);
+    const data = await registeredPaymentData(ctx, id);
+    const what = kind === 'pdf' ? 'PDF' : 'QR code';
+    const link = data && gatewaySlipLink(kind === 'pdf' ? data.pdf : data.qrcode_image, kind, deps.gatewayUrl);
+    if (!link) throw new NotFoundError(text(ctx, 'charge.noGatewayLink', { what }));
+    const response = await download(new Request(link));
+    if (!response.ok || !response.body) {
+      const body: unknown = await response.json().catch(() => undefined);
+      throw new GatewayError(`GET ${link.pathname}`, response.status, asProblem(body, response));
+    }
+    ctx.type = kind === 'pdf' ? 'application/pdf' : 'image/png';
+    if (kind === 'pdf') ctx.set('content-disposition', `attachment; filename="boleto-${id}.pdf"`);
+    ctx.set('cache-control', 'private, no-store');
+    const length = response.headers.get('content-length');
+    if (length) ctx.length = Number(length);
+    ctx.body = Readable.fromWeb(response.body as WebReadableStream);
+  }
 
   router.get('/callbacks', async (ctx) => {
     const status = callbackStatus(single(ctx.query.status));
@@ -113,7 +183,7 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
 
   router.get('/callbacks/:event_id', async (ctx) => {
     const eventId = ctx.params.event_id ?? '';
-    if (!EVENT_ID.test(eventId)) throw new NotFoundError('No callback has this id.');
+    if (!EVENT_ID.test(eventId)) throw new NotFoundError(text(ctx, 'callbacks.notFound'));
     const event = ok(
       'GET /api/v1/callbacks/{event_id}',
       await api.GET('/api/v1/callbacks/{event_id}', { params: { path: { event_id: eventId } }, headers: auth(ctx) }),
@@ -124,10 +194,10 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
   router.post('/callbacks/replay', async (ctx) => {
     const form = await readForm(ctx);
     const since = brasiliaInstant(single(form.get('since')));
-    if (!since) throw new BadInputError('since', 'give a date and time (UTC)');
+    if (!since) throw new BadInputError('since', text(ctx, 'callbacks.badSince'));
     const untilText = single(form.get('until'));
     const until = brasiliaInstant(untilText);
-    if (untilText && !until) throw new BadInputError('until', 'give a date and time (UTC), or leave it empty');
+    if (untilText && !until) throw new BadInputError('until', text(ctx, 'callbacks.badUntil'));
     const answer = ok(
       'POST /api/v1/callbacks/replay',
       await api.POST('/api/v1/callbacks/replay', {
@@ -135,17 +205,13 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
         body: { since, ...(until ? { until } : {}) },
       }),
     );
-    deps.flash(
-      ctx,
-      'info',
-      `${answer.replayed} dead callback${answer.replayed === 1 ? '' : 's'} queued for delivery again.`,
-    );
+    deps.flash(ctx, 'info', text(ctx, 'callbacks.replayed', { count: answer.replayed }));
     ctx.redirect('/tenant/callbacks');
   });
 
   router.post('/callbacks/:event_id/retry', async (ctx) => {
     const eventId = ctx.params.event_id ?? '';
-    if (!EVENT_ID.test(eventId)) throw new NotFoundError('No callback has this id.');
+    if (!EVENT_ID.test(eventId)) throw new NotFoundError(text(ctx, 'callbacks.notFound'));
     ok(
       'POST /api/v1/callbacks/{event_id}/retry',
       await api.POST('/api/v1/callbacks/{event_id}/retry', {
@@ -153,7 +219,7 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
         headers: { ...auth(ctx), 'Idempotency-Key': randomUUID() },
       }),
     );
-    deps.flash(ctx, 'info', 'Queued for delivery again.');
+    deps.flash(ctx, 'info', text(ctx, 'callback.queued'));
     ctx.redirect(`/tenant/callbacks/${encodeURIComponent(eventId)}`);
   });
 
@@ -177,8 +243,8 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
     const form = await readForm(ctx);
     const slipId = single(form.get('payment_slip_id'));
     const urlCallback = single(form.get('url_callback'));
-    if (!slipId || !isUuid(slipId)) throw new BadInputError('payment_slip_id', 'a booklet id is a UUID');
-    if (!urlCallback) throw new BadInputError('url_callback', 'say where the download link is to be sent');
+    if (!slipId || !isUuid(slipId)) throw new BadInputError('payment_slip_id', text(ctx, 'booklets.badSlipId'));
+    if (!urlCallback) throw new BadInputError('url_callback', text(ctx, 'booklets.badUrl'));
     const answer = ok(
       'POST /api/v1/bank-slip-booklet/{uuid}',
       await api.POST('/api/v1/bank-slip-booklet/{uuid}', {
@@ -187,12 +253,12 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
         body: { url_callback: urlCallback },
       }),
     );
-    deps.flash(ctx, 'info', `${answer.message} The booklet.sent callback goes to ${urlCallback}.`);
+    deps.flash(ctx, 'info', text(ctx, 'booklets.requested', { message: answer.message, url: urlCallback }));
     ctx.redirect('/tenant/booklets');
   });
 
   router.get('/booklets/download', async (ctx) => {
-    const link = bookletDownload(await downloadLinkText(ctx), deps.gatewayUrl);
+    const link = bookletDownload(await downloadLinkText(ctx), deps.gatewayUrl, formatsFor(localeOf(ctx)).t);
     const response = await download(new Request(link));
     if (!response.ok || !response.body) {
       const body: unknown = await response.json().catch(() => undefined);
@@ -215,13 +281,13 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
   async function downloadLinkText(ctx: ConsoleContext): Promise<string | undefined> {
     const eventId = single(ctx.query.event);
     if (eventId === undefined) return single(ctx.query.link);
-    if (!EVENT_ID.test(eventId)) throw new NotFoundError('No callback has this id.');
+    if (!EVENT_ID.test(eventId)) throw new NotFoundError(text(ctx, 'callbacks.notFound'));
     const event = ok(
       'GET /api/v1/callbacks/{event_id}',
       await api.GET('/api/v1/callbacks/{event_id}', { params: { path: { event_id: eventId } }, headers: auth(ctx) }),
     );
     const link = bookletLink(event);
-    if (!link) throw new NotFoundError('This callback is no booklet.sent event: it holds no download link.');
+    if (!link) throw new NotFoundError(text(ctx, 'callback.notBooklet'));
     return link;
   }
 }
@@ -231,12 +297,12 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
  * query exactly as booklet-svc signs them), re-based on GATEWAY_URL: the console fetches no other
  * address for anyone.
  */
-function bookletDownload(text: string | undefined, gatewayUrl: string): URL {
+function bookletDownload(text: string | undefined, gatewayUrl: string, t: Formats['t']): URL {
   let url: URL;
   try {
     url = new URL(text ?? '');
   } catch {
-    throw new BadInputError('link', 'paste the download link of the booklet.sent callback');
+    throw new BadInputError('link', t('booklets.badLink'));
   }
   const id = url.pathname.startsWith(`${BOOKLET_DOWNLOAD_PATH}/`)
     ? url.pathname.slice(BOOKLET_DOWNLOAD_PATH.length + 1)
@@ -246,7 +312,7 @@ function bookletDownload(text: string | undefined, gatewayUrl: string): URL {
   if (!/^[A-Za-z0-9_-]{1,100}$/.test(id) || !expires || !signature)
     throw new BadInputError(
       'link',
-      `a booklet link looks like ${BOOKLET_DOWNLOAD_PATH}/<id>?expires=...&signature=...`,
+      t('booklets.badLinkShape', { shape: `${BOOKLET_DOWNLOAD_PATH}/<id>?expires=...&signature=...` }),
     );
   const link = new URL(`${gatewayUrl}${BOOKLET_DOWNLOAD_PATH}/${id}`);
   link.searchParams.set('expires', expires);

@@ -3,6 +3,8 @@ import type { Problem } from '../gateway/problem';
 import type { Flash } from '../http/context';
 import type { Session } from '../session/codec';
 import { Layout } from './layout';
+import { useFormats } from './locale';
+import { MESSAGES, type MessageKey } from './messages';
 
 export interface ErrorPageProps {
   status: number;
@@ -16,12 +18,19 @@ export interface ErrorPageProps {
   path?: string;
 }
 
-/** An error answer as a page: status, title, the detail and each field the gateway named. */
+/**
+ * An error answer as a page: status, title, the detail and each field the gateway named. The title is
+ * the catalog's for the status when it has one (in the request's language), else the one given; the
+ * gateway's detail and field messages are its own text, shown as they came.
+ */
 export function ErrorPage({ status, title, detail, problem, session, flash, path }: ErrorPageProps) {
+  const { t } = useFormats();
   const errors = problem?.errors ?? [];
+  const key = `error.title.${status}`;
+  const heading = isMessageKey(key) ? t(key) : title;
   return (
-    <Layout title={title} session={session} flash={flash} path={path}>
-      <h1>{title}</h1>
+    <Layout title={heading} session={session} flash={flash} path={path}>
+      <h1>{heading}</h1>
       <div class="problem" data-status={String(status)}>
         <p>
           <span class="badge">{status}</span> {detail ?? problem?.detail ?? problem?.title ?? ''}
@@ -30,15 +39,19 @@ export function ErrorPage({ status, title, detail, problem, session, flash, path
           <ul>
             {errors.map((e) => (
               <li>
-                <span class="mono">{e.path || e.in || 'request'}</span>: {e.message ?? ''}
+                <span class="mono">{e.path || e.in || t('error.request')}</span>: {e.message ?? ''}
               </li>
             ))}
           </ul>
         )}
         <p>
-          <a href="/">Back to the console</a>
+          <a href="/">{t('error.back')}</a>
         </p>
       </div>
     </Layout>
   );
+}
+
+function isMessageKey(key: string): key is MessageKey {
+  return key in MESSAGES['pt-BR'];
 }

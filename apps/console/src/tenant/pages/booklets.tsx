@@ -3,6 +3,7 @@ import type { components } from '@payments/sdk';
 import type { Flash } from '../../http/context';
 import type { TenantSession } from '../../session/codec';
 import { Layout } from '../../views/layout';
+import { useFormats } from '../../views/locale';
 import { CallbackTable } from './callback-table';
 
 export interface BookletsPageProps {
@@ -22,13 +23,14 @@ export interface BookletsPageProps {
  * pasted too.
  */
 export function BookletsPage({ session, flash, path, paymentSlipId, urlCallback, events }: BookletsPageProps) {
+  const { t } = useFormats();
   return (
-    <Layout title="Booklets" session={session} flash={flash} path={path}>
-      <h1>Booklets</h1>
-      <h2>Request a booklet</h2>
+    <Layout title={t('booklets.title')} session={session} flash={flash} path={path}>
+      <h1>{t('booklets.title')}</h1>
+      <h2>{t('booklets.request')}</h2>
       <form method="post" action="/tenant/booklets" class="stack" id="booklet-request">
         <label>
-          Booklet id (the charges' payment_slip_id)
+          {t('booklets.slipId')}
           <input
             name="payment_slip_id"
             value={paymentSlipId ?? ''}
@@ -37,7 +39,7 @@ export function BookletsPage({ session, flash, path, paymentSlipId, urlCallback,
           />
         </label>
         <label>
-          Send the booklet.sent callback (with the download link) to
+          {t('booklets.urlCallback')}
           <input
             name="url_callback"
             value={urlCallback ?? ''}
@@ -45,30 +47,28 @@ export function BookletsPage({ session, flash, path, paymentSlipId, urlCallback,
             placeholder="https://erp.example.com/callbacks"
           />
         </label>
-        <button type="submit">Request booklet</button>
+        <button type="submit">{t('booklets.submit')}</button>
       </form>
-      <h2>Latest booklets</h2>
+      <h2>{t('booklets.latest')}</h2>
       {events.length === 0 ? (
         <p class="muted" id="no-booklets">
-          No booklet event among the latest callbacks.
+          {t('booklets.none')}
         </p>
       ) : (
         <CallbackTable items={events} id="booklet-events" />
       )}
-      <h2>Download a booklet from its link</h2>
+      <h2>{t('booklets.fromLink')}</h2>
       <form method="get" action="/tenant/booklets/download" class="stack" id="booklet-download">
         <label>
-          The download link of the booklet.sent callback
+          {t('booklets.link')}
           <input
             name="link"
             required
             placeholder="https://.../api/v1/bank-slip-booklet/downloads/...?expires=...&signature=..."
           />
         </label>
-        <button type="submit">Download PDF</button>
-        <p class="muted">
-          The console fetches the PDF from the gateway and passes it on; the link must be this gateway's.
-        </p>
+        <button type="submit">{t('booklets.download')}</button>
+        <p class="muted">{t('booklets.note')}</p>
       </form>
     </Layout>
   );

@@ -7,18 +7,18 @@ type CallbackEventSummary = components['schemas']['CallbackEventSummary'];
 
 /** Callback events, each linking to its attempts. */
 export function CallbackTable({ items, id }: { items: readonly CallbackEventSummary[]; id: string }) {
-  const { dateTime: when } = useFormats();
+  const { t, dateTime: when } = useFormats();
   return (
     <table id={id}>
       <thead>
         <tr>
-          <th>Event</th>
-          <th>Type</th>
-          <th>Status</th>
-          <th class="num">Attempts</th>
-          <th>Created</th>
-          <th>Delivered / next attempt</th>
-          <th>URL</th>
+          <th>{t('callbacks.event')}</th>
+          <th>{t('callbacks.type')}</th>
+          <th>{t('callbacks.status')}</th>
+          <th class="num">{t('callbacks.attempts')}</th>
+          <th>{t('callbacks.created')}</th>
+          <th>{t('callbacks.deliveredOrNext')}</th>
+          <th>{t('callbacks.url')}</th>
         </tr>
       </thead>
       <tbody>
@@ -29,12 +29,16 @@ export function CallbackTable({ items, id }: { items: readonly CallbackEventSumm
             </td>
             <td>{e.event_type}</td>
             <td>
-              <Badge value={e.status} />
+              <Badge value={e.status} kind="callback" />
             </td>
             <td class="num">{e.attempt_count}</td>
             <td>{when(e.created_at)}</td>
             <td>
-              {e.delivered_at ? when(e.delivered_at) : e.next_attempt_at ? `next ${when(e.next_attempt_at)}` : '—'}
+              {e.delivered_at
+                ? when(e.delivered_at)
+                : e.next_attempt_at
+                  ? t('callbacks.next', { when: when(e.next_attempt_at) })
+                  : '—'}
             </td>
             <td class="mono">{e.url}</td>
           </tr>

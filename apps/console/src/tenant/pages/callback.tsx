@@ -17,48 +17,48 @@ export interface CallbackPageProps {
 
 /** One callback event with every delivery attempt; a dead one can be sent again. */
 export function CallbackPage({ session, flash, path, event }: CallbackPageProps) {
-  const { duration, dateTime: when } = useFormats();
+  const { t, duration, dateTime: when } = useFormats();
   return (
-    <Layout title={`Callback ${event.event_id}`} session={session} flash={flash} path={path}>
+    <Layout title={t('callback.title', { id: event.event_id })} session={session} flash={flash} path={path}>
       <h1>
-        Callback <span class="mono">{event.event_id}</span>
+        {t('callback.heading')} <span class="mono">{event.event_id}</span>
       </h1>
       <Facts
         rows={[
-          ['Type', event.event_type],
-          ['Status', <Badge value={event.status} />],
-          ['URL', <span class="mono">{event.url}</span>],
-          ['Created', when(event.created_at)],
-          ['Delivered', event.delivered_at ? when(event.delivered_at) : '—'],
+          [t('callbacks.type'), event.event_type],
+          [t('callbacks.status'), <Badge value={event.status} kind="callback" />],
+          [t('callbacks.url'), <span class="mono">{event.url}</span>],
+          [t('callbacks.created'), when(event.created_at)],
+          [t('callback.delivered'), when(event.delivered_at)],
         ]}
       />
       {bookletLink(event) && (
         <div class="actions">
           <a href={`/tenant/booklets/download?event=${encodeURIComponent(event.event_id)}`} id="booklet-download">
-            Download the booklet PDF
+            {t('callback.downloadBooklet')}
           </a>
         </div>
       )}
       {event.status === 'dead' && (
         <div class="actions">
           <form method="post" action={`/tenant/callbacks/${encodeURIComponent(event.event_id)}/retry`} id="retry">
-            <button type="submit">Retry delivery</button>
+            <button type="submit">{t('callback.retry')}</button>
           </form>
         </div>
       )}
-      <h2>Attempts</h2>
+      <h2>{t('callbacks.attempts')}</h2>
       {event.attempts.length === 0 ? (
-        <p class="muted">No attempt yet.</p>
+        <p class="muted">{t('callback.noAttempt')}</p>
       ) : (
         <table id="attempts">
           <thead>
             <tr>
               <th class="num">#</th>
-              <th>When</th>
-              <th class="num">Status code</th>
-              <th>Error</th>
-              <th class="num">Duration</th>
-              <th>Response</th>
+              <th>{t('callback.when')}</th>
+              <th class="num">{t('callback.statusCode')}</th>
+              <th>{t('callback.error')}</th>
+              <th class="num">{t('callback.duration')}</th>
+              <th>{t('callback.response')}</th>
             </tr>
           </thead>
           <tbody>
@@ -66,7 +66,7 @@ export function CallbackPage({ session, flash, path, event }: CallbackPageProps)
               <tr>
                 <td class="num">{i + 1}</td>
                 <td>{when(a.attempted_at)}</td>
-                <td class="num">{a.status_code ?? 'no answer'}</td>
+                <td class="num">{a.status_code ?? t('callback.noAnswer')}</td>
                 <td class="error-text">{a.error ?? ''}</td>
                 <td class="num">{duration(a.duration_ms)}</td>
                 <td class="response">
@@ -77,9 +77,9 @@ export function CallbackPage({ session, flash, path, event }: CallbackPageProps)
           </tbody>
         </table>
       )}
-      <h2>Payload</h2>
+      <h2>{t('callback.payload')}</h2>
       {event.payload === null ? (
-        <p class="muted">Not a JSON object.</p>
+        <p class="muted">{t('callback.notJson')}</p>
       ) : (
         <pre class="mono payload" id="payload">
           {JSON.stringify(event.payload, null, 2)}
