@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { signingKey, verifyWebhook as verifySigned, type VerifyFailure } from '@payments/standard-webhooks';
 
 /** The Standard Webhooks headers of a callback; names in lower case, as node:http and fetch give them. */
 export interface WebhookHeaders {
@@ -25,14 +25,21 @@ export interface VerifyOptions {
   now?: () => Date;
 }
 
-const SECRET_PREFIX = 'whsec_';
+/** The library's reasons, as this SDK has always named them. */
+const FAILURES: Record<VerifyFailure, WebhookFailure> = {
+  missing_headers: 'missing_headers',
+  timestamp_not_a_number: 'stale_timestamp',
+  too_old: 'stale_timestamp',
+  too_new: 'stale_timestamp',
+  bad_signature: 'bad_signature',
+};
 
 /**
  * Checks a callback before its body is trusted: one of the space-separated `v1,<base64>` signatures
  * (several during a signing-secret rotation) must be the HMAC-SHA256 of "id.timestamp.body" under
  * one of `secrets`, compared in constant time, and the timestamp must be recent. Pass the raw body
  * exactly as received, before any JSON parsing. Returns the webhook-id (to drop duplicates); throws
- * WebhookVerificationError otherwise.
+ * WebhookVerificationError otherwise. The Standard Webhooks code is libs/standard-webhooks, bundled.
  */
 export function verifyWebhook(
   secrets: string | readonly string[],
@@ -42,32 +49,13 @@ export function verifyWebhook(
 ): string {
   const get = (name: keyof WebhookHeaders) =>
     (headers instanceof Headers ? headers.get(name) : headers[name]) ?? undefined;
-  const id = get('webhook-id');
-  const timestamp = get('webhook-timestamp');
-  const signatures = get('webhook-signature');
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing_headers');
-
-  const nowSeconds = (options.now?.() ?? new Date()).getTime() / 1000;
-  const tolerance = options.toleranceSeconds ?? 300;
-  if (!/^\d+$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > tolerance)
-    throw new WebhookVerificationError('stale_timestamp');
-
-  const signed = Buffer.concat([Buffer.from(`${id}.${timestamp}.`), Buffer.from(rawBody)]);
-  const expected = (typeof secrets === 'string' ? [secrets] : secrets).map((secret) =>
-    createHmac('sha256', keyOf(secret)).update(signed).digest(),
+  const keys = (typeof secrets === 'string' ? [secrets] : secrets).map((secret) => signingKey(secret));
+  const verified = verifySigned(
+    keys,
+    { id: get('webhook-id'), timestamp: get('webhook-timestamp'), signature: get('webhook-signature') },
+    rawBody,
+    options,
   );
-  const given = signatures
-    .split(' ')
-    .map((part) => part.split(','))
-    .filter(([version, value]) => version === 'v1' && value !== undefined)
-    .map(([, value]) => Buffer.from(value ?? '', 'base64'));
-  const matches = given.some((candidate) =>
-    expected.some((digest) => candidate.length === digest.length && timingSafeEqual(candidate, digest)),
-  );
-  if (!matches) throw new WebhookVerificationError('bad_signature');
-  return id;
-}
-
-function keyOf(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+  if (!verified.ok) throw new WebhookVerificationError(FAILURES[verified.failure]);
+  return verified.id;
 }

@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
 import type { BankSandboxDatabase, NotificationRow } from '../db/schema';
-import type { Webhook } from 'standardwebhooks';
 import { signSandboxWebhook, webhookSigner } from './webhook-signature';
 
 /** Where payment webhooks go and how they are retried: BANK_SANDBOX_WEBHOOK_<FIELD> for each field. */
@@ -84,7 +83,8 @@ export class WebhookDispatcher {
   private readonly logger: Logger;
   private readonly poster: WebhookPoster;
   private readonly tracing: WebhookTracing;
-  private readonly signer: Webhook;
+  /** The HMAC key of the webhook secret. */
+  private readonly signer: Buffer;
   private readonly now: () => Date;
 
   constructor(config: WebhookDispatcherConfig) {

@@ -1,10 +1,10 @@
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { signingKey, verifyWebhook, type VerifyFailure } from '@payments/standard-webhooks';
 import type { ProviderPayment } from '../domain/ports';
 
 /**
  * The bank sandbox's payment notification, checked the way the ERP checks our callbacks: Standard
  * Webhooks (webhook-id, webhook-timestamp, webhook-signature `v1,<base64 HMAC-SHA256 of
- * "id.timestamp.body">`), verified by the standardwebhooks package, which also refuses a timestamp
+ * "id.timestamp.body">`), verified by libs/standard-webhooks, which also refuses a timestamp
  * more than 5 minutes old or ahead. A replayed webhook-id is the caller's to drop (provider_events).
  */
 export class InvalidWebhookError extends Error {
@@ -36,39 +36,27 @@ export interface WebhookHeaders {
   'webhook-signature'?: string | string[];
 }
 
-const SECRET_PREFIX = 'whsec_';
-
 /**
- * The verifier of PROVIDER_WEBHOOK_SECRET: a Standard Webhooks secret (`whsec_<base64>`) is decoded as
+ * The key of PROVIDER_WEBHOOK_SECRET: a Standard Webhooks secret (`whsec_<base64>`) is decoded as
  * the standard says; any other text (such as the development default) is keyed with its UTF-8 bytes,
  * as the bank sandbox does with BANK_SANDBOX_WEBHOOK_SECRET.
  */
-export function sandboxWebhookVerifier(secret: string): Webhook {
-  return secret.startsWith(SECRET_PREFIX) ? new Webhook(secret) : new Webhook(Buffer.from(secret), { format: 'raw' });
+export function sandboxWebhookVerifier(secret: string): Buffer {
+  return signingKey(secret, 'utf8');
 }
 
 export function verifySandboxWebhook(
-  verifier: Webhook,
+  key: Buffer,
   rawBody: string,
   headers: WebhookHeaders,
 ): SandboxPaymentNotice | null {
-  const id = single(headers['webhook-id']);
-  const timestamp = single(headers['webhook-timestamp']);
-  const signature = single(headers['webhook-signature']);
-  if (!id || !timestamp || !signature)
-    throw new InvalidWebhookError('missing webhook-id, webhook-timestamp or webhook-signature');
-  // The verifier reads the timestamp with parseInt, which takes "17e8" or "1795435200abc": we do not.
-  if (!/^\d{1,12}$/.test(timestamp)) throw new InvalidWebhookError('webhook-timestamp is not a number');
-  try {
-    verifier.verify(
-      rawBody,
-      { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature },
-      { jsonParse: false },
-    );
-  } catch (err) {
-    if (err instanceof WebhookVerificationError) throw new InvalidWebhookError(reasonOf(err));
-    throw err;
-  }
+  const verified = verifyWebhook(
+    key,
+    { id: single(headers['webhook-id']), timestamp: single(headers['webhook-timestamp']), signature: single(headers['webhook-signature']) },
+    rawBody,
+  );
+  if (!verified.ok) throw new InvalidWebhookError(REASONS[verified.failure]);
+  const id = verified.id;
   let body: SandboxNotification;
   try {
     body = JSON.parse(rawBody) as SandboxNotification;
@@ -104,9 +92,11 @@ function single(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-/** The verifier's reasons, in our words: whether the signature or the clock refused it. */
-function reasonOf(err: WebhookVerificationError): string {
-  if (/too old/i.test(err.message)) return 'webhook-timestamp is more than 5 minutes old';
-  if (/too new/i.test(err.message)) return 'webhook-timestamp is more than 5 minutes ahead';
-  return 'bad signature';
-}
+/** The verifier's reasons, in our words: whether the headers, the signature or the clock refused it. */
+const REASONS: Record<VerifyFailure, string> = {
+  missing_headers: 'missing webhook-id, webhook-timestamp or webhook-signature',
+  timestamp_not_a_number: 'webhook-timestamp is not a number',
+  too_old: 'webhook-timestamp is more than 5 minutes old',
+  too_new: 'webhook-timestamp is more than 5 minutes ahead',
+  bad_signature: 'bad signature',
+};
