@@ -5,7 +5,14 @@ import type { AdminSchemas } from '../src/operator/admin-client';
 import { AuditLogPage } from '../src/operator/pages/audit';
 import type { PageContext } from '../src/operator/pages/frame';
 import { HealthPage, rateClass } from '../src/operator/pages/health';
-import { SecretOncePage, TenantPage, TenantsPage } from '../src/operator/pages/tenants';
+import {
+  ConfirmCreateTenantPage,
+  ConfirmIssueTokenPage,
+  ConfirmRotatePage,
+  SecretOncePage,
+  TenantPage,
+  TenantsPage,
+} from '../src/operator/pages/tenants';
 import { providerAccountRequest } from '../src/operator/routes';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -50,14 +57,29 @@ it("a tenant's page: tokens with revoke forms for the active ones, and the actio
   const html = render(<TenantPage page={page} tenant={tenant} tokens={tokens} account={undefined} />);
   expect(html.match(/action="\/operator\/tokens\/[ab]\/revoke"/g)).toEqual(['action="/operator/tokens/a/revoke"']);
   expect(html).toContain(`action="/operator/tenants/${tenant.tenant_id}/disable"`);
-  expect(html).toContain(`action="/operator/tenants/${tenant.tenant_id}/tokens"`);
+  // Issuing and rotating lead to their confirmation pages, not to the actions.
+  expect(html).toContain(`<form method="get" action="/operator/tenants/${tenant.tenant_id}/tokens/new"`);
+  expect(html).toContain(`<form method="get" action="/operator/tenants/${tenant.tenant_id}/rotate-secret"`);
+  expect(html).not.toContain('data-overlap-until');
   // No provider account: the form is unfolded.
   expect(html).toMatch(/<details class="panel" open/);
   const disabled = render(
     <TenantPage page={page} tenant={{ ...tenant, status: 'disabled' }} tokens={tokens} account={undefined} />,
   );
   expect(disabled).not.toContain('/disable"');
-  expect(disabled).not.toContain(`/tokens"`);
+  expect(disabled).not.toContain(`/tokens/new"`);
+  // While an overlap runs, the page says until when the previous secret is accepted (Brasília time).
+  const overlapping = render(
+    <TenantPage
+      page={page}
+      tenant={{ ...tenant, previous_secret_valid_until: '2026-11-29T14:05:00.000Z' }}
+      tokens={[]}
+      account={undefined}
+    />,
+  );
+  expect(overlapping).toContain(
+    'O segredo anterior ainda é aceito até 29/11/2026 11:05 (horário de Brasília): os callbacks levam as duas assinaturas.',
+  );
 });
 
 it('a pix account shows like the others: provider, PIX API root, credentials set or none, its PIX key', () => {
@@ -84,16 +106,16 @@ it('a pix account shows like the others: provider, PIX API root, credentials set
     return html.slice(start, html.indexOf('</dl>', start));
   };
   const pix = facts(account);
-  expect(pix).toContain('<dd>pix<span class="muted"> (a bank\'s PIX API: PIX charges only)</span></dd>');
-  expect(pix).toContain('<dt>PIX API root</dt><dd class="mono">https://pix.bank.example/api/v2</dd>');
+  expect(pix).toContain('<dd>pix<span class="muted"> (a API PIX de um banco: só cobranças PIX)</span></dd>');
+  expect(pix).toContain('<dt>Raiz da API PIX</dt><dd class="mono">https://pix.bank.example/api/v2</dd>');
   expect(pix).toContain('<dd class="mono">financeiro@horizonte.example</dd>');
-  expect(pix).toContain('<dd>stored (never shown)</dd>');
-  expect(facts({ ...account, credentials: 'none' })).toContain('<dt>Credentials</dt><dd>none</dd>');
+  expect(pix).toContain('<dd>guardadas (nunca mostradas)</dd>');
+  expect(facts({ ...account, credentials: 'none' })).toContain('<dt>Credenciais</dt><dd>nenhuma</dd>');
   // An inter account without a PIX key issues slips only, and says so.
   const slipsOnly = facts({ ...account, provider: 'inter', beneficiary: { ...account.beneficiary, pix_key: null } });
-  expect(slipsOnly).toContain('<dt>API root</dt>');
-  expect(slipsOnly).toContain('(slips only: PIX charges get 422 pix_key_required)');
-  expect(pix).not.toContain('slips only');
+  expect(slipsOnly).toContain('<dt>Raiz da API</dt>');
+  expect(slipsOnly).toContain('(só boletos: cobranças PIX recebem 422 pix_key_required)');
+  expect(pix).not.toContain('só boletos');
 });
 
 it('a secret shown once is on its answer page, escaped like all text', () => {
@@ -107,7 +129,7 @@ it('a secret shown once is on its answer page, escaped like all text', () => {
     />,
   );
   expect(html).toContain('<dd class="mono" data-secret="signing_secret">whsec_&lt;b></dd>');
-  expect(html).toContain('it is shown once and never again');
+  expect(html).toContain('ele é mostrado uma única vez, nunca mais');
 });
 
 it('the audit log links its next page with the cursor, keeping the filter and page size', () => {
@@ -228,4 +250,34 @@ describe('providerAccountRequest', () => {
     );
     expect(() => providerAccountRequest(form({ provider: 'bank' }))).toThrow('provider: must be sandbox or inter');
   });
+});
+
+it('each action answering a secret has a confirmation page whose form carries its Idempotency-Key', () => {
+  const key = '0b9c7f0e-4f7a-4d8e-9a51-3c2b1a0f9e8d';
+  const hidden = `<input type="hidden" name="idempotency_key" value="${key}"/>`;
+  const create = render(<ConfirmCreateTenantPage page={page} name={HOSTILE} idempotencyKey={key} />);
+  expect(create).toContain('<form method="post" action="/operator/tenants" class="stack confirm">');
+  expect(create).toContain(hidden);
+  expect(create).toContain(`value="${ESCAPED}"`);
+  const issue = render(<ConfirmIssueTokenPage page={page} tenant={tenant} idempotencyKey={key} />);
+  expect(issue).toContain(`action="/operator/tenants/${tenant.tenant_id}/tokens" class="stack confirm"`);
+  expect(issue).toContain(hidden);
+
+  const rotate = render(<ConfirmRotatePage page={page} tenant={tenant} overlapHours={2} idempotencyKey={key} />);
+  expect(rotate).toContain(`action="/operator/tenants/${tenant.tenant_id}/rotate-secret" class="stack confirm"`);
+  expect(rotate).toContain(hidden);
+  expect(rotate).toContain('<input type="hidden" name="overlap_hours" value="2"/>');
+  expect(rotate).toContain('O segredo atual continua aceito por 2 h');
+  expect(rotate).not.toContain('confirm_overlap');
+  // During an overlap: says until when the previous secret is accepted, and asks for an explicit confirmation.
+  const during = render(
+    <ConfirmRotatePage
+      page={page}
+      tenant={{ ...tenant, previous_secret_valid_until: '2026-11-29T14:05:00.000Z' }}
+      overlapHours={2}
+      idempotencyKey={key}
+    />,
+  );
+  expect(during).toContain('o segredo de antes dela é aceito até 29/11/2026 11:05 (horário de Brasília)');
+  expect(during).toContain('<input type="checkbox" name="confirm_overlap" value="true" required/>');
 });

@@ -6,6 +6,7 @@ import { BadInputError, NotFoundError } from '../http/errors';
 import { readForm, single } from '../http/form';
 import type { OperatorRouteDeps } from '../routes/operator-mount';
 import { operatorSession } from '../session/guards';
+import { formatsFor, localeOf } from '../views/locale';
 import { render } from '../views/render';
 import { AdminApiError, expectData, type AdminApi, type AdminSchemas } from './admin-client';
 import { AuditLogPage } from './pages/audit';
@@ -13,7 +14,8 @@ import { DashboardPage } from './pages/dashboard';
 import { DeadLettersPage } from './pages/dead-letters';
 import type { PageContext } from './pages/frame';
 import { HealthPage } from './pages/health';
-import { SecretOncePage, TenantPage, TenantsPage } from './pages/tenants';
+import { TenantPage, TenantsPage } from './pages/tenants';
+import { mountTenantSecretRoutes } from './tenant-secret-routes';
 
 /** Rows per page of the audit log, and dead letters listed. */
 const AUDIT_PAGE = 50;
@@ -75,26 +77,9 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
     render(ctx, <TenantsPage page={page(ctx)} tenants={items} />);
   });
 
-  router.post('/tenants', async (ctx) => {
-    const form = await readForm(ctx);
-    const name = single(form.get('name'));
-    if (name === undefined) throw new BadInputError('name', "the new tenant's name is missing");
-    const created = await expectData('create tenant', api(ctx).POST('/admin/v1/tenants', { body: { name } }));
-    render(
-      ctx,
-      <SecretOncePage
-        page={page(ctx)}
-        title={`Tenant ${created.name} created`}
-        tenantId={created.tenant_id}
-        lead="The tenant's integration token (for its ERP) and its webhook signing secret."
-        secrets={[
-          { label: 'Integration token', value: created.integration_token, name: 'integration_token' },
-          { label: 'Signing secret', value: created.signing_secret, name: 'signing_secret' },
-        ]}
-      />,
-      201,
-    );
-  });
+  // Create tenant, issue token, rotate secret: a confirmation page, then a POST carrying its Idempotency-Key.
+  // Before /tenants/:tenant_id, so /tenants/new is not read as a tenant id.
+  mountTenantSecretRoutes(router, { api, page, flash: deps.flash });
 
   router.get('/tenants/:tenant_id', async (ctx) => {
     const tenantId = ctx.params.tenant_id!;
@@ -116,27 +101,8 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
       'disable tenant',
       api(ctx).POST('/admin/v1/tenants/{tenant_id}/disable', { params: { path: { tenant_id: tenantId } } }),
     );
-    deps.flash(ctx, 'info', 'The tenant is disabled: its tokens and JWTs are refused from now on.');
+    deps.flash(ctx, 'info', formatsFor(localeOf(ctx)).t('operator.tenant.disabled'));
     ctx.redirect(tenantPath(tenantId));
-  });
-
-  router.post('/tenants/:tenant_id/tokens', async (ctx) => {
-    const tenantId = ctx.params.tenant_id!;
-    const issued = await expectData(
-      'issue token',
-      api(ctx).POST('/admin/v1/tenants/{tenant_id}/tokens', { params: { path: { tenant_id: tenantId } } }),
-    );
-    render(
-      ctx,
-      <SecretOncePage
-        page={page(ctx)}
-        title="Integration token issued"
-        tenantId={issued.tenant_id}
-        lead="A new integration token for the tenant's ERP."
-        secrets={[{ label: 'Integration token', value: issued.integration_token, name: 'integration_token' }]}
-      />,
-      201,
-    );
   });
 
   router.post('/tokens/:token_id/revoke', async (ctx) => {
@@ -146,30 +112,8 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
       'revoke token',
       api(ctx).POST('/admin/v1/tokens/{token_id}/revoke', { params: { path: { token_id: ctx.params.token_id! } } }),
     );
-    deps.flash(ctx, 'info', 'The token is revoked: JWTs issued from it stop working at once.');
+    deps.flash(ctx, 'info', formatsFor(localeOf(ctx)).t('operator.tokens.revokedFlash'));
     ctx.redirect(tenantId !== undefined && isUuid(tenantId) ? tenantPath(tenantId) : '/operator/tenants');
-  });
-
-  router.post('/tenants/:tenant_id/rotate-secret', async (ctx) => {
-    const tenantId = ctx.params.tenant_id!;
-    const form = await readForm(ctx);
-    const rotated = await expectData(
-      'rotate signing secret',
-      api(ctx).POST('/admin/v1/tenants/{tenant_id}/signing-secret/rotate', {
-        params: { path: { tenant_id: tenantId } },
-        body: overlap(form),
-      }),
-    );
-    render(
-      ctx,
-      <SecretOncePage
-        page={page(ctx)}
-        title="Signing secret rotated"
-        tenantId={rotated.tenant_id}
-        lead={`The tenant's new webhook signing secret. Until ${rotated.previous_valid_until} callbacks carry the old signature too.`}
-        secrets={[{ label: 'Signing secret', value: rotated.signing_secret, name: 'signing_secret' }]}
-      />,
-    );
   });
 
   router.post('/tenants/:tenant_id/provider-account', async (ctx) => {
@@ -182,7 +126,7 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
         body,
       }),
     );
-    deps.flash(ctx, 'info', `The provider account is set (${account.provider}), for charges accepted from now on.`);
+    deps.flash(ctx, 'info', formatsFor(localeOf(ctx)).t('operator.account.setFlash', { provider: account.provider }));
     ctx.redirect(tenantPath(tenantId));
   });
 
@@ -269,15 +213,6 @@ async function providerAccount(
     if (err instanceof AdminApiError && err.status === 404) return undefined;
     throw err;
   }
-}
-
-/** overlap_hours of the rotate form: a number of hours (the admin API checks the range). */
-function overlap(form: URLSearchParams): AdminSchemas['AdminRotateSecretRequest'] {
-  const text = single(form.get('overlap_hours'));
-  if (text === undefined) return {};
-  const hours = Number(text);
-  if (!Number.isFinite(hours)) throw new BadInputError('overlap_hours', 'must be a number of hours (0 to 720)');
-  return { overlap_hours: hours };
 }
 
 const CREDENTIAL_FIELDS = ['client_id', 'client_secret', 'cert_pem', 'key_pem'] as const;
