@@ -524,7 +524,7 @@ async function main(argv: string[]): Promise<number> {
       options,
       target,
       print,
-      operator: () => resolveOperator(options.operator, process.env, mode),
+      operator: () => ({ ...resolveOperator(options.operator, process.env, mode), source: 'cli' }),
       bus: () => (bus ??= openAdminBus(config)),
     });
     return 0;

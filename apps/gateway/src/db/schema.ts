@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { Beneficiary, ProviderKind } from '@payments/contracts';
+import type { AuditSource, Beneficiary, ConsoleRole, ProviderKind } from '@payments/contracts';
 import type { AdminAction, AuditDetails } from '../tenancy/admin-audit';
 
 /** Tables of schema `gateway`. */
@@ -78,6 +78,71 @@ export interface AdminAuditTable {
   action: AdminAction;
   tenant_id: string | null;
   details: ColumnType<AuditDetails, string, never>;
+  /** Migration 0014: where the action came from, the client address, the request id, the console user. */
+  source: ColumnType<AuditSource | null, AuditSource | null | undefined, never>;
+  address: ColumnType<string | null, string | null | undefined, never>;
+  request_id: ColumnType<string | null, string | null | undefined, never>;
+  user_id: ColumnType<string | null, string | null | undefined, never>;
+  user_email: ColumnType<string | null, string | null | undefined, never>;
+}
+
+/** A person who signs in to the console (migration 0013, people/*). */
+export interface ConsoleUsersTable {
+  id: string;
+  email: string;
+  name: string;
+  role: ConsoleRole;
+  tenant_id: string | null;
+  /** argon2id, PHC string. */
+  password_hash: string;
+  /** The TOTP secret (base32), sealed (libs/credential-seal) and bound to the user id. */
+  sealed_totp_secret: string;
+  /** The last TOTP time step accepted: a code is taken once. pg returns bigint as a string. */
+  totp_last_step: ColumnType<string, string | undefined, string>;
+  created_at: ColumnType<Date, never, never>;
+  revoked_at: Date | null;
+  last_sign_in_at: Date | null;
+}
+
+/** A one-time invitation; the token is stored as its SHA-256 only. */
+export interface ConsoleInvitationsTable {
+  id: string;
+  token_hash: Buffer;
+  email: string;
+  role: ConsoleRole;
+  tenant_id: string | null;
+  /** Generated on the first read, sealed and bound to the invitation id, until accepted. */
+  sealed_totp_secret: string | null;
+  invited_by: string;
+  created_at: ColumnType<Date, never, never>;
+  expires_at: Date;
+  accepted_at: Date | null;
+  user_id: string | null;
+}
+
+/** A console session; its id is stored as its SHA-256 only. */
+export interface ConsoleSessionsTable {
+  id_hash: Buffer;
+  role: ConsoleRole;
+  tenant_id: string | null;
+  /** The user signed in with a password; null for the development sign-ins. */
+  user_id: string | null;
+  /** Development: the integration token signed in with. */
+  token_id: string | null;
+  /** Development: the operator whose credential signed in. */
+  operator_id: string | null;
+  started_at: Date;
+  expires_at: Date;
+  idle_expires_at: Date;
+  ended_at: Date | null;
+  ended_reason: string | null;
+  address: string | null;
+}
+
+/** One refused sign-in, counted by the sign-in limits for its key (`email:`, `address:`, ...). */
+export interface ConsoleSignInFailuresTable {
+  key: string;
+  at: Date;
 }
 
 /** A token bucket (migration 0006): tokens left at updated_at; refilled on read. */
@@ -108,4 +173,8 @@ export interface GatewayDatabase {
   admin_audit: AdminAuditTable;
   rate_limit_buckets: RateLimitBucketsTable;
   operators: OperatorsTable;
+  console_users: ConsoleUsersTable;
+  console_invitations: ConsoleInvitationsTable;
+  console_sessions: ConsoleSessionsTable;
+  console_sign_in_failures: ConsoleSignInFailuresTable;
 }

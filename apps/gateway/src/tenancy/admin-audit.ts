@@ -1,9 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { userInfo } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { RunMode } from '@payments/config';
 import type { GatewayDatabase } from '../db/schema';
 import { AdminError } from './admin-error';
-import { isUuid } from '@payments/contracts';
+import { isUuid, type AuditSource } from '@payments/contracts';
 
 /**
  * The audit of operator actions: who, when and what, one row per change, written in the
@@ -11,13 +12,36 @@ import { isUuid } from '@payments/contracts';
  * secret or a token.
  */
 
-/** Who acts: the operator the admin CLI names (--operator or ADMIN_OPERATOR), or the admin API's credential's name. */
-export interface AuditedBy {
+/**
+ * Who acts: the operator the admin CLI names (--operator or ADMIN_OPERATOR), the admin API's
+ * credential's name, or the console user's e-mail; and where from.
+ */
+export interface AuditedBy extends AuditOrigin {
   operator: string;
 }
 
+/** Where an action came from: the channel, the client address and request id, the console user. */
+export interface AuditOrigin {
+  source?: AuditSource;
+  address?: string;
+  requestId?: string;
+  userId?: string;
+  userEmail?: string;
+}
+
 /** The operator recorded when code (a test, a bench) calls an action directly instead of the CLI. */
-export const CALLED_FROM_CODE: AuditedBy = { operator: '(code)' };
+export const CALLED_FROM_CODE: AuditedBy = { operator: '(code)', source: 'code' };
+
+/**
+ * The origin of the request being served, set by the admin API's operator check for the rest of the
+ * request: the admin routes name only the operator, and every action they audit gets the channel,
+ * address, request id and console user from here (explicit fields of an AuditedBy win).
+ */
+const requestOrigin = new AsyncLocalStorage<AuditOrigin>();
+
+export function withAuditOrigin<T>(origin: AuditOrigin, run: () => Promise<T>): Promise<T> {
+  return requestOrigin.run(origin, run);
+}
 
 export const AdminActions = [
   'tenant.create',
@@ -32,6 +56,13 @@ export const AdminActions = [
   'jobs.redrive-refused',
   'operator.create',
   'operator.revoke',
+  'session.sign-in',
+  // Refused sign-ins: wrong credentials, over a limit, or a development method in production.
+  'session.sign-in-refused',
+  'session.sign-out',
+  'user.invite',
+  'user.accept',
+  'user.revoke',
 ] as const;
 export type AdminAction = (typeof AdminActions)[number];
 
@@ -45,10 +76,25 @@ export async function recordAdminAction(
   tenantId: string | null,
   details: AuditDetails = {},
 ): Promise<void> {
+  const origin = { ...requestOrigin.getStore(), ...definedOnly(by) };
   await db
     .insertInto('admin_audit')
-    .values({ operator: by.operator, action, tenant_id: tenantId, details: JSON.stringify(details) })
+    .values({
+      operator: by.operator,
+      action,
+      tenant_id: tenantId,
+      details: JSON.stringify(details),
+      source: origin.source ?? null,
+      address: origin.address ?? null,
+      request_id: origin.requestId ?? null,
+      user_id: origin.userId ?? null,
+      user_email: origin.userEmail ?? null,
+    })
     .execute();
+}
+
+function definedOnly(by: AuditedBy): AuditedBy {
+  return Object.fromEntries(Object.entries(by).filter(([, value]) => value !== undefined)) as AuditedBy;
 }
 
 export interface AuditEntry {
@@ -59,6 +105,42 @@ export interface AuditEntry {
   action: AdminAction;
   tenant_id: string | null;
   details: AuditDetails;
+  /** Null on rows written before migration 0014. */
+  source: AuditSource | null;
+  address: string | null;
+  request_id: string | null;
+  user_id: string | null;
+  user_email: string | null;
+}
+
+type AuditRow = {
+  id: string;
+  at: Date;
+  operator: string;
+  action: AdminAction;
+  tenant_id: string | null;
+  details: AuditDetails;
+  source: AuditSource | null;
+  address: string | null;
+  request_id: string | null;
+  user_id: string | null;
+  user_email: string | null;
+};
+
+function auditEntry(r: AuditRow): AuditEntry {
+  return {
+    id: Number(r.id),
+    at: r.at.toISOString(),
+    operator: r.operator,
+    action: r.action,
+    tenant_id: r.tenant_id,
+    details: r.details,
+    source: r.source,
+    address: r.address,
+    request_id: r.request_id,
+    user_id: r.user_id,
+    user_email: r.user_email,
+  };
 }
 
 /** The audit, oldest first, of one tenant or of all; at most `limit` rows, the newest ones. */
@@ -75,14 +157,7 @@ export async function listAdminAudit(
     .orderBy('id', 'desc')
     .limit(filter.limit ?? 1_000)
     .execute();
-  return rows.reverse().map((r) => ({
-    id: Number(r.id),
-    at: r.at.toISOString(),
-    operator: r.operator,
-    action: r.action,
-    tenant_id: r.tenant_id,
-    details: r.details,
-  }));
+  return rows.reverse().map(auditEntry);
 }
 
 const MAX_OPERATOR = 100;
@@ -134,13 +209,6 @@ export async function pageAdminAudit(
     .orderBy('id')
     .limit(page.limit + 1)
     .execute();
-  const items = rows.slice(0, page.limit).map((r) => ({
-    id: Number(r.id),
-    at: r.at.toISOString(),
-    operator: r.operator,
-    action: r.action,
-    tenant_id: r.tenant_id,
-    details: r.details,
-  }));
+  const items = rows.slice(0, page.limit).map(auditEntry);
   return { items, next: rows.length > page.limit ? items[items.length - 1]!.id : undefined };
 }

@@ -4,6 +4,7 @@ import { loadCommonConfig, type RunMode } from '@payments/config';
 import type { Keyring } from '@payments/credential-seal';
 import type { GatewayDatabase } from '../db/schema';
 import { AdminError, AdminNotFoundError } from './admin-error';
+import { endSessions } from '../people/db/sessions-store';
 import { CALLED_FROM_CODE, recordAdminAction, type AuditedBy } from './admin-audit';
 import { generateIntegrationToken, generateSigningSecret, hashIntegrationToken, tokenHint } from './credentials';
 import { insertDevelopmentAccount, loadCredentialsKeyring } from './provider-accounts';
@@ -134,6 +135,8 @@ export async function revokeToken(
       .returning(['id', 'tenant_id'])
       .executeTakeFirst();
     if (!row) throw new AdminNotFoundError('no active token matches');
+    // Console sessions signed in with it (development) end with it.
+    await endSessions(trx, { tokenId: row.id }, 'token_revoked', new Date());
     // The token's id only: the audit never holds the token itself.
     await recordAdminAction(trx, by, 'token.revoke', row.tenant_id, { token_id: row.id });
     return { token_id: row.id, tenant_id: row.tenant_id };
@@ -155,6 +158,7 @@ export async function disableTenant(
       .where('status', '=', 'active')
       .executeTakeFirst();
     if (result.numUpdatedRows === 0n) throw new AdminNotFoundError(`no active tenant ${tenantId}`);
+    await endSessions(trx, { tenantId }, 'tenant_disabled', new Date());
     await recordAdminAction(trx, by, 'tenant.disable', tenantId);
   });
 }
