@@ -138,9 +138,9 @@ describeWithBrowser('the tenant console in Chromium', () => {
       expect(new URL(page.url()).pathname).toBe(`/tenant/charges/${chargeId}`);
       await expectTextNotMarkup(page, '#payer-name');
       expect(await textOf(page, 'dl.facts')).toContain('R$');
-      expect(await textOf(page, '#history')).toMatch(/pending/);
+      expect(await textOf(page, '#history')).toMatch(/Pendente/);
       const eventRow = `#charge-callbacks tr[data-event="${eventId}"]`;
-      expect(await textOf(page, eventRow)).toMatch(/receivable\.registered[\s\S]*dead/);
+      expect(await textOf(page, eventRow)).toMatch(/receivable\.registered[\s\S]*esgotado/);
       await screenshot(page, 'tenant-charge');
 
       // The failing callback: every attempt with its status code, error and duration.
@@ -153,7 +153,7 @@ describeWithBrowser('the tenant console in Chromium', () => {
       for (const [, , status, error, duration, response] of attempts) {
         expect(status).toBe('500');
         expect(error).toBe('HTTP 500');
-        expect(duration).toMatch(/^\d+ ms$|^\d+\.\d s$/);
+        expect(duration).toMatch(/^\d+ ms$|^\d+,\d s$/);
         expect(response).toBe(XSS);
       }
       // The receiver's answer is text in its own <pre>, under the CSP: no element made of it, no dialog.
@@ -169,11 +169,11 @@ describeWithBrowser('the tenant console in Chromium', () => {
       // The receiver mended: retry, then the page shows it delivered.
       receiverFails = false;
       await submit(page, '#retry button');
-      expect(await textOf(page, '.flash.info')).toContain('Queued for delivery again');
+      expect(await textOf(page, '.flash.info')).toContain('Na fila de entrega de novo');
       await waitFor(
         async () => {
           await page.reload({ waitUntil: 'domcontentloaded' });
-          return (await textOf(page, 'dl.facts')).includes('delivered');
+          return (await textOf(page, 'dl.facts')).includes('entregue');
         },
         15_000,
         'the page to show the event delivered',
@@ -221,7 +221,7 @@ describeWithBrowser('the tenant console in Chromium', () => {
       ]) {
         const res = await open(page, `${console_.url}${path}`);
         expect({ path, status: res.status() }).toEqual({ path, status: 404 });
-        expect(await textOf(page, 'h1')).toBe('Not Found');
+        expect(await textOf(page, 'h1')).toBe('Não encontrado');
         expect(await page.$('#retry')).toBeNull();
       }
       // Not in B's lists either.
@@ -314,7 +314,7 @@ describeWithBrowser('the tenant console in Chromium', () => {
       await page.type('#booklet-request input[name=payment_slip_id]', paymentSlipId);
       const requested = await submit(page, '#booklet-request button[type=submit]');
       expect(requested.status()).toBe(200);
-      expect(await textOf(page, '.flash.info')).toContain('booklet.sent callback');
+      expect(await textOf(page, '.flash.info')).toContain('callback booklet.sent');
 
       // Built: its booklet.sent event shows among the latest booklets, and its page offers the PDF.
       await waitFor(

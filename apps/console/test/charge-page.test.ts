@@ -176,6 +176,23 @@ describe('the charge page in pt-BR (the default)', () => {
   });
 });
 
+it('a charge the bank refused says so instead of awaiting registration', async () => {
+  routes[`POST /api/v1/accounts-receivable/${UNREGISTERED}/consult-transaction`] = (_req, res) =>
+    json(res, 200, {
+      accounts_receivable_id: UNREGISTERED,
+      client_name: 'Padaria',
+      status_payment: 'Rejeitada',
+      payment_date: null,
+      amount_due: 10,
+      amount_paid: 0,
+      fee_amount: 0,
+      payment_type: 'naodefinido',
+    });
+  const { html } = await page(`/tenant/charges/${UNREGISTERED}`);
+  expect(html).toContain('O banco recusou o registro desta cobrança');
+  expect(html).not.toContain('Aguardando registro no banco');
+});
+
 describe('English on request', () => {
   it('with lang=en the same page is in English, still in Brasília time', async () => {
     const { html } = await page(`/tenant/charges/${CHARGE}`, 'en');

@@ -4,7 +4,7 @@ import type { components } from '@payments/sdk';
 import { formatTypeableLine } from '@payments/br-format';
 import { formatTaxId } from '@payments/tax-id';
 import type { Flash } from '../../http/context';
-import type { TenantSession } from '../../session/codec';
+import type { TenantSession } from '../../session/session';
 import { Layout } from '../../views/layout';
 import { useFormats, type Formats } from '../../views/locale';
 import { CallbackTable } from './callback-table';
@@ -80,8 +80,22 @@ export function ChargePage(props: ChargePageProps) {
 }
 
 /** The registered payment data, or that the bank has not registered it yet. */
-function PaymentDataFacts({ paymentData: data, pdf, qrCode }: Pick<ChargePageProps, 'paymentData' | 'pdf' | 'qrCode'>) {
+function PaymentDataFacts(props: Pick<ChargePageProps, 'charge' | 'paymentData' | 'pdf' | 'qrCode'>) {
+  const { charge, paymentData: data, pdf, qrCode } = props;
   const { t } = useFormats();
+  // No payment data: the API's 404 until the bank registers it, and for good once refused or cancelled first.
+  if (!data && charge.status_payment === 'Rejeitada')
+    return (
+      <p class="muted" id="not-registered">
+        {t('charge.refusedByBank')}
+      </p>
+    );
+  if (!data && charge.status_payment === 'Cancelada')
+    return (
+      <p class="muted" id="not-registered">
+        {t('charge.cancelledUnregistered')}
+      </p>
+    );
   if (!data)
     return (
       <p class="muted" id="awaiting-registration">
