@@ -305,7 +305,7 @@ describe('gateway refusals as pages', () => {
     const cookie = await tenantCookie();
     const bad = await fetch(`${base}/tenant/charges?state=nope`, { headers: { cookie } });
     expect(bad.status).toBe(400);
-    expect(await bad.text()).toContain('state: one of all, pending');
+    expect(await bad.text()).toContain('state: uma destas: all, pending');
     routes['POST /api/v1/accounts-receivable/search'] = (_req, res) =>
       json(
         res,

@@ -11,7 +11,7 @@ import { BadInputError, NotFoundError } from '../http/errors';
 import { readForm, single } from '../http/form';
 import { tenantSession } from '../session/guards';
 import { render } from '../views/render';
-import { brasiliaInstant, brasiliaLocalValue, formatsFor, isoDay, localeOf, type Formats } from '../views/locale';
+import { brasiliaInstant, brasiliaLocalValue, formatsFor, localeOf, type Formats } from '../views/locale';
 import type { MessageKey } from '../views/messages';
 import type { TenantRouteDeps } from './mount';
 import { BookletsPage } from './pages/booklets';
@@ -19,7 +19,8 @@ import { bookletLink, CallbackPage } from './pages/callback';
 import { CALLBACK_STATUSES, CallbacksPage, type CallbackStatus } from './pages/callbacks';
 import { ChargePage, type SlipOffer } from './pages/charge';
 import { dueDateOfBarcode, gatewaySlipLink, webLink, type SlipLinkKind } from './payment-data';
-import { CHARGE_STATES, ChargesPage, type ChargeFilters, type ChargeState } from './pages/charges';
+import { ChargesPage } from './pages/charges';
+import { chargeFilters, exportChargesCsv, searchCharges } from './charge-search';
 
 /** Rows per page of the charges search and of the callbacks list. */
 const PAGE_SIZE = 50;
@@ -27,11 +28,8 @@ const PAGE_SIZE = 50;
 const BOOKLET_SCAN = 200;
 /** The charge page lists at most this many of its callbacks (a charge has a handful). */
 const CHARGE_CALLBACKS = 100;
-/** The search's default span of emission dates: the last 30 days, today included. */
-const DEFAULT_SPAN_DAYS = 30;
 
 const EVENT_ID = /^[A-Za-z0-9_-]{1,100}$/;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * The tenant's pages (prefix /tenant, behind requireRole('tenant')). Every gateway call carries the
@@ -52,20 +50,21 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
 
   router.get('/charges', async (ctx) => {
     const filters = chargeFilters(ctx);
-    const cursor = single(ctx.query.cursor);
-    const result = await api.POST('/api/v1/accounts-receivable/search', {
-      headers: auth(ctx),
-      body: {
-        state: filters.state,
-        start_date: filters.from,
-        end_date: filters.to,
-        limit: PAGE_SIZE,
-        ...(cursor ? { cursor } : {}),
-      },
-    });
-    const items = ok('POST /api/v1/accounts-receivable/search', result);
-    const next = result.response.headers.get('x-next-cursor') || undefined;
+    const jwt = tenantSession(ctx).jwt;
+    const { items, next } = await searchCharges(api, jwt, filters, PAGE_SIZE, single(ctx.query.cursor));
     render(ctx, <ChargesPage {...page(ctx)} filters={filters} items={items} next={next} />);
+  });
+
+  // Every charge the filters select, as CSV, paged through the API's cursor (docs/console.md, "Charges").
+  router.get('/charges.csv', async (ctx) => {
+    const filters = chargeFilters(ctx);
+    const jwt = tenantSession(ctx).jwt;
+    await exportChargesCsv(
+      ctx,
+      filters,
+      (cursor, limit) => searchCharges(api, jwt, filters, limit, cursor),
+      (err) => deps.logger.error({ err }, 'charges CSV: the search failed after the download began; cut short'),
+    );
   });
 
   router.get('/charges/lookup', (ctx) => {
@@ -318,19 +317,6 @@ function bookletDownload(text: string | undefined, gatewayUrl: string, t: Format
   link.searchParams.set('expires', expires);
   link.searchParams.set('signature', signature);
   return link;
-}
-
-/** The search's filters from the query string: a bad one is named (400), nothing is asked. */
-function chargeFilters(ctx: ConsoleContext): ChargeFilters {
-  const now = Date.now();
-  const state = (single(ctx.query.state) ?? 'all') as ChargeState;
-  if (!CHARGE_STATES.includes(state)) throw new BadInputError('state', `one of ${CHARGE_STATES.join(', ')}`);
-  const from = single(ctx.query.from) ?? isoDay(now, -(DEFAULT_SPAN_DAYS - 1));
-  const to = single(ctx.query.to) ?? isoDay(now);
-  if (!DAY.test(from) || Number.isNaN(Date.parse(from))) throw new BadInputError('from', 'a date, YYYY-MM-DD');
-  if (!DAY.test(to) || Number.isNaN(Date.parse(to))) throw new BadInputError('to', 'a date, YYYY-MM-DD');
-  if (to < from) throw new BadInputError('to', 'must not be before from');
-  return { state, from, to };
 }
 
 function callbackStatus(value: string | undefined): CallbackStatus | undefined {
