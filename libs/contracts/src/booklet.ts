@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { UrlPolicy } from '@payments/url-safety';
 import { Uuid } from './common';
-import { callbackUrlErrors, CallbackUrl } from './receivables';
-import { compileValidator, type ValidationResult } from './validation';
+import { CallbackUrl } from './receivables';
+import { compileValidator } from './validation';
 import type { Beneficiary } from './provider-accounts';
 
 /** POST /api/v1/bank-slip-booklet/{uuid}: the uuid is the payment_slip_id. */
@@ -12,18 +11,8 @@ export const BookletRequestSchema = Type.Object(
 );
 export type BookletRequest = Static<typeof BookletRequestSchema>;
 
-const validateBookletSchema = compileValidator(BookletRequestSchema);
-
-/** The schema, then (when it passes) where the callback may go: `public-only` in production. */
-export function validateBookletRequest(
-  input: unknown,
-  callbackUrls: UrlPolicy = 'public-only',
-): ValidationResult<BookletRequest> {
-  const schema = validateBookletSchema(input);
-  if (!schema.ok) return schema;
-  const errors = callbackUrlErrors(schema.value.url_callback, '/url_callback', callbackUrls);
-  return errors.length === 0 ? schema : { ok: false, errors };
-}
+/** The schema only: where the callback may point is the gateway's policy, checked after. */
+export const validateBookletRequest = compileValidator(BookletRequestSchema);
 
 /** 202 reply: a synchronous "preparing" answer, not a callback. */
 export const BookletResponseSchema = Type.Object(

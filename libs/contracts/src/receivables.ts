@@ -1,6 +1,5 @@
 import { hasAtMostTwoDecimals } from '@payments/br-format';
 import { Type, type Static } from '@sinclair/typebox';
-import { callbackUrlRefusal, type UrlPolicy } from '@payments/url-safety';
 import { Batch, IsoDate, RequiredText, StatusMessageSchema, Uuid } from './common';
 import type { PaymentData } from './callbacks';
 import type { FieldError } from './errors';
@@ -26,22 +25,11 @@ export type DiscountType = (typeof DiscountTypes)[number];
 export const CallbackUrl = (description = 'http or https URL that receives the callbacks') =>
   Type.String({ format: 'uri', maxLength: MAX_URL_LENGTH, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description });
 
-export type { UrlPolicy } from '@payments/url-safety';
-
-/** Callbacks go only to public addresses unless the app runs in development (receivers on 127.0.0.1). */
-export const callbackUrlPolicy = (runMode: 'development' | 'production'): UrlPolicy =>
-  runMode === 'development' ? 'allow-private' : 'public-only';
-
 /**
- * The rule of a url_callback the schema cannot say (Callback URLs): under `public-only`
- * (production) a literal non-public address or localhost is refused at intake; host names are judged
- * again when callback-svc connects. Safe on any input: a non-string is the schema's error.
+ * Rules a caller adds to every item of a create batch, run before the batch's own cross-field rules
+ * (the gateway adds where a url_callback may point, a policy of the running system, not a shape).
  */
-export function callbackUrlErrors(value: unknown, path: string, policy: UrlPolicy): FieldError[] {
-  if (typeof value !== 'string') return [];
-  const refusal = callbackUrlRefusal(value, policy);
-  return refusal ? [{ path, message: refusal }] : [];
-}
+export type ItemRules = (item: unknown, index: number) => FieldError[];
 
 const Money = (description?: string) => Type.Number({ minimum: 0, maximum: MAX_MONEY_VALUE, description });
 
@@ -130,17 +118,12 @@ const isDate = (v: unknown): v is string => typeof v === 'string' && DATE.test(v
 /**
  * The rules JSON Schema cannot say, for item `index` of a create batch. Safe on any input (it also runs
  * on items that failed the schema): a field of the wrong type is left to the schema's error.
- * `callbackUrls` is where callbacks may go: `public-only` in production (the safe default).
  */
-export function receivableItemRuleErrors(
-  item: unknown,
-  index: number,
-  callbackUrls: UrlPolicy = 'public-only',
-): FieldError[] {
+export function receivableItemRuleErrors(item: unknown, index: number): FieldError[] {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return [];
   const r = item as Record<string, unknown>;
   const at = (field: string) => `/${index}/${field}`;
-  const errors: FieldError[] = callbackUrlErrors(r.url_callback, at('url_callback'), callbackUrls);
+  const errors: FieldError[] = [];
 
   if (isNumber(r.value) && !hasAtMostTwoDecimals(r.value))
     errors.push({ path: at('value'), message: 'must have at most 2 decimals' });
@@ -225,17 +208,18 @@ const itemIndex = (path: string) => {
 
 /**
  * Validates a create batch: the schema (which also removes unknown fields and fills defaults), then the
- * cross-field rules of every item. All errors come back together, one per path, in item order.
+ * cross-field rules of every item, after the caller's `itemRules`. All errors come back together, one
+ * per path, in item order.
  */
 export function validateReceivablesBatch(
   input: unknown,
-  callbackUrls: UrlPolicy = 'public-only',
+  itemRules: ItemRules = () => [],
 ): ValidationResult<ReceivableCreateItem[]> {
   const schema = validateReceivablesSchema(input);
   const errors: FieldError[] = schema.ok ? [] : [...schema.errors];
   if (Array.isArray(input)) {
     const seen = new Set(errors.map((e) => e.path));
-    const ruleErrors = input.flatMap((item, i) => receivableItemRuleErrors(item, i, callbackUrls));
+    const ruleErrors = input.flatMap((item, i) => [...itemRules(item, i), ...receivableItemRuleErrors(item, i)]);
     for (const e of [...ruleErrors, ...duplicateIdErrors(input)]) {
       if (seen.has(e.path)) continue;
       seen.add(e.path);

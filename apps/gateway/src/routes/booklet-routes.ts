@@ -1,14 +1,9 @@
 import type Router from '@koa/router';
 import type { Bus } from '@payments/bus';
-import {
-  BOOKLET_DOWNLOAD_PATH,
-  callbackUrlPolicy,
-  Subjects,
-  validateBookletRequest,
-  type BookletRequest,
-} from '@payments/contracts';
+import { BOOKLET_DOWNLOAD_PATH, Subjects, type BookletRequest } from '@payments/contracts';
 import type { GatewayContext, GatewayState } from '../http/context';
 import { uuidParam, endpoint, type Endpoint, type MountableEndpoint } from '../http/endpoint';
+import { callbackUrlPolicy, validateBooklet } from '../http/callback-urls';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
 import { requireSignedLink } from '../http/signed-link';
@@ -28,7 +23,7 @@ export function bookletEndpoints(bus: Bus, runMode: 'development' | 'production'
     idempotency: 'required',
     parse(ctx) {
       const paymentSlipId = uuidParam(ctx, 'uuid');
-      const result = validateBookletRequest(requestBody(ctx), callbackUrls);
+      const result = validateBooklet(requestBody(ctx), callbackUrls);
       if (!result.ok) throw validationError(result.errors);
       return { paymentSlipId, body: result.value };
     },

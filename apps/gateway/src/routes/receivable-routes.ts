@@ -1,10 +1,8 @@
 import type { Bus } from '@payments/bus';
 import {
-  callbackUrlPolicy,
   SEARCH_DEFAULT_LIMIT,
   ServiceError,
   Subjects,
-  validateReceivablesBatch,
   validateSearchRequest,
   type ProviderAccountVersion,
   type ReceivableCreateItem,
@@ -12,6 +10,7 @@ import {
   type SearchRequest,
 } from '@payments/contracts';
 import { assertBatchSize, uuidParam, endpoint, type Endpoint, type MountableEndpoint } from '../http/endpoint';
+import { callbackUrlPolicy, validateCreateBatch } from '../http/callback-urls';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
 import type { GatewayContext } from '../http/context';
@@ -38,7 +37,7 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
     async parse(ctx, tenant) {
       const body = requestBody(ctx);
       assertBatchSize(body);
-      const result = validateReceivablesBatch(body, callbackUrls);
+      const result = validateCreateBatch(body, callbackUrls);
       if (!result.ok) throw validationError(result.errors);
       return { receivables: result.value, account: providerAccountOf(ctx, tenant.tenantId) };
     },
