@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import type { Browser, Page } from 'puppeteer-core';
+import { loadConsoleConfig, startConsole, type RunningConsole } from '@payments/console';
+import { createLogger } from '@payments/logger';
+import { runAdmin } from '../support/admin-cli';
+import {
+  describeWithBrowser,
+  launchBrowser,
+  open as openUrl,
+  submit as submitForm,
+  watchedPage,
+} from '../support/browser';
+import { startSystem, type TestSystem } from '../support/system';
+
+/*
+ * The console's actions that show a secret, in a real browser over the gateway: each goes through a
+ * confirmation page whose form carries an Idempotency-Key, so submitting that form twice (a double
+ * click, a reload of the answer) creates one tenant and rotates once, and shows the same secret each
+ * time. Checked against the admin API's audit, the record of what the gateway did. A rotation during
+ * the overlap it started asks for an explicit confirmation naming when the overlap ends.
+ */
+
+describeWithBrowser('confirmed, idempotent secret actions in the operator console', () => {
+  let system: TestSystem;
+  let consoleApp: RunningConsole;
+  let browser: Browser;
+  let page: Page;
+  let credential: string;
+  let dialogs: string[] = [];
+  let consoleErrors: string[] = [];
+  const name = `Rotation Corp ${randomBytes(3).toString('hex')}`;
+
+  beforeAll(async () => {
+    // The whole system: signing in lands on the dashboard, which asks the services for their figures.
+    system = await startSystem({ withReceivables: true });
+    consoleApp = await startConsole(
+      loadConsoleConfig({
+        CONSOLE_PORT: '0',
+        GATEWAY_URL: system.gateway.url,
+        GATEWAY_ADMIN_URL: system.gateway.adminUrl,
+        LOG_LEVEL: 'silent',
+      }),
+      createLogger('console', 'silent'),
+    );
+    const created = await runAdmin(system.databaseUrl, ['operator', 'create', '--name', 'Rotation Ops', '--json'], {
+      env: { ADMIN_OPERATOR: 'test' },
+    });
+    if (created.code !== 0) throw new Error(`operator create exited ${created.code}: ${created.stderr}`);
+    credential = (JSON.parse(created.stdout) as { credential: string }).credential;
+    browser = await launchBrowser();
+    ({ page, dialogs, consoleErrors } = await watchedPage(browser));
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await consoleApp?.stop();
+    await system?.stop();
+  });
+
+  afterEach(() => {
+    expect(dialogs).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  async function admin<T>(path: string): Promise<T> {
+    const res = await fetch(system.gateway.adminUrl + path, { headers: { authorization: `Bearer ${credential}` } });
+    expect(res.status).toBe(200);
+    return (await res.json()) as T;
+  }
+
+  /** How many times the audit says the tenant was created and its secret rotated (in any order). */
+  async function actionsOn(tenantId: string): Promise<{ created: number; rotated: number }> {
+    const audit = await admin<{ items: Array<{ action: string }> }>(`/admin/v1/audit?tenant_id=${tenantId}&limit=1000`);
+    const count = (action: string) => audit.items.filter((i) => i.action === action).length;
+    return { created: count('tenant.create'), rotated: count('tenant.rotate-secret') };
+  }
+
+  const open = async (path: string) => (await openUrl(page, consoleApp.url + path)).status();
+  const submit = async (selector: string) => (await submitForm(page, selector)).status();
+  const text = (selector: string) => page.$eval(selector, (el) => el.textContent?.trim() ?? '');
+  const keyOnPage = () =>
+    page.$eval('form.confirm input[name=idempotency_key]', (el) => (el as HTMLInputElement).value);
+
+  /**
+   * Clicks the confirmation form's button twice, as an impatient double click does: the browser sends
+   * both submissions and shows the answer to the second.
+   */
+  async function doubleSubmit(): Promise<number> {
+    const button = 'form.confirm button[type=submit]';
+    const action = await page.$eval('form.confirm', (f) => (f as HTMLFormElement).action);
+    let posts = 0;
+    const count = (r: { method(): string; url(): string }) => {
+      if (r.method() === 'POST' && r.url() === action) posts += 1;
+    };
+    page.on('request', count);
+    const navigation = page.waitForNavigation({ waitUntil: 'domcontentloaded' });
+    await page.click(button);
+    await page.click(button).catch(() => undefined); // the page may already be leaving
+    const response = await navigation;
+    // The second submission's answer, once its page has replaced the first's.
+    await page.waitForSelector('[data-secret]');
+    page.off('request', count);
+    expect(posts).toBe(2);
+    return response?.status() ?? 0;
+  }
+
+  it('creates one tenant and rotates once when each confirmation form is submitted twice, showing the same secret', async () => {
+    expect(await open('/login')).toBe(200);
+    await page.type('#operator-login input[name=credential]', credential);
+    expect(await submit('#operator-login button[type=submit]')).toBe(200);
+
+    // Create: the list's form leads to a confirmation page, which does nothing until confirmed.
+    expect(await open('/operator/tenants')).toBe(200);
+    await page.type('form[action="/operator/tenants/new"] input[name=name]', name);
+    expect(await submit('form[action="/operator/tenants/new"] button[type=submit]')).toBe(200);
+    expect(await keyOnPage()).toMatch(/^[0-9a-f-]{36}$/);
+    const before = await admin<{ items: Array<{ name: string }> }>('/admin/v1/tenants');
+    expect(before.items.filter((t) => t.name === name)).toHaveLength(0);
+    await doubleSubmit();
+    const token = await text('[data-secret=integration_token]');
+    expect(token).toMatch(/^itk_/);
+    const tenants = await admin<{ items: Array<{ tenant_id: string; name: string }> }>('/admin/v1/tenants');
+    const mine = tenants.items.filter((t) => t.name === name);
+    expect(mine).toHaveLength(1);
+    const tenantId = mine[0]!.tenant_id;
+
+    // Rotate: the tenant page's form leads to the confirmation page (2 h of overlap).
+    expect(await open(`/operator/tenants/${tenantId}`)).toBe(200);
+    await page.$eval('input[name=overlap_hours]', (el) => ((el as HTMLInputElement).value = '2'));
+    expect(await submit(`form[action="/operator/tenants/${tenantId}/rotate-secret"] button[type=submit]`)).toBe(200);
+    expect(new URL(page.url()).pathname).toBe(`/operator/tenants/${tenantId}/rotate-secret`);
+    expect(await page.$('input[name=confirm_overlap]')).toBeNull();
+    expect(await doubleSubmit()).toBe(200);
+    const shown = await text('[data-secret=signing_secret]');
+    expect(shown).toMatch(/^whsec_/);
+    expect(await actionsOn(tenantId)).toEqual({ created: 1, rotated: 1 });
+
+    // A reload of the answer sends the same form again: the same secret, still one rotation.
+    const reloaded = await page.reload({ waitUntil: 'domcontentloaded' });
+    expect(reloaded?.status()).toBe(200);
+    expect(await text('[data-secret=signing_secret]')).toBe(shown);
+    expect(await actionsOn(tenantId)).toEqual({ created: 1, rotated: 1 });
+
+    // The tenant page says until when the previous secret is accepted; rotating again asks first.
+    const { items } = await admin<{ items: Array<{ tenant_id: string; previous_secret_valid_until: string | null }> }>(
+      '/admin/v1/tenants',
+    );
+    const until = items.find((t) => t.tenant_id === tenantId)?.previous_secret_valid_until;
+    expect(Date.parse(until ?? '')).toBeGreaterThan(Date.now() + 110 * 60_000);
+    expect(await open(`/operator/tenants/${tenantId}`)).toBe(200);
+    expect(await page.$eval('[data-overlap-until]', (el) => el.getAttribute('data-overlap-until'))).toBe(until);
+    expect(await open(`/operator/tenants/${tenantId}/rotate-secret?overlap_hours=2`)).toBe(200);
+    expect(await page.$eval('form.confirm [data-overlap-until]', (el) => el.textContent)).toContain(
+      '(horário de Brasília)',
+    );
+    // The checkbox is required: the browser does not submit without it, and nothing rotates.
+    await page.click('form.confirm button[type=submit]');
+    expect(new URL(page.url()).pathname).toBe(`/operator/tenants/${tenantId}/rotate-secret`);
+    expect(await actionsOn(tenantId)).toEqual({ created: 1, rotated: 1 });
+    await page.click('input[name=confirm_overlap]');
+    expect(await submit('form.confirm button[type=submit]')).toBe(200);
+    expect(await text('[data-secret=signing_secret]')).not.toBe(shown);
+    expect(await actionsOn(tenantId)).toEqual({ created: 1, rotated: 2 });
+  }, 120_000);
+});
