@@ -42,49 +42,6 @@ const ptBR = {
   'error.title.504': 'O gateway não respondeu a tempo',
   'error.title.other': 'Erro',
   'error.internal': 'Algo deu errado do nosso lado; o erro foi registrado.',
-} as const;
-
-export type MessageKey = keyof typeof ptBR;
-
-const en: Record<MessageKey, string> = {
-  // Layout and navigation
-  'layout.brand': 'Payments console',
-  'layout.titleSuffix': 'Payments console',
-  'layout.nav.charges': 'Charges',
-  'layout.nav.callbacks': 'Callbacks',
-  'layout.nav.booklets': 'Booklets',
-  'layout.nav.main': 'main',
-  'layout.who.tenant': 'tenant {tenantId}',
-  'layout.who.operator': 'operator',
-  'layout.logout': 'Log out',
-  'layout.language': 'Language',
-  'layout.switchToEnglish': 'English',
-  'layout.switchToPortuguese': 'Português',
-
-  // Error page
-  'error.back': 'Back to the console',
-  'error.request': 'request',
-  'error.title.400': 'Check the form',
-  'error.title.401': 'Not signed in',
-  'error.title.403': 'Not allowed',
-  'error.title.404': 'Not found',
-  'error.title.409': 'Not possible now',
-  'error.title.413': 'Too large',
-  'error.title.415': 'Unsupported form',
-  'error.title.422': 'Check the form',
-  'error.title.429': 'Too many requests',
-  'error.title.500': 'Internal error',
-  'error.title.502': 'The gateway did not answer',
-  'error.title.503': 'Service unavailable',
-  'error.title.504': 'The gateway did not answer in time',
-  'error.title.other': 'Error',
-  'error.internal': 'Something went wrong on our side; it has been logged.',
-};
-
-export const MESSAGES: { readonly 'pt-BR': Record<MessageKey, string>; readonly en: Record<MessageKey, string> } = {
-  'pt-BR': ptBR,
-  en,
-};
   'error.nothingHere': 'Não há nada neste endereço.',
 
   // Tenant pages: states, payment types, callback statuses, paging
@@ -101,36 +58,6 @@ export const MESSAGES: { readonly 'pt-BR': Record<MessageKey, string>; readonly 
   'callbackStatus.dead': 'esgotado',
   'pager.next': 'Próxima página →',
 
-  // Tenant: the charges list (search and CSV export)
-  'charges.title': 'Cobranças',
-  'charges.state': 'Situação',
-  'charges.stateAll': 'todas',
-  'charges.from': 'Emitidas de',
-  'charges.to': 'até',
-  'charges.payerName': 'Nome do pagador',
-  'charges.payerNameHint': 'ao menos 3 letras',
-  'charges.taxId': 'CPF/CNPJ do pagador',
-  'charges.ourNumber': 'Nosso número',
-  'charges.value': 'Valor (R$)',
-  'charges.search': 'Buscar',
-  'charges.exportCsv': 'Exportar CSV',
-  'charges.lookupId': 'Id da cobrança (account_receivable_id)',
-  'charges.open': 'Abrir',
-  'charges.none': 'Nenhuma cobrança com estes filtros.',
-  'charges.col.charge': 'Cobrança',
-  'charges.col.payer': 'Pagador',
-  'charges.col.state': 'Situação',
-  'charges.col.paidWith': 'Forma de pagamento',
-  'charges.col.paidOn': 'Pago em',
-  'charges.col.amountDue': 'Valor',
-  'charges.col.amountPaid': 'Valor pago',
-  'charges.col.fee': 'Tarifa',
-  'charges.csv.paidOn': 'Pago em (horário de Brasília)',
-  'charges.badState': 'uma destas: {states}',
-  'charges.badDate': 'uma data, aaaa-mm-dd',
-  'charges.badRange': 'não pode ser antes da data inicial',
-  'charges.badValue': 'um valor em reais, como 1.234,56',
-
   // Tenant: the charge page
   'charge.title': 'Cobrança {id}',
   'charge.heading': 'Cobrança',
@@ -142,6 +69,8 @@ export const MESSAGES: { readonly 'pt-BR': Record<MessageKey, string>; readonly 
   'charge.paymentData': 'Dados de pagamento',
   'charge.awaitingRegistration':
     'Aguardando registro no banco: a linha digitável, o PIX e o PDF aparecem aqui quando o banco registrar a cobrança.',
+  'charge.refusedByBank': 'O banco recusou o registro desta cobrança: não há dados de pagamento (o motivo está no histórico).',
+  'charge.cancelledUnregistered': 'Cancelada antes do registro no banco: não há dados de pagamento.',
   'charge.ourNumber': 'Nosso número',
   'charge.typeableLine': 'Linha digitável',
   'charge.barcode': 'Código de barras',
@@ -226,13 +155,48 @@ export const MESSAGES: { readonly 'pt-BR': Record<MessageKey, string>; readonly 
   'booklets.link': 'O link de download do callback booklet.sent',
   'booklets.download': 'Baixar PDF',
   'booklets.note': 'O console busca o PDF no gateway e o repassa; o link precisa ser deste gateway.',
-  'charge.refusedByBank': 'O banco recusou o registro desta cobrança: não há dados de pagamento (o motivo está no histórico).',
-  'charge.cancelledUnregistered': 'Cancelada antes do registro no banco: não há dados de pagamento.',
   'booklets.requested': '{message} O callback booklet.sent vai para {url}.',
   'booklets.badSlipId': 'o id de um carnê é um UUID',
   'booklets.badUrl': 'diga para onde o link de download deve ser enviado',
   'booklets.badLink': 'cole o link de download do callback booklet.sent',
   'booklets.badLinkShape': 'um link de carnê tem a forma {shape}',
+} as const;
+
+export type MessageKey = keyof typeof ptBR;
+
+const en: Record<MessageKey, string> = {
+  // Layout and navigation
+  'layout.brand': 'Payments console',
+  'layout.titleSuffix': 'Payments console',
+  'layout.nav.charges': 'Charges',
+  'layout.nav.callbacks': 'Callbacks',
+  'layout.nav.booklets': 'Booklets',
+  'layout.nav.main': 'main',
+  'layout.who.tenant': 'tenant {tenantId}',
+  'layout.who.operator': 'operator',
+  'layout.logout': 'Log out',
+  'layout.language': 'Language',
+  'layout.switchToEnglish': 'English',
+  'layout.switchToPortuguese': 'Português',
+
+  // Error page
+  'error.back': 'Back to the console',
+  'error.request': 'request',
+  'error.title.400': 'Check the form',
+  'error.title.401': 'Not signed in',
+  'error.title.403': 'Not allowed',
+  'error.title.404': 'Not found',
+  'error.title.409': 'Not possible now',
+  'error.title.413': 'Too large',
+  'error.title.415': 'Unsupported form',
+  'error.title.422': 'Check the form',
+  'error.title.429': 'Too many requests',
+  'error.title.500': 'Internal error',
+  'error.title.502': 'The gateway did not answer',
+  'error.title.503': 'Service unavailable',
+  'error.title.504': 'The gateway did not answer in time',
+  'error.title.other': 'Error',
+  'error.internal': 'Something went wrong on our side; it has been logged.',
   'error.nothingHere': 'There is nothing at this address.',
 
   // Tenant pages: states, payment types, callback statuses, paging
@@ -249,36 +213,6 @@ export const MESSAGES: { readonly 'pt-BR': Record<MessageKey, string>; readonly 
   'callbackStatus.dead': 'dead',
   'pager.next': 'Next page →',
 
-  // Tenant: the charges list (search and CSV export)
-  'charges.title': 'Charges',
-  'charges.state': 'State',
-  'charges.stateAll': 'all',
-  'charges.from': 'Emitted from',
-  'charges.to': 'to',
-  'charges.payerName': 'Payer name',
-  'charges.payerNameHint': 'at least 3 letters',
-  'charges.taxId': "Payer's tax id (CPF/CNPJ)",
-  'charges.ourNumber': 'Our number (nosso número)',
-  'charges.value': 'Amount (R$)',
-  'charges.search': 'Search',
-  'charges.exportCsv': 'Export CSV',
-  'charges.lookupId': 'Charge id (account_receivable_id)',
-  'charges.open': 'Open',
-  'charges.none': 'No charge matches these filters.',
-  'charges.col.charge': 'Charge',
-  'charges.col.payer': 'Payer',
-  'charges.col.state': 'State',
-  'charges.col.paidWith': 'Paid with',
-  'charges.col.paidOn': 'Paid on',
-  'charges.col.amountDue': 'Amount',
-  'charges.col.amountPaid': 'Paid',
-  'charges.col.fee': 'Fee',
-  'charges.csv.paidOn': 'Paid on (Brasília time)',
-  'charges.badState': 'one of {states}',
-  'charges.badDate': 'a date, YYYY-MM-DD',
-  'charges.badRange': 'must not be before the start date',
-  'charges.badValue': 'an amount in reais, such as 1,234.56 or 1.234,56',
-
   // Tenant: the charge page
   'charge.title': 'Charge {id}',
   'charge.heading': 'Charge',
@@ -290,6 +224,8 @@ export const MESSAGES: { readonly 'pt-BR': Record<MessageKey, string>; readonly 
   'charge.paymentData': 'Payment data',
   'charge.awaitingRegistration':
     'Awaiting registration at the bank: the typeable line, PIX and PDF show here once the bank registers the charge.',
+  'charge.refusedByBank': 'The bank refused to register this charge: there is no payment data (the history says why).',
+  'charge.cancelledUnregistered': 'Cancelled before the bank registered it: there is no payment data.',
   'charge.ourNumber': 'Our number (nosso número)',
   'charge.typeableLine': 'Typeable line',
   'charge.barcode': 'Barcode',
@@ -379,5 +315,9 @@ export const MESSAGES: { readonly 'pt-BR': Record<MessageKey, string>; readonly 
   'booklets.badUrl': 'say where the download link is to be sent',
   'booklets.badLink': 'paste the download link of the booklet.sent callback',
   'booklets.badLinkShape': 'a booklet link looks like {shape}',
-  'charge.refusedByBank': 'The bank refused to register this charge: there is no payment data (the history says why).',
-  'charge.cancelledUnregistered': 'Cancelled before the bank registered it: there is no payment data.',
+};
+
+export const MESSAGES: { readonly 'pt-BR': Record<MessageKey, string>; readonly en: Record<MessageKey, string> } = {
+  'pt-BR': ptBR,
+  en,
+};
