@@ -360,7 +360,7 @@ describeWithBrowser('the tenant console in Chromium', () => {
       try {
         const res = await open(b.page, `${console_.url}/tenant/booklets/download?event=${bookletEvent}`);
         expect(res.status()).toBe(404);
-        expect(await textOf(b.page, 'h1')).toBe('Not Found');
+        expect(await textOf(b.page, 'h1')).toBe('Não encontrado');
       } finally {
         await b.context.close();
       }
@@ -376,10 +376,10 @@ describeWithBrowser('the tenant console in Chromium', () => {
     try {
       await open(page, `${console_.url}/tenant/callbacks?status=dead`);
       expect(await page.$(`#callbacks tr[data-event="${victimEvent}"]`)).not.toBeNull();
-      // The form's default `since` is an hour ago (UTC): the dead event of a few seconds ago is in it.
+      // The form's default `since` is an hour ago (Brasília time): the dead event of a few seconds ago is in it.
       await submit(page, '#replay button[type=submit]');
       expect(new URL(page.url()).pathname).toBe('/tenant/callbacks');
-      expect(await textOf(page, '.flash.info')).toBe('1 dead callback queued for delivery again.');
+      expect(await textOf(page, '.flash.info')).toBe('Callbacks esgotados de novo na fila de entrega: 1.');
       await waitFor(
         async () => (await eventOf(tenantA, victimEvent)).status === 'delivered',
         15_000,
