@@ -6,7 +6,9 @@ import type { RunMode } from '@payments/config';
 import { ADMIN_OPENAPI_DOCUMENT_PATH, ServiceError } from '@payments/contracts';
 import type { Keyring } from '@payments/credential-seal';
 import type { Logger } from '@payments/logger';
+import type { AccessTokenSettings } from './auth/access-tokens';
 import { requireOperator } from './auth/require-operator';
+import type { SigningKeys } from './auth/signing-keys';
 import type { GatewayDatabase } from './db/schema';
 import { accessLog } from './http/access-log';
 import type { GatewayContext, GatewayState } from './http/context';
@@ -14,7 +16,9 @@ import { errorHandler } from './http/error-handler';
 import { jsonBody, type JsonBodyLimits } from './http/json-body';
 import { requestId } from './http/request-id';
 import { servedRoutes, type ServedRoute } from './http/route-list';
+import { systemClock, type Clock } from './people/people';
 import { mountAdminRoutes } from './routes/admin-routes';
+import { mountSessionRoutes } from './routes/session-routes';
 
 export interface AdminAppDeps {
   db: Kysely<GatewayDatabase>;
@@ -23,6 +27,11 @@ export interface AdminAppDeps {
   mode: RunMode;
   limits: JsonBodyLimits;
   logger: Logger;
+  /** Sign the tenant JWT a console session carries, as the public API's /authenticate does. */
+  keys: SigningKeys;
+  jwt: AccessTokenSettings;
+  /** The time console sessions are measured by (tests move it); the system's by default. */
+  clock?: Clock;
 }
 
 /**
@@ -35,13 +44,25 @@ export function adminApp(deps: AdminAppDeps): { app: Koa<GatewayState>; routes: 
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger, `the admin API is described at ${ADMIN_OPENAPI_DOCUMENT_PATH}`));
   const router = new Router<GatewayState>();
+  const clock = deps.clock ?? systemClock;
+  const bodyParser = jsonBody(deps.limits);
+  // Console sessions and people first: their own guards (a session, an operator, or none to sign in).
+  mountSessionRoutes(router, {
+    db: deps.db,
+    keyring: deps.keyring,
+    mode: deps.mode,
+    keys: deps.keys,
+    jwt: deps.jwt,
+    clock,
+    bodyParser,
+  });
   mountAdminRoutes(router, {
     db: deps.db,
     bus: deps.bus,
     keyring: deps.keyring,
     mode: deps.mode,
-    guard: requireOperator(deps.db),
-    bodyParser: jsonBody(deps.limits),
+    guard: requireOperator(deps.db, clock),
+    bodyParser,
   });
   app.use(router.routes());
   app.use(async (ctx: GatewayContext, next) => {

@@ -144,6 +144,8 @@ export async function startGateway(
     mode: config.nodeEnv,
     limits: config,
     logger,
+    keys,
+    jwt: config.jwt,
   });
   const server = httpServer(app.callback(), config.requestTimeoutMs);
   const adminServer = httpServer(admin.app.callback(), config.requestTimeoutMs);

@@ -240,7 +240,11 @@ function idleDeadline(now: Date, expiresAt: Date): Date {
  * The session of this id if it still stands, its idle deadline moved forward; else SessionEndedError
  * (and a session found past a limit or revoked is ended in the table too).
  */
-export async function useSession(deps: PeopleDeps, sessionId: string, origin: RequestOrigin): Promise<OpenSession> {
+export async function useSession(
+  deps: Pick<PeopleDeps, 'db' | 'clock'>,
+  sessionId: string,
+  origin: RequestOrigin,
+): Promise<OpenSession> {
   const now = deps.clock();
   const idHash = secretHash(sessionId);
   const record = await findSession(deps.db, idHash);

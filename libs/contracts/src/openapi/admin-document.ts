@@ -18,12 +18,14 @@ import {
   AdminTenantStatusSchema,
   AdminTokenListSchema,
 } from '../admin';
+import { INVITATION_TOKEN_PATTERN } from '../console-sessions';
 import { DeliveryHealthSchema, DeliveryStatsSchema } from '../delivery-stats';
 import { ErrorCatalog, type ErrorCode } from '../errors';
 import { RegistrationHealthSchema } from '../registration-health';
 import { RegistrationStatsSchema, STATS_WINDOW_NAMES } from '../stats';
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from '../problem';
 import { OPENAPI_VERSION } from './document';
+import { CONSOLE_SESSION_OPERATIONS } from './console-sessions-document';
 import { SchemaRegistry } from './schema-registry';
 import type {
   HttpMethod,
@@ -50,7 +52,12 @@ export interface AdminOperation {
   requestBody?: TSchema;
   /** Answers a secret: takes an optional Idempotency-Key, and a repeat with it replays the first answer. */
   idempotent?: true;
-  success: { status: 200 | 201; description: string; schema: TSchema };
+  /**
+   * Who may call it: an operator credential (the default); a console session or an operator
+   * credential; a console session only; anyone (sign-in, an invitation by its token).
+   */
+  access?: 'session_or_operator' | 'session' | 'none';
+  success: { status: 200 | 201 | 204; description: string; schema?: TSchema };
   /** Besides unauthorized, which every operation answers. */
   errors: Partial<Record<ErrorCode, string>>;
 }
@@ -59,6 +66,8 @@ const PARAMETER_DESCRIPTIONS: Record<string, string> = {
   tenant_id: 'The tenant (a UUID).',
   token_id: 'The integration token (its id, a UUID; never the token).',
   dead_letter_id: 'The dead letter, as the list answers its id.',
+  user_id: 'The console user (a UUID).',
+  invitation_token: 'The invitation token (inv_...), as the invitation link carries it.',
 };
 
 const BAD_INPUT = 'a field is missing or invalid: errors names each';
@@ -324,7 +333,7 @@ once, by the call that makes them, and never listed. Errors are \`application/pr
 export function buildAdminOpenApiDocument(): OpenApiDocument {
   const registry = new SchemaRegistry();
   const paths: Record<string, PathItemObject> = {};
-  for (const operation of ADMIN_OPERATIONS)
+  for (const operation of [...ADMIN_OPERATIONS, ...CONSOLE_SESSION_OPERATIONS])
     paths[operation.path] = { ...paths[operation.path], [operation.method]: operationObject(operation, registry) };
   return {
     openapi: OPENAPI_VERSION,
@@ -343,6 +352,12 @@ export function buildAdminOpenApiDocument(): OpenApiDocument {
           scheme: 'bearer',
           description: 'An operator credential (opk_...), from npm run admin -- operator create.',
         },
+        consoleSession: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: '`Session <session_id>`: a console session, as POST /admin/v1/sessions answered it.',
+        },
       },
       headers: {},
       parameters: {},
@@ -358,20 +373,21 @@ function operationObject(operation: AdminOperation, registry: SchemaRegistry): O
       in: 'path',
       required: true,
       description: PARAMETER_DESCRIPTIONS[name] ?? name,
-      schema: name === 'dead_letter_id' ? { type: 'integer', minimum: 1 } : { type: 'string', format: 'uuid' },
+      schema: parameterSchema(name),
     })),
     ...(operation.queryParameters ?? []),
     ...(operation.idempotent ? [idempotencyKeyParameter()] : []),
   ];
+  const access = operation.access ?? 'operator';
   const errors: Partial<Record<ErrorCode, string>> = {
-    unauthorized: 'no operator credential, or one unknown or revoked (a tenant token or JWT is refused too)',
+    ...(access === 'none' ? {} : { unauthorized: UNAUTHORIZED[access] }),
     ...operation.errors,
   };
   return {
     operationId: operation.operationId,
     summary: operation.summary,
     tags: ['admin'],
-    security: [{ operatorCredential: [] }],
+    security: SECURITY[access],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.requestBody
       ? {
@@ -384,11 +400,34 @@ function operationObject(operation: AdminOperation, registry: SchemaRegistry): O
     responses: {
       [String(operation.success.status)]: {
         description: operation.success.description,
-        content: { 'application/json': { schema: registry.use(operation.success.schema) } },
+        ...(operation.success.schema
+          ? { content: { 'application/json': { schema: registry.use(operation.success.schema) } } }
+          : {}),
       },
       ...errorResponses(errors, registry),
     },
   };
+}
+
+type Access = NonNullable<AdminOperation['access']> | 'operator';
+
+const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
+  operator: [{ operatorCredential: [] }],
+  session_or_operator: [{ consoleSession: [] }, { operatorCredential: [] }],
+  session: [{ consoleSession: [] }],
+  none: [],
+};
+
+const UNAUTHORIZED: Record<Exclude<Access, 'none'>, string> = {
+  operator: 'no operator credential, or one unknown or revoked (a tenant token or JWT is refused too)',
+  session_or_operator: 'no console session nor operator credential, or an unknown or revoked credential',
+  session: 'no `Authorization: Session <session_id>` header',
+};
+
+function parameterSchema(name: string): ParameterObject['schema'] {
+  if (name === 'dead_letter_id') return { type: 'integer', minimum: 1 };
+  if (name === 'invitation_token') return { type: 'string', pattern: INVITATION_TOKEN_PATTERN };
+  return { type: 'string', format: 'uuid' };
 }
 
 function errorResponses(

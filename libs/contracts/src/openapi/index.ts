@@ -10,3 +10,4 @@ export {
 } from './operations';
 export type * from './types';
 export { ADMIN_OPERATIONS, buildAdminOpenApiDocument, type AdminOperation } from './admin-document';
+export { CONSOLE_SESSION_OPERATIONS } from './console-sessions-document';

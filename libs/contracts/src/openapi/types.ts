@@ -67,12 +67,9 @@ export interface OperationObject {
 export type HttpMethod = 'get' | 'post' | 'put';
 export type PathItemObject = Partial<Record<HttpMethod, OperationObject>>;
 
-export interface SecuritySchemeObject {
-  type: 'http';
-  scheme: 'bearer';
-  bearerFormat?: string;
-  description: string;
-}
+export type SecuritySchemeObject =
+  | { type: 'http'; scheme: 'bearer'; bearerFormat?: string; description: string }
+  | { type: 'apiKey'; in: 'header'; name: string; description: string };
 
 export interface OpenApiDocument {
   openapi: string;
