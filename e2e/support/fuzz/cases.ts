@@ -41,6 +41,10 @@ function hintsFor(operationId: string, world: FuzzWorld): Hints {
     interest_amount: cents(0, 500),
     fine_value: cents(0, 1000),
     cursor: craftedCursor,
+    // The search's filters (docs/api.md, "Search"): mostly ones that find something, in any case or accent.
+    payer_name: fc.constantFrom('Maria', 'maria da silva', 'SILVA', 'conceição', 'Joã', '100%_x', '   abc  '),
+    payer_tax_id: fc.constantFrom(...VALID_TAX_IDS),
+    our_number: fc.stringMatching(/^[0-9A-Za-z./-]{1,20}$/),
   };
   if (operationId === 'createReceivables') {
     hints.client_id = fc.constantFrom(...world.clientIds);
