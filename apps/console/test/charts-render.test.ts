@@ -4,7 +4,8 @@ import { LineChart, StackedBarChart, type TimeChartProps } from '../src/views/ch
 import { lineDescription } from '../src/views/charts/line-chart';
 import { barDescription } from '../src/views/charts/stacked-bar-chart';
 
-const HOUR_FROM = Date.parse('2026-11-26T09:00:00.000Z');
+// 12:00 UTC is 09:00 in Brasília, the time the charts show.
+const HOUR_FROM = Date.parse('2026-11-26T12:00:00.000Z');
 const hour = Array.from({ length: 60 }, (_, i) => new Date(HOUR_FROM + i * 60_000).toISOString());
 
 function deliveries(values: { delivered: number[]; failed: number[]; dead: number[] }): TimeChartProps {
@@ -52,12 +53,13 @@ describe('StackedBarChart', () => {
     expect(svg).toContain('aria-labelledby="deliveries-title deliveries-desc"');
     expect(svg).toContain('<title id="deliveries-title">Deliveries per minute</title>');
     expect(svg).toContain(
-      '<desc id="deliveries-desc">Deliveries per minute, from 09:00 to 10:00 UTC, per minute: 11 delivered, 2 failed, 1 dead in all; the busiest at 09:10 with 10.</desc>',
+      '<desc id="deliveries-desc">Deliveries per minute, from 09:00 to 10:00 Brasília time, per minute: 11 delivered, 2 failed, 1 dead in all; the busiest at 09:10 with 10.</desc>',
     );
     expect(svg).toContain('<title>09:10 failed: 2</title>');
     // Ticks 0..10, the time labels of the hour and the legend.
     for (const tick of ['>0<', '>5<', '>10<']) expect(svg).toContain(tick);
     for (const label of ['09:00', '09:10', '09:50']) expect(svg).toContain(`>${label}</text>`);
+    expect(svg).toContain('>horário de Brasília</text>');
     expect(svg).toMatch(/<g class="legend-dead">.*>dead<\/text>/);
     expect(svg).not.toContain('chart-empty');
     // Colours are presentation attributes: the CSP forbids style attributes.
@@ -108,7 +110,7 @@ describe('LineChart', () => {
     expect(svg).toContain('<title>09:21 p99: 321 ms</title>');
     expect(svg).toContain('>400 ms</text>');
     expect(lineDescription(latency(p50, p99))).toBe(
-      'Delivery latency, from 09:00 to 10:00 UTC, per minute. p50: highest 61 ms at 09:21; p99: highest 321 ms at 09:21.',
+      'Delivery latency, from 09:00 to 10:00 Brasília time, per minute. p50: highest 61 ms at 09:21; p99: highest 321 ms at 09:21.',
     );
     expect(svg).not.toMatch(/\sstyle=/);
   });
@@ -136,7 +138,7 @@ it('text given to a chart is escaped, never markup', () => {
 });
 
 it('a day of 15-minute buckets: labels every 3 hours and the span of the day', () => {
-  const from = Date.parse('2026-11-25T09:15:00.000Z');
+  const from = Date.parse('2026-11-25T12:15:00.000Z');
   const day = Array.from({ length: 96 }, (_, i) => new Date(from + i * 900_000).toISOString());
   const props: TimeChartProps = {
     id: 'registrations-day',
@@ -150,6 +152,6 @@ it('a day of 15-minute buckets: labels every 3 hours and the span of the day', (
   expect(svg.match(/<rect class="bar"/g)).toHaveLength(48);
   expect(svg.match(/>\d\d:00<\/text>/g)).toHaveLength(8);
   expect(barDescription(props)).toContain(
-    'from 2026-11-25 09:15 to 2026-11-26 09:15 UTC, per 15 minutes: 48 registered in all',
+    'from 2026-11-25 09:15 to 2026-11-26 09:15 Brasília time, per 15 minutes: 48 registered in all',
   );
 });

@@ -46,34 +46,35 @@ it('formatValue shortens large numbers and adds the unit', () => {
 });
 
 describe('timeLabels', () => {
-  it('an hour of minutes: a label every 10 minutes, on round times, in UTC', () => {
+  it('an hour of minutes: a label every 10 minutes, on round times, in Brasília time', () => {
     const hour = starts('2026-11-26T08:53:00.000Z', 60, 60);
     expect(timeLabels(hour, 60)).toEqual([
-      { index: 7, text: '09:00' },
-      { index: 17, text: '09:10' },
-      { index: 27, text: '09:20' },
-      { index: 37, text: '09:30' },
-      { index: 47, text: '09:40' },
-      { index: 57, text: '09:50' },
+      { index: 7, text: '06:00' },
+      { index: 17, text: '06:10' },
+      { index: 27, text: '06:20' },
+      { index: 37, text: '06:30' },
+      { index: 47, text: '06:40' },
+      { index: 57, text: '06:50' },
     ]);
   });
 
   it('a day of 15 minutes: a label every 3 hours', () => {
     const day = starts('2026-11-25T09:15:00.000Z', 96, 900);
     const labels = timeLabels(day, 900);
-    expect(labels.map((l) => l.text)).toEqual(['12:00', '15:00', '18:00', '21:00', '00:00', '03:00', '06:00', '09:00']);
-    expect(labels[0]).toEqual({ index: 11, text: '12:00' });
+    expect(labels.map((l) => l.text)).toEqual(['09:00', '12:00', '15:00', '18:00', '21:00', '00:00', '03:00', '06:00']);
+    expect(labels[0]).toEqual({ index: 11, text: '09:00' });
   });
 
   it('other bucket sizes: about six labels spread evenly; bad dates are skipped', () => {
     const week = starts('2026-11-19T00:00:00.000Z', 42, 14_400);
     expect(timeLabels(week, 14_400).map((l) => l.index)).toEqual([0, 7, 14, 21, 28, 35]);
-    expect(timeLabels(['not a date', '2026-11-26T09:00:00.000Z'], 60)).toEqual([{ index: 1, text: '09:00' }]);
+    expect(timeLabels(['not a date', '2026-11-26T09:00:00.000Z'], 60)).toEqual([{ index: 1, text: '06:00' }]);
     expect(timeLabels([], 60)).toEqual([]);
   });
 
-  it('clock is HH:MM in UTC', () => {
-    expect(clock(Date.parse('2026-11-26T23:59:59.999Z'))).toBe('23:59');
+  it('clock is HH:MM in Brasília time (UTC-3)', () => {
+    expect(clock(Date.parse('2026-11-26T23:59:59.999Z'))).toBe('20:59');
+    expect(clock(Date.parse('2026-11-27T02:30:00.000Z'))).toBe('23:30');
   });
 });
 

@@ -140,6 +140,7 @@ const ptBR = {
   'error.title.other': 'Erro',
   'error.internal': 'Algo deu errado do nosso lado; o erro foi registrado.',
   'error.nothingHere': 'Não há nada neste endereço.',
+  'charts.timeZone': 'horário de Brasília',
 
   // Tenant pages: states, payment types, callback statuses, paging
   'state.pending': 'Pendente',
@@ -421,6 +422,7 @@ const en: Record<MessageKey, string> = {
   'error.title.other': 'Error',
   'error.internal': 'Something went wrong on our side; it has been logged.',
   'error.nothingHere': 'There is nothing at this address.',
+  'charts.timeZone': 'Brasília time',
 
   // Tenant pages: states, payment types, callback statuses, paging
   'state.pending': 'Pending',

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type { ComponentChildren } from 'preact';
+import { useFormats } from '../locale';
 import { CHART_HEIGHT, CHART_WIDTH, coord, formatValue, PLOT, timeLabels, yOf } from './scale';
 
 /** One series of a time chart: its values bucket by bucket (null: none in that bucket). */
@@ -38,9 +39,10 @@ interface FrameProps {
 
 /**
  * What every time chart has around its marks: an accessible name and description, the visible
- * title, the value grid and ticks, the UTC time labels and the legend.
+ * title, the value grid and ticks, the time labels (Brasília time) and the legend.
  */
 export function ChartFrame({ props, ticks, description, empty, children }: FrameProps) {
+  const { t } = useFormats();
   const top = ticks[ticks.length - 1]!;
   const titleId = `${props.id}-title`;
   const descId = `${props.id}-desc`;
@@ -93,7 +95,7 @@ export function ChartFrame({ props, ticks, description, empty, children }: Frame
           );
         })}
         <text x={PLOT.right} y={PLOT.bottom + 30} text-anchor="end" font-size="10" fill="#5f6670">
-          UTC
+          {t('charts.timeZone')}
         </text>
       </g>
       {empty ? (

@@ -1,6 +1,7 @@
+import { brasiliaLocalValue } from '../locale';
 import { clock } from './scale';
 
-/** "from 09:00 to 10:00 UTC, per minute": the span a chart covers, for its <desc>. */
+/** "from 09:00 to 10:00 Brasília time, per minute": the span a chart covers, for its <desc>. */
 export function spanText(starts: readonly string[], bucketSeconds: number): string {
   const first = Date.parse(starts[0] ?? '');
   const last = Date.parse(starts[starts.length - 1] ?? '');
@@ -8,10 +9,11 @@ export function spanText(starts: readonly string[], bucketSeconds: number): stri
     bucketSeconds === 60 ? 'minute' : bucketSeconds % 60 === 0 ? `${bucketSeconds / 60} minutes` : `${bucketSeconds} s`;
   if (Number.isNaN(first) || Number.isNaN(last)) return `per ${per}`;
   const end = last + bucketSeconds * 1000;
-  // A span across midnight names the days too.
-  const sameDay = new Date(first).toISOString().slice(0, 10) === new Date(end - 1).toISOString().slice(0, 10);
-  const at = (ms: number) => (sameDay ? clock(ms) : `${new Date(ms).toISOString().slice(0, 10)} ${clock(ms)}`);
-  return `from ${at(first)} to ${at(end)} UTC, per ${per}`;
+  // A span across midnight (in Brasília) names the days too.
+  const day = (ms: number) => brasiliaLocalValue(ms).slice(0, 10);
+  const sameDay = day(first) === day(end - 1);
+  const at = (ms: number) => (sameDay ? clock(ms) : `${day(ms)} ${clock(ms)}`);
+  return `from ${at(first)} to ${at(end)} Brasília time, per ${per}`;
 }
 
 /** The bucket holding the largest value (the first one on a tie), or undefined when all are empty. */

@@ -3,6 +3,7 @@
  * ticks, time labels and the plot's geometry. No chart library: a polyline and some rectangles are all
  * these charts draw, and a library would want a DOM (or a bundle) the server-rendered console has not.
  */
+import { brasiliaLocalValue } from '../locale';
 
 /** Where the plot sits inside the chart's viewBox (title above, time labels and legend below). */
 export interface PlotArea {
@@ -61,7 +62,7 @@ function trim(n: number): string {
 export interface TimeLabel {
   /** The bucket the label sits under. */
   index: number;
-  /** HH:MM in UTC. */
+  /** HH:MM in Brasília time. */
   text: string;
 }
 
@@ -85,9 +86,9 @@ export function timeLabels(starts: readonly string[], bucketSeconds: number): Ti
   return labels;
 }
 
-/** HH:MM of an instant, in UTC (the console says its times are UTC). */
+/** HH:MM of an instant in Brasília time, as every time in the console (docs/console.md). */
 export function clock(ms: number): string {
-  return new Date(ms).toISOString().slice(11, 16);
+  return brasiliaLocalValue(ms).slice(11, 16);
 }
 
 /** Where bucket `index` of `count` is centred across the plot, and how wide its band is. */
