@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Problem, ReceivableHistory, RegistrationStats } from '@payments/contracts';
+import type { Problem, ReceivableHistory, RegistrationStats, SearchResponse } from '@payments/contracts';
 import { createOperator, openAdminDatabase } from '@payments/gateway';
 import { clientPayload, receivablePayload } from '../support/fixtures';
 import { CallbackReceiver, waitFor } from '../support/receiver';
-import { receivableCallbacks } from '../support/receivable-callbacks';
+import { asRegistered, receivableCallbacks } from '../support/receivable-callbacks';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /*
@@ -107,4 +107,36 @@ it('counts the registration and the refusal in the statistics within seconds, pe
 
   expect((await stats('', a.accessToken)).status).toBe(401);
   expect((await stats('?window=week')).status).toBe(422);
+});
+
+it('finds charges by payer name in any case and accent, tax id, our_number and amount, for their tenant only', async () => {
+  const search = async (t: TestTenant, filters: Record<string, unknown>) => {
+    const res = await t.api.post<SearchResponse & Problem>('/api/v1/accounts-receivable/search', {
+      state: 'all',
+      start_date: '2026-11-01',
+      end_date: '2026-11-30',
+      ...filters,
+    });
+    expect(res.status).toBe(200);
+    return res.json.map((c) => c.accounts_receivable_id).sort();
+  };
+  const both = [registered, rejected].sort();
+  expect(await search(a, { payer_name: 'SILVA' })).toEqual([registered]);
+  expect(await search(a, { payer_name: 'maría da' })).toEqual([registered]);
+  expect(await search(a, { payer_name: 'cliente [sandbox' })).toEqual([rejected]);
+  expect(await search(a, { payer_tax_id: '52998224725' })).toEqual(both);
+  expect(await search(a, { value: 150.75 })).toEqual(both);
+  expect(await search(a, { value: 150.76 })).toEqual([]);
+  const ourNumber = asRegistered(receivableCallbacks(receiver, registered)[0]).payment_data.our_number;
+  expect(await search(a, { our_number: ourNumber })).toEqual([registered]);
+  expect(await search(a, { payer_name: 'silva', value: 150.75, payer_tax_id: '529.982.247-25' })).toEqual([registered]);
+  expect(await search(b, { payer_name: 'silva' })).toEqual([]);
+  const short = await a.api.post<Problem>('/api/v1/accounts-receivable/search', {
+    state: 'all',
+    start_date: '2026-11-01',
+    end_date: '2026-11-30',
+    payer_name: 'si',
+  });
+  expect(short.status).toBe(422);
+  expect(short.json.errors?.map((e) => e.path)).toEqual(['/payer_name']);
 });
