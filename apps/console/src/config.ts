@@ -32,15 +32,20 @@ export interface ConsoleConfig {
    * the gateway did not answer in time.
    */
   gatewayTimeoutMs: number;
-  /** CONSOLE_SIGN_IN_FAILURES_PER_MINUTE (30): refused sign-ins per client address per minute; 0 turns it off. */
-  signInFailuresPerMinute: number;
-  /** TRUSTED_PROXY_HOPS (0): proxies in front that append to X-Forwarded-For; the client address is that many entries from the right. */
+  /**
+   * TRUSTED_PROXY_HOPS (0): proxies in front that append to X-Forwarded-For; the client address is that
+   * many entries from the right. The console passes that address on to the admin API, whose sign-in
+   * limits count per person and per address.
+   */
   trustedProxyHops: number;
-  /** CONSOLE_SESSION_KEY (32 bytes, base64): seals the session cookie. */
+  /** CONSOLE_SESSION_KEY (32 bytes, base64): seals the flash cookie (the session cookie holds only an id). */
   sessionKey: Buffer;
-  /** True when no key was set (development): a random one per process, so a restart logs everyone out. */
+  /** True when no key was set (development): a random one per process. */
   sessionKeyIsEphemeral: boolean;
-  /** CONSOLE_SECURE_COOKIES: mark cookies Secure (the console is served over https, e.g. behind a proxy). */
+  /**
+   * CONSOLE_SECURE_COOKIES (true in production, false in development): cookies are Secure and the
+   * session cookie is `__Host-console_session` (the console is served over https, e.g. behind a proxy).
+   */
   secureCookies: boolean;
 }
 
@@ -70,11 +75,10 @@ export function loadConsoleConfig(env: Env = process.env): ConsoleConfig {
     gatewayUrl: baseUrl('GATEWAY_URL', 'http://127.0.0.1:3000', env),
     gatewayAdminUrl: baseUrl('GATEWAY_ADMIN_URL', 'http://127.0.0.1:3600', env),
     gatewayTimeoutMs: envInt('CONSOLE_GATEWAY_TIMEOUT_MS', GATEWAY_TIMEOUT_MS, env, 1),
-    signInFailuresPerMinute: envInt('CONSOLE_SIGN_IN_FAILURES_PER_MINUTE', 30, env, 0),
     trustedProxyHops: envInt('TRUSTED_PROXY_HOPS', 0, env, 0),
     sessionKey: rawKey === undefined ? PROCESS_SESSION_KEY : sessionKey(rawKey),
     sessionKeyIsEphemeral: rawKey === undefined,
-    secureCookies: envBool('CONSOLE_SECURE_COOKIES', false, env),
+    secureCookies: envBool('CONSOLE_SECURE_COOKIES', nodeEnv === 'production', env),
   };
 }
 

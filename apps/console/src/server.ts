@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import Koa from 'koa';
+import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import { closeServer, keepConnectionsAlive, listen } from '@payments/lifecycle';
 import { ADMIN_OPENAPI_DOCUMENT_PATH } from '@payments/contracts';
@@ -7,16 +7,18 @@ import { mountHealthRoutes } from '@payments/health';
 import type { Logger } from '@payments/logger';
 import type { ConsoleConfig } from './config';
 import { publicApi } from './gateway/public-api';
-import { adminClient } from './operator/admin-client';
+import { adminClient, expectData } from './operator/admin-client';
 import type { ConsoleState } from './http/context';
 import { sameOriginOnly } from './http/csrf';
-import { SignInLimit } from './http/sign-in-limit';
 import { errorHandler } from './http/error-handler';
 import { Flashes } from './http/flash';
 import { securityHeaders } from './http/security-headers';
 import { mountAuthRoutes } from './routes/auth-routes';
 import { operatorRouter } from './routes/operator-mount';
-import { SessionCodec } from './session/codec';
+import { peopleRouters } from './people/routes';
+import { PeopleApi } from './people/people-api';
+import { AdminCalls, callerHeaders, SessionsApi } from './session/sessions-api';
+import { operatorSession } from './session/guards';
 import { SessionStore } from './session/store';
 import { tenantRouter } from './tenant/mount';
 import { mountLangRoute } from './views/locale';
@@ -36,14 +38,18 @@ export function consoleApp(
 ): Koa<ConsoleState> {
   const { gatewayTimeoutMs } = config;
   const api = publicApi(config.gatewayUrl, { gatewayTimeoutMs });
-  // One admin client per operator request: it carries that operator's credential.
-  const admin = (credential: string) => adminClient({ baseUrl: config.gatewayAdminUrl, credential, gatewayTimeoutMs });
-  const sessions = new SessionStore({
-    codec: new SessionCodec(config.sessionKey, options.now),
-    api,
-    secureCookies: config.secureCookies,
-    now: options.now,
-  });
+  // One admin client per operator request: it carries that operator's session id, and the end user's
+  // address and request id for the gateway's audit.
+  const admin = (ctx: Context) =>
+    adminClient({
+      baseUrl: config.gatewayAdminUrl,
+      sessionId: operatorSession(ctx).sessionId,
+      caller: { ...callerHeaders(ctx) },
+      gatewayTimeoutMs,
+    });
+  const adminCalls = new AdminCalls({ baseUrl: config.gatewayAdminUrl, gatewayTimeoutMs });
+  const sessionsApi = new SessionsApi(adminCalls);
+  const sessions = new SessionStore({ sessions: sessionsApi, secureCookies: config.secureCookies, now: options.now });
   const flashes = new Flashes(config.sessionKey, config.secureCookies);
   const flash = flashes.add.bind(flashes);
 
@@ -74,9 +80,20 @@ export function consoleApp(
   app.use(sessions.middleware());
 
   const pages = new Router<ConsoleState>();
-  const signIns = new SignInLimit(config.signInFailuresPerMinute);
-  mountAuthRoutes(pages, { api, admin, sessions, flash, signIns, now: options.now });
+  mountAuthRoutes(pages, {
+    sessions: sessionsApi,
+    store: sessions,
+    flash,
+    developmentSignIns: config.nodeEnv === 'development',
+  });
+  const people = peopleRouters({
+    people: new PeopleApi(adminCalls),
+    flash,
+    secureCookies: config.secureCookies,
+    tenants: async (ctx) => (await expectData('list tenants', admin(ctx).GET('/admin/v1/tenants'))).items,
+  });
   app.use(pages.routes());
+  for (const router of people) app.use(router.routes());
   app.use(tenantRouter({ api, gatewayUrl: config.gatewayUrl, gatewayTimeoutMs, flash, logger }).routes());
   app.use(operatorRouter({ admin, flash, logger }).routes());
   return app;
@@ -85,7 +102,9 @@ export function consoleApp(
 /** Starts the console on config.port (0: any free port). */
 export async function startConsole(config: ConsoleConfig, logger: Logger): Promise<RunningConsole> {
   if (config.sessionKeyIsEphemeral)
-    logger.warn('CONSOLE_SESSION_KEY is not set: sessions are sealed with a random key of this process (development)');
+    logger.warn(
+      'CONSOLE_SESSION_KEY is not set: flash messages are sealed with a random key of this process (development)',
+    );
   const app = consoleApp(config, logger);
   const server: Server = keepConnectionsAlive(createServer(app.callback()));
   // Pages wait for the gateway at most config.gatewayTimeoutMs; a slow client gets no more than this.

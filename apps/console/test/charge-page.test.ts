@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startConsole, type ConsoleUnderTest } from './support/console-under-test';
+import { SessionStandIn } from './support/session-stand-in';
 
 /**
  * The charge page and the language switch, in-process against a stand-in gateway on a local port:
@@ -92,6 +93,7 @@ beforeEach(async () => {
     ],
   };
   routes = {
+    ...new SessionStandIn(TENANT).routes(),
     'POST /api/v1/authenticate': (_req, res) =>
       json(res, 200, { access_token: fakeJwt(TENANT), token_type: 'Bearer', expires_in: 3600 }),
     [`POST /api/v1/accounts-receivable/${CHARGE}/consult-transaction`]: (_req, res) =>

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startConsole, type ConsoleUnderTest } from './support/console-under-test';
+import { SessionStandIn } from './support/session-stand-in';
 
 /**
  * The charges list's filters and its CSV export (docs/console.md, "Charges"), against a stand-in
@@ -73,8 +74,11 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 }
 
 beforeAll(async () => {
+  const sessions = new SessionStandIn(TENANT).routes();
   gateway = createServer((req, res) => {
     const route = `${req.method} ${req.url?.split('?')[0]}`;
+    const session = sessions[route];
+    if (session) return session(req, res);
     if (route === 'POST /api/v1/authenticate')
       return json(res, 200, { access_token: fakeJwt(TENANT), token_type: 'Bearer', expires_in: 3600 });
     if (route === 'POST /api/v1/accounts-receivable/search') {

@@ -1,14 +1,15 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createServer as createTcpServer } from 'node:net';
 import { SESSION_COOKIE } from '../src/http/cookies';
-import { SessionCodec } from '../src/session/codec';
 import { startConsole } from './support/console-under-test';
+import { SessionStandIn } from './support/session-stand-in';
 
 /**
  * A gateway that fails without a problem document, seen from the pages of both roles: the tenant's
  * (public API) and the operator's (admin API) go through the one fetch wrapper and the one
- * "answer -> problem" rule, so each failure reads the same on both.
+ * "answer -> problem" rule, so each failure reads the same on both. The console sessions themselves
+ * answer (a stand-in on the same port): the failure is the page's own call.
  */
 const DEADLINE_MS = 300;
 const TENANT_PAGE = '/tenant/charges';
@@ -36,32 +37,42 @@ function closing(server: Server | ReturnType<typeof createTcpServer>, sockets: S
   };
 }
 
-/** A TCP server that takes connections and never answers a byte. */
+const stand = new SessionStandIn('7f0c1a52-0000-4000-8000-000000000001');
+const sessionRoutes = stand.routes();
+
+/** The session calls answered by the stand-in; any other call goes to `fail`. */
+function sessionsOr(fail: (req: IncomingMessage, res: ServerResponse) => void) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const route = sessionRoutes[`${req.method} ${req.url?.split('?')[0]}`];
+    return route ? route(req, res) : fail(req, res);
+  };
+}
+
+/** A gateway that takes every page's call and never answers a byte. */
 async function silentGateway(): Promise<Running> {
   const sockets = new Set<Socket>();
-  const server = createTcpServer(() => undefined);
+  const server = createHttpServer(sessionsOr(() => undefined));
   return { url: await listening(server, sockets), close: closing(server, sockets) };
 }
 
 /** A proxy in front of a gateway that is down: an HTML 502 for everything. */
 async function proxyGateway(): Promise<Running> {
   const sockets = new Set<Socket>();
-  const server = createHttpServer((_req, res) => {
-    res.writeHead(502, 'Bad Gateway', { 'content-type': 'text/html' });
-    res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
-  });
+  const server = createHttpServer(
+    sessionsOr((_req, res) => {
+      res.writeHead(502, 'Bad Gateway', { 'content-type': 'text/html' });
+      res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+    }),
+  );
   return { url: await listening(server, sockets), close: closing(server, sockets) };
 }
 
 /** A console on both APIs of `gatewayUrl`, with the deadline set by CONSOLE_GATEWAY_TIMEOUT_MS, and a cookie per role. */
 async function consoleOn(gatewayUrl: string, deadlineMs = DEADLINE_MS) {
   const running = await startConsole(gatewayUrl, { CONSOLE_GATEWAY_TIMEOUT_MS: String(deadlineMs) });
-  const codec = new SessionCodec(running.config.sessionKey);
-  const now = Date.now();
-  // Sessions sealed here: signing in would need the gateway this test keeps from answering.
   const cookie = {
-    tenant: `${SESSION_COOKIE}=${codec.seal({ role: 'tenant', jwt: 'a.b.c', tenantId: 't1', issuedAt: now, expiresAt: now + 3_600_000 })}`,
-    operator: `${SESSION_COOKIE}=${codec.seal({ role: 'operator', credential: 'opk_testtesttest', startedAt: now, expiresAt: now + 600_000 })}`,
+    tenant: `${SESSION_COOKIE}=${stand.make('tenant_viewer')}`,
+    operator: `${SESSION_COOKIE}=${stand.make('operator')}`,
   };
   return { ...running, cookie };
 }

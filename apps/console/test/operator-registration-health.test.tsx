@@ -15,7 +15,7 @@ import { HealthPage } from '../src/operator/pages/health';
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const ESCAPED = '&lt;img src=x onerror=alert(1)>';
 const page: PageContext = {
-  session: { role: 'operator', credential: 'opk_x', startedAt: 0, expiresAt: 1 },
+  session: { role: 'operator', sessionId: `ses_${'a'.repeat(43)}`, user: null, expiresAt: '2026-11-28T20:00:00Z' },
   flash: [],
   path: '/operator/health',
 };

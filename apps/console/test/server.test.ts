@@ -1,32 +1,27 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTENT_SECURITY_POLICY } from '../src/http/security-headers';
 import { startConsole, type ConsoleUnderTest } from './support/console-under-test';
+import { SessionStandIn } from './support/session-stand-in';
 
 /**
  * The console's own HTTP behaviour, in-process, against a stand-in gateway on a local port (the
  * console's only peer; its real behaviour is the e2e browser tests'): headers, the CSRF check, the
- * session cookie, role guards and how gateway refusals are shown.
+ * session cookie that names a gateway session, role guards and how gateway refusals are shown.
  */
 const TENANT = '7f0c1a52-0000-4000-8000-000000000001';
 const XSS = '<img src=x onerror=alert(1)>';
-
-/** A JWT-shaped token (the console reads sub, iat and exp; the gateway alone verifies). */
-function fakeJwt(sub: string, ttlSeconds: number, ageSeconds = 0): string {
-  const iat = Math.floor(Date.now() / 1000) - ageSeconds;
-  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  return `${part({ alg: 'EdDSA' })}.${part({ sub, iat, exp: iat + ttlSeconds })}.${randomBytes(16).toString('base64url')}`;
-}
+const INVITATION = `inv_${'a'.repeat(43)}`;
+const USER = '5e0c1a52-0000-4000-8000-0000000000aa';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 let gateway: Server;
 let gatewayUrl: string;
 let routes: Record<string, Handler>;
+let stand: SessionStandIn;
 let console_: ConsoleUnderTest;
 let base: string;
-let issuedJwt: string;
 
 function json(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
   res.writeHead(status, { 'content-type': type });
@@ -46,18 +41,8 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
-  issuedJwt = fakeJwt(TENANT, 3600);
-  routes = {
-    'POST /api/v1/authenticate': (req, res) =>
-      req.headers.authorization === 'Bearer itk_good'
-        ? json(res, 200, { access_token: issuedJwt, token_type: 'Bearer', expires_in: 3600 })
-        : json(
-            res,
-            401,
-            { title: 'Unauthorized', status: 401, detail: `unknown token ${XSS}` },
-            'application/problem+json',
-          ),
-  };
+  stand = new SessionStandIn(TENANT);
+  routes = { ...stand.routes() };
 });
 
 afterAll(async () => {
@@ -66,21 +51,24 @@ afterAll(async () => {
   await new Promise((r) => gateway.close(r));
 });
 
-function post(path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
-  return fetch(`${base}${path}`, {
+function post(path: string, form: Record<string, string>, headers: Record<string, string> = {}, at = base) {
+  return fetch(`${at}${path}`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, ...headers },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: at, ...headers },
     body: new URLSearchParams(form).toString(),
   });
 }
 
-/** Logs in as the tenant: the session cookie (name=value). */
+function sessionCookieOf(res: Response, name = 'console_session'): string | undefined {
+  return res.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+}
+
+/** Logs in as the tenant (admin) with the development token form: the session cookie (name=value). */
 async function tenantCookie(): Promise<string> {
   const res = await post('/login/tenant', { token: 'itk_good' });
   expect(res.status).toBe(302);
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('console_session='));
-  return cookie!.split(';')[0];
+  return (sessionCookieOf(res) ?? '').split(';')[0] ?? '';
 }
 
 describe('every answer', () => {
@@ -107,25 +95,66 @@ describe('every answer', () => {
   });
 });
 
-describe('tenant login', () => {
-  it('sets the sealed session cookie HttpOnly, SameSite=Strict; the JWT is in no page', async () => {
+describe('sign-in and the session cookie', () => {
+  it('the cookie holds only the gateway session id, HttpOnly, SameSite=Lax; the JWT is in no page', async () => {
     const res = await post('/login/tenant', { token: 'itk_good' });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/tenant/charges');
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith('console_session='))!;
-    expect(cookie).toMatch(/; HttpOnly/);
-    expect(cookie).toMatch(/; SameSite=Strict/);
-    expect(cookie).toMatch(/; Path=\//);
-    expect(cookie).not.toContain(issuedJwt);
+    const cookie = sessionCookieOf(res) ?? '';
+    expect(cookie).toMatch(/^console_session=ses_[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
     expect(cookie).not.toContain('itk_good');
 
-    routes['POST /api/v1/accounts-receivable/search'] = (_req, res) => json(res, 200, []);
-    const page = await fetch(`${base}/tenant/charges`, { headers: { cookie: cookie.split(';')[0] } });
+    let searchedWith = '';
+    routes['POST /api/v1/accounts-receivable/search'] = (req, res) => {
+      searchedWith = req.headers.authorization ?? '';
+      json(res, 200, []);
+    };
+    const page = await fetch(`${base}/tenant/charges`, { headers: { cookie: cookie.split(';')[0] ?? '' } });
     const html = await page.text();
     expect(page.status).toBe(200);
-    expect(html).toContain(TENANT);
-    expect(html).not.toContain(issuedJwt);
-    expect(html).not.toContain(issuedJwt.split('.')[1]);
+    // The JWT the gateway minted with this lookup of the session, and nowhere on the page.
+    expect(searchedWith).toBe(`Bearer ${stand.lastJwt}`);
+    expect(html).not.toContain(stand.lastJwt.split('.')[1]);
+  });
+
+  it('tells the gateway the user’s address and a request id with every session call', async () => {
+    const cookie = await tenantCookie();
+    routes['POST /api/v1/accounts-receivable/search'] = (_req, res) => json(res, 200, []);
+    await (await fetch(`${base}/tenant/charges`, { headers: { cookie } })).text();
+    expect(stand.calls.length).toBe(2);
+    for (const call of stand.calls) {
+      expect(call.forwardedFor).toMatch(/127\.0\.0\.1$/);
+      expect(call.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    expect(stand.calls[0]?.requestId).not.toBe(stand.calls[1]?.requestId);
+    expect(stand.calls[1]?.authorization).toBe(`Session ${cookie.split('=')[1]}`);
+  });
+
+  it('signs a person in with e-mail, password and code; a refusal keeps the e-mail, escaped, and no cookie', async () => {
+    const refused = await post('/login', {
+      email: 'ana@example.com',
+      password: 'correct horse battery',
+      totp: '654321',
+    });
+    expect(refused.status).toBe(401);
+    const html = await refused.text();
+    expect(html).toContain('value="ana@example.com"');
+    expect(html).toContain('&lt;b>x&lt;/b>');
+    expect(html).not.toContain('correct horse battery');
+    expect(sessionCookieOf(refused)).toBeUndefined();
+    const badCode = await post('/login', { email: 'ana@example.com', password: 'x', totp: '12' });
+    expect(badCode.status).toBe(400);
+    expect(stand.calls.length).toBe(1);
+
+    const accepted = await post('/login', {
+      email: 'ana@example.com',
+      password: 'correct horse battery',
+      totp: '123456',
+      next: '/tenant/callbacks',
+    });
+    expect(accepted.status).toBe(302);
+    expect(accepted.headers.get('location')).toBe('/tenant/callbacks');
+    expect(sessionCookieOf(accepted)).toMatch(/^console_session=ses_/);
   });
 
   it('returns to the console page it was sent from, and to no other address', async () => {
@@ -138,89 +167,84 @@ describe('tenant login', () => {
     expect(await after('/tenant\\@evil.example')).toBe('/tenant/charges');
   });
 
-  it("a refused token shows the gateway's detail, escaped, and sets no session", async () => {
-    const res = await post('/login/tenant', { token: 'itk_bad' });
-    expect(res.status).toBe(401);
-    const html = await res.text();
-    expect(html).toContain('unknown token &lt;img src=x onerror=alert(1)>');
-    expect(html).not.toContain('<img');
-    expect(res.headers.getSetCookie().some((c) => c.startsWith('console_session='))).toBe(false);
-  });
-
-  it('a tampered cookie is no session: the page sends the browser to log in, and the cookie is deleted', async () => {
-    const cookie = await tenantCookie();
-    const tampered = cookie.slice(0, -3) + (cookie.endsWith('AAA') ? 'BBB' : 'AAA');
-    const res = await fetch(`${base}/tenant/charges`, { headers: { cookie: tampered }, redirect: 'manual' });
+  it('a cookie that is no session id is deleted without asking the gateway', async () => {
+    const res = await fetch(`${base}/tenant/charges`, {
+      headers: { cookie: `console_session=${XSS}` },
+      redirect: 'manual',
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/login?next=%2Ftenant%2Fcharges');
-    expect(res.headers.getSetCookie().find((c) => c.startsWith('console_session='))).toMatch(/Max-Age=0/);
+    expect(sessionCookieOf(res)).toMatch(/Max-Age=0/);
+    expect(stand.calls).toEqual([]);
   });
 
-  it('a gateway 401 ends the session (a revoked token): back to the login page', async () => {
+  it('only the gateway’s 401 ends a session: a 429, a 503 or no answer is an error page that keeps it', async () => {
+    const cookie = await tenantCookie();
+    routes['POST /api/v1/accounts-receivable/search'] = (_req, res) => json(res, 200, []);
+    const answers: Handler[] = [
+      (_req, res) => {
+        res.setHeader('retry-after', '30');
+        json(res, 429, { title: 'Too Many Requests', status: 429, detail: 'slow down' }, 'application/problem+json');
+      },
+      (_req, res) => json(res, 503, { title: 'Unavailable', status: 503, detail: 'busy' }, 'application/problem+json'),
+      (req) => req.socket.destroy(),
+    ];
+    for (const answer of answers) {
+      stand.currentOverride = answer;
+      const res = await fetch(`${base}/tenant/charges`, { headers: { cookie }, redirect: 'manual' });
+      await res.text();
+      expect([429, 502]).toContain(res.status);
+      expect(sessionCookieOf(res)).toBeUndefined();
+    }
+    stand.currentOverride = undefined;
+    expect((await fetch(`${base}/tenant/charges`, { headers: { cookie }, redirect: 'manual' })).status).toBe(200);
+    stand.ended.add(cookie.split('=')[1] ?? '');
+    const ended = await fetch(`${base}/tenant/charges`, { headers: { cookie }, redirect: 'manual' });
+    expect(ended.status).toBe(302);
+    expect(ended.headers.get('location')).toBe('/login?next=%2Ftenant%2Fcharges');
+    expect(sessionCookieOf(ended)).toMatch(/Max-Age=0/);
+  });
+
+  it('a public API 401 ends the session: back to the login page', async () => {
     const cookie = await tenantCookie();
     routes['POST /api/v1/accounts-receivable/search'] = (_req, res) =>
       json(res, 401, { title: 'Unauthorized', status: 401, detail: 'token revoked' }, 'application/problem+json');
     const res = await fetch(`${base}/tenant/charges`, { headers: { cookie }, redirect: 'manual' });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/login');
-    expect(res.headers.getSetCookie().find((c) => c.startsWith('console_session='))).toMatch(/Max-Age=0/);
-  });
-
-  it('renews a JWT close to its exp with /refresh-token, and keeps the session', async () => {
-    issuedJwt = fakeJwt(TENANT, 3600, 3480); // 2 minutes left of an hour: within the refresh margin
-    const cookie = await tenantCookie();
-    const renewed = fakeJwt(TENANT, 3600);
-    let refreshedWith = '';
-    routes['POST /api/v1/refresh-token'] = (req, res) => {
-      refreshedWith = req.headers.authorization ?? '';
-      json(res, 200, { access_token: renewed, token_type: 'bearer', expires_in: 3600 });
-    };
-    let searchedWith = '';
-    routes['POST /api/v1/accounts-receivable/search'] = (req, res) => {
-      searchedWith = req.headers.authorization ?? '';
-      json(res, 200, []);
-    };
-    const res = await fetch(`${base}/tenant/charges`, { headers: { cookie } });
-    expect(res.status).toBe(200);
-    expect(refreshedWith).toBe(`Bearer ${issuedJwt}`);
-    expect(searchedWith).toBe(`Bearer ${renewed}`);
-    const cookieAfter = res.headers.getSetCookie().find((c) => c.startsWith('console_session='))!;
-    expect(cookieAfter).toMatch(/Max-Age=3[56]\d\d/);
+    expect(sessionCookieOf(res)).toMatch(/Max-Age=0/);
   });
 });
 
 describe('session end', () => {
-  it('logout deletes the cookie and says so on the login page', async () => {
+  it('logout ends the session on the gateway: the same cookie then opens nothing', async () => {
     const cookie = await tenantCookie();
     const res = await post('/logout', {}, { cookie });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('/login');
+    expect(stand.ended.has(cookie.split('=')[1] ?? '')).toBe(true);
     const cookies = res.headers.getSetCookie();
-    expect(cookies.find((c) => c.startsWith('console_session='))).toMatch(/^console_session=; .*Max-Age=0/);
-    const flash = cookies.find((c) => c.startsWith('console_flash='))!.split(';')[0];
+    expect(sessionCookieOf(res)).toMatch(/^console_session=; .*Max-Age=0/);
+    const flash = (cookies.find((c) => c.startsWith('console_flash=')) ?? '').split(';')[0] ?? '';
     const login = await (await fetch(`${base}/login`, { headers: { cookie: flash } })).text();
-    expect(login).toContain('You are logged out.');
+    expect(login).toContain('Você saiu');
+
+    const replayed = await fetch(`${base}/tenant/charges`, { headers: { cookie }, redirect: 'manual' });
+    expect(replayed.status).toBe(302);
+    expect(replayed.headers.get('location')).toBe('/login?next=%2Ftenant%2Fcharges');
   });
 
-  it('a JWT the gateway will not renew ends the session at its refresh', async () => {
-    issuedJwt = fakeJwt(TENANT, 3600, 3480);
+  it('a logout the gateway does not answer keeps the cookie, to try again', async () => {
     const cookie = await tenantCookie();
-    routes['POST /api/v1/refresh-token'] = (_req, res) =>
-      json(res, 401, { title: 'Unauthorized', status: 401, detail: 'revoked' }, 'application/problem+json');
-    const res = await fetch(`${base}/tenant/charges`, { headers: { cookie }, redirect: 'manual' });
-    expect(res.status).toBe(302);
-    expect(res.headers.get('location')).toBe('/login?next=%2Ftenant%2Fcharges');
-    expect(res.headers.getSetCookie().find((c) => c.startsWith('console_session='))).toMatch(/Max-Age=0/);
+    routes['POST /admin/v1/sessions/current/sign-out'] = (req) => req.socket.destroy();
+    const res = await post('/logout', {}, { cookie });
+    expect(res.status).toBe(502);
+    expect(sessionCookieOf(res)).toBeUndefined();
   });
 });
 
 describe('guards', () => {
   it('a POST from another origin, or with no Origin at all, is refused before anything happens', async () => {
-    let called = 0;
-    routes['POST /api/v1/authenticate'] = (_req, res) => {
-      called += 1;
-      json(res, 200, {});
-    };
     const foreign = await post('/login/tenant', { token: 'itk_good' }, { origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
     const crossSite = await fetch(`${base}/login/tenant`, {
@@ -237,7 +261,7 @@ describe('guards', () => {
     expect(bare.status).toBe(403);
     const nullOrigin = await post('/login/tenant', { token: 'itk_good' }, { origin: 'null' });
     expect(nullOrigin.status).toBe(403);
-    expect(called).toBe(0);
+    expect(stand.calls).toEqual([]);
   });
 
   it("takes Chromium's form POST under Referrer-Policy no-referrer: Origin null, Sec-Fetch-Site same-origin", async () => {
@@ -272,22 +296,171 @@ describe('guards', () => {
     expect(anonymous.headers.get('location')).toBe('/login?next=%2Ftenant%2Fcallbacks');
   });
 
-  it('an operator credential is checked by the admin API before any session exists', async () => {
-    routes['GET /admin/v1/audit'] = (req, res) =>
-      req.headers.authorization === 'Bearer opk_goodgoodgood'
-        ? json(res, 200, { items: [], next_cursor: null })
-        : json(res, 401, { title: 'Unauthorized', status: 401, detail: 'revoked' }, 'application/problem+json');
+  it('an operator signs in with the credential in development; the cookie holds the session id, never the credential', async () => {
     const refused = await post('/login/operator', { credential: 'opk_revokedrevoked' });
     expect(refused.status).toBe(401);
-    expect(refused.headers.getSetCookie().some((c) => c.startsWith('console_session='))).toBe(false);
+    expect(sessionCookieOf(refused)).toBeUndefined();
     const tenantToken = await post('/login/operator', { credential: 'itk_notanoperator' });
     expect(tenantToken.status).toBe(400);
-    const accepted = await post('/login/operator', { credential: 'opk_goodgoodgood' });
+    const accepted = await post('/login/operator', { credential: 'opk_good_operator' });
     expect(accepted.status).toBe(302);
-    const cookie = accepted.headers.getSetCookie().find((c) => c.startsWith('console_session='))!;
-    expect(cookie).toMatch(/HttpOnly; SameSite=Strict; Max-Age=(28799|28800)$/);
-    const tenantPage = await fetch(`${base}/tenant/charges`, { headers: { cookie: cookie.split(';')[0] } });
+    const cookie = sessionCookieOf(accepted) ?? '';
+    expect(cookie).toMatch(/^console_session=ses_[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=(28799|28800)$/);
+    expect(cookie).not.toContain('opk_');
+    let adminAuth = '';
+    routes['GET /admin/v1/audit'] = (req, res) => {
+      adminAuth = req.headers.authorization ?? '';
+      json(res, 200, { items: [], next_cursor: null });
+    };
+    const id = cookie.split(';')[0]?.split('=')[1] ?? '';
+    await (await fetch(`${base}/operator/audit`, { headers: { cookie: `console_session=${id}` } })).text();
+    expect(adminAuth).toBe(`Session ${id}`);
+    const tenantPage = await fetch(`${base}/tenant/charges`, { headers: { cookie: `console_session=${id}` } });
     expect(tenantPage.status).toBe(403);
+  });
+
+  it('a tenant viewer may not manage users; a tenant admin lists, invites (the link shown once) and revokes', async () => {
+    const viewer = await post('/login', {
+      email: 'ana@example.com',
+      password: 'correct horse battery',
+      totp: '123456',
+    });
+    const viewerCookie = (sessionCookieOf(viewer) ?? '').split(';')[0] ?? '';
+    expect((await fetch(`${base}/tenant/users`, { headers: { cookie: viewerCookie } })).status).toBe(403);
+
+    const cookie = await tenantCookie();
+    routes[`GET /admin/v1/tenants/${TENANT}/users`] = (_req, res) =>
+      json(res, 200, {
+        items: [
+          {
+            user_id: USER,
+            email: 'bia@example.com',
+            name: XSS,
+            role: 'tenant_admin',
+            created_at: '2026-11-20T12:00:00Z',
+            revoked_at: null,
+            last_sign_in_at: null,
+          },
+        ],
+      });
+    const list = await fetch(`${base}/tenant/users`, { headers: { cookie } });
+    const html = await list.text();
+    expect(list.status).toBe(200);
+    expect(html).toContain('bia@example.com');
+    expect(html).not.toContain('<img');
+    expect(html).toContain(`action="/tenant/users/${USER}/revoke"`);
+
+    let invited: unknown;
+    routes[`POST /admin/v1/tenants/${TENANT}/invitations`] = async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      invited = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      json(res, 201, {
+        invitation_id: USER,
+        email: 'caio@example.com',
+        role: 'tenant_viewer',
+        tenant_id: TENANT,
+        invitation_token: INVITATION,
+        expires_at: '2026-12-01T12:00:00Z',
+      });
+    };
+    const answer = await post('/tenant/users/invite', { email: 'caio@example.com', role: 'tenant_viewer' }, { cookie });
+    expect(answer.status).toBe(201);
+    expect(invited).toEqual({ email: 'caio@example.com', role: 'tenant_viewer' });
+    expect(await answer.text()).toContain(`${base}/invitations/${INVITATION}`);
+
+    let revoked = false;
+    routes[`POST /admin/v1/users/${USER}/revoke`] = (_req, res) => {
+      revoked = true;
+      json(res, 200, { user_id: USER, revoked: true });
+    };
+    const revoke = await post(`/tenant/users/${USER}/revoke`, {}, { cookie });
+    expect(revoke.status).toBe(302);
+    expect(revoked).toBe(true);
+  });
+});
+
+describe('an invitation', () => {
+  const view = {
+    email: 'caio@example.com',
+    role: 'tenant_viewer',
+    tenant_name: XSS,
+    totp_secret: 'JBSWY3DPEHPK3PXP',
+    otpauth_uri:
+      'otpauth://totp/Payments%20console:caio%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Payments%20console',
+    expires_at: '2026-12-01T12:00:00Z',
+  };
+
+  it('shows the TOTP secret and its QR code as an image the CSP allows, with no session', async () => {
+    routes[`GET /admin/v1/invitations/${INVITATION}`] = (_req, res) => json(res, 200, view);
+    const res = await fetch(`${base}/invitations/${INVITATION}`);
+    const html = await res.text();
+    expect(res.status).toBe(200);
+    expect(html).toContain('JBSWY3DPEHPK3PXP');
+    expect(html).toMatch(/<img id="totp-qr" src="data:image\/svg\+xml;base64,[A-Za-z0-9+/=]+"/);
+    expect(html).toContain('&lt;img src=x onerror=alert(1)>');
+    expect(html).toContain('name="password"');
+    const unknown = await fetch(`${base}/invitations/inv_nope`);
+    expect(unknown.status).toBe(404);
+  });
+
+  it('a wrong code is the same page naming the field; a good one sends the new user to sign in', async () => {
+    routes[`GET /admin/v1/invitations/${INVITATION}`] = (_req, res) => json(res, 200, view);
+    routes[`POST /admin/v1/invitations/${INVITATION}/accept`] = async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { totp: string };
+      if (body.totp !== '123456')
+        return json(
+          res,
+          422,
+          {
+            title: 'Unprocessable',
+            status: 422,
+            detail: 'check',
+            errors: [{ in: 'body', path: '/totp', message: 'wrong code' }],
+          },
+          'application/problem+json',
+        );
+      json(res, 201, { user_id: USER, email: 'caio@example.com', role: 'tenant_viewer', tenant_id: TENANT });
+    };
+    const form = { name: 'Caio', password: 'a long enough password', totp: '000000' };
+    const wrong = await post(`/invitations/${INVITATION}`, form);
+    expect(wrong.status).toBe(422);
+    const html = await wrong.text();
+    expect(html).toContain('totp: wrong code');
+    expect(html).toContain('value="Caio"');
+    const right = await post(`/invitations/${INVITATION}`, { ...form, totp: '123456' });
+    expect(right.status).toBe(302);
+    expect(right.headers.get('location')).toBe('/login');
+  });
+});
+
+describe('in production', () => {
+  let prod: ConsoleUnderTest;
+
+  beforeAll(async () => {
+    prod = await startConsole(gatewayUrl, { NODE_ENV: 'production' });
+  });
+
+  afterAll(() => prod.close());
+
+  it('offers only the e-mail form and a Secure __Host- cookie', async () => {
+    const login = await (await fetch(`${prod.url}/login`)).text();
+    expect(login).toContain('name="totp"');
+    expect(login).not.toContain('name="token"');
+    expect(login).not.toContain('name="credential"');
+    expect((await post('/login/tenant', { token: 'itk_good' }, {}, prod.url)).status).toBe(404);
+    const res = await post(
+      '/login',
+      { email: 'ana@example.com', password: 'correct horse battery', totp: '123456' },
+      {},
+      prod.url,
+    );
+    expect(res.status).toBe(302);
+    expect(sessionCookieOf(res, '__Host-console_session')).toMatch(
+      /^__Host-console_session=ses_[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/,
+    );
   });
 });
 

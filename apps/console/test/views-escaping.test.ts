@@ -3,15 +3,18 @@ import { renderToString } from 'preact-render-to-string';
 import { ErrorPage } from '../src/views/error-page';
 import { CallbackPage } from '../src/tenant/pages/callback';
 import { ChargesPage } from '../src/tenant/pages/charges';
-import type { TenantSession } from '../src/session/codec';
+import type { TenantSession } from '../src/session/session';
 
 const XSS = '<img src=x onerror=alert(1)>';
 const session: TenantSession = {
   role: 'tenant',
   jwt: 'header.payload.signature',
   tenantId: '7f0c1a52-0000-4000-8000-000000000001',
-  issuedAt: 0,
-  expiresAt: 1,
+  tenantRole: 'tenant_viewer',
+  tenantName: null,
+  sessionId: `ses_${'a'.repeat(43)}`,
+  user: null,
+  expiresAt: '2026-11-28T20:00:00Z',
 };
 
 /** No element made of the attacker's text: the only <img would be its own. */

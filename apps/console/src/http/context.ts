@@ -1,5 +1,5 @@
 import type { RouterContext } from '@koa/router';
-import type { Session } from '../session/codec';
+import type { Session } from '../session/session';
 
 /** A one-line message shown on the next page (after a redirect): what an action did, or why not. */
 export interface Flash {

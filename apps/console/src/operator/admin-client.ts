@@ -1,25 +1,32 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { OPERATOR_CREDENTIAL_PREFIX } from '@payments/contracts';
 import { asProblem, gatewayFetch, GatewayError, type GatewayApi, type GatewayFetchOptions } from '../gateway/problem';
+import { sessionAuthorization } from '../session/sessions-api';
 import type { components, paths } from './generated/admin-openapi';
 
 /**
  * The console's client of the gateway's admin API: openapi-fetch over the types generated from the
  * admin OpenAPI document of libs/contracts (generated/admin-openapi.ts), so a shape the gateway
  * changes fails the console's typecheck rather than a page at run time. One client per request: it
- * carries the operator's credential, which the admin API checks on every call (a revoked one stops
- * at once).
+ * carries the operator's session id (`Authorization: Session <id>`), which the admin API checks on
+ * every call (a signed-out or revoked session stops at once), and says for whom and which request
+ * (X-Forwarded-For, X-Request-Id) so the audit names them. Scripts and tests may pass an `opk_`
+ * credential instead (`Authorization: Bearer`); no operator credential ever sits in a cookie.
  */
 export type AdminApi = Client<paths>;
 export type AdminSchemas = components['schemas'];
 export type AdminProblem = AdminSchemas['Problem'];
 
-export interface AdminClientOptions extends Pick<GatewayFetchOptions, 'gatewayTimeoutMs'> {
-  /** The admin port's origin, e.g. http://127.0.0.1:3600 (paths start with /admin/v1). */
-  baseUrl: string;
-  /** The operator credential (opk_...). */
-  credential: string;
-}
+/** Who calls: a console session of an operator, or (scripts, tests) an operator credential. */
+export type AdminAuth = { sessionId: string } | { credential: string };
+
+export type AdminClientOptions = Pick<GatewayFetchOptions, 'gatewayTimeoutMs'> &
+  AdminAuth & {
+    /** The admin port's origin, e.g. http://127.0.0.1:3600 (paths start with /admin/v1). */
+    baseUrl: string;
+    /** The end user's address and the request id, passed on for the gateway's audit. */
+    caller?: Record<string, string>;
+  };
 
 const ADMIN_API: GatewayApi = 'the admin API';
 
@@ -27,17 +34,13 @@ const ADMIN_API: GatewayApi = 'the admin API';
 export function adminClient(options: AdminClientOptions): AdminApi {
   return createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    headers: { authorization: `Bearer ${options.credential}`, accept: 'application/json' },
+    headers: { ...options.caller, authorization: authorizationOf(options), accept: 'application/json' },
     fetch: gatewayFetch({ gatewayTimeoutMs: options.gatewayTimeoutMs, api: ADMIN_API }),
   });
 }
 
-/**
- * Whether the admin API takes this credential, at sign-in: the cheapest authenticated read (one audit
- * row). Throws AdminApiError (401) when it does not.
- */
-export async function checkOperatorCredential(admin: AdminApi): Promise<void> {
-  await expectData('GET /admin/v1/audit', admin.GET('/admin/v1/audit', { params: { query: { limit: 1 } } }));
+function authorizationOf(auth: AdminAuth): string {
+  return 'sessionId' in auth ? sessionAuthorization(auth.sessionId).authorization : `Bearer ${auth.credential}`;
 }
 
 /** Operator credentials look like `opk_...`; anything else is refused before calling the gateway. */

@@ -5,4 +5,5 @@ export const OPERATOR_NAV: ReadonlyArray<{ href: string; label: string }> = [
   { href: '/operator/health', label: 'Health' },
   { href: '/operator/dead-letters', label: 'Dead letters' },
   { href: '/operator/audit', label: 'Audit log' },
+  { href: '/operator/users', label: 'Users' },
 ];

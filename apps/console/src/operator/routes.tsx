@@ -30,7 +30,7 @@ const DEAD_LETTERS_LISTED = 200;
  * a cookie).
  */
 export function mountOperatorRoutes(router: Router<ConsoleState>, deps: OperatorRouteDeps): void {
-  const api = (ctx: ConsoleContext): AdminApi => deps.admin(operatorSession(ctx).credential);
+  const api = (ctx: ConsoleContext): AdminApi => deps.admin(ctx);
   const page = (ctx: ConsoleContext): PageContext => ({
     session: operatorSession(ctx),
     flash: ctx.state.flash,

@@ -1,25 +1,25 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type Router from '@koa/router';
+import { OPERATOR_CREDENTIAL_PREFIX, type SignInRequest } from '@payments/contracts';
 import { GatewayError } from '../gateway/problem';
-import { authenticate, type PublicApi } from '../gateway/public-api';
 import type { ConsoleContext, ConsoleState } from '../http/context';
-import { checkOperatorCredential, looksLikeOperatorCredential, type AdminApi } from '../operator/admin-client';
+import { NotFoundError } from '../http/errors';
 import { readForm, single } from '../http/form';
-import type { SignInLimit } from '../http/sign-in-limit';
-import { OPERATOR_IDLE_MS } from '../session/codec';
+import { AdminRefusal, type SessionsApi } from '../session/sessions-api';
 import type { SessionStore } from '../session/store';
-import { LoginPage } from '../views/login-page';
+import { formatsFor, localeOf } from '../views/locale';
+import { LoginPage, type LoginForm } from '../views/login-page';
+import type { MessageKey } from '../views/messages';
 import { render } from '../views/render';
 
 export interface AuthRouteDeps {
-  api: PublicApi;
-  /** The admin API (GATEWAY_ADMIN_URL) as an operator: the credential is checked there at sign-in. */
-  admin(credential: string): AdminApi;
-  sessions: SessionStore;
+  /** Sign in and out on the gateway's admin API, where sessions live. */
+  sessions: SessionsApi;
+  /** The browser's cookie naming the session. */
+  store: SessionStore;
   flash(ctx: ConsoleContext, kind: 'info' | 'error', text: string): void;
-  /** Refused sign-ins per client address. */
-  signIns: SignInLimit;
-  now?: () => number;
+  /** Development: the integration-token and operator-credential sign-ins too (the gateway refuses them in production). */
+  developmentSignIns: boolean;
 }
 
 /** Only console pages may be returned to after login (no open redirect). */
@@ -29,10 +29,13 @@ export function safeNext(next: string | undefined, role: 'tenant' | 'operator'):
   return next.startsWith(`/${role}`) ? next : home;
 }
 
-/** /, /login (GET and the two POSTs) and POST /logout. */
-export function mountAuthRoutes(router: Router<ConsoleState>, deps: AuthRouteDeps): void {
-  const now = deps.now ?? Date.now;
+const text = (ctx: ConsoleContext, key: MessageKey, vars?: Record<string, string | number>) =>
+  formatsFor(localeOf(ctx)).t(key, vars);
 
+const TOTP = /^[0-9]{6}$/;
+
+/** /, /login (GET and the sign-in POSTs) and POST /logout. */
+export function mountAuthRoutes(router: Router<ConsoleState>, deps: AuthRouteDeps): void {
   router.get('/', (ctx) => {
     const role = ctx.state.session?.role;
     ctx.redirect(role === 'tenant' ? '/tenant/charges' : role === 'operator' ? '/operator' : '/login');
@@ -40,64 +43,106 @@ export function mountAuthRoutes(router: Router<ConsoleState>, deps: AuthRouteDep
 
   router.get('/login', (ctx) => {
     if (ctx.state.session) return ctx.redirect('/');
-    render(ctx, <LoginPage flash={ctx.state.flash} next={single(ctx.query.next)} />);
+    render(
+      ctx,
+      <LoginPage flash={ctx.state.flash} next={single(ctx.query.next)} developmentSignIns={deps.developmentSignIns} />,
+    );
+  });
+
+  router.post('/login', async (ctx) => {
+    const form = await readForm(ctx);
+    const email = single(form.get('email'))?.trim() ?? '';
+    const password = single(form.get('password')) ?? '';
+    const totp = single(form.get('totp'))?.trim() ?? '';
+    const next = single(form.get('next'));
+    const refuse = (field: string) => loginError(ctx, deps, 400, 'password', field, next, email);
+    if (email === '') return refuse(text(ctx, 'login.missing', { field: text(ctx, 'login.email') }));
+    if (password === '') return refuse(text(ctx, 'login.missing', { field: text(ctx, 'login.password') }));
+    if (!TOTP.test(totp)) return refuse(text(ctx, 'login.badTotp'));
+    await signIn(ctx, deps, 'password', { method: 'password', email, password, totp }, next, email);
   });
 
   router.post('/login/tenant', async (ctx) => {
-    await deps.signIns.check(ctx);
+    if (!deps.developmentSignIns) throw new NotFoundError();
     const form = await readForm(ctx);
-    const token = single(form.get('token'));
+    const token = single(form.get('token'))?.trim() ?? '';
     const next = single(form.get('next'));
-    if (!token) return loginError(ctx, 400, 'tenant', 'token: enter the integration token', next);
-    try {
-      const issued = await authenticate(deps.api, token);
-      deps.sessions.save(ctx, { role: 'tenant', ...issued });
-    } catch (err) {
-      if (err instanceof GatewayError && err.status < 500) {
-        await deps.signIns.refused(ctx);
-        return loginError(ctx, err.status, 'tenant', err.problem.detail ?? 'the gateway refused this token', next);
-      }
-      throw err;
-    }
-    ctx.redirect(safeNext(next, 'tenant'));
+    if (token === '') return loginError(ctx, deps, 400, 'tenant', text(ctx, 'login.missing', { field: 'token' }), next);
+    await signIn(ctx, deps, 'tenant', { method: 'integration_token', token }, next);
   });
 
   router.post('/login/operator', async (ctx) => {
-    await deps.signIns.check(ctx);
+    if (!deps.developmentSignIns) throw new NotFoundError();
     const form = await readForm(ctx);
-    const credential = single(form.get('credential'));
+    const credential = single(form.get('credential'))?.trim() ?? '';
     const next = single(form.get('next'));
-    if (!credential || !looksLikeOperatorCredential(credential)) {
-      await deps.signIns.refused(ctx);
-      return loginError(ctx, 400, 'operator', 'credential: an operator credential starts with opk_', next);
-    }
-    try {
-      await checkOperatorCredential(deps.admin(credential));
-    } catch (err) {
-      if (err instanceof GatewayError && err.status < 500) {
-        await deps.signIns.refused(ctx);
-        return loginError(ctx, err.status, 'operator', err.problem.detail ?? 'the admin API refused it', next);
-      }
-      throw err;
-    }
-    const at = now();
-    deps.sessions.save(ctx, { role: 'operator', credential, startedAt: at, expiresAt: at + OPERATOR_IDLE_MS });
-    ctx.redirect(safeNext(next, 'operator'));
+    if (!credential.startsWith(OPERATOR_CREDENTIAL_PREFIX))
+      return loginError(ctx, deps, 400, 'operator', `credential: ${text(ctx, 'login.badCredential')}`, next);
+    await signIn(ctx, deps, 'operator', { method: 'operator_credential', credential }, next);
   });
 
-  router.post('/logout', (ctx) => {
-    deps.sessions.clear(ctx);
-    deps.flash(ctx, 'info', 'You are logged out.');
+  // Ends the session on the gateway first: a copy of the cookie then opens nothing. If the gateway does
+  // not answer, the error page says so and the cookie stays, so the user can sign out again.
+  router.post('/logout', async (ctx) => {
+    const sessionId = deps.store.sessionIdOf(ctx);
+    if (sessionId !== undefined) {
+      await deps.sessions.signOut(ctx, sessionId).catch((err: unknown) => {
+        // 401: already ended (signed out elsewhere, expired, revoked): nothing left to end.
+        if (!(err instanceof GatewayError && err.status === 401)) throw err;
+      });
+    }
+    deps.store.clear(ctx);
+    deps.flash(ctx, 'info', text(ctx, 'login.signedOut'));
     ctx.redirect('/login');
   });
 }
 
+/**
+ * Asks the gateway for a session and names it in the cookie. Its refusals (a wrong e-mail, password or
+ * code; too many tries; a method off in production) are shown on the form; its failures are the error page.
+ */
+async function signIn(
+  ctx: ConsoleContext,
+  deps: AuthRouteDeps,
+  form: LoginForm,
+  request: SignInRequest,
+  next: string | undefined,
+  email?: string,
+): Promise<void> {
+  try {
+    const session = await deps.sessions.signIn(ctx, request);
+    deps.store.save(ctx, session);
+    ctx.redirect(safeNext(next, session.role === 'operator' ? 'operator' : 'tenant'));
+  } catch (err) {
+    if (!(err instanceof GatewayError) || err.status >= 500 || err.status === 404) throw err;
+    if (err.status === 429) {
+      const seconds = err instanceof AdminRefusal ? err.retryAfterSeconds : undefined;
+      if (seconds !== undefined) ctx.set('retry-after', String(seconds));
+      return loginError(ctx, deps, 429, form, text(ctx, 'login.tooMany', { seconds: seconds ?? 60 }), next, email);
+    }
+    const detail = err.problem.detail ?? err.problem.title ?? String(err.status);
+    return loginError(ctx, deps, err.status, form, text(ctx, 'login.refused', { detail }), next, email);
+  }
+}
+
 function loginError(
   ctx: ConsoleContext,
+  deps: AuthRouteDeps,
   status: number,
-  form: 'tenant' | 'operator',
+  form: LoginForm,
   text: string,
   next: string | undefined,
+  email?: string,
 ): void {
-  render(ctx, <LoginPage flash={ctx.state.flash} next={next} error={{ form, text }} />, status);
+  render(
+    ctx,
+    <LoginPage
+      flash={ctx.state.flash}
+      next={next}
+      error={{ form, text }}
+      email={email}
+      developmentSignIns={deps.developmentSignIns}
+    />,
+    status,
+  );
 }

@@ -7,8 +7,8 @@ import { requireRole } from '../session/guards';
 
 /** What the operator pages get (apps/console/src/operator/routes.tsx). */
 export interface OperatorRouteDeps {
-  /** The admin API (GATEWAY_ADMIN_URL) as this operator: called with operatorSession(ctx).credential. */
-  admin(credential: string): AdminApi;
+  /** The admin API (GATEWAY_ADMIN_URL) as the operator of this request's session. */
+  admin(ctx: ConsoleContext): AdminApi;
   /** Shows a message on the next page (after a POST's redirect). */
   flash(ctx: ConsoleContext, kind: 'info' | 'error', text: string): void;
   logger: Logger;

@@ -1,13 +1,14 @@
 import type { Context, Next } from 'koa';
 import type { ConsoleState } from '../http/context';
 import { ForbiddenError } from '../http/errors';
-import type { OperatorSession, TenantSession } from './codec';
+import type { OperatorSession, TenantSession } from './session';
 
 type Role = 'tenant' | 'operator';
 
 /**
  * Pages of one role: without a session the browser is sent to the login page; a session of the other
- * role gets 403 (a tenant's JWT never reaches the admin API, an operator's credential never the public one).
+ * role gets 403 (a tenant's JWT never reaches the admin API's operator routes, an operator's session
+ * never the public API).
  */
 export function requireRole(role: Role) {
   return async (ctx: Context & { state: ConsoleState }, next: Next) => {
@@ -19,9 +20,18 @@ export function requireRole(role: Role) {
     if (session.role !== role)
       throw new ForbiddenError(
         role === 'operator'
-          ? 'these are operator pages: log out and log in with an operator credential'
-          : 'these are tenant pages: log out and log in with an integration token',
+          ? 'these are operator pages: log out and log in as an operator'
+          : 'these are tenant pages: log out and log in as a tenant user',
       );
+    await next();
+  };
+}
+
+/** Tenant pages only a tenant_admin may use (the tenant's users). */
+export function requireTenantAdmin() {
+  return async (ctx: Context & { state: ConsoleState }, next: Next) => {
+    if (tenantSession(ctx).tenantRole !== 'tenant_admin')
+      throw new ForbiddenError("only a tenant admin manages the tenant's users");
     await next();
   };
 }

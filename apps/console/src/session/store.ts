@@ -1,77 +1,76 @@
 import type { Context, Next } from 'koa';
+import { SESSION_ID_PATTERN, type ConsoleSession } from '@payments/contracts';
+import { GatewayError } from '../gateway/problem';
 import type { ConsoleState } from '../http/context';
-import { clearCookie, readCookie, SESSION_COOKIE, setCookie } from '../http/cookies';
-import { refresh, type PublicApi } from '../gateway/public-api';
-import { OPERATOR_ABSOLUTE_MS, touchOperator, type Session, type SessionCodec, type TenantSession } from './codec';
-
-/** Refresh a tenant's JWT when less than this is left of it (or half its lifetime, if shorter). */
-const REFRESH_MARGIN_MS = 5 * 60_000;
+import { clearCookie, readCookie, sessionCookieName, setCookie } from '../http/cookies';
+import { sessionOf } from './session';
+import type { SessionsApi } from './sessions-api';
 
 export interface SessionStoreDeps {
-  codec: SessionCodec;
-  api: PublicApi;
+  sessions: SessionsApi;
   secureCookies: boolean;
   now?: () => number;
 }
 
+const SESSION_ID = new RegExp(SESSION_ID_PATTERN);
+
 /**
- * Sessions kept in the browser, sealed: opens the cookie into ctx.state.session, renews a tenant's
- * JWT shortly before it expires (POST /refresh-token: the session lives as long as that chain does),
- * and moves an operator's idle deadline. A cookie that does not open is deleted.
+ * Sessions kept by the gateway: the cookie holds only the session id, and every request asks the
+ * gateway for it (GET /admin/v1/sessions/current, which also moves the idle deadline and mints the
+ * tenant's short JWT). Only the gateway's 401 ends a session here: a 429, a 5xx or no answer in time is
+ * an error page, and the cookie stays for the next try.
  */
 export class SessionStore {
   private readonly now: () => number;
+  readonly cookieName: string;
 
   constructor(private readonly deps: SessionStoreDeps) {
     this.now = deps.now ?? Date.now;
+    this.cookieName = sessionCookieName(deps.secureCookies);
   }
 
   middleware() {
     return async (ctx: Context & { state: ConsoleState }, next: Next) => {
-      const value = readCookie(ctx, SESSION_COOKIE);
-      let session = this.deps.codec.open(value);
-      if (value && !session) this.clear(ctx);
-      if (session?.role === 'tenant' && this.dueForRefresh(session)) {
-        session = await this.refreshed(session);
-        if (session) this.save(ctx, session);
-        else this.clear(ctx);
-      } else if (session?.role === 'operator') {
-        session = touchOperator(session, this.now());
-        this.save(ctx, session);
+      const sessionId = this.sessionIdOf(ctx);
+      if (sessionId !== undefined) {
+        ctx.state.session = await this.resolve(ctx, sessionId);
+        if (!ctx.state.session) this.clear(ctx);
       }
-      ctx.state.session = session;
       await next();
     };
   }
 
-  save(ctx: Context, session: Session): void {
-    const end = session.role === 'tenant' ? session.expiresAt : session.startedAt + OPERATOR_ABSOLUTE_MS;
-    setCookie(ctx, SESSION_COOKIE, this.deps.codec.seal(session), {
-      secure: this.deps.secureCookies,
-      maxAgeSeconds: (end - this.now()) / 1000,
-    });
-    (ctx.state as ConsoleState).session = session;
+  /** The cookie's session id when it looks like one; a value of another shape is deleted unasked. */
+  sessionIdOf(ctx: Context): string | undefined {
+    const value = readCookie(ctx, this.cookieName);
+    if (value === undefined) return undefined;
+    if (SESSION_ID.test(value)) return value;
+    this.clear(ctx);
+    return undefined;
   }
 
+  /** After a sign-in: the cookie names the new session, until its absolute end. */
+  save(ctx: Context, session: ConsoleSession): void {
+    const secondsLeft = (Date.parse(session.expires_at) - this.now()) / 1000;
+    setCookie(ctx, this.cookieName, session.session_id, {
+      secure: this.deps.secureCookies,
+      sameSite: 'Lax',
+      maxAgeSeconds: Number.isFinite(secondsLeft) ? secondsLeft : undefined,
+    });
+  }
+
+  /** Deletes the browser's cookie (the gateway ended the session, or the user signed out). */
   clear(ctx: Context): void {
-    clearCookie(ctx, SESSION_COOKIE, this.deps.secureCookies);
+    clearCookie(ctx, this.cookieName, this.deps.secureCookies, 'Lax');
     (ctx.state as ConsoleState).session = undefined;
   }
 
-  private dueForRefresh(session: TenantSession): boolean {
-    const margin = Math.min(REFRESH_MARGIN_MS, (session.expiresAt - session.issuedAt) / 2);
-    return session.expiresAt - this.now() < margin;
-  }
-
-  private async refreshed(session: TenantSession): Promise<TenantSession | undefined> {
-    const token = await refresh(this.deps.api, session.jwt).catch(() => undefined);
-    if (!token || token.tenantId !== session.tenantId) return undefined;
-    return {
-      role: 'tenant',
-      jwt: token.jwt,
-      tenantId: token.tenantId,
-      issuedAt: token.issuedAt,
-      expiresAt: token.expiresAt,
-    };
+  private async resolve(ctx: Context, sessionId: string) {
+    try {
+      return sessionOf(await this.deps.sessions.current(ctx, sessionId));
+    } catch (err) {
+      if (err instanceof GatewayError && err.status === 401) return undefined;
+      throw err;
+    }
   }
 }

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type { Problem } from '../gateway/problem';
 import type { Flash } from '../http/context';
-import type { Session } from '../session/codec';
+import type { Session } from '../session/session';
 import { Layout } from './layout';
 import { useFormats } from './locale';
 import { MESSAGES, type MessageKey } from './messages';

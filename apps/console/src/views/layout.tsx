@@ -2,7 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import type { Flash } from '../http/context';
 import { OPERATOR_NAV } from '../operator/nav';
-import type { Session } from '../session/codec';
+import type { Session } from '../session/session';
 import { langSwitchHref, useFormats } from './locale';
 import type { MessageKey } from './messages';
 import { STYLESHEET_PATH } from './stylesheet';
@@ -18,6 +18,7 @@ export const TENANT_NAV: readonly NavItem[] = [
   { href: '/tenant/charges', label: 'Charges', key: 'layout.nav.charges' },
   { href: '/tenant/callbacks', label: 'Callbacks', key: 'layout.nav.callbacks' },
   { href: '/tenant/booklets', label: 'Booklets', key: 'layout.nav.booklets' },
+  { href: '/tenant/users', label: 'Users', key: 'layout.nav.users' },
 ];
 
 export interface LayoutProps {

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type { ComponentChildren } from 'preact';
 import type { Flash } from '../../http/context';
-import type { OperatorSession } from '../../session/codec';
+import type { OperatorSession } from '../../session/session';
 import { Layout } from '../../views/layout';
 
 /** What every operator page gets from the request: the session, the flash messages and the path. */

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import type { components } from '@payments/sdk';
 import type { Flash } from '../../http/context';
-import type { TenantSession } from '../../session/codec';
+import type { TenantSession } from '../../session/session';
 import { Layout } from '../../views/layout';
 import { useFormats } from '../../views/locale';
 import { Badge, Facts } from './parts';
