@@ -5,7 +5,7 @@ import { startConsole, type ConsoleUnderTest } from './support/console-under-tes
 import { SessionStandIn } from './support/session-stand-in';
 
 /**
- * The charges list's filters and its CSV export (docs/console.md, "Charges"), against a stand-in
+ * The charges list's filters and its CSV export (docs/console.md, "Pages"), against a stand-in
  * gateway on a local port that answers the search in two pages. The CSV is read back by a parser of
  * this test's own (RFC 4180 with `;`), not by the code that wrote it.
  */

@@ -9,7 +9,7 @@ import { CHARGE_STATES, type ChargeFilters, type ChargeState } from './pages/cha
 import { paymentTypeText } from './pages/parts';
 
 /*
- * The charges search of the console (docs/console.md, "Charges"): its filters read from the query
+ * The charges search of the console (docs/console.md, "Pages"): its filters read from the query
  * string, the API's search body they make, and the CSV export of every charge they select.
  */
 

@@ -55,7 +55,7 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
     render(ctx, <ChargesPage {...page(ctx)} filters={filters} items={items} next={next} />);
   });
 
-  // Every charge the filters select, as CSV, paged through the API's cursor (docs/console.md, "Charges").
+  // Every charge the filters select, as CSV, paged through the API's cursor (docs/console.md, "Pages").
   router.get('/charges.csv', async (ctx) => {
     const filters = chargeFilters(ctx);
     const jwt = tenantSession(ctx).jwt;
