@@ -1,3 +1,4 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { createContext } from 'preact';
