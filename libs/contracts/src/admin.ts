@@ -233,10 +233,30 @@ export const AdminAuditEntrySchema = Type.Object(
   {
     id: Type.Integer({ minimum: 1 }),
     at: Timestamp('ISO 8601'),
-    operator: Type.String({ description: 'The operator who did it (for the admin API, the credential’s name).' }),
+    operator: Type.String({
+      description:
+        'The operator who did it (for the admin API, the credential’s name; for the console, the user’s e-mail).',
+    }),
     action: Type.String(),
     tenant_id: Type.Union([Uuid(), Type.Null()]),
     details: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()])),
+    // Where an action came from (the gateway answers them all; null on rows older than these fields).
+    source: Type.Optional(
+      Type.Union(
+        [Type.Literal('console'), Type.Literal('admin_api'), Type.Literal('cli'), Type.Literal('code'), Type.Null()],
+        { description: 'Where the action came from: the console, the admin API, the admin CLI or code.' },
+      ),
+    ),
+    address: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The client address.' })),
+    request_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'The X-Request-Id.' })),
+    user_id: Type.Optional(
+      Type.Union([Uuid(), Type.Null()], { description: 'The console user, if signed in as one.' }),
+    ),
+    user_email: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'The console user’s e-mail (for a refused sign-in, the e-mail tried).',
+      }),
+    ),
   },
   { $id: 'AdminAuditEntry' },
 );

@@ -226,10 +226,197 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/v1/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sign in to the console: e-mail, password and TOTP code (in development also an integration token or an operator credential) */
+    post: operations['consoleSignIn'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/sessions/current': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The current session, its idle deadline moved; for tenant roles a JWT of the public API (5 min at most) */
+    get: operations['consoleCurrentSession'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/sessions/current/sign-out': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sign out: the session ends on the server at once */
+    post: operations['consoleSignOut'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/tenants/{tenant_id}/invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Invite a tenant user (an operator, or a tenant admin of this tenant); the token is answered once */
+    post: operations['consoleInviteTenantUser'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/operator-invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Invite an operator (operators only); the token is answered once */
+    post: operations['consoleInviteOperator'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/invitations/{invitation_token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What an open invitation is for, and the TOTP secret to set up (made on the first read) */
+    get: operations['consoleReadInvitation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/invitations/{invitation_token}/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Accept an invitation with a name, a password and a current TOTP code; used once */
+    post: operations['consoleAcceptInvitation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/tenants/{tenant_id}/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A tenant's console users (an operator, or a tenant admin of this tenant) */
+    get: operations['consoleListTenantUsers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/operators/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The operators who sign in to the console (operators only) */
+    get: operations['consoleListOperatorUsers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/users/{user_id}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Revoke a console user (an operator; a tenant admin its own tenant’s): its sessions end at once */
+    post: operations['consoleRevokeUser'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    AcceptedInvitation: {
+      /** Format: uuid */
+      user_id: string;
+      email: string;
+      /**
+       * @description tenant_viewer and tenant_admin are bound to one tenant; operator to none.
+       * @enum {string}
+       */
+      role: 'tenant_viewer' | 'tenant_admin' | 'operator';
+      tenant_id: string | null;
+    };
+    AcceptInvitationRequest: {
+      name: string;
+      password: string;
+      /** @description The 6 digits the authenticator shows. */
+      totp: string;
+    };
     AdminAuditEntry: {
       id: number;
       /**
@@ -237,13 +424,23 @@ export interface components {
        * @description ISO 8601
        */
       at: string;
-      /** @description The operator who did it (for the admin API, the credential’s name). */
+      /** @description The operator who did it (for the admin API, the credential’s name; for the console, the user’s e-mail). */
       operator: string;
       action: string;
       tenant_id: string | null;
       details: {
         [key: string]: string | number | boolean | null;
       };
+      /** @description Where the action came from: the console, the admin API, the admin CLI or code. */
+      source?: 'console' | 'admin_api' | 'cli' | 'code' | null;
+      /** @description The client address. */
+      address?: string | null;
+      /** @description The X-Request-Id. */
+      request_id?: string | null;
+      /** @description The console user, if signed in as one. */
+      user_id?: string | null;
+      /** @description The console user’s e-mail (for a refused sign-in, the e-mail tried). */
+      user_email?: string | null;
     };
     AdminAuditPage: {
       items: components['schemas']['AdminAuditEntry'][];
@@ -420,6 +617,93 @@ export interface components {
     AdminTokenList: {
       items: components['schemas']['AdminToken'][];
     };
+    ConsoleSession: {
+      session_id: string;
+      /**
+       * @description tenant_viewer and tenant_admin are bound to one tenant; operator to none.
+       * @enum {string}
+       */
+      role: 'tenant_viewer' | 'tenant_admin' | 'operator';
+      tenant_id: string | null;
+      tenant_name: string | null;
+      /** @description Null for the development sign-ins (integration token, operator credential). */
+      user: {
+        /** Format: uuid */
+        user_id: string;
+        email: string;
+        name: string;
+      } | null;
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
+      started_at: string;
+      /**
+       * Format: date-time
+       * @description Absolute end: 12 h (tenant), 8 h (operator)
+       */
+      expires_at: string;
+      /**
+       * Format: date-time
+       * @description Ends if unused until then (30 min idle)
+       */
+      idle_expires_at: string;
+    };
+    ConsoleSignInRequest:
+      | {
+          /** @constant */
+          method: 'password';
+          /**
+           * Format: email
+           * @description Compared without regard to case.
+           */
+          email: string;
+          password: string;
+          /** @description The 6 digits the authenticator shows. */
+          totp: string;
+        }
+      | {
+          /** @constant */
+          method: 'integration_token';
+          token: string;
+        }
+      | {
+          /** @constant */
+          method: 'operator_credential';
+          credential: string;
+        };
+    ConsoleUser: {
+      /** Format: uuid */
+      user_id: string;
+      email: string;
+      name: string;
+      /**
+       * @description tenant_viewer and tenant_admin are bound to one tenant; operator to none.
+       * @enum {string}
+       */
+      role: 'tenant_viewer' | 'tenant_admin' | 'operator';
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
+      created_at: string;
+      revoked_at: string | null;
+      last_sign_in_at: string | null;
+    };
+    ConsoleUserList: {
+      items: components['schemas']['ConsoleUser'][];
+    };
+    CurrentConsoleSession: components['schemas']['ConsoleSession'] & {
+      tenant_jwt?: {
+        /** @description A JWT the public API accepts for the session’s tenant. */
+        access_token: string;
+        /**
+         * Format: date-time
+         * @description At most 300 s ahead
+         */
+        expires_at: string;
+      };
+    };
     DeliveryHealth: {
       /**
        * @description hour: 60 buckets of 60 s; day: 96 buckets of 900 s
@@ -496,6 +780,49 @@ export interface components {
       last_error: string | null;
       /** @description When the last failed attempt in the window was made */
       last_failure_at: string | null;
+    };
+    InvitationView: {
+      email: string;
+      /**
+       * @description tenant_viewer and tenant_admin are bound to one tenant; operator to none.
+       * @enum {string}
+       */
+      role: 'tenant_viewer' | 'tenant_admin' | 'operator';
+      tenant_name: string | null;
+      /** @description Base32, for the authenticator app. */
+      totp_secret: string;
+      /** @description otpauth://totp/... (for a QR code) */
+      otpauth_uri: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
+      expires_at: string;
+    };
+    NewInvitation: {
+      /** Format: uuid */
+      invitation_id: string;
+      email: string;
+      /**
+       * @description tenant_viewer and tenant_admin are bound to one tenant; operator to none.
+       * @enum {string}
+       */
+      role: 'tenant_viewer' | 'tenant_admin' | 'operator';
+      tenant_id: string | null;
+      /** @description Shown once: never again. The console links to /invitations/<invitation_token>. */
+      invitation_token: string;
+      /**
+       * Format: date-time
+       * @description 72 h after its creation
+       */
+      expires_at: string;
+    };
+    OperatorInvitationRequest: {
+      /**
+       * Format: email
+       * @description Compared without regard to case.
+       */
+      email: string;
     };
     Problem: {
       /** @description URI reference naming the problem type */
@@ -587,6 +914,12 @@ export interface components {
       /** @description Charges whose registration failed for good (the provider refused them: state rejected) */
       failed: number;
     };
+    RevokedUser: {
+      /** Format: uuid */
+      user_id: string;
+      /** @constant */
+      revoked: true;
+    };
     TenantDeliveryHealth: {
       /** Format: uuid */
       tenant_id: string;
@@ -607,6 +940,15 @@ export interface components {
       last_error: string | null;
       /** @description When the last failed attempt in the window was made */
       last_failure_at: string | null;
+    };
+    TenantInvitationRequest: {
+      /**
+       * Format: email
+       * @description Compared without regard to case.
+       */
+      email: string;
+      /** @enum {string} */
+      role: 'tenant_viewer' | 'tenant_admin';
     };
     WaitingBankAccount: {
       /** Format: uuid */
@@ -1414,6 +1756,496 @@ export interface operations {
       };
       /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  consoleSignIn: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ConsoleSignInRequest'];
+      };
+    };
+    responses: {
+      /** @description Signed in. The console keeps session_id in its cookie; nothing else. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleSession'];
+        };
+      };
+      /** @description `sign_in_refused`: unknown e-mail, wrong password or wrong (or used) TOTP code: one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `sign_in_method_disabled`: an integration token or operator credential, on a production gateway */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: too many failed sign-ins for this e-mail or from this address: Retry-After says when to try */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  consoleCurrentSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The session stands. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CurrentConsoleSession'];
+        };
+      };
+      /** @description `unauthorized`: no `Authorization: Session <session_id>` header; `session_ended`: the session is unknown, signed out, past its limits, or its user, token or tenant was revoked */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  consoleSignOut: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Signed out. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `unauthorized`: no `Authorization: Session <session_id>` header; `session_ended`: the session is unknown, signed out, past its limits, or its user, token or tenant was revoked */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  consoleInviteTenantUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The tenant (a UUID). */
+        tenant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['TenantInvitationRequest'];
+      };
+    };
+    responses: {
+      /** @description Invited: show the link now. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NewInvitation'];
+        };
+      };
+      /** @description `unauthorized`: no console session nor operator credential, or an unknown or revoked credential; `session_ended`: the session is unknown, signed out, past its limits, or its user, token or tenant was revoked */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: a tenant viewer, or a tenant admin of another tenant */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: no such active tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `conflict`: an active user already has this e-mail */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  consoleInviteOperator: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['OperatorInvitationRequest'];
+      };
+    };
+    responses: {
+      /** @description Invited: show the link now. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NewInvitation'];
+        };
+      };
+      /** @description `unauthorized`: no console session nor operator credential, or an unknown or revoked credential; `session_ended`: the session is unknown, signed out, past its limits, or its user, token or tenant was revoked */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: a tenant user */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `conflict`: an active user already has this e-mail */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  consoleReadInvitation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The invitation token (inv_...), as the invitation link carries it. */
+        invitation_token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The invitation is open. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvitationView'];
+        };
+      };
+      /** @description `not_found`: unknown, used or expired */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  consoleAcceptInvitation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The invitation token (inv_...), as the invitation link carries it. */
+        invitation_token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['AcceptInvitationRequest'];
+      };
+    };
+    responses: {
+      /** @description The user exists and may sign in. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AcceptedInvitation'];
+        };
+      };
+      /** @description `not_found`: unknown, used or expired */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `conflict`: an active user already has this e-mail */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is invalid (totp: not the current code; password: too short): errors names it */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  consoleListTenantUsers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The tenant (a UUID). */
+        tenant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The users, oldest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleUserList'];
+        };
+      };
+      /** @description `unauthorized`: no console session nor operator credential, or an unknown or revoked credential; `session_ended`: the session is unknown, signed out, past its limits, or its user, token or tenant was revoked */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: not an admin of this tenant */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: no such tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  consoleListOperatorUsers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The operators, oldest first. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleUserList'];
+        };
+      };
+      /** @description `unauthorized`: no console session nor operator credential, or an unknown or revoked credential; `session_ended`: the session is unknown, signed out, past its limits, or its user, token or tenant was revoked */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: a tenant user */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  consoleRevokeUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The console user (a UUID). */
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Revoked. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RevokedUser'];
+        };
+      };
+      /** @description `unauthorized`: no console session nor operator credential, or an unknown or revoked credential; `session_ended`: the session is unknown, signed out, past its limits, or its user, token or tenant was revoked */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `forbidden`: a tenant user revoking an operator */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: no such active user (or not of your tenant) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      422: {
         headers: {
           [name: string]: unknown;
         };
