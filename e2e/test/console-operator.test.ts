@@ -155,10 +155,12 @@ describeWithBrowser('the operator console in a browser', () => {
   it('an operator logs in, creates a tenant named like markup (shown as text) and rotates its secret', async () => {
     await logInAsOperator();
     expect(await open('/operator/tenants')).toBe(200);
-    await page.type('form[action="/operator/tenants"] input[name=name]', HOSTILE);
-    expect(await submit('form[action="/operator/tenants"] button[type=submit]')).toBe(201);
+    await page.type('form[action="/operator/tenants/new"] input[name=name]', HOSTILE);
+    // A confirmation page first (console-rotation.test.ts submits these twice), then the action.
+    expect(await submit('form[action="/operator/tenants/new"] button[type=submit]')).toBe(200);
+    expect(await submit('form.confirm button[type=submit]')).toBe(201);
     // The new tenant's name is text in the heading; its token and secret are shown once, here.
-    expect(await text('h1')).toBe(`Tenant ${HOSTILE} created`);
+    expect(await text('h1')).toBe(`Cliente ${HOSTILE} criado`);
     expect(await page.$$('img')).toHaveLength(0);
     const token = await text('[data-secret=integration_token]');
     const firstSecret = await text('[data-secret=signing_secret]');
@@ -182,14 +184,16 @@ describeWithBrowser('the operator console in a browser', () => {
     // Rotate: a new secret, shown once; the old one signs on for the overlap.
     await page.$eval('input[name=overlap_hours]', (el) => ((el as HTMLInputElement).value = '2'));
     expect(await submit(`form[action="${href}/rotate-secret"] button[type=submit]`)).toBe(200);
-    expect(await text('h1')).toBe('Signing secret rotated');
+    expect(await submit('form.confirm button[type=submit]')).toBe(200);
+    expect(await text('h1')).toBe('Segredo de assinatura trocado');
     const rotated = await text('[data-secret=signing_secret]');
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(firstSecret);
 
     // Issue a token (shown once), then revoke it from the tenant's page: the gateway refuses it at once.
     expect(await open(href)).toBe(200);
-    expect(await submit(`form[action="${href}/tokens"] button[type=submit]`)).toBe(201);
+    expect(await submit(`form[action="${href}/tokens/new"] button[type=submit]`)).toBe(200);
+    expect(await submit('form.confirm button[type=submit]')).toBe(201);
     const issued = await text('[data-secret=integration_token]');
     expect(issued).toMatch(/^itk_/);
     expect(
@@ -205,7 +209,9 @@ describeWithBrowser('the operator console in a browser', () => {
     const issuedRow = rows.find((r) => issued.startsWith(r.hint.replace('…', '')));
     expect(issuedRow).toBeDefined();
     expect(await submit(`tr[data-token-id="${issuedRow!.id}"] button[type=submit]`)).toBe(200);
-    expect(await texts('.flash.info')).toEqual(['The token is revoked: JWTs issued from it stop working at once.']);
+    expect(await texts('.flash.info')).toEqual([
+      'O token está revogado: os JWTs emitidos com ele param de funcionar na hora.',
+    ]);
     expect(
       (await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${issued}` })).status,
     ).toBe(401);
@@ -222,19 +228,15 @@ describeWithBrowser('the operator console in a browser', () => {
     }
     expect(await submit(`form[action="${href}/provider-account"] button[type=submit]`)).toBe(200);
     expect(await texts('.flash.info')).toEqual([
-      'The provider account is set (sandbox), for charges accepted from now on.',
+      'A conta no provedor está definida (sandbox), para as cobranças aceitas a partir de agora.',
     ]);
     expect(await text('dl.provider-account')).toContain('Beneficiária Ltda');
 
     // A bad form: the admin API's problem is the page, naming the field.
-    expect(await open('/operator/tenants')).toBe(200);
-    await page.type('form[action="/operator/tenants"] input[name=name]', 'x'.repeat(10));
-    await page.$eval('form[action="/operator/tenants"] input[name=name]', (el) => el.setAttribute('maxlength', '500'));
-    await page.$eval(
-      'form[action="/operator/tenants"] input[name=name]',
-      (el) => ((el as HTMLInputElement).value = 'y'.repeat(201)),
-    );
-    const refused = await submit('form[action="/operator/tenants"] button[type=submit]');
+    expect(await open('/operator/tenants/new')).toBe(200);
+    await page.$eval('form.confirm input[name=name]', (el) => el.setAttribute('maxlength', '500'));
+    await page.$eval('form.confirm input[name=name]', (el) => ((el as HTMLInputElement).value = 'y'.repeat(201)));
+    const refused = await submit('form.confirm button[type=submit]');
     expect(refused).toBeGreaterThanOrEqual(400);
     expect(refused).toBeLessThan(500);
     expect(await text('.problem')).toContain('/name');
@@ -252,7 +254,7 @@ describeWithBrowser('the operator console in a browser', () => {
     // Disable: its tokens stop.
     expect(await open(href)).toBe(200);
     expect(await submit(`form[action="${href}/disable"] button[type=submit]`)).toBe(200);
-    expect(await text('dd .badge')).toBe('disabled');
+    expect(await text('dd .badge')).toBe('desativado');
     expect(
       (await system.api.post('/api/v1/authenticate', undefined, { authorization: `Bearer ${token}` })).status,
     ).toBe(401);

@@ -146,7 +146,7 @@ function OverlapNotice({ until }: { until: string | null }) {
   const { t, dateTime } = useFormats();
   if (until === null) return null;
   return (
-    <p class="flash info overlap" data-overlap-until={until}>
+    <p class="panel overlap" data-overlap-until={until}>
       {t('operator.secret.overlapRunning', { until: dateTime(until) })}
     </p>
   );
@@ -431,7 +431,7 @@ export function ConfirmRotatePage({
         <input type="hidden" name="overlap_hours" value={String(overlapHours)} />
         {until !== null && (
           <>
-            <p class="flash error overlap" role="alert" data-overlap-until={until}>
+            <p class="panel error-text overlap" role="alert" data-overlap-until={until}>
               {t('operator.confirm.rotate.overlapRunning', { until: dateTime(until) })}
             </p>
             <label class="check">
