@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { closeServer, keepConnectionsAlive, listen } from '@payments/lifecycle';
+import { closeServer, keepConnectionsAlive, listen, startService } from '@payments/lifecycle';
 import { openServiceDatabase } from '@payments/db';
 import { migrationsCheck, postgresCheck } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
@@ -13,7 +13,7 @@ import { WebhookDispatcher } from './domain/webhook-dispatcher';
 import { createSandboxApp } from './http/app';
 import { otelWebhookTracing } from './http/otel-webhook-tracing';
 import { createWebhookPoster } from './http/webhook-poster';
-import { interDialectEnabled, startInterDialect, type RunningInterDialect } from './inter';
+import { interDialectEnabled, startInterDialect } from './inter';
 
 export interface RunningBankSandbox {
   /** Where it answers, e.g. http://127.0.0.1:3100 */
@@ -31,76 +31,77 @@ export interface RunningBankSandbox {
  * Starts the bank sandbox: migrates schema `bank_sandbox`, serves HTTP on config.port (0 = any), and
  * resumes delivering the payment webhooks still pending from an earlier run.
  */
-export async function startBankSandbox(
+export function startBankSandbox(
   config: BankSandboxConfig,
   logger: Logger = createLogger('bank-sandbox', config.logLevel),
 ): Promise<RunningBankSandbox> {
-  // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
-  const db = await openServiceDatabase<BankSandboxDatabase>({
-    url: config.databaseUrl,
-    schema: SCHEMA,
-    applicationName: 'bank-sandbox',
-    poolSize: config.databasePoolSize,
-    migrations,
-    logger,
-  });
-  const dispatcher = new WebhookDispatcher({
-    db,
-    webhook: config.webhook,
-    logger,
-    poster: createWebhookPoster({ timeoutMs: config.webhook.timeoutMs }),
-    tracing: otelWebhookTracing,
-  });
-  let port = config.port;
-  const behaviour = new Behaviour(config.mode);
-  const app = createSandboxApp({
-    db,
-    store: new ChargeStore(db, config.account),
-    behaviour,
-    dispatcher,
-    payee: config.payee,
-    apiKey: config.apiKey,
-    slowMs: config.slowMs,
-    publicUrl: () => config.publicUrl ?? `http://localhost:${port}`,
-    logger,
-    readiness: [postgresCheck(db), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
-    metrics: createMetricsRegistry('bank-sandbox'),
-  });
-
-  let inter: RunningInterDialect | null = null;
-  if (interDialectEnabled(config.inter)) {
-    inter = await startInterDialect({
-      config: config.inter,
+  return startService(async (scope) => {
+    // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
+    const db = await scope.open(
+      'database',
+      () =>
+        openServiceDatabase<BankSandboxDatabase>({
+          url: config.databaseUrl,
+          schema: SCHEMA,
+          applicationName: 'bank-sandbox',
+          poolSize: config.databasePoolSize,
+          migrations,
+          logger,
+        }),
+      (opened) => opened.destroy(),
+    );
+    const dispatcher = new WebhookDispatcher({
       db,
-      bank: { account: config.account, payee: config.payee },
-      behaviour,
-      slowMs: config.slowMs,
-      mainHost: () => new URL(config.publicUrl ?? `http://127.0.0.1:${port}`).host,
+      webhook: config.webhook,
       logger,
-    }).catch(async (err: unknown) => {
-      await db.destroy();
-      throw err;
+      poster: createWebhookPoster({ timeoutMs: config.webhook.timeoutMs }),
+      tracing: otelWebhookTracing,
     });
-  }
-  const server = keepConnectionsAlive(createServer(inter ? inter.wrap(app.callback()) : app.callback()));
-  port = await listen(server, config.port).catch(async (err: unknown) => {
-    await inter?.stop();
-    await db.destroy();
-    throw err;
-  });
-  dispatcher.start();
-  logger.info({ port, mode: config.mode, webhookUrl: config.webhook.url }, 'bank-sandbox ready');
+    // Started once the server listens, stopped after it (and the Inter dialect) closed: a request in
+    // flight may still wake it.
+    scope.defer('webhook dispatcher', () => dispatcher.stop());
+    let port = config.port;
+    const behaviour = new Behaviour(config.mode);
+    const app = createSandboxApp({
+      db,
+      store: new ChargeStore(db, config.account),
+      behaviour,
+      dispatcher,
+      payee: config.payee,
+      apiKey: config.apiKey,
+      slowMs: config.slowMs,
+      publicUrl: () => config.publicUrl ?? `http://localhost:${port}`,
+      logger,
+      readiness: [postgresCheck(db), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
+      metrics: createMetricsRegistry('bank-sandbox'),
+    });
 
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    inter: inter ? { port: inter.port, baseUrl: inter.baseUrl, caFile: inter.caFile } : null,
-    async stop() {
-      // Stop taking connections and let requests in flight finish; then the webhook loop; then Postgres.
-      await closeServer(server);
-      await inter?.stop();
-      await dispatcher.stop();
-      await db.destroy();
-    },
-  };
+    const inter = interDialectEnabled(config.inter)
+      ? await scope.open(
+          'Inter dialect',
+          () =>
+            startInterDialect({
+              config: config.inter,
+              db,
+              bank: { account: config.account, payee: config.payee },
+              behaviour,
+              slowMs: config.slowMs,
+              mainHost: () => new URL(config.publicUrl ?? `http://127.0.0.1:${port}`).host,
+              logger,
+            }),
+          (dialect) => dialect.stop(),
+        )
+      : null;
+    const server = keepConnectionsAlive(createServer(inter ? inter.wrap(app.callback()) : app.callback()));
+    port = await listen(server, config.port);
+    // Stop taking connections and let requests in flight finish before the rest closes.
+    scope.defer('HTTP server', () => closeServer(server));
+    dispatcher.start();
+    logger.info({ port, mode: config.mode, webhookUrl: config.webhook.url }, 'bank-sandbox ready');
+    return {
+      url: `http://127.0.0.1:${port}`,
+      port,
+      inter: inter ? { port: inter.port, baseUrl: inter.baseUrl, caFile: inter.caFile } : null,
+    };
+  });
 }

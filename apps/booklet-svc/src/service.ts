@@ -2,6 +2,7 @@ import { connectBus } from '@payments/bus';
 import { BOOKLET_DOWNLOAD_PATH, QueueGroups, Streams } from '@payments/contracts';
 import { isDatabaseUnavailable, openServiceDatabase } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
+import { startService } from '@payments/lifecycle';
 import { createLogger, type Logger } from '@payments/logger';
 import {
   createMetricsRegistry,
@@ -31,98 +32,103 @@ export interface RunningBookletService {
 }
 
 /** Starts booklet-svc: booklet requests, the build worker, the outbox relay. */
-export async function startBookletService(
+export function startBookletService(
   config: BookletConfig,
   logger: Logger = createLogger('booklet-svc', config.logLevel),
 ): Promise<RunningBookletService> {
-  // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
-  const db = await openServiceDatabase<BookletsDatabase>({
-    url: config.databaseUrl,
-    schema: SCHEMA,
-    applicationName: 'booklet-svc',
-    poolSize: config.databasePoolSize,
-    migrations,
-    logger,
-  });
-  const bus = await connectBus({
-    url: config.natsUrl,
-    prefix: config.busPrefix,
-    name: 'booklet-svc',
-    // Its own NATS user and reply inboxes (_INBOX_booklet-svc): see deploy/nats.
-    credentials: config,
-    // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
-    streamSettings: config,
-    // Postgres away is an outage, not a failure of the job: retried without counting (JOB_MAX_FAILURES).
-    isOutage: isDatabaseUnavailable,
-    logger,
-    timeoutMs: config.busTimeoutMs,
-    serveConcurrency: config.busServeConcurrency,
-  });
-  const outboxStreams = [Streams.bookletBuilds, Streams.callbackRequests];
-  // What it writes (through its outbox) or reads, provisioned by `npm run admin -- bus provision`:
-  // only checked here (it may not create them), and the start refused, naming what is missing or weaker.
-  await bus.streams.check(QueueGroups.booklets).catch(async (err: unknown) => {
-    // Nothing else runs yet: an in-process start (the e2e tests) leaves no pool or connection behind.
-    await bus.close();
-    await db.destroy();
-    throw err;
-  });
-  const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger, maxRows: config.outboxMaxRows });
-  const onEnqueued = () => relay.wake();
-  const source = new BusInstallmentSource(bus);
-  const store = new PostgresPdfStore(db, config.fileRetentionDays);
-  const links = (bookletId: string) => {
-    const { expires, signature } = signLink(
-      config.downloadLinkSecret,
-      bookletId,
-      new Date(Date.now() + config.downloadLinkTtlSeconds * 1000),
+  return startService(async (scope) => {
+    // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
+    const db = await scope.open(
+      'database',
+      () =>
+        openServiceDatabase<BookletsDatabase>({
+          url: config.databaseUrl,
+          schema: SCHEMA,
+          applicationName: 'booklet-svc',
+          poolSize: config.databasePoolSize,
+          migrations,
+          logger,
+        }),
+      (opened) => opened.destroy(),
     );
-    return `${config.publicBaseUrl}${BOOKLET_DOWNLOAD_PATH}/${bookletId}?expires=${expires}&signature=${signature}`;
-  };
-  const downloads = new BookletDownloads({ db, source, store, logger });
-  registerHandlers(bus, { db, source, downloads, onEnqueued });
-  // Files past BOOKLET_FILE_RETENTION_DAYS dropped with their partition, partitions made ahead.
-  const retention = startBookletFileRetention({ db, schema: SCHEMA, retentionDays: config.fileRetentionDays, logger });
-  relay.start();
-  const workers = await startWorkers(bus, {
-    db,
-    source,
-    store,
-    links,
-    logger,
-    maxWaitMs: config.maxWaitMs,
-    onEnqueued,
+    const bus = await scope.open(
+      'bus',
+      () =>
+        connectBus({
+          url: config.natsUrl,
+          prefix: config.busPrefix,
+          name: 'booklet-svc',
+          // Its own NATS user and reply inboxes (_INBOX_booklet-svc): see deploy/nats.
+          credentials: config,
+          // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
+          streamSettings: config,
+          // Postgres away is an outage, not a failure of the job: retried without counting (JOB_MAX_FAILURES).
+          isOutage: isDatabaseUnavailable,
+          logger,
+          timeoutMs: config.busTimeoutMs,
+          serveConcurrency: config.busServeConcurrency,
+        }),
+      (opened) => opened.close(),
+    );
+    const outboxStreams = [Streams.bookletBuilds, Streams.callbackRequests];
+    // What it writes (through its outbox) or reads, provisioned by `npm run admin -- bus provision`:
+    // only checked here (it may not create them), and the start refused, naming what is missing or weaker.
+    await bus.streams.check(QueueGroups.booklets);
+    const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger, maxRows: config.outboxMaxRows });
+    const onEnqueued = () => relay.wake();
+    const source = new BusInstallmentSource(bus);
+    const store = new PostgresPdfStore(db, config.fileRetentionDays);
+    const links = (bookletId: string) => {
+      const { expires, signature } = signLink(
+        config.downloadLinkSecret,
+        bookletId,
+        new Date(Date.now() + config.downloadLinkTtlSeconds * 1000),
+      );
+      return `${config.publicBaseUrl}${BOOKLET_DOWNLOAD_PATH}/${bookletId}?expires=${expires}&signature=${signature}`;
+    };
+    const downloads = new BookletDownloads({ db, source, store, logger });
+    registerHandlers(bus, { db, source, downloads, onEnqueued });
+    // Files past BOOKLET_FILE_RETENTION_DAYS dropped with their partition, partitions made ahead.
+    await scope.open(
+      'file retention',
+      () => startBookletFileRetention({ db, schema: SCHEMA, retentionDays: config.fileRetentionDays, logger }),
+      (retention) => retention.stop(),
+    );
+    await scope.open(
+      'outbox relay',
+      () => relay.start(),
+      () => relay.stop(),
+    );
+    await scope.open(
+      'workers',
+      () => startWorkers(bus, { db, source, store, links, logger, maxWaitMs: config.maxWaitMs, onEnqueued }),
+      (started) => Promise.all(started.map((w) => w.stop())),
+    );
+    const metrics = createMetricsRegistry('booklet-svc');
+    outboxWaitingGauge(metrics, {
+      streams: outboxStreams.map((s) => s.name),
+      backlog: () => outboxBacklog(db),
+      onError: (err) => logger.warn({ err }, 'could not count the outbox for /metrics'),
+    });
+    jobStreamMetrics(metrics, {
+      source: bus.streams,
+      streams: outboxStreams,
+      consumed: [Streams.bookletBuilds.name],
+      logger,
+    });
+    outboxLimitGauges(metrics, { maxRows: config.outboxMaxRows, summary: () => outboxBacklogSummary(db), logger });
+    const ops = await scope.open(
+      'ops server',
+      () =>
+        startOpsServer({
+          port: config.port,
+          checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
+          middleware: [httpMetrics(metrics)],
+          routes: { [METRICS_PATH]: metricsHandler(metrics) },
+        }),
+      (opened) => opened.stop(),
+    );
+    logger.info({ busPrefix: config.busPrefix, port: ops.port }, 'booklet-svc ready');
+    return { port: ops.port, url: ops.url };
   });
-  const metrics = createMetricsRegistry('booklet-svc');
-  outboxWaitingGauge(metrics, {
-    streams: outboxStreams.map((s) => s.name),
-    backlog: () => outboxBacklog(db),
-    onError: (err) => logger.warn({ err }, 'could not count the outbox for /metrics'),
-  });
-  jobStreamMetrics(metrics, {
-    source: bus.streams,
-    streams: outboxStreams,
-    consumed: [Streams.bookletBuilds.name],
-    logger,
-  });
-  outboxLimitGauges(metrics, { maxRows: config.outboxMaxRows, summary: () => outboxBacklogSummary(db), logger });
-  const ops = await startOpsServer({
-    port: config.port,
-    checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
-    middleware: [httpMetrics(metrics)],
-    routes: { [METRICS_PATH]: metricsHandler(metrics) },
-  });
-  logger.info({ busPrefix: config.busPrefix, port: ops.port }, 'booklet-svc ready');
-  return {
-    port: ops.port,
-    url: ops.url,
-    async stop() {
-      await ops.stop();
-      await Promise.all(workers.map((w) => w.stop()));
-      await relay.stop();
-      await retention.stop();
-      await bus.close();
-      await db.destroy();
-    },
-  };
 }

@@ -2,7 +2,7 @@ import { connectBus } from '@payments/bus';
 import { QueueGroups, Streams } from '@payments/contracts';
 import { openServiceDatabase } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
-import { startPeriodic } from '@payments/lifecycle';
+import { startPeriodic, startService } from '@payments/lifecycle';
 import { startLogMaintenance } from './db/log-upkeep';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, httpMetrics, jobStreamMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
@@ -29,119 +29,141 @@ export interface RunningCallbackService {
 }
 
 /** Starts callback-svc: takes callback requests off JetStream and delivers them, signed and retried. */
-export async function startCallbackService(
+export function startCallbackService(
   config: CallbackConfig,
   logger: Logger = createLogger('callback-svc', config.logLevel),
   onAttempt?: AttemptListener,
 ): Promise<RunningCallbackService> {
-  // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
-  const db = await openServiceDatabase<CallbacksDatabase>({
-    url: config.databaseUrl,
-    schema: SCHEMA,
-    applicationName: 'callback-svc',
-    poolSize: config.databasePoolSize,
-    migrations,
-    logger,
+  return startService(async (scope) => {
+    // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
+    const db = await scope.open(
+      'database',
+      () =>
+        openServiceDatabase<CallbacksDatabase>({
+          url: config.databaseUrl,
+          schema: SCHEMA,
+          applicationName: 'callback-svc',
+          poolSize: config.databasePoolSize,
+          migrations,
+          logger,
+        }),
+      (opened) => opened.destroy(),
+    );
+    // Closed after the bus: deliveries in flight end before their connections do.
+    const http = await scope.open(
+      'callback connections',
+      () =>
+        createHttpDelivery({
+          timeoutMs: config.timeoutMs,
+          policy: config.nodeEnv === 'production' ? 'public-only' : 'allow-private',
+          dnsServers: config.dnsServers,
+        }),
+      (delivery) => delivery.close(),
+    );
+    const bus = await scope.open(
+      'bus',
+      () =>
+        connectBus({
+          url: config.natsUrl,
+          prefix: config.busPrefix,
+          name: 'callback-svc',
+          // Its own NATS user and reply inboxes (_INBOX_callback-svc): see deploy/nats.
+          credentials: config,
+          // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
+          streamSettings: config,
+          logger,
+          timeoutMs: config.busTimeoutMs,
+          serveConcurrency: config.busServeConcurrency,
+        }),
+      (opened) => opened.close(),
+    );
+    // The one stream it reads, its consumer, the dead letters and its claim store, provisioned by
+    // `npm run admin -- bus provision`: only checked here (it may not create them), the start refused otherwise.
+    await bus.streams.check(QueueGroups.callbacks);
+    const store = new EventStore(db);
+    const metrics = createMetricsRegistry('callback-svc');
+    jobStreamMetrics(metrics, {
+      source: bus.streams,
+      streams: [Streams.callbackRequests],
+      consumed: [Streams.callbackRequests.name],
+      logger,
+    });
+    // The engine is made below; the gauge reads it only at scrape time.
+    const observed = callbackMetrics({
+      registry: metrics,
+      store,
+      logger,
+      heldCount: () => engine.heldCount,
+      failingHostCount: () => engine.failingHostCount,
+    });
+    const engine = new DeliveryEngine({
+      store,
+      workers: new WorkerRegistry(db),
+      http,
+      secrets: new BusSigningSecrets(bus),
+      retry: { scheduleMs: config.retryScheduleMs, jitterPercent: config.retryJitterPercent },
+      limits: {
+        concurrency: config.concurrency,
+        hostConcurrency: config.hostConcurrency,
+        tenantSharePercent: config.tenantSharePercent,
+        maxHeld: config.maxHeld,
+        maxHeldPerHost: config.maxHeldPerHost,
+        leaseMs: config.leaseMs,
+        timeoutMs: config.timeoutMs,
+        pollIntervalMs: config.pollIntervalMs,
+      },
+      logger,
+      onAttempt: (event, status, error) => {
+        observed.onAttempt(event, status, error);
+        onAttempt?.(event, status, error);
+      },
+      tracing: otelDeliveryTracing,
+    });
+    const stats = new DeliveryStatsStore(db);
+    registerHandlers(bus, { store, stats, onRetry: () => engine.wake() });
+    await scope.open(
+      'delivery engine',
+      () => engine.start(),
+      () => engine.stop(),
+    );
+    // The delivery log's days created ahead and dropped past CALLBACK_RETENTION_DAYS, on every instance.
+    await scope.open(
+      'log maintenance',
+      () => startLogMaintenance(db, config.retentionDays, logger),
+      (maintenance) => maintenance.stop(),
+    );
+    // Every instance runs it; the advisory lock lets one at a time do the work.
+    await scope.open(
+      'delivery stats rollup',
+      () =>
+        startPeriodic(() => rollUpDeliveries(stats), {
+          intervalMs: ROLLUP_INTERVAL_MS,
+          logger,
+          what: 'delivery stats rollup',
+          runAtStart: true,
+        }),
+      (rollup) => rollup.stop(),
+    );
+    await scope.open(
+      'workers',
+      () => startWorkers(bus, { engine, logger }),
+      (workers) => Promise.all(workers.map((w) => w.stop())),
+    );
+    const ops = await scope.open(
+      'ops server',
+      () =>
+        startOpsServer({
+          port: config.port,
+          checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
+          middleware: [httpMetrics(metrics)],
+          routes: { [METRICS_PATH]: metricsHandler(metrics) },
+        }),
+      (opened) => opened.stop(),
+    );
+    logger.info(
+      { busPrefix: config.busPrefix, nodeEnv: config.nodeEnv, schedule: config.retryScheduleMs, port: ops.port },
+      'callback-svc ready',
+    );
+    return { port: ops.port, url: ops.url };
   });
-  const bus = await connectBus({
-    url: config.natsUrl,
-    prefix: config.busPrefix,
-    name: 'callback-svc',
-    // Its own NATS user and reply inboxes (_INBOX_callback-svc): see deploy/nats.
-    credentials: config,
-    // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
-    streamSettings: config,
-    logger,
-    timeoutMs: config.busTimeoutMs,
-    serveConcurrency: config.busServeConcurrency,
-  });
-  // The one stream it reads, its consumer, the dead letters and its claim store, provisioned by
-  // `npm run admin -- bus provision`: only checked here (it may not create them), the start refused otherwise.
-  await bus.streams.check(QueueGroups.callbacks).catch(async (err: unknown) => {
-    // Nothing else runs yet: an in-process start (the e2e tests) leaves no pool or connection behind.
-    await bus.close();
-    await db.destroy();
-    throw err;
-  });
-  const store = new EventStore(db);
-  const metrics = createMetricsRegistry('callback-svc');
-  jobStreamMetrics(metrics, {
-    source: bus.streams,
-    streams: [Streams.callbackRequests],
-    consumed: [Streams.callbackRequests.name],
-    logger,
-  });
-  // The engine is made below; the gauge reads it only at scrape time.
-  const observed = callbackMetrics({
-    registry: metrics,
-    store,
-    logger,
-    heldCount: () => engine.heldCount,
-    failingHostCount: () => engine.failingHostCount,
-  });
-  const http = createHttpDelivery({
-    timeoutMs: config.timeoutMs,
-    policy: config.nodeEnv === 'production' ? 'public-only' : 'allow-private',
-    dnsServers: config.dnsServers,
-  });
-  const engine = new DeliveryEngine({
-    store,
-    workers: new WorkerRegistry(db),
-    http,
-    secrets: new BusSigningSecrets(bus),
-    retry: { scheduleMs: config.retryScheduleMs, jitterPercent: config.retryJitterPercent },
-    limits: {
-      concurrency: config.concurrency,
-      hostConcurrency: config.hostConcurrency,
-      tenantSharePercent: config.tenantSharePercent,
-      maxHeld: config.maxHeld,
-      maxHeldPerHost: config.maxHeldPerHost,
-      leaseMs: config.leaseMs,
-      timeoutMs: config.timeoutMs,
-      pollIntervalMs: config.pollIntervalMs,
-    },
-    logger,
-    onAttempt: (event, status, error) => {
-      observed.onAttempt(event, status, error);
-      onAttempt?.(event, status, error);
-    },
-    tracing: otelDeliveryTracing,
-  });
-  const stats = new DeliveryStatsStore(db);
-  registerHandlers(bus, { store, stats, onRetry: () => engine.wake() });
-  // Every instance runs it; the advisory lock lets one at a time do the work.
-  const rollup = startPeriodic(() => rollUpDeliveries(stats), {
-    intervalMs: ROLLUP_INTERVAL_MS,
-    logger,
-    what: 'delivery stats rollup',
-    runAtStart: true,
-  });
-  await engine.start();
-  // The delivery log's days created ahead and dropped past CALLBACK_RETENTION_DAYS, on every instance.
-  const logMaintenance = startLogMaintenance(db, config.retentionDays, logger);
-  const workers = await startWorkers(bus, { engine, logger });
-  const ops = await startOpsServer({
-    port: config.port,
-    checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
-    middleware: [httpMetrics(metrics)],
-    routes: { [METRICS_PATH]: metricsHandler(metrics) },
-  });
-  logger.info(
-    { busPrefix: config.busPrefix, nodeEnv: config.nodeEnv, schedule: config.retryScheduleMs, port: ops.port },
-    'callback-svc ready',
-  );
-  return {
-    port: ops.port,
-    url: ops.url,
-    async stop() {
-      await ops.stop();
-      await Promise.all(workers.map((w) => w.stop()));
-      await rollup.stop();
-      await logMaintenance.stop();
-      await engine.stop();
-      await bus.close();
-      await http.close();
-      await db.destroy();
-    },
-  };
 }
