@@ -33,6 +33,7 @@ import { serveTenantQueries } from './tenancy/tenant-queries-responder';
 import { mountApiDocs } from './routes/docs-routes';
 import { servedRoutes, type ServedRoute } from './http/route-list';
 import { adminApp } from './admin-app';
+import { sweepConsolePeople } from './people/db/sweep';
 
 export interface RunningGateway {
   /** Base URL the gateway answers on, e.g. http://127.0.0.1:3000 */
@@ -163,6 +164,12 @@ export async function startGateway(
     logger,
     what: 'idempotency sweep',
   });
+  // Stale failed sign-ins, and console sessions and invitations long over: every 10 minutes.
+  const peopleSweeper = startPeriodic(() => sweepConsolePeople(db, new Date()), {
+    intervalMs: 10 * 60_000,
+    logger,
+    what: 'console sessions sweep',
+  });
   logger.info({ port, adminPort, busPrefix: config.busPrefix, nodeEnv: config.nodeEnv }, 'gateway listening');
 
   return {
@@ -173,7 +180,8 @@ export async function startGateway(
     adminPort,
     adminRoutes: admin.routes,
     async stop() {
-      const sweepDone = sweeper.stop(); // no new sweep; one in flight ends before Postgres is released
+      // No new sweep; one in flight ends before Postgres is released.
+      const sweepDone = Promise.all([sweeper.stop(), peopleSweeper.stop()]);
       // Stop accepting connections, let requests in flight finish, then release NATS and Postgres.
       await Promise.all([server, adminServer].map(closeServer));
       await sweepDone;

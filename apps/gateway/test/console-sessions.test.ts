@@ -15,6 +15,7 @@ import {
 } from '@payments/contracts';
 import { keyring } from '@payments/credential-seal';
 import { createOperator } from '../src/admin/operators';
+import { sweepConsolePeople } from '../src/people/db/sweep';
 import type { GatewayDatabase } from '../src/db/schema';
 import { CALLED_FROM_CODE } from '../src/tenancy/admin-audit';
 import { createTenant, disableTenant, revokeToken } from '../src/tenancy/tenant-admin';
@@ -484,4 +485,49 @@ it('names the bad field of a sign-in or invitation, and refuses calls without a 
     (await admin(dev, 'POST', OPERATOR_INVITATIONS_PATH, { ...unknownCredential, body: { email: newEmail() } })).status,
   ).toBe(401);
   expect((await admin(dev, 'GET', invitationPath('inv_unknown'))).status).toBe(404);
+});
+
+it('sweeps failed sign-ins outside the window and sessions over for a week, and nothing newer', async () => {
+  const now = new Date(dev.now());
+  const minutesAgo = (m: number) => new Date(now.getTime() - m * MINUTE);
+  await db
+    .insertInto('console_sign_in_failures')
+    .values([
+      { key: 'email:swept@example.com', at: minutesAgo(16) },
+      { key: 'email:kept@example.com', at: minutesAgo(14) },
+    ])
+    .execute();
+  const session = (tag: string, endedAt: Date | null, expiresAt: Date) => ({
+    id_hash: createHash('sha256').update(tag).digest(),
+    role: 'operator' as const,
+    tenant_id: null,
+    user_id: null,
+    token_id: null,
+    operator_id: null,
+    started_at: minutesAgo(20_000),
+    expires_at: expiresAt,
+    idle_expires_at: expiresAt,
+    ended_at: endedAt,
+    ended_reason: endedAt ? 'signed_out' : null,
+    address: null,
+  });
+  await db
+    .insertInto('console_sessions')
+    .values([
+      session('ended long ago', minutesAgo(8 * 24 * 60), minutesAgo(1)),
+      session('expired long ago', null, minutesAgo(8 * 24 * 60)),
+      session('ended lately', minutesAgo(60), minutesAgo(1)),
+    ])
+    .execute();
+  await sweepConsolePeople(db, now);
+  const keys = (await db.selectFrom('console_sign_in_failures').select('key').execute()).map((r) => r.key);
+  expect(keys).toContain('email:kept@example.com');
+  expect(keys).not.toContain('email:swept@example.com');
+  const hashes = (await db.selectFrom('console_sessions').select('id_hash').execute()).map((r) =>
+    r.id_hash.toString('hex'),
+  );
+  const hashOf = (tag: string) => createHash('sha256').update(tag).digest('hex');
+  expect(hashes).toContain(hashOf('ended lately'));
+  expect(hashes).not.toContain(hashOf('ended long ago'));
+  expect(hashes).not.toContain(hashOf('expired long ago'));
 });
