@@ -59,7 +59,7 @@ export function DashboardPage({ page, window, tenantId, deliveries, registration
         <StackedBarChart {...registrationsChart(registrations)} />
       </div>
       <p class="muted">
-        Times in UTC; the current {window === 'hour' ? 'minute' : 'quarter hour'} fills in as it goes (the figures are
+        Times in Brasília time; the current {window === 'hour' ? 'minute' : 'quarter hour'} fills in as it goes (the figures are
         at most about 15 s old).
       </p>
     </OperatorFrame>
