@@ -59,8 +59,8 @@ export function DashboardPage({ page, window, tenantId, deliveries, registration
         <StackedBarChart {...registrationsChart(registrations)} />
       </div>
       <p class="muted">
-        Times in Brasília time; the current {window === 'hour' ? 'minute' : 'quarter hour'} fills in as it goes (the figures are
-        at most about 15 s old).
+        Times in Brasília time; the current {window === 'hour' ? 'minute' : 'quarter hour'} fills in as it goes (the
+        figures are at most about 15 s old).
       </p>
     </OperatorFrame>
   );
