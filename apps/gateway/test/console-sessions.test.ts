@@ -137,6 +137,15 @@ it('invites, accepts with TOTP, signs in, answers a tenant JWT the public API ta
   const accepted = await accept({ name: 'Ana Souza', password: PASSWORD, totp: totpCode(secret, dev.now()) });
   expect(accepted.status).toBe(201);
   expect(accepted.json).toMatchObject({ email, role: 'tenant_admin', tenant_id: tenant.tenant_id });
+  // The password is kept as argon2id, the TOTP secret sealed: neither in clear.
+  const stored = await db
+    .selectFrom('console_users')
+    .select(['password_hash', 'sealed_totp_secret'])
+    .where('id', '=', accepted.json.user_id)
+    .executeTakeFirstOrThrow();
+  expect(stored.password_hash).toMatch(/^\$argon2id\$/);
+  expect(JSON.stringify(stored)).not.toContain(PASSWORD);
+  expect(JSON.stringify(stored)).not.toContain(secret);
   // Once only: the token opens nothing now.
   expect((await accept({ name: 'Ana', password: PASSWORD, totp: totpCode(secret, dev.now()) })).status).toBe(404);
   expect((await admin(dev, 'GET', invitationPath(token))).status).toBe(404);
@@ -162,11 +171,11 @@ it('invites, accepts with TOTP, signs in, answers a tenant JWT the public API ta
     idle_expires_at: new Date(dev.now() + 30 * MINUTE).toISOString(),
   });
   // Only the SHA-256 of the session id is stored.
-  const stored = await db.selectFrom('console_sessions').select(['id_hash', 'address']).execute();
-  expect(stored.map((r) => r.id_hash.toString('hex'))).toContain(
+  const sessions = await db.selectFrom('console_sessions').select(['id_hash', 'address']).execute();
+  expect(sessions.map((r) => r.id_hash.toString('hex'))).toContain(
     createHash('sha256').update(s.session_id).digest('hex'),
   );
-  expect(JSON.stringify(stored)).not.toContain(s.session_id.slice(4));
+  expect(JSON.stringify(sessions)).not.toContain(s.session_id.slice(4));
   const [signInRow] = (await audit('session.sign-in')).slice(-1);
   expect(signInRow).toMatchObject({
     source: 'console',
