@@ -2,10 +2,15 @@ import {
   AcceptedInvitationSchema,
   AcceptInvitationRequestSchema,
   ConsoleSessionSchema,
+  CONSOLE_CURRENT_SESSION_PATH,
+  CONSOLE_SESSIONS_PATH,
+  CONSOLE_SIGN_OUT_PATH,
   ConsoleUserListSchema,
   CurrentConsoleSessionSchema,
   InvitationViewSchema,
   NewInvitationSchema,
+  OPERATOR_INVITATIONS_PATH,
+  OPERATOR_USERS_PATH,
   OperatorInvitationRequestSchema,
   RevokedUserSchema,
   SignInRequestSchema,
@@ -24,7 +29,7 @@ const ENDED = 'the session is unknown, signed out, past its limits, or its user,
 export const CONSOLE_SESSION_OPERATIONS: readonly AdminOperation[] = [
   {
     method: 'post',
-    path: '/admin/v1/sessions',
+    path: CONSOLE_SESSIONS_PATH,
     operationId: 'consoleSignIn',
     summary:
       'Sign in to the console: e-mail, password and TOTP code (in development also an integration token or an operator credential)',
@@ -44,7 +49,7 @@ export const CONSOLE_SESSION_OPERATIONS: readonly AdminOperation[] = [
   },
   {
     method: 'get',
-    path: '/admin/v1/sessions/current',
+    path: CONSOLE_CURRENT_SESSION_PATH,
     operationId: 'consoleCurrentSession',
     summary: 'The current session, its idle deadline moved; for tenant roles a JWT of the public API (5 min at most)',
     access: 'session',
@@ -53,7 +58,7 @@ export const CONSOLE_SESSION_OPERATIONS: readonly AdminOperation[] = [
   },
   {
     method: 'post',
-    path: '/admin/v1/sessions/current/sign-out',
+    path: CONSOLE_SIGN_OUT_PATH,
     operationId: 'consoleSignOut',
     summary: 'Sign out: the session ends on the server at once',
     access: 'session',
@@ -79,7 +84,7 @@ export const CONSOLE_SESSION_OPERATIONS: readonly AdminOperation[] = [
   },
   {
     method: 'post',
-    path: '/admin/v1/operator-invitations',
+    path: OPERATOR_INVITATIONS_PATH,
     operationId: 'consoleInviteOperator',
     summary: 'Invite an operator (operators only); the token is answered once',
     access: 'session_or_operator',
@@ -134,7 +139,7 @@ export const CONSOLE_SESSION_OPERATIONS: readonly AdminOperation[] = [
   },
   {
     method: 'get',
-    path: '/admin/v1/operators/users',
+    path: OPERATOR_USERS_PATH,
     operationId: 'consoleListOperatorUsers',
     summary: 'The operators who sign in to the console (operators only)',
     access: 'session_or_operator',
