@@ -159,7 +159,7 @@ it('serves the admin API on its own port only, described by a document of its ow
     .map((r) => `${r.method} ${r.path}`)
     .sort();
   expect(documented).toEqual(served);
-  expect(served.length).toBe(16 + CONSOLE_SESSION_OPERATIONS.length);
+  expect(served.length).toBe(18 + CONSOLE_SESSION_OPERATIONS.length);
   // Every $ref resolves: the document hangs together.
   const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
   expect(refs.length).toBeGreaterThan(10);
@@ -293,11 +293,11 @@ it('runs the tenant routes, answers secrets once, and audits each change under t
     expect(text).not.toContain(secret);
 }, 30_000);
 
-it('pages the audit by cursor, of one tenant or of all', async () => {
+it('pages the audit newest first by cursor, of one tenant or of all', async () => {
   const a = (await admin('POST', '/admin/v1/tenants', { name: 'Audit A' })).json.tenant_id as string;
   await admin('POST', `/admin/v1/tenants/${a}/tokens`);
   await admin('POST', `/admin/v1/tenants/${a}/disable`);
-  const all = (await auditRows()).map((r) => Number(r.id));
+  const all = (await auditRows()).map((r) => Number(r.id)).reverse();
 
   const seen: number[] = [];
   let cursor: string | null = null;
@@ -314,13 +314,48 @@ it('pages the audit by cursor, of one tenant or of all', async () => {
 
   const mine = await admin('GET', `/admin/v1/audit?tenant_id=${a}`);
   expect(mine.json.items.map((e: { action: string }) => e.action)).toEqual([
-    'tenant.create',
-    'token.create',
     'tenant.disable',
+    'token.create',
+    'tenant.create',
   ]);
   expect(mine.json.items.every((e: { operator: string }) => e.operator === 'Ana Ops')).toBe(true);
   expect(mine.json.next_cursor).toBeNull();
 });
+
+it('filters the audit by action (or group), operator and time, and pages the filtered rows', async () => {
+  const b = (await admin('POST', '/admin/v1/tenants', { name: 'Audit B' })).json.tenant_id as string;
+  const issued = (await admin('POST', `/admin/v1/tenants/${b}/tokens`)).json.token_id as string;
+  await admin('POST', `/admin/v1/tokens/${issued}/revoke`);
+  await runCli('token', 'create', '--tenant', b);
+  const rows = await db.selectFrom('admin_audit').selectAll().where('tenant_id', '=', b).orderBy('id').execute();
+  expect(rows.map((r) => [r.operator, r.action])).toEqual([
+    ['Ana Ops', 'tenant.create'],
+    ['Ana Ops', 'token.create'],
+    ['Ana Ops', 'token.revoke'],
+    ['root-shell', 'token.create'],
+  ]);
+  const ids = (answer: Answer) => answer.json.items.map((e: { id: number }) => e.id);
+  const idOf = (i: number) => Number(rows[i]!.id);
+  const get = (query: string) => admin('GET', `/admin/v1/audit?tenant_id=${b}&${query}`);
+
+  expect(ids(await get('action=token.create'))).toEqual([idOf(3), idOf(1)]);
+  expect(ids(await get('action=token.'))).toEqual([idOf(3), idOf(2), idOf(1)]);
+  expect(ids(await get('operator=ROOT-SHELL'))).toEqual([idOf(3)]);
+  expect(ids(await get('operator=Ana%20Ops&action=token.create'))).toEqual([idOf(1)]);
+  // since is inclusive, until exclusive: the window of the second and third rows.
+  const since = encodeURIComponent(rows[1]!.at.toISOString());
+  const until = encodeURIComponent(rows[3]!.at.toISOString());
+  if (rows[2]!.at < rows[3]!.at) expect(ids(await get(`since=${since}&until=${until}`))).toEqual([idOf(2), idOf(1)]);
+  expect(ids(await get(`until=${encodeURIComponent(rows[0]!.at.toISOString())}`))).toEqual([]);
+  expect(ids(await get('since=2000-01-01T00:00:00-03:00'))).toHaveLength(4);
+
+  // A filtered page's cursor keeps to the filter.
+  const first = await get('action=token.&limit=2');
+  expect(ids(first)).toEqual([idOf(3), idOf(2)]);
+  const second = await get(`action=token.&limit=2&cursor=${first.json.next_cursor}`);
+  expect(ids(second)).toEqual([idOf(1)]);
+  expect(second.json.next_cursor).toBeNull();
+}, 30_000);
 
 it('lists dead-lettered jobs and redrives one, audited', async () => {
   // A job stream of the registry (only those are re-driven), provisioned with the gateway, with a
@@ -451,6 +486,95 @@ it('refuses to redrive a forged dead letter: 422 redrive_refused, nothing publis
   }
 }, 30_000);
 
+it('pages the dead letters, shows one with its payload, and discards one, audited and published nowhere', async () => {
+  const publisher = await connectBus({
+    url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    prefix,
+    name: 'admin-discard-test',
+    logger: silent,
+  });
+  const jobSubject = `${prefix}.${Streams.bookletBuilds.subject}`;
+  const heard: string[] = [];
+  const listener = publisher.connection.subscribe(jobSubject, { callback: (_err, m) => heard.push(m.subject) });
+  try {
+    await publisher.streams.provision();
+    const bodies = [
+      Buffer.from(JSON.stringify({ tenant_id: randomUUID(), n: 0 })),
+      Buffer.from('not json at all'),
+      Buffer.from([0xff, 0xfe, 0x00, 0x01]),
+    ];
+    const ids: number[] = [];
+    for (const [i, body] of bodies.entries()) {
+      const h = natsHeaders();
+      h.set(DeadLetterHeaders.stream, `${prefix}_${Streams.bookletBuilds.name}`);
+      h.set(DeadLetterHeaders.subject, jobSubject);
+      h.set(DeadLetterHeaders.msgId, `discard-${i}`);
+      h.set(DeadLetterHeaders.error, 'gave up');
+      h.set(DeadLetterHeaders.failures, '5');
+      const ack = await publisher.connection
+        .jetstream()
+        .publish(`${prefix}.${DeadLetterStream.subject}`, body, { headers: h });
+      ids.push(ack.seq);
+    }
+
+    // Pages of two, oldest first, the cursor being the last id of a page.
+    const first = await admin('GET', '/admin/v1/dead-letters?limit=2');
+    expect(first.json.items.map((d: { id: number }) => d.id)).toEqual(ids.slice(0, 2));
+    expect(first.json.next_cursor).toBe(String(ids[1]));
+    const second = await admin('GET', `/admin/v1/dead-letters?limit=2&cursor=${first.json.next_cursor}`);
+    expect(second.json.items.map((d: { id: number }) => d.id)).toEqual([ids[2]]);
+    expect(second.json.next_cursor).toBeNull();
+
+    // The payload: JSON indented, other text as is, bytes as base64.
+    const shown = await admin('GET', `/admin/v1/dead-letters/${ids[0]}`);
+    expect(shown.status).toBe(200);
+    expect(shown.json).toMatchObject({
+      dead_letter: { id: ids[0], msg_id: 'discard-0', failures: 5 },
+      payload_encoding: 'utf8',
+      payload_truncated: false,
+    });
+    expect(JSON.parse(shown.json.payload)).toEqual(JSON.parse(bodies[0]!.toString()));
+    expect(shown.json.payload).toContain('\n  "n": 0');
+    expect((await admin('GET', `/admin/v1/dead-letters/${ids[1]}`)).json.payload).toBe('not json at all');
+    expect((await admin('GET', `/admin/v1/dead-letters/${ids[2]}`)).json).toMatchObject({
+      payload_encoding: 'base64',
+      payload: bodies[2]!.toString('base64'),
+    });
+
+    const before = (await auditRows()).length;
+    const discarded = await admin('POST', `/admin/v1/dead-letters/${ids[1]}/discard`);
+    expect(discarded.status).toBe(200);
+    expect(discarded.json).toEqual({ id: ids[1], discarded: true });
+    expect((await admin('POST', `/admin/v1/dead-letters/${ids[1]}/discard`)).status).toBe(404);
+    expect((await admin('GET', `/admin/v1/dead-letters/${ids[1]}`)).status).toBe(404);
+    const listed = (await admin('GET', '/admin/v1/dead-letters')).json.items.map((d: { id: number }) => d.id);
+    expect(listed).toEqual([ids[0], ids[2]]);
+    // The CLI discards too, under its operator.
+    const cli = await runCliOnBus('jobs', 'discard', String(ids[2]));
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain(`dead letter ${ids[2]} discarded`);
+    await publisher.connection.flush();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(heard).toEqual([]);
+
+    const audit = (await auditRows()).slice(before);
+    expect(audit.map((r) => [r.operator, r.action, r.details.dead_letter_id, r.details.msg_id])).toEqual([
+      ['Ana Ops', 'jobs.discard', ids[1], 'discard-1'],
+      ['root-shell', 'jobs.discard', ids[2], 'discard-2'],
+    ]);
+    const discards = await admin('GET', '/admin/v1/audit?action=jobs.discard&limit=2');
+    expect(discards.json.items.map((e: { details: { dead_letter_id: number } }) => e.details.dead_letter_id)).toEqual([
+      ids[2],
+      ids[1],
+    ]);
+  } finally {
+    listener.unsubscribe();
+    const jsm = await publisher.connection.jetstreamManager();
+    await jsm.streams.delete(`${prefix}_dead_letters`).catch(() => undefined);
+    await publisher.close();
+  }
+}, 30_000);
+
 /* Bad input ------------------------------------------------------------------------------------- */
 
 /** A pix account missing each of what it needs, or given what only inter takes: the field at fault. */
@@ -507,6 +631,12 @@ it('refuses bad input with 4xx problem+json naming the field, and stores nothing
     ['GET', '/admin/v1/audit?limit=0', undefined, 'limit', 'query'],
     ['GET', '/admin/v1/audit?tenant_id=nope', undefined, 'tenant_id', 'query'],
     ['GET', '/admin/v1/audit?cursor=x', undefined, 'cursor', 'query'],
+    ['GET', '/admin/v1/audit?action=DROP%20TABLE', undefined, 'action', 'query'],
+    ['GET', '/admin/v1/audit?since=yesterday', undefined, 'since', 'query'],
+    ['GET', '/admin/v1/audit?until=2026-11-28T10:00:00', undefined, 'until', 'query'],
+    ['GET', '/admin/v1/dead-letters?cursor=0', undefined, 'cursor', 'query'],
+    ['GET', '/admin/v1/dead-letters/abc', undefined, 'dead_letter_id', 'path'],
+    ['POST', '/admin/v1/dead-letters/0/discard', undefined, 'dead_letter_id', 'path'],
   ];
   for (const [method, path, body, field, where] of cases) {
     const res = await admin(method, path, body);

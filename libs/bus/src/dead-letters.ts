@@ -107,8 +107,11 @@ export class DeadLetterBox {
     });
   }
 
-  /** The dead letters, oldest first, at most `limit`; none when the stream was never created. */
-  async list(limit = 1_000): Promise<DeadLetterView[]> {
+  /**
+   * The dead letters, oldest first, at most `limit`, after id `after` (a page's last id: the next page);
+   * none when the stream was never created.
+   */
+  async list(limit = 1_000, after = 0): Promise<DeadLetterView[]> {
     const jsm = await this.nc.jetstreamManager();
     const info = await jsm.streams.info(this.streamName).catch((err: unknown) => {
       if (isNotFound(err)) return undefined;
@@ -116,7 +119,7 @@ export class DeadLetterBox {
     });
     if (!info || info.state.messages === 0) return [];
     const views: DeadLetterView[] = [];
-    let seq = info.state.first_seq;
+    let seq = Math.max(info.state.first_seq, after + 1);
     while (views.length < limit && seq <= info.state.last_seq) {
       const stored = await this.next(jsm, seq);
       if (!stored) break;
@@ -163,6 +166,19 @@ export class DeadLetterBox {
       if (!isNotFound(err)) throw err;
     });
     return { id, stream: target.stream, msg_id: msgId, duplicate: ack.duplicate };
+  }
+
+  /**
+   * Removes dead letter `id` without publishing it (an operator judged it not worth redoing), or
+   * DeadLetterNotFoundError when it is not there (discarded or re-driven already).
+   */
+  async discard(id: number): Promise<void> {
+    const jsm = await this.nc.jetstreamManager();
+    const deleted = await jsm.streams.deleteMessage(this.streamName, id, false).catch((err: unknown) => {
+      if (isNotFound(err)) return false;
+      throw err;
+    });
+    if (!deleted) throw new DeadLetterNotFoundError(id);
   }
 
   /**

@@ -215,8 +215,39 @@ export const AdminDeadLetterSchema = Type.Object(
 );
 
 export const AdminDeadLetterListSchema = Type.Object(
-  { items: Type.Array(AdminDeadLetterSchema) },
+  {
+    items: Type.Array(AdminDeadLetterSchema),
+    next_cursor: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'Send it as `cursor` for the next page (later dead letters); null when this page is the last.',
+      }),
+    ),
+  },
   { $id: 'AdminDeadLetterList' },
+);
+
+/** At most this many bytes of a dead letter's body are answered by its detail; `payload_truncated` says when cut. */
+export const DEAD_LETTER_PAYLOAD_MAX_BYTES = 64 * 1024;
+
+export const AdminDeadLetterDetailSchema = Type.Object(
+  {
+    dead_letter: AdminDeadLetterSchema,
+    payload_encoding: Type.Union([Type.Literal('utf8'), Type.Literal('base64')], {
+      description: 'utf8 when the body is UTF-8 text (a job is JSON), else base64.',
+    }),
+    payload: Type.String({
+      description:
+        'The original message body as published (JSON re-indented when it parses). It may hold a payer’s data: show it escaped.',
+    }),
+    payload_truncated: Type.Boolean({ description: `Cut at ${DEAD_LETTER_PAYLOAD_MAX_BYTES} bytes.` }),
+  },
+  { $id: 'AdminDeadLetterDetail' },
+);
+export type AdminDeadLetterDetail = Static<typeof AdminDeadLetterDetailSchema>;
+
+export const AdminDiscardResultSchema = Type.Object(
+  { id: Type.Integer({ minimum: 1 }), discarded: Type.Literal(true) },
+  { $id: 'AdminDiscardResult' },
 );
 
 export const AdminRedriveResultSchema = Type.Object(
@@ -265,7 +296,7 @@ export const AdminAuditPageSchema = Type.Object(
   {
     items: Type.Array(AdminAuditEntrySchema),
     next_cursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Send it as `cursor` for the next (newer) page; null when this page is the last.',
+      description: 'Send it as `cursor` for the next (older) page; null when this page is the last.',
     }),
   },
   { $id: 'AdminAuditPage' },

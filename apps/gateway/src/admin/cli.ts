@@ -15,7 +15,14 @@ import {
 } from '../tenancy/provider-accounts';
 import { openAdminDatabase } from './admin-database';
 import { describeProvisioning, provisionFromConfig } from './bus-provision';
-import { deadLetterId, describeDeadLetter, listDeadLetters, openAdminBus, redriveDeadLetter } from './jobs';
+import {
+  deadLetterId,
+  describeDeadLetter,
+  discardDeadLetter,
+  listDeadLetters,
+  openAdminBus,
+  redriveDeadLetter,
+} from './jobs';
 import { INTEGRATION_TOKEN_PREFIX } from '../tenancy/credentials';
 import { swallowedByNpm } from './npm-flags';
 import { createOperator, listOperators, revokeOperator } from './operators';
@@ -65,6 +72,7 @@ const USAGE = `Operator commands (npm run admin -- <command>):
   jobs dead [--limit <n>] [--json]       dead letters: jobs whose handler failed JOB_MAX_FAILURES times, or
                                          poison (id, stream, message id, last error, failures, when)
   jobs redrive <id>                      publish dead letter <id> again to its stream, and remove it
+  jobs discard <id>                      remove dead letter <id> without publishing it (audited)
   operator create --name <name> [--json] an operator of the admin API (ADMIN_PORT); prints its credential ONCE
   operator list [--json]                 operators (credential hints only)
   operator revoke <operator_id>          its credential is refused from now on
@@ -337,6 +345,13 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
         `dead letter ${r.id} published again to ${r.stream} as ${r.msg_id}${r.duplicate ? ' (the stream had it already)' : ''}`,
         r,
       );
+    },
+  ],
+  [
+    'jobs discard',
+    async ({ db, target, operator, bus, print }) => {
+      const r = await discardDeadLetter(db, await bus(), deadLetterId(target, 'discard'), operator());
+      print(`dead letter ${r.id} discarded`, r);
     },
   ],
 ]);

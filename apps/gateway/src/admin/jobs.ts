@@ -1,7 +1,12 @@
 import type { Kysely } from 'kysely';
 import { connectBus, DeadLetterNotFoundError, DeadLetterRedriveRefusedError, type Bus } from '@payments/bus';
 import { busCredentialChecks, requireProductionSecrets, type CommonConfig } from '@payments/config';
-import type { DeadLetterView, RedriveResult } from '@payments/contracts';
+import {
+  DEAD_LETTER_PAYLOAD_MAX_BYTES,
+  type AdminDeadLetterDetail,
+  type DeadLetterView,
+  type RedriveResult,
+} from '@payments/contracts';
 import { createLogger } from '@payments/logger';
 import type { GatewayDatabase } from '../db/schema';
 import { recordAdminAction, type AuditedBy } from '../tenancy/admin-audit';
@@ -26,15 +31,96 @@ export async function openAdminBus(config: CommonConfig): Promise<Bus> {
   });
 }
 
-/** The dead letters, oldest first, at most `limit`. */
-export function listDeadLetters(bus: Bus, limit?: number): Promise<DeadLetterView[]> {
-  return bus.streams.deadLetters.list(limit);
+/** The dead letters, oldest first, at most `limit`, after id `after` (the previous page's last). */
+export function listDeadLetters(bus: Bus, limit?: number, after?: number): Promise<DeadLetterView[]> {
+  return bus.streams.deadLetters.list(limit, after);
 }
 
-/** `jobs redrive <id>`: the id is a dead letter's sequence number, as `jobs dead` lists it. */
-export function deadLetterId(target: string | undefined): number {
+/**
+ * A page of the dead letters: one more than asked is read to tell whether another page follows;
+ * `next` is this page's last id, the cursor of the next one.
+ */
+export async function pageDeadLetters(
+  bus: Bus,
+  page: { after?: number; limit: number },
+): Promise<{ items: DeadLetterView[]; next?: number }> {
+  const rows = await listDeadLetters(bus, page.limit + 1, page.after);
+  const items = rows.slice(0, page.limit);
+  const last = items[items.length - 1];
+  return { items, next: rows.length > page.limit && last ? last.id : undefined };
+}
+
+/**
+ * One dead letter with its body, for an operator to judge: UTF-8 text (JSON re-indented) or base64,
+ * cut at DEAD_LETTER_PAYLOAD_MAX_BYTES so a huge poison message does not become a huge page.
+ */
+export async function showDeadLetter(bus: Bus, id: number): Promise<AdminDeadLetterDetail> {
+  const { view, data } = await bus.streams.deadLetters.get(id).catch((err: unknown) => {
+    if (err instanceof DeadLetterNotFoundError) throw new AdminNotFoundError(err.message);
+    throw err;
+  });
+  const truncated = data.length > DEAD_LETTER_PAYLOAD_MAX_BYTES;
+  const bytes = Buffer.from(data.subarray(0, DEAD_LETTER_PAYLOAD_MAX_BYTES));
+  const text = utf8(bytes, truncated);
+  return {
+    dead_letter: view,
+    payload_encoding: text === undefined ? 'base64' : 'utf8',
+    payload: text === undefined ? bytes.toString('base64') : truncated ? text : indented(text),
+    payload_truncated: truncated,
+  };
+}
+
+/** The bytes as text when they are UTF-8 (a cut may split the last character: that tail is dropped). */
+function utf8(bytes: Buffer, cut: boolean): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: cut });
+  } catch {
+    return undefined;
+  }
+}
+
+function indented(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Removes dead letter `id` without publishing it, audited as jobs.discard: the audit row's
+ * transaction commits only once the removal is done, as a re-drive's does.
+ */
+export async function discardDeadLetter(
+  db: Kysely<GatewayDatabase>,
+  bus: Bus,
+  id: number,
+  by: AuditedBy,
+): Promise<{ id: number; discarded: true }> {
+  const { view } = await bus.streams.deadLetters.get(id).catch((err: unknown) => {
+    if (err instanceof DeadLetterNotFoundError) throw new AdminNotFoundError(err.message);
+    throw err;
+  });
+  await db.transaction().execute(async (trx) => {
+    await recordAdminAction(trx, by, 'jobs.discard', null, {
+      dead_letter_id: id,
+      stream: view.stream,
+      subject: view.subject,
+      msg_id: view.msg_id,
+      failures: view.failures,
+    });
+    await bus.streams.deadLetters.discard(id).catch((err: unknown) => {
+      if (err instanceof DeadLetterNotFoundError) throw new AdminNotFoundError(err.message);
+      throw err;
+    });
+  });
+  return { id, discarded: true };
+}
+
+/** `jobs redrive|discard <id>`: the id is a dead letter's sequence number, as `jobs dead` lists it. */
+export function deadLetterId(target: string | undefined, command: 'redrive' | 'discard' = 'redrive'): number {
   if (target === undefined || !/^[1-9]\d{0,15}$/.test(target))
-    throw new AdminError('jobs redrive needs the id of a dead letter, as `npm run admin -- jobs dead` lists it');
+    throw new AdminError(`jobs ${command} needs the id of a dead letter, as \`npm run admin -- jobs dead\` lists it`);
   return Number(target);
 }
 

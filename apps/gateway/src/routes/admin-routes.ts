@@ -23,13 +23,19 @@ import {
 } from '@payments/contracts';
 import type { Keyring } from '@payments/credential-seal';
 import { AdminIdempotency } from '../admin/admin-idempotency';
-import { listDeadLetters, redriveDeadLetter, RedriveRefusedError } from '../admin/jobs';
+import {
+  discardDeadLetter,
+  pageDeadLetters,
+  redriveDeadLetter,
+  RedriveRefusedError,
+  showDeadLetter,
+} from '../admin/jobs';
 import type { GatewayDatabase } from '../db/schema';
 import type { GatewayContext, GatewayState } from '../http/context';
 import { uuidParam } from '../http/endpoint';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
-import { pageAdminAudit, type AuditedBy } from '../tenancy/admin-audit';
+import { pageAdminAudit, type AuditedBy, type AuditFilter } from '../tenancy/admin-audit';
 import { AdminError, AdminNotFoundError } from '../tenancy/admin-error';
 import {
   ProviderAccountInputError,
@@ -163,31 +169,33 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
   });
 
   route('GET', `${p}/dead-letters`, async (ctx) => {
-    answer(ctx, 200, { items: await listDeadLetters(bus, pageLimit(ctx)) });
+    const errors: FieldError[] = [];
+    const cursor = cursorParam(ctx, errors);
+    const limit = pageLimit(ctx, errors);
+    if (errors.length > 0) throw validationError(errors);
+    const page = await pageDeadLetters(bus, { after: cursor, limit });
+    answer(ctx, 200, { items: page.items, next_cursor: page.next === undefined ? null : String(page.next) });
+  });
+
+  route('GET', `${p}/dead-letters/:dead_letter_id`, async (ctx) => {
+    answer(ctx, 200, await showDeadLetter(bus, deadLetterParam(ctx)));
   });
 
   route('POST', `${p}/dead-letters/:dead_letter_id/redrive`, async (ctx) => {
-    const id = ctx.params.dead_letter_id ?? '';
-    if (!/^[1-9]\d{0,15}$/.test(id))
-      throw validationError([{ in: 'path', path: 'dead_letter_id', message: 'must be a dead letter id (1, 2, ...)' }]);
-    answer(ctx, 200, await redriveDeadLetter(db, bus, Number(id), by(ctx)));
+    answer(ctx, 200, await redriveDeadLetter(db, bus, deadLetterParam(ctx), by(ctx)));
+  });
+
+  route('POST', `${p}/dead-letters/:dead_letter_id/discard`, async (ctx) => {
+    answer(ctx, 200, await discardDeadLetter(db, bus, deadLetterParam(ctx), by(ctx)));
   });
 
   route('GET', `${p}/audit`, async (ctx) => {
-    const tenantId = queryText(ctx, 'tenant_id');
-    const cursor = queryText(ctx, 'cursor');
     const errors: FieldError[] = [];
-    if (tenantId !== undefined && !isUuid(tenantId))
-      errors.push({ in: 'query', path: 'tenant_id', message: 'must be a UUID' });
-    if (cursor !== undefined && !/^[1-9]\d{0,17}$/.test(cursor))
-      errors.push({ in: 'query', path: 'cursor', message: 'must be the next_cursor of an earlier page' });
+    const filter = auditFilter(ctx, errors);
+    const cursor = cursorParam(ctx, errors);
     const limit = pageLimit(ctx, errors);
     if (errors.length > 0) throw validationError(errors);
-    const page = await pageAdminAudit(db, {
-      tenantId: tenantId?.toLowerCase(),
-      after: cursor === undefined ? undefined : Number(cursor),
-      limit,
-    });
+    const page = await pageAdminAudit(db, { ...filter, before: cursor, limit });
     answer(ctx, 200, { items: page.items, next_cursor: page.next === undefined ? null : String(page.next) });
   });
 
@@ -262,6 +270,70 @@ function queryText(ctx: GatewayContext, name: string): string | undefined {
   if (value === undefined) return undefined;
   if (Array.isArray(value)) throw validationError([{ in: 'query', path: name, message: 'may be given once' }]);
   return value;
+}
+
+/** :dead_letter_id, a positive integer (the dead letter's sequence in its stream). */
+function deadLetterParam(ctx: GatewayContext): number {
+  const id = ctx.params.dead_letter_id ?? '';
+  if (!/^[1-9]\d{0,15}$/.test(id))
+    throw validationError([{ in: 'path', path: 'dead_letter_id', message: 'must be a dead letter id (1, 2, ...)' }]);
+  return Number(id);
+}
+
+/** ?cursor: the next_cursor of an earlier page (an id). */
+function cursorParam(ctx: GatewayContext, errors: FieldError[]): number | undefined {
+  const cursor = queryText(ctx, 'cursor');
+  if (cursor === undefined) return undefined;
+  if (/^[1-9]\d{0,15}$/.test(cursor)) return Number(cursor);
+  errors.push({ in: 'query', path: 'cursor', message: 'must be the next_cursor of an earlier page' });
+  return undefined;
+}
+
+const AUDIT_ACTION = /^[a-z][a-z.-]{0,63}$/;
+const AUDIT_OPERATOR_MAX = 200;
+
+/** The audit's filters (?tenant_id, action, operator, since, until), each bad one named. */
+function auditFilter(ctx: GatewayContext, errors: FieldError[]): AuditFilter {
+  const fail = (path: string, message: string) => {
+    errors.push({ in: 'query', path, message });
+    return undefined;
+  };
+  const tenantId = queryText(ctx, 'tenant_id');
+  const action = queryText(ctx, 'action');
+  const operator = queryText(ctx, 'operator')?.trim();
+  const time = (name: 'since' | 'until') => {
+    const text = queryText(ctx, name);
+    if (text === undefined) return undefined;
+    const at = isoTime(text);
+    return at ?? fail(name, 'must be an ISO 8601 date-time with a zone (2026-11-28T09:00:00-03:00)');
+  };
+  const filter: AuditFilter = {
+    tenantId:
+      tenantId === undefined
+        ? undefined
+        : isUuid(tenantId)
+          ? tenantId.toLowerCase()
+          : fail('tenant_id', 'must be a UUID'),
+    action:
+      action === undefined || AUDIT_ACTION.test(action)
+        ? action
+        : fail('action', 'must be an action (tenant.create) or a group ending in a dot (jobs.)'),
+    operator:
+      operator === undefined || (operator !== '' && operator.length <= AUDIT_OPERATOR_MAX)
+        ? operator
+        : fail('operator', `must be 1 to ${AUDIT_OPERATOR_MAX} characters`),
+    since: time('since'),
+    until: time('until'),
+  };
+  if (filter.since && filter.until && filter.since >= filter.until) fail('until', 'must be after since');
+  return filter;
+}
+
+/** An ISO 8601 date-time with its zone (Z or an offset); a time without one is ambiguous, so refused. */
+function isoTime(text: string): Date | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(text)) return undefined;
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? undefined : at;
 }
 
 /** ?limit: 1 to ADMIN_MAX_PAGE, 100 when absent. */

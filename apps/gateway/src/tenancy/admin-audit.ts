@@ -54,6 +54,8 @@ export const AdminActions = [
   'jobs.redrive',
   // A dead letter naming a stream or subject outside the bus registry: nothing published.
   'jobs.redrive-refused',
+  // A dead letter removed without being published again.
+  'jobs.discard',
   'operator.create',
   'operator.revoke',
   'session.sign-in',
@@ -193,22 +195,49 @@ export function resolveOperator(
   return { operator };
 }
 
+/** What a page of the audit is narrowed to; every filter given must hold. */
+export interface AuditFilter {
+  tenantId?: string;
+  /** One action, or a group of them when it ends in a dot (`jobs.`). */
+  action?: string;
+  /** The operator's recorded name or a console user's e-mail, in any case. */
+  operator?: string;
+  /** Rows at or after. */
+  since?: Date;
+  /** Rows before. */
+  until?: Date;
+}
+
 /**
- * A page of the audit, oldest first: the rows after `after` (an id, the previous page's cursor), of
- * one tenant or of all. `next` is the cursor of the following page, undefined on the last one.
+ * A page of the audit, newest first: the rows before `before` (an id, the previous page's cursor)
+ * that match `filter`. `next` is the cursor of the following (older) page, undefined on the last one.
+ * Ids grow with time, so the id alone orders and pages the rows.
  */
 export async function pageAdminAudit(
   db: Kysely<GatewayDatabase>,
-  page: { tenantId?: string; after?: number; limit: number },
+  page: AuditFilter & { before?: number; limit: number },
 ): Promise<{ items: AuditEntry[]; next?: number }> {
   let query = db.selectFrom('admin_audit').selectAll();
   if (page.tenantId !== undefined) query = query.where('tenant_id', '=', page.tenantId);
-  if (page.after !== undefined) query = query.where('id', '>', String(page.after));
+  if (page.action !== undefined)
+    query = page.action.endsWith('.')
+      ? query.where((eb) => eb(eb.cast<string>('action', 'text'), 'like', `${page.action}%`))
+      : query.where('action', '=', page.action as AdminAction);
+  if (page.operator !== undefined) {
+    const who = page.operator.toLowerCase();
+    query = query.where((eb) =>
+      eb.or([eb(eb.fn('lower', ['operator']), '=', who), eb(eb.fn('lower', ['user_email']), '=', who)]),
+    );
+  }
+  if (page.since !== undefined) query = query.where('at', '>=', page.since);
+  if (page.until !== undefined) query = query.where('at', '<', page.until);
+  if (page.before !== undefined) query = query.where('id', '<', String(page.before));
   // One row more than asked tells whether another page follows.
   const rows = await query
-    .orderBy('id')
+    .orderBy('id', 'desc')
     .limit(page.limit + 1)
     .execute();
   const items = rows.slice(0, page.limit).map(auditEntry);
-  return { items, next: rows.length > page.limit ? items[items.length - 1]!.id : undefined };
+  const last = items[items.length - 1];
+  return { items, next: rows.length > page.limit && last ? last.id : undefined };
 }

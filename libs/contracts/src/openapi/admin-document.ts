@@ -4,7 +4,9 @@ import {
   ADMIN_IDEMPOTENCY_TTL_HOURS,
   ADMIN_MAX_PAGE,
   AdminAuditPageSchema,
+  AdminDeadLetterDetailSchema,
   AdminDeadLetterListSchema,
+  AdminDiscardResultSchema,
   AdminIssuedTokenSchema,
   AdminNewTenantSchema,
   AdminProviderAccountRequestSchema,
@@ -179,10 +181,28 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     method: 'get',
     path: '/admin/v1/dead-letters',
     operationId: 'adminListDeadLetters',
-    summary: 'Jobs whose handler failed JOB_MAX_FAILURES times, or poison messages, oldest first',
-    queryParameters: [limitParameter()],
-    success: { status: 200, description: 'The dead letters.', schema: AdminDeadLetterListSchema },
+    summary: 'Jobs whose handler failed JOB_MAX_FAILURES times, or poison messages, oldest first, a page at a time',
+    queryParameters: [cursorParameter('next_cursor of the previous page (the last id it listed).'), limitParameter()],
+    success: { status: 200, description: 'A page of the dead letters.', schema: AdminDeadLetterListSchema },
     errors: { validation_failed: BAD_INPUT },
+  },
+  {
+    method: 'get',
+    path: '/admin/v1/dead-letters/{dead_letter_id}',
+    operationId: 'adminShowDeadLetter',
+    summary: 'One dead letter with its body (the message as published)',
+    pathParameters: ['dead_letter_id'],
+    success: { status: 200, description: 'The dead letter and its payload.', schema: AdminDeadLetterDetailSchema },
+    errors: { validation_failed: BAD_INPUT, not_found: 'no such dead letter' },
+  },
+  {
+    method: 'post',
+    path: '/admin/v1/dead-letters/{dead_letter_id}/discard',
+    operationId: 'adminDiscardDeadLetter',
+    summary: 'Remove a dead letter without publishing it again (audited as jobs.discard)',
+    pathParameters: ['dead_letter_id'],
+    success: { status: 200, description: 'Discarded.', schema: AdminDiscardResultSchema },
+    errors: { validation_failed: BAD_INPUT, not_found: 'no such dead letter (discarded or re-driven already)' },
   },
   {
     method: 'post',
@@ -201,7 +221,7 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     method: 'get',
     path: '/admin/v1/audit',
     operationId: 'adminListAudit',
-    summary: 'Who changed what, and when: oldest first, a page at a time',
+    summary: 'Who changed what, and when: newest first, filtered, a page at a time',
     queryParameters: [
       {
         name: 'tenant_id',
@@ -211,12 +231,35 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
         schema: { type: 'string', format: 'uuid' },
       },
       {
-        name: 'cursor',
+        name: 'action',
         in: 'query',
         required: false,
-        description: 'next_cursor of the previous page.',
-        schema: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' },
+        description:
+          'Only this action (tenant.create, jobs.discard, ...), or every action of a group ending in a dot (jobs.).',
+        schema: { type: 'string', pattern: '^[a-z][a-z.-]{0,63}$' },
       },
+      {
+        name: 'operator',
+        in: 'query',
+        required: false,
+        description: 'Only what this operator did: the name recorded, or a console user’s e-mail (any case).',
+        schema: { type: 'string', minLength: 1, maxLength: 200 },
+      },
+      {
+        name: 'since',
+        in: 'query',
+        required: false,
+        description: 'Only rows at or after this time (ISO 8601 with a zone).',
+        schema: { type: 'string', format: 'date-time' },
+      },
+      {
+        name: 'until',
+        in: 'query',
+        required: false,
+        description: 'Only rows before this time (ISO 8601 with a zone).',
+        schema: { type: 'string', format: 'date-time' },
+      },
+      cursorParameter('next_cursor of the previous page.'),
       limitParameter(),
     ],
     success: { status: 200, description: 'A page of the audit.', schema: AdminAuditPageSchema },
@@ -307,6 +350,16 @@ function idempotencyKeyParameter(): ParameterObject {
     required: false,
     description: `Optional. The first answer (a secret) is kept sealed for ${ADMIN_IDEMPOTENCY_TTL_HOURS} h, per operator, key and route: a repeat with the same key and body answers it again (header Idempotent-Replayed: true) and does nothing.`,
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  };
+}
+
+function cursorParameter(description: string): ParameterObject {
+  return {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description,
+    schema: { type: 'string', pattern: '^[1-9][0-9]{0,17}$' },
   };
 }
 
