@@ -426,7 +426,7 @@ describeWithBrowser('the operator console in a browser', () => {
       expect(revoked.code).toBe(0);
       expect(await open('/operator/tenants', other)).toBe(200);
       expect(new URL(other.url()).pathname).toBe('/login');
-      expect(await texts('.flash.error', other)).toEqual([expect.stringContaining('Your session has ended')]);
+      expect(await texts('.flash.error', other)).toEqual([expect.stringContaining('Sua sessão terminou')]);
       // And it stays ended: the cookie is gone.
       expect(await open('/operator/tenants', other)).toBe(200);
       expect(new URL(other.url()).pathname).toBe('/login');

@@ -272,12 +272,12 @@ describeWithBrowser('the tenant console in Chromium', () => {
     expect((await eventOf(tenantA, victimEvent)).status).toBe('dead');
   }, 60_000);
 
-  it('serves every page under the CSP, with the session cookie HttpOnly and SameSite=Strict, and no JWT in any page', async () => {
+  it('serves every page under the CSP, with the session cookie HttpOnly and SameSite=Lax, and no JWT in any page', async () => {
     const { page, context } = await loggedIn(tenantA);
     try {
       const cookies = await context.cookies();
       const session = cookies.find((c) => c.name === 'console_session');
-      expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+      expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
       expect(session!.value).not.toMatch(JWT_PATTERN);
       expect(await page.evaluate(() => document.cookie)).toBe(''); // nothing readable by a script
 

@@ -49,9 +49,14 @@ export function consoleApp(
     });
   const adminCalls = new AdminCalls({ baseUrl: config.gatewayAdminUrl, gatewayTimeoutMs });
   const sessionsApi = new SessionsApi(adminCalls);
-  const sessions = new SessionStore({ sessions: sessionsApi, secureCookies: config.secureCookies, now: options.now });
   const flashes = new Flashes(config.sessionKey, config.secureCookies);
   const flash = flashes.add.bind(flashes);
+  const sessions = new SessionStore({
+    sessions: sessionsApi,
+    flash,
+    secureCookies: config.secureCookies,
+    now: options.now,
+  });
 
   // With proxies in front, ctx.ip is the entry TRUSTED_PROXY_HOPS from the right of X-Forwarded-For.
   const app = new Koa<ConsoleState>({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });

@@ -203,6 +203,8 @@ describe('sign-in and the session cookie', () => {
     expect(ended.status).toBe(302);
     expect(ended.headers.get('location')).toBe('/login?next=%2Ftenant%2Fcharges');
     expect(sessionCookieOf(ended)).toMatch(/Max-Age=0/);
+    // The login page it is sent to says why.
+    expect(ended.headers.getSetCookie().some((c) => c.startsWith('console_flash='))).toBe(true);
   });
 
   it('a public API 401 ends the session: back to the login page', async () => {

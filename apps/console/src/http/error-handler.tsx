@@ -43,7 +43,7 @@ export function errorHandler(deps: ErrorHandlerDeps) {
     } catch (err) {
       if (err instanceof GatewayError && err.status === 401 && ctx.state.session) {
         deps.endSession(ctx);
-        deps.flash(ctx, 'error', 'Your session has ended (the gateway no longer accepts it): log in again.');
+        deps.flash(ctx, 'error', formatsFor(localeOf(ctx)).t('session.ended'));
         ctx.redirect('/login');
         return;
       }

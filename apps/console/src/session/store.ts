@@ -3,11 +3,14 @@ import { SESSION_ID_PATTERN, type ConsoleSession } from '@payments/contracts';
 import { GatewayError } from '../gateway/problem';
 import type { ConsoleState } from '../http/context';
 import { clearCookie, readCookie, sessionCookieName, setCookie } from '../http/cookies';
+import { formatsFor, localeOf } from '../views/locale';
 import { sessionOf } from './session';
 import type { SessionsApi } from './sessions-api';
 
 export interface SessionStoreDeps {
   sessions: SessionsApi;
+  /** Says on the next page that the session ended (the login page the guard sends the browser to). */
+  flash(ctx: Context, kind: 'info' | 'error', text: string): void;
   secureCookies: boolean;
   now?: () => number;
 }
@@ -34,7 +37,11 @@ export class SessionStore {
       const sessionId = this.sessionIdOf(ctx);
       if (sessionId !== undefined) {
         ctx.state.session = await this.resolve(ctx, sessionId);
-        if (!ctx.state.session) this.clear(ctx);
+        if (!ctx.state.session) {
+          this.clear(ctx);
+          // Ended by the gateway (signed out elsewhere, expired, revoked): say so where the guard sends it.
+          if (ctx.path !== '/login') this.deps.flash(ctx, 'error', formatsFor(localeOf(ctx)).t('session.ended'));
+        }
       }
       await next();
     };

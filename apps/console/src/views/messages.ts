@@ -358,6 +358,7 @@ const ptBR = {
   'users.revokedFlash': 'Usuário revogado: as sessões dele foram encerradas.',
   'users.badEmail': 'informe um e-mail',
   'users.badRole': 'escolha um papel',
+  'session.ended': 'Sua sessão terminou (o gateway não a aceita mais): entre de novo.',
 } as const;
 
 export type MessageKey = keyof typeof ptBR;
@@ -709,6 +710,7 @@ const en: Record<MessageKey, string> = {
   'users.revokedFlash': 'User revoked: their sessions were ended.',
   'users.badEmail': 'enter an e-mail address',
   'users.badRole': 'choose a role',
+  'session.ended': 'Your session has ended (the gateway no longer accepts it): log in again.',
 };
 
 export const MESSAGES: { readonly 'pt-BR': Record<MessageKey, string>; readonly en: Record<MessageKey, string> } = {
