@@ -10,6 +10,7 @@ import {
   deliveryStats,
   DURATION_BOUNDS_MS,
   emptyHistogram,
+  LATENCY_BOUNDS_MS,
   percentile,
 } from '../src/domain/delivery-stats';
 import { EventStore } from '../src/domain/event-store';
@@ -103,6 +104,11 @@ async function markDead(eventId: string, at: Date) {
     .execute();
 }
 
+/** An event's creation time, as the log and its key hold it (ingest stamps Postgres's now). */
+async function setCreated(eventId: string, at: Date) {
+  await db.updateTable('event_keys').set({ created_at: at }).where('event_id', '=', eventId).execute();
+}
+
 const minutes = () =>
   db.selectFrom('delivery_minutes').selectAll().orderBy('minute').orderBy('tenant_id').orderBy('target_host').execute();
 
@@ -126,7 +132,50 @@ it('reads p50 and p99 of durations spread over the buckets exactly, and never ab
   expect(bucketOf(60_001)).toBe(DURATION_BOUNDS_MS.length);
 });
 
+it('reads end-to-end latencies past an hour from their own, wider bounds', () => {
+  const h = emptyHistogram(LATENCY_BOUNDS_MS);
+  h.counts[bucketOf(5_000_000, LATENCY_BOUNDS_MS)] = 1;
+  h.maxMs = 5_000_000;
+  expect(percentile(h, 0.5)).toBe(5_000_000);
+  expect(bucketOf(5_000_000, LATENCY_BOUNDS_MS)).toBeLessThan(LATENCY_BOUNDS_MS.length);
+});
+
 /* Rollup -------------------------------------------------------------------------------------------- */
+
+it('measures end-to-end latency from the event created to the end of the attempt that delivered it', async () => {
+  const now = await dbMinute();
+  const at = new Date(now.getTime() - 2 * MINUTE + 10_000);
+  const slow = await event(TENANT_A, 'a.example');
+  const quick = await event(TENANT_A, 'a.example');
+  const old = await event(TENANT_B, 'b.example');
+  // Created 90 s before its delivering attempt of 500 ms (after a failed one): 90.5 s end to end.
+  await setCreated(slow, new Date(at.getTime() - 90_000));
+  await attempts(slow, TENANT_A, new Date(at.getTime() - 5_000), [4_000], 503);
+  await attempts(slow, TENANT_A, at, [500]);
+  // Created 1.8 s before an attempt of 200 ms: 2 s.
+  await setCreated(quick, new Date(at.getTime() - 1_800));
+  await attempts(quick, TENANT_A, at, [200]);
+  // Created three hours before its delivery, in the minute after.
+  await setCreated(old, new Date(at.getTime() + MINUTE - 3 * 3_600_000));
+  await attempts(old, TENANT_B, new Date(at.getTime() + MINUTE), [100]);
+
+  expect(await stats.rollUp(3, 8)).toBe(true);
+  const hour = await deliveryStats(stats, 'hour', undefined, new Date(now.getTime() + 30_000));
+  const bucket = hour.series.find((b) => b.at === new Date(now.getTime() - 2 * MINUTE).toISOString());
+  // The receiver answered in 200 and 500 ms (and failed after 4 s); the events waited far longer.
+  expect(bucket).toMatchObject({ delivered: 2, failed: 1, end_to_end_p50_ms: 2_000, end_to_end_p99_ms: 90_500 });
+  expect(bucket?.p99_ms).toBe(4_000);
+  expect(hour.series.find((b) => b.at === new Date(now.getTime() - MINUTE).toISOString())).toMatchObject({
+    delivered: 1,
+    end_to_end_p50_ms: 3 * 3_600_000 + 100,
+  });
+  // Over the day, tenant A alone: its two deliveries only.
+  const day = await deliveryStats(stats, 'day', TENANT_A, new Date(now.getTime() + 30_000));
+  const withDeliveries = day.series.filter((b) => b.delivered > 0);
+  expect(withDeliveries.map((b) => b.end_to_end_p99_ms)).toEqual([90_500]);
+  // No deliveries, no latency.
+  expect(hour.series[0]).toMatchObject({ end_to_end_p50_ms: null, end_to_end_p99_ms: null });
+});
 
 it('adds up attempts and dead events per minute, tenant and host, and reads p50/p99 of any span', async () => {
   const now = await dbMinute();
@@ -175,6 +224,9 @@ it('adds up attempts and dead events per minute, tenant and host, and reads p50/
     // 1..100 ms: the histogram gives them back exactly.
     p50_ms: 50,
     p99_ms: 99,
+    // The event was created after these back-dated attempts: a latency below 0 (clocks apart) counts as 0.
+    end_to_end_p50_ms: 0,
+    end_to_end_p99_ms: 0,
   });
   // Two timeouts of 10 s, in the bucket (8 s, 10 s]: read within it, never above the longest.
   expect(hour.series[44]).toMatchObject({ delivered: 0, failed: 2, dead: 1, p50_ms: 9000, p99_ms: 10_000 });

@@ -21,6 +21,14 @@ export const DeliveryStatsBucketSchema = Type.Object(
     dead: Count('Events given up (moved to dead)'),
     p50_ms: NullableMs('Median attempt duration; null with no attempts'),
     p99_ms: NullableMs('99th percentile of attempt durations; null with no attempts'),
+    end_to_end_p50_ms: Type.Optional(
+      NullableMs(
+        'Median time from an event’s creation to the end of the attempt that delivered it (retries and queueing included), over the deliveries in the bucket; null with none. Absent from a callback-svc older than this field.',
+      ),
+    ),
+    end_to_end_p99_ms: Type.Optional(
+      NullableMs('99th percentile of the same end-to-end latency; null with no deliveries.'),
+    ),
   },
   { $id: 'DeliveryStatsBucket' },
 );

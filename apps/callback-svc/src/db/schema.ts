@@ -76,6 +76,11 @@ export interface DeliveryMinutesTable {
   duration_buckets: number[];
   duration_counts: number[];
   duration_max_ms: number | null;
+  /** Sparse histogram of deliveries' end-to-end latency (migration 0010): LATENCY_BOUNDS_MS indexes and counts. */
+  latency_buckets: ColumnType<number[], number[] | undefined, number[]>;
+  latency_counts: ColumnType<number[], number[] | undefined, number[]>;
+  /** bigint: pg answers it as a string. */
+  latency_max_ms: ColumnType<string | null, number | null | undefined, number | null>;
   last_failure_at: Date | null;
   last_error: string | null;
 }

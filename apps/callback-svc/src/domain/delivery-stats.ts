@@ -28,14 +28,52 @@ export const DURATION_BOUNDS_MS: readonly number[] = [
 ];
 export const DURATION_BUCKETS = DURATION_BOUNDS_MS.length + 1;
 
-/** A duration histogram: the count of every bucket (dense, DURATION_BUCKETS long) and the longest duration. */
+/**
+ * Upper bounds (ms) of the end-to-end latency histogram (an event's creation to the end of the attempt
+ * that delivered it): the attempt bounds, then on to three days, since a delivery after retries
+ * comes minutes to days after its event. Same rule as DURATION_BOUNDS_MS: rows name buckets by index.
+ */
+export const LATENCY_BOUNDS_MS: readonly number[] = [
+  ...DURATION_BOUNDS_MS,
+  80_000,
+  100_000,
+  120_000,
+  150_000,
+  200_000,
+  300_000,
+  400_000,
+  600_000,
+  900_000,
+  1_200_000,
+  1_800_000,
+  2_700_000,
+  3_600_000,
+  5_400_000,
+  7_200_000,
+  10_800_000,
+  14_400_000,
+  21_600_000,
+  28_800_000,
+  43_200_000,
+  64_800_000,
+  86_400_000,
+  129_600_000,
+  172_800_000,
+  259_200_000,
+];
+
+/**
+ * A histogram over fixed bounds: the count of every bucket (dense, bounds.length + 1 long) and the
+ * largest value.
+ */
 export interface DurationHistogram {
   counts: number[];
   maxMs: number | null;
+  bounds: readonly number[];
 }
 
-export function emptyHistogram(): DurationHistogram {
-  return { counts: new Array<number>(DURATION_BUCKETS).fill(0), maxMs: null };
+export function emptyHistogram(bounds: readonly number[] = DURATION_BOUNDS_MS): DurationHistogram {
+  return { counts: new Array<number>(bounds.length + 1).fill(0), maxMs: null, bounds };
 }
 
 /** Adds sparse (bucket, count) pairs, as stored, into `into`. */
@@ -46,15 +84,15 @@ export function addToHistogram(
   maxMs: number | null,
 ): void {
   buckets.forEach((b, i) => {
-    if (b >= 0 && b < DURATION_BUCKETS) into.counts[b] += counts[i] ?? 0;
+    if (b >= 0 && b < into.counts.length) into.counts[b] += counts[i] ?? 0;
   });
   if (maxMs !== null) into.maxMs = Math.max(into.maxMs ?? 0, maxMs);
 }
 
 /** The bucket a duration falls in (as the rollup's SQL computes it: width_bucket(ms - 1, bounds)). */
-export function bucketOf(durationMs: number): number {
+export function bucketOf(durationMs: number, bounds: readonly number[] = DURATION_BOUNDS_MS): number {
   let i = 0;
-  while (i < DURATION_BOUNDS_MS.length && durationMs > DURATION_BOUNDS_MS[i]) i++;
+  while (i < bounds.length && durationMs > bounds[i]) i++;
   return i;
 }
 
@@ -71,8 +109,8 @@ export function percentile(h: DurationHistogram, q: number): number | null {
   for (let i = 0; i < h.counts.length; i++) {
     const n = h.counts[i];
     if (before + n >= rank) {
-      const lower = i === 0 ? 0 : DURATION_BOUNDS_MS[i - 1];
-      const upper = i < DURATION_BOUNDS_MS.length ? DURATION_BOUNDS_MS[i] : (h.maxMs ?? lower);
+      const lower = i === 0 ? 0 : h.bounds[i - 1];
+      const upper = i < h.bounds.length ? h.bounds[i] : (h.maxMs ?? lower);
       const value = lower + ((upper - lower) * (rank - before)) / n;
       return Math.round(h.maxMs === null ? value : Math.min(value, h.maxMs));
     }
@@ -90,6 +128,8 @@ export interface DeliverySums<K> {
   failed: number;
   dead: number;
   histogram: DurationHistogram;
+  /** End-to-end latency of the deliveries (LATENCY_BOUNDS_MS): event created to delivered. */
+  latency: DurationHistogram;
   lastFailureAt: Date | null;
   lastError: string | null;
 }
@@ -124,6 +164,7 @@ export async function deliveryStats(
     series: starts.map((at) => {
       const s = sums.get(at.getTime());
       const h = s?.histogram ?? emptyHistogram();
+      const latency = s?.latency ?? emptyHistogram(LATENCY_BOUNDS_MS);
       return {
         at: at.toISOString(),
         delivered: s?.delivered ?? 0,
@@ -131,6 +172,8 @@ export async function deliveryStats(
         dead: s?.dead ?? 0,
         p50_ms: percentile(h, 0.5),
         p99_ms: percentile(h, 0.99),
+        end_to_end_p50_ms: percentile(latency, 0.5),
+        end_to_end_p99_ms: percentile(latency, 0.99),
       };
     }),
   };

@@ -284,7 +284,7 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     path: '/admin/v1/stats/deliveries',
     operationId: 'adminDeliveryStats',
     summary:
-      'Callback attempts delivered (2xx) and failed, events given up (dead), and p50/p99 attempt durations per bucket: every bucket, oldest first',
+      'Callback attempts delivered (2xx) and failed, events given up (dead), p50/p99 attempt durations (the receiver’s answer time) and p50/p99 end-to-end latency (event created to delivered) per bucket: every bucket, oldest first',
     queryParameters: statsQueryParameters(),
     success: {
       status: 200,
