@@ -37,7 +37,12 @@ export interface LayoutProps {
 export function Layout({ title, session, flash = [], path = '', children }: LayoutProps) {
   const { t, locale } = useFormats();
   const nav: readonly NavItem[] =
-    session?.role === 'tenant' ? TENANT_NAV : session?.role === 'operator' ? OPERATOR_NAV : [];
+    session?.role === 'tenant'
+      ? // Only a tenant admin manages the tenant's users.
+        TENANT_NAV.filter((item) => item.href !== '/tenant/users' || session.tenantRole === 'tenant_admin')
+      : session?.role === 'operator'
+        ? OPERATOR_NAV
+        : [];
   const other = locale === 'pt-BR' ? 'en' : 'pt-BR';
   return (
     <html lang={locale}>
