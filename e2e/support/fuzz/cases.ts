@@ -40,7 +40,8 @@ function hintsFor(operationId: string, world: FuzzWorld): Hints {
     discount_value: cents(1, 100),
     interest_amount: cents(0, 500),
     fine_value: cents(0, 1000),
-    cursor: craftedCursor,
+    // Half the cursors are a search's own shape, so most valid searches run their filters in receivables-svc.
+    cursor: fc.oneof(craftedCursor, searchCursor),
     // The search's filters (docs/api.md, "Search"): mostly ones that find something, in any case or accent.
     payer_name: fc.constantFrom('Maria', 'maria da silva', 'SILVA', 'conceição', 'Joã', '100%_x', '   abc  '),
     payer_tax_id: fc.constantFrom(...VALID_TAX_IDS),
@@ -52,6 +53,11 @@ function hintsFor(operationId: string, world: FuzzWorld): Hints {
   }
   return hints;
 }
+
+/** A cursor of the shape the search hands out: base64url of [emission date, charge id]. */
+const searchCursor: fc.Arbitrary<string> = fc
+  .tuple(dateArbitrary, fc.uuid())
+  .map((pair) => Buffer.from(JSON.stringify(pair)).toString('base64url'));
 
 /**
  * Cursors an attacker could craft: base64url of the JSON pair the services hand out, with odd
