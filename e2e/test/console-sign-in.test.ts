@@ -170,6 +170,16 @@ describeWithBrowser('people sign in to the built console in production mode', ()
   it('signs in with e-mail, password and a TOTP code; a tenant page opens', async () => {
     // The tenant's users: a page of the gateway alone (this system runs no charge services).
     await open(page, `${console_.url}/login?next=${encodeURIComponent(TENANT_PAGE)}`);
+    // A code from far outside the accepted window: refused on the form, no session.
+    await page.type('#password-login input[name=email]', email);
+    await page.type('#password-login input[name=password]', PASSWORD);
+    await page.type('#password-login input[name=totp]', totp(totpSecret, 10));
+    const refused = await submit(page, '#password-login button[type=submit]');
+    expect(refused.status()).toBe(401);
+    expect(consoleErrors.splice(0)).toEqual([expect.stringContaining('status of 401')]);
+    expect(await page.$('#password-login .flash.error')).not.toBeNull();
+    expect((await browser.defaultBrowserContext().cookies()).some((c) => c.name === COOKIE)).toBe(false);
+    await page.$eval('#password-login input[name=email]', (el) => ((el as HTMLInputElement).value = ''));
     await page.type('#password-login input[name=email]', email);
     await page.type('#password-login input[name=password]', PASSWORD);
     // The next step's code: the one that accepted the invitation is spent, and ±1 step is accepted.
