@@ -2,11 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import {
   API_DOCS_PATH,
+  API_OPERATIONS,
   createAjv,
   OPENAPI_DOCUMENT_PATH,
   type JsonObject,
   type JsonValue,
   type OpenApiDocument,
+  type OperationId,
   type OperationObject,
   type ParameterObject,
   type ReferenceObject,
@@ -187,6 +189,13 @@ describe('the document and the routes the gateway serves', () => {
       .sort();
     expect(served.length).toBeGreaterThanOrEqual(13);
     expect(documented).toEqual(served);
+  });
+
+  it('mounts an operation only by its id in the document, whose type names every operation', () => {
+    const mounted: OperationId = 'cancelReceivable';
+    // @ts-expect-error an operation the document does not list cannot be named, so it cannot be mounted
+    const unknown: OperationId = 'deleteEverything';
+    expect([mounted, unknown].map((id) => API_OPERATIONS.some((o) => o.operationId === id))).toEqual([true, false]);
   });
 
   it('the infrastructure routes it leaves out are really infrastructure', () => {

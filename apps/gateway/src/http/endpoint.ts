@@ -1,8 +1,8 @@
 import type { Next } from 'koa';
 import type Router from '@koa/router';
-import { isUuid, MAX_BATCH_ITEMS, ServiceError } from '@payments/contracts';
+import { apiOperation, isUuid, MAX_BATCH_ITEMS, routerPath, ServiceError, type OperationId } from '@payments/contracts';
 import type { IdempotencyStore } from '../idempotency/idempotency-store';
-import { fingerprint, readIdempotencyKey, runIdempotently, type IdempotencyPolicy } from '../idempotency/idempotency';
+import { fingerprint, readIdempotencyKey, runIdempotently } from '../idempotency/idempotency';
 import { authenticatedTenant, type AuthenticatedTenant, type GatewayContext, type GatewayState } from './context';
 import { writeResponse } from './error-handler';
 import { requestBody } from './json-body';
@@ -13,12 +13,12 @@ type Middleware = (ctx: GatewayContext, next: Next) => Promise<unknown>;
 
 /**
  * One API operation: how to read and validate its input from the request, and what to do with it.
+ * Its method, path and Idempotency-Key policy are the operation's in libs/contracts (the OpenAPI
+ * document's list), named by `operation`: a route the document does not describe cannot be mounted.
  * The shared pipeline around it (auth, rate limit, body, idempotency) is assembled by mountEndpoint.
  */
 export interface Endpoint<Input> {
-  method: 'get' | 'post' | 'put';
-  path: string;
-  idempotency: IdempotencyPolicy;
+  operation: OperationId;
   /**
    * Validates and returns the input (with what it needs from the gateway's own tables), or throws a
    * ServiceError naming every bad field. It runs before the Idempotency-Key is taken, so a refusal
@@ -68,9 +68,10 @@ export function mountEndpoint<Input>(
     await pipeline.admissions.admit(ctx, ARRIVAL_COST);
     return next();
   };
+  const operation = apiOperation(endpoint.operation);
   const run = async (ctx: GatewayContext) => {
     const tenant = authenticatedTenant(ctx);
-    const key = readIdempotencyKey(ctx.get('idempotency-key'), endpoint.idempotency);
+    const key = readIdempotencyKey(ctx.get('idempotency-key'), operation.idempotency);
     const body = requestBody(ctx);
     const identity =
       key === undefined
@@ -94,11 +95,16 @@ export function mountEndpoint<Input>(
     );
     writeResponse(ctx, response);
   };
-  router.register(
-    endpoint.path,
-    [endpoint.method.toUpperCase()],
-    [...pipeline.guards, arrive, pipeline.bodyParser, run],
-  );
+  mountOperation(router, endpoint.operation, [...pipeline.guards, arrive, pipeline.bodyParser, run]);
+}
+
+/**
+ * Mounts the middleware of an operation outside the endpoint pipeline (authentication, signed
+ * downloads) at the operation's own method and path.
+ */
+export function mountOperation(router: Router<GatewayState>, id: OperationId, middleware: Middleware[]): void {
+  const operation = apiOperation(id);
+  router.register(routerPath(operation), [operation.method.toUpperCase()], middleware);
 }
 
 /** An endpoint ready to mount, its input type sealed in, so endpoints of any input share one list. */

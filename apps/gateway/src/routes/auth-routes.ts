@@ -8,6 +8,7 @@ import type { GatewayDatabase } from '../db/schema';
 import { bearerCredential } from '../http/bearer';
 import { authenticatedTenant, type GatewayContext, type GatewayState } from '../http/context';
 import { authRateLimit, type ClientLimitSettings } from '../http/rate-limit';
+import { mountOperation } from '../http/endpoint';
 import { writeResponse } from '../http/error-handler';
 
 /** What an access token sent to /authenticate is told (the reverse of the usual mix-up). */
@@ -37,24 +38,31 @@ export function mountAuthRoutes(
   },
 ): void {
   const limit = authRateLimit(deps.db, deps.limits);
-  router.post('/api/v1/authenticate', limit, async (ctx) => {
-    const credential = bearerCredential(ctx.get('authorization'));
-    if (!credential) throw new ServiceError('unauthorized', 'send Authorization: Bearer <integration token>');
-    const active = await findActiveIntegrationToken(deps.db, credential);
-    if (!active)
-      throw new ServiceError(
-        'unauthorized',
-        looksLikeJwt(credential) ? ACCESS_TOKEN_HERE : 'the integration token is not valid or was revoked',
-      );
-    const { token, expiresIn } = await issueAccessToken(deps.keys, deps.settings, active.tenantId, active.tokenId);
-    const body: AuthenticateResponse = { access_token: token, token_type: 'Bearer', expires_in: expiresIn };
-    writeResponse(ctx, { status: 200, body, headers: { 'cache-control': 'no-store' } });
-  });
+  mountOperation(router, 'authenticate', [
+    limit,
+    async (ctx) => {
+      const credential = bearerCredential(ctx.get('authorization'));
+      if (!credential) throw new ServiceError('unauthorized', 'send Authorization: Bearer <integration token>');
+      const active = await findActiveIntegrationToken(deps.db, credential);
+      if (!active)
+        throw new ServiceError(
+          'unauthorized',
+          looksLikeJwt(credential) ? ACCESS_TOKEN_HERE : 'the integration token is not valid or was revoked',
+        );
+      const { token, expiresIn } = await issueAccessToken(deps.keys, deps.settings, active.tenantId, active.tokenId);
+      const body: AuthenticateResponse = { access_token: token, token_type: 'Bearer', expires_in: expiresIn };
+      writeResponse(ctx, { status: 200, body, headers: { 'cache-control': 'no-store' } });
+    },
+  ]);
 
-  router.post('/api/v1/refresh-token', limit, deps.requireAccessToken, async (ctx) => {
-    const tenant = authenticatedTenant(ctx);
-    const { token, expiresIn } = await issueAccessToken(deps.keys, deps.settings, tenant.tenantId, tenant.tokenId);
-    const body: RefreshTokenResponse = { access_token: token, token_type: 'bearer', expires_in: expiresIn };
-    writeResponse(ctx, { status: 200, body, headers: { 'cache-control': 'no-store' } });
-  });
+  mountOperation(router, 'refreshToken', [
+    limit,
+    deps.requireAccessToken,
+    async (ctx) => {
+      const tenant = authenticatedTenant(ctx);
+      const { token, expiresIn } = await issueAccessToken(deps.keys, deps.settings, tenant.tenantId, tenant.tokenId);
+      const body: RefreshTokenResponse = { access_token: token, token_type: 'bearer', expires_in: expiresIn };
+      writeResponse(ctx, { status: 200, body, headers: { 'cache-control': 'no-store' } });
+    },
+  ]);
 }

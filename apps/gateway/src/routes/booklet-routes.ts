@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type { Bus } from '@payments/bus';
-import { BOOKLET_DOWNLOAD_PATH, Subjects, type BookletRequest } from '@payments/contracts';
+import { Subjects, type BookletRequest } from '@payments/contracts';
 import type { GatewayContext, GatewayState } from '../http/context';
-import { uuidParam, endpoint, type Endpoint, type MountableEndpoint } from '../http/endpoint';
+import { mountOperation, uuidParam, endpoint, type Endpoint, type MountableEndpoint } from '../http/endpoint';
 import { callbackUrlPolicy, validateBooklet } from '../http/callback-urls';
 import { requestBody } from '../http/json-body';
 import { validationError } from '../http/problem';
@@ -18,9 +18,7 @@ export type DownloadGuard = (ctx: GatewayContext, next: () => Promise<unknown>) 
 export function bookletEndpoints(bus: Bus, runMode: 'development' | 'production'): MountableEndpoint[] {
   const callbackUrls = callbackUrlPolicy(runMode);
   const request: Endpoint<{ paymentSlipId: string; body: BookletRequest }> = {
-    method: 'post',
-    path: '/api/v1/bank-slip-booklet/:uuid',
-    idempotency: 'required',
+    operation: 'requestBooklet',
     parse(ctx) {
       const paymentSlipId = uuidParam(ctx, 'uuid');
       const result = validateBooklet(requestBody(ctx), callbackUrls);
@@ -52,18 +50,21 @@ export function mountBookletDownload(
   downloadLinkSecret: string,
   limit: DownloadGuard,
 ): void {
-  router.get(`${BOOKLET_DOWNLOAD_PATH}/:booklet_id`, limit, async (ctx) => {
-    const bookletId = ctx.params.booklet_id ?? '';
-    requireSignedLink(ctx, downloadLinkSecret, bookletId, 'request the booklet again');
-    const reply = await bus.request(
-      Subjects.booklets.download,
-      { booklet_id: bookletId },
-      { service: 'booklets', timeoutMs: 30_000 },
-    );
-    ctx.status = 200;
-    ctx.type = 'application/pdf';
-    ctx.set('content-disposition', `inline; filename="carne-${reply.payment_slip_id}.pdf"`);
-    ctx.set('cache-control', 'private, max-age=300');
-    ctx.body = Buffer.from(reply.pdf_base64, 'base64');
-  });
+  mountOperation(router, 'downloadBooklet', [
+    limit,
+    async (ctx) => {
+      const bookletId = ctx.params.booklet_id ?? '';
+      requireSignedLink(ctx, downloadLinkSecret, bookletId, 'request the booklet again');
+      const reply = await bus.request(
+        Subjects.booklets.download,
+        { booklet_id: bookletId },
+        { service: 'booklets', timeoutMs: 30_000 },
+      );
+      ctx.status = 200;
+      ctx.type = 'application/pdf';
+      ctx.set('content-disposition', `inline; filename="carne-${reply.payment_slip_id}.pdf"`);
+      ctx.set('cache-control', 'private, max-age=300');
+      ctx.body = Buffer.from(reply.pdf_base64, 'base64');
+    },
+  ]);
 }

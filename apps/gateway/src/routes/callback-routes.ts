@@ -25,9 +25,7 @@ const DEFAULT_LIMIT = 50;
 /** Callback visibility (docs/api.md, "Callback visibility"): list, inspect and redeliver a tenant's events. */
 export function callbackEndpoints(bus: Bus): MountableEndpoint[] {
   const list: Endpoint<CallbackListQuery> = {
-    method: 'get',
-    path: '/api/v1/callbacks',
-    idempotency: 'none',
+    operation: 'listCallbacks',
     parse(ctx) {
       const raw: Record<string, unknown> = { ...ctx.query };
       if (typeof raw.limit === 'string' && /^\d+$/.test(raw.limit)) raw.limit = Number(raw.limit);
@@ -54,9 +52,7 @@ export function callbackEndpoints(bus: Bus): MountableEndpoint[] {
   };
 
   const get: Endpoint<string> = {
-    method: 'get',
-    path: '/api/v1/callbacks/:event_id',
-    idempotency: 'none',
+    operation: 'getCallback',
     parse: (ctx) => eventIdParam(ctx),
     async handle(eventId, ctx, tenant) {
       const view = await bus.request(Subjects.callbacks.get, {
@@ -71,9 +67,7 @@ export function callbackEndpoints(bus: Bus): MountableEndpoint[] {
   };
 
   const retry: Endpoint<string> = {
-    method: 'post',
-    path: '/api/v1/callbacks/:event_id/retry',
-    idempotency: 'optional',
+    operation: 'retryCallback',
     parse: (ctx) => eventIdParam(ctx),
     async handle(eventId, ctx, tenant) {
       const reply = await bus.request(Subjects.callbacks.retry, {
@@ -85,9 +79,7 @@ export function callbackEndpoints(bus: Bus): MountableEndpoint[] {
   };
 
   const replay: Endpoint<{ since: Date; until: Date | null }> = {
-    method: 'post',
-    path: '/api/v1/callbacks/replay',
-    idempotency: 'optional',
+    operation: 'replayCallbacks',
     parse: (ctx) => replaySpan(ctx, new Date()),
     async handle({ since, until }, ctx, tenant) {
       const reply = await bus.request(Subjects.callbacks.replay, {

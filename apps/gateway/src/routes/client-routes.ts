@@ -16,9 +16,7 @@ const validateUpdate = compileValidator(ClientUpdateRequestSchema);
 
 export function clientEndpoints(bus: Bus): MountableEndpoint[] {
   const create: Endpoint<ClientsCreateRequest> = {
-    method: 'post',
-    path: '/api/v1/clients',
-    idempotency: 'required',
+    operation: 'createClients',
     parse(ctx) {
       const body = requestBody(ctx);
       assertBatchSize(body);
@@ -36,9 +34,7 @@ export function clientEndpoints(bus: Bus): MountableEndpoint[] {
   };
 
   const update: Endpoint<{ clientId: string; client: ClientUpdateRequest }> = {
-    method: 'put',
-    path: '/api/v1/clients/:uuid',
-    idempotency: 'required',
+    operation: 'updateClient',
     parse(ctx) {
       const clientId = uuidParam(ctx, 'uuid');
       const result = validateUpdate(requestBody(ctx));

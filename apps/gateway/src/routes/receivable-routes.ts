@@ -4,6 +4,7 @@ import {
   ServiceError,
   Subjects,
   validateSearchRequest,
+  type OperationId,
   type ProviderAccountVersion,
   type ReceivableCreateItem,
   type ReceivablesSearchQuery,
@@ -31,9 +32,7 @@ export const SEARCH_ROWS_PER_TOKEN = 100;
 export function receivableEndpoints(bus: Bus, runMode: 'development' | 'production'): MountableEndpoint[] {
   const callbackUrls = callbackUrlPolicy(runMode);
   const create: Endpoint<{ receivables: ReceivableCreateItem[]; account: ProviderAccountVersion }> = {
-    method: 'post',
-    path: '/api/v1/accounts-receivable',
-    idempotency: 'required',
+    operation: 'createReceivables',
     async parse(ctx, tenant) {
       const body = requestBody(ctx);
       assertBatchSize(body);
@@ -53,9 +52,7 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
   };
 
   const cancel: Endpoint<string> = {
-    method: 'post',
-    path: '/api/v1/accounts-receivable/:uuid/cancel',
-    idempotency: 'required',
+    operation: 'cancelReceivable',
     parse: (ctx) => uuidParam(ctx, 'uuid'),
     async handle(id, ctx, tenant) {
       const reply = await bus.request(Subjects.receivables.cancel, {
@@ -67,11 +64,9 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
   };
 
   const search: Endpoint<SearchRequest> = {
-    method: 'post',
-    path: '/api/v1/accounts-receivable/search',
     // A read: an Idempotency-Key is ignored, neither stored nor locked, so a retried search (after a
     // bus timeout, say) runs again instead of meeting 409 (docs/api.md, Idempotency).
-    idempotency: 'none',
+    operation: 'searchReceivables',
     parse(ctx) {
       const result = validateSearchRequest(requestBody(ctx));
       if (!result.ok) throw validationError(result.errors);
@@ -93,21 +88,11 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
     },
   };
 
-  const consult = readById(
-    bus,
-    'post',
-    '/api/v1/accounts-receivable/:uuid/consult-transaction',
-    Subjects.receivables.consult,
-  );
+  const consult = readById(bus, 'consultReceivable', Subjects.receivables.consult);
   // Its state changes, oldest first.
-  const history = readById(bus, 'get', '/api/v1/accounts-receivable/:uuid/history', Subjects.receivables.history);
+  const history = readById(bus, 'receivableHistory', Subjects.receivables.history);
   // The payment data of its registered callback; 404 until the provider registered it (docs/api.md).
-  const paymentData = readById(
-    bus,
-    'get',
-    '/api/v1/accounts-receivable/:uuid/payment-data',
-    Subjects.receivables.paymentData,
-  );
+  const paymentData = readById(bus, 'receivablePaymentData', Subjects.receivables.paymentData);
 
   return [
     endpoint(create),
@@ -136,11 +121,9 @@ type ReadSubject =
  * A read of one receivable by its id, answered by receivables-svc for the tenant: consult, history,
  * payment data. Another tenant's id is answered 404 there. A read takes no Idempotency-Key.
  */
-function readById(bus: Bus, method: 'get' | 'post', path: string, subject: ReadSubject): Endpoint<string> {
+function readById(bus: Bus, operation: OperationId, subject: ReadSubject): Endpoint<string> {
   return {
-    method,
-    path,
-    idempotency: 'none',
+    operation,
     parse: (ctx) => uuidParam(ctx, 'uuid'),
     async handle(id, _ctx, tenant) {
       const reply = await bus.request(subject, { tenant_id: tenant.tenantId, account_receivable_id: id });

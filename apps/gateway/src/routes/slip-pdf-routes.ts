@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import type { Bus } from '@payments/bus';
-import { SLIP_PDF_PATH, SLIP_QRCODE_PATH, Subjects } from '@payments/contracts';
+import { Subjects, type OperationId } from '@payments/contracts';
 import type { GatewayState } from '../http/context';
+import { mountOperation } from '../http/endpoint';
 import { requireSignedLink } from '../http/signed-link';
 import type { DownloadGuard } from './booklet-routes';
 
@@ -13,7 +14,8 @@ const WHEN_EXPIRED = 'slip links last until 90 days after the due date';
 
 /** One kind of slip file behind a signed link: where it is served, how it is asked for, how it is sent. */
 interface SlipFile {
-  path: string;
+  /** Its operation in libs/contracts, which says where it is served. */
+  operation: OperationId;
   timeoutMs: number;
   fetch(bus: Bus, receivableId: string, timeoutMs: number): Promise<string>;
   type: string;
@@ -33,16 +35,19 @@ function mountSlipFile(
   limit: DownloadGuard,
   file: SlipFile,
 ): void {
-  router.get(`${file.path}/:receivable_id`, limit, async (ctx) => {
-    const receivableId = ctx.params.receivable_id ?? '';
-    requireSignedLink(ctx, downloadLinkSecret, receivableId, WHEN_EXPIRED);
-    const base64 = await file.fetch(bus, receivableId, file.timeoutMs);
-    ctx.status = 200;
-    ctx.type = file.type;
-    ctx.set('content-disposition', `inline; filename="${file.filename(receivableId)}"`);
-    ctx.set('cache-control', 'private, max-age=300');
-    ctx.body = Buffer.from(base64, 'base64');
-  });
+  mountOperation(router, file.operation, [
+    limit,
+    async (ctx) => {
+      const receivableId = ctx.params.receivable_id ?? '';
+      requireSignedLink(ctx, downloadLinkSecret, receivableId, WHEN_EXPIRED);
+      const base64 = await file.fetch(bus, receivableId, file.timeoutMs);
+      ctx.status = 200;
+      ctx.type = file.type;
+      ctx.set('content-disposition', `inline; filename="${file.filename(receivableId)}"`);
+      ctx.set('cache-control', 'private, max-age=300');
+      ctx.body = Buffer.from(base64, 'base64');
+    },
+  ]);
 }
 
 /** The slip PDF (Inter's), which receivables-svc fetches with the tenant's account. */
@@ -53,7 +58,7 @@ export function mountSlipPdfDownload(
   limit: DownloadGuard,
 ): void {
   mountSlipFile(router, bus, downloadLinkSecret, limit, {
-    path: SLIP_PDF_PATH,
+    operation: 'downloadSlipPdf',
     timeoutMs: SLIP_PDF_TIMEOUT_MS,
     fetch: async (b, id, timeoutMs) =>
       (await b.request(Subjects.receivables.slipPdf, { receivable_id: id }, { service: 'receivables', timeoutMs }))
@@ -71,7 +76,7 @@ export function mountSlipQrCodeDownload(
   limit: DownloadGuard,
 ): void {
   mountSlipFile(router, bus, downloadLinkSecret, limit, {
-    path: SLIP_QRCODE_PATH,
+    operation: 'downloadSlipQrCode',
     timeoutMs: SLIP_QRCODE_TIMEOUT_MS,
     fetch: async (b, id, timeoutMs) =>
       (await b.request(Subjects.receivables.slipQrCode, { receivable_id: id }, { service: 'receivables', timeoutMs }))

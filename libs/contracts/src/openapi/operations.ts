@@ -206,8 +206,19 @@ const callbackQuery = CallbackListQuerySchema.properties;
 
 /* Operations -------------------------------------------------------------------------------------- */
 
-export const API_OPERATIONS: readonly ApiOperation[] = [
-  {
+/**
+ * One operation of the list, its operationId kept as a literal type: OperationId is the union of the
+ * list's ids, so the gateway names an operation (and gets its method, path and idempotency from here)
+ * and cannot mount a route the document does not describe.
+ */
+function operation<Id extends string>(
+  definition: ApiOperation & { operationId: Id },
+): ApiOperation & { operationId: Id } {
+  return definition;
+}
+
+export const API_OPERATIONS = [
+  operation({
     method: 'post',
     path: '/api/v1/authenticate',
     operationId: 'authenticate',
@@ -230,8 +241,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       ...AUTH_RATE_LIMITED,
       ...DATABASE_UNAVAILABLE,
     },
-  },
-  {
+  }),
+  operation({
     method: 'post',
     path: '/api/v1/refresh-token',
     operationId: 'refreshToken',
@@ -254,8 +265,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       ...AUTH_RATE_LIMITED,
       ...DATABASE_UNAVAILABLE,
     },
-  },
-  {
+  }),
+  operation({
     method: 'post',
     path: '/api/v1/clients',
     operationId: 'createClients',
@@ -293,8 +304,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       validation_failed: 'a field is invalid; `errors` names every one by JSON pointer (e.g. /3/cnpj_cpf)',
       ...unavailable('clients'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'put',
     path: '/api/v1/clients/{uuid}',
     operationId: 'updateClient',
@@ -323,8 +334,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       validation_failed: 'uuid is not a UUID, or a field is invalid; `errors` names every one',
       ...unavailable('clients'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'post',
     path: '/api/v1/accounts-receivable',
     operationId: 'createReceivables',
@@ -371,8 +382,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
         'a slip charge to a bank account that takes PIX charges only (a `pix` account); `errors` names each item; nothing is stored',
       ...unavailable('receivables'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'post',
     path: '/api/v1/accounts-receivable/{uuid}/cancel',
     operationId: 'cancelReceivable',
@@ -398,8 +409,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       validation_failed: 'uuid is not a UUID',
       ...unavailable('receivables'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'post',
     path: '/api/v1/accounts-receivable/search',
     operationId: 'searchReceivables',
@@ -433,8 +444,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
         'a field is invalid, start_date is after end_date, or the cursor is not one this API handed out',
       ...unavailable('receivables'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'post',
     path: '/api/v1/accounts-receivable/{uuid}/consult-transaction',
     operationId: 'consultReceivable',
@@ -459,8 +470,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       validation_failed: 'uuid is not a UUID',
       ...unavailable('receivables'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'get',
     path: '/api/v1/accounts-receivable/{uuid}/history',
     operationId: 'receivableHistory',
@@ -484,8 +495,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       validation_failed: 'uuid is not a UUID',
       ...unavailable('receivables'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'get',
     path: '/api/v1/accounts-receivable/{uuid}/payment-data',
     operationId: 'receivablePaymentData',
@@ -511,8 +522,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       validation_failed: 'uuid is not a UUID',
       ...unavailable('receivables'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'get',
     path: `${SLIP_PDF_PATH}/{receivable_id}`,
     operationId: 'downloadSlipPdf',
@@ -539,8 +550,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       gone: 'the link has expired (90 days after the due date)',
       ...unavailable('receivables'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'get',
     path: `${SLIP_QRCODE_PATH}/{receivable_id}`,
     operationId: 'downloadSlipQrCode',
@@ -568,8 +579,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       gone: 'the link has expired (90 days after the due date)',
       ...unavailable('receivables'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'post',
     path: '/api/v1/bank-slip-booklet/{uuid}',
     operationId: 'requestBooklet',
@@ -601,8 +612,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
         'uuid is not a UUID, or url_callback is not an http(s) URL or (production) its host is a non-public address or localhost',
       ...unavailable('booklets'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'get',
     path: `${BOOKLET_DOWNLOAD_PATH}/{booklet_id}`,
     operationId: 'downloadBooklet',
@@ -637,8 +648,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       gone: 'the link has expired: request the booklet again',
       ...unavailable('booklets'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'get',
     path: '/api/v1/callbacks',
     operationId: 'listCallbacks',
@@ -692,8 +703,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       validation_failed: 'a query parameter is invalid, or the cursor is not one this API handed out',
       ...unavailable('callbacks'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'get',
     path: '/api/v1/callbacks/{event_id}',
     operationId: 'getCallback',
@@ -717,8 +728,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       },
     },
     errors: { ...GUARDED, not_found: 'no event with this id for the tenant', ...unavailable('callbacks') },
-  },
-  {
+  }),
+  operation({
     method: 'post',
     path: '/api/v1/callbacks/{event_id}/retry',
     operationId: 'retryCallback',
@@ -742,8 +753,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       conflict: 'the event is not dead (still pending, or delivered)',
       ...unavailable('callbacks'),
     },
-  },
-  {
+  }),
+  operation({
     method: 'post',
     path: '/api/v1/callbacks/replay',
     operationId: 'replayCallbacks',
@@ -774,8 +785,23 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
         'since is missing, not a date-time, in the future or more than 30 days back, or until is not a date-time after since',
       ...unavailable('callbacks'),
     },
-  },
-];
+  }),
+] as const;
+
+/** The id of an operation of API_OPERATIONS. */
+export type OperationId = (typeof API_OPERATIONS)[number]['operationId'];
+
+/** The operation of an id. */
+export function apiOperation(id: OperationId): ApiOperation {
+  const found = API_OPERATIONS.find((candidate) => candidate.operationId === id);
+  if (!found) throw new Error(`no operation ${id}`);
+  return found;
+}
+
+/** The path of an operation as a router writes it: `{uuid}` becomes `:uuid`. */
+export function routerPath(operation: ApiOperation): string {
+  return operation.path.replace(/\{([a-z_]+)\}/g, ':$1');
+}
 
 /* Webhooks (the callbacks the service sends) ------------------------------------------------------ */
 
