@@ -1,10 +1,10 @@
 import type { Context, Next } from 'koa';
-import { SESSION_ID_PATTERN, type ConsoleSession } from '@payments/contracts';
+import { SESSION_ID_PATTERN, type ConsoleSession, type CurrentConsoleSession } from '@payments/contracts';
 import { GatewayError } from '../gateway/problem';
 import type { ConsoleState } from '../http/context';
 import { clearCookie, readCookie, sessionCookieName, setCookie } from '../http/cookies';
 import { formatsFor, localeOf } from '../views/locale';
-import { sessionOf } from './session';
+import { sessionOf, type Session } from './session';
 import type { SessionsApi } from './sessions-api';
 
 export interface SessionStoreDeps {
@@ -72,12 +72,23 @@ export class SessionStore {
     (ctx.state as ConsoleState).session = undefined;
   }
 
-  private async resolve(ctx: Context, sessionId: string) {
+  /** The session, undefined once the gateway says it ended (401); any other failure is thrown. */
+  private async resolve(ctx: Context, sessionId: string): Promise<Session | undefined> {
+    let current: CurrentConsoleSession;
     try {
-      return sessionOf(await this.deps.sessions.current(ctx, sessionId));
+      current = await this.deps.sessions.current(ctx, sessionId);
     } catch (err) {
       if (err instanceof GatewayError && err.status === 401) return undefined;
       throw err;
     }
+    const session = sessionOf(current);
+    // An answer the pages cannot use (a tenant role without its JWT) is the gateway's fault, not an end.
+    if (!session)
+      throw new GatewayError('GET /admin/v1/sessions/current', 502, {
+        title: 'Bad Gateway',
+        status: 502,
+        detail: 'the admin API answered a session without what its pages need',
+      });
+    return session;
   }
 }

@@ -76,9 +76,15 @@ export function Layout({ title, session, flash = [], path = '', children }: Layo
           {session && (
             <div class="who">
               <span>
-                {session.role === 'tenant'
-                  ? t('layout.who.tenant', { tenantId: session.tenantId })
-                  : t('layout.who.operator')}
+                {session.user
+                  ? t('layout.who.person', {
+                      name: session.user.name,
+                      where:
+                        session.role === 'tenant' ? (session.tenantName ?? session.tenantId) : t('layout.who.operator'),
+                    })
+                  : session.role === 'tenant'
+                    ? t('layout.who.tenant', { tenantId: session.tenantId })
+                    : t('layout.who.operator')}
               </span>
               <form method="post" action="/logout" class="inline">
                 <button type="submit" class="secondary">

@@ -359,6 +359,7 @@ const ptBR = {
   'users.badEmail': 'informe um e-mail',
   'users.badRole': 'escolha um papel',
   'session.ended': 'Sua sessão terminou (o gateway não a aceita mais): entre de novo.',
+  'layout.who.person': '{name} · {where}',
 } as const;
 
 export type MessageKey = keyof typeof ptBR;
@@ -711,6 +712,7 @@ const en: Record<MessageKey, string> = {
   'users.badEmail': 'enter an e-mail address',
   'users.badRole': 'choose a role',
   'session.ended': 'Your session has ended (the gateway no longer accepts it): log in again.',
+  'layout.who.person': '{name} · {where}',
 };
 
 export const MESSAGES: { readonly 'pt-BR': Record<MessageKey, string>; readonly en: Record<MessageKey, string> } = {
