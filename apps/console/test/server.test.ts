@@ -178,7 +178,7 @@ describe('sign-in and the session cookie', () => {
     expect(stand.calls).toEqual([]);
   });
 
-  it('only the gateway’s 401 ends a session: a 429, a 503 or no answer is an error page that keeps it', async () => {
+  it('only the gateway’s 401 ends a session: a 429, a 503, no answer or a useless one is an error page that keeps it', async () => {
     const cookie = await tenantCookie();
     routes['POST /api/v1/accounts-receivable/search'] = (_req, res) => json(res, 200, []);
     const answers: Handler[] = [
@@ -188,6 +188,8 @@ describe('sign-in and the session cookie', () => {
       },
       (_req, res) => json(res, 503, { title: 'Unavailable', status: 503, detail: 'busy' }, 'application/problem+json'),
       (req) => req.socket.destroy(),
+      // A tenant session without its JWT: unusable, but no end.
+      (_req, res) => json(res, 200, { ...stand.sessions.get(cookie.split('=')[1] ?? '') }),
     ];
     for (const answer of answers) {
       stand.currentOverride = answer;
