@@ -1,8 +1,10 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 import { render } from 'preact-render-to-string';
-import type { DeliveryHealth } from '@payments/contracts';
+import type { DeliveryHealth, DeliveryStats, RegistrationStats } from '@payments/contracts';
 import type { AdminSchemas } from '../src/operator/admin-client';
 import { AuditLogPage } from '../src/operator/pages/audit';
+import { DashboardPage } from '../src/operator/pages/dashboard';
+import { DeadLetterPage, DeadLettersPage } from '../src/operator/pages/dead-letters';
 import type { PageContext } from '../src/operator/pages/frame';
 import { HealthPage, rateClass } from '../src/operator/pages/health';
 import {
@@ -132,7 +134,7 @@ it('a secret shown once is on its answer page, escaped like all text', () => {
   expect(html).toContain('ele é mostrado uma única vez, nunca mais');
 });
 
-it('the audit log links its next page with the cursor, keeping the filter and page size', () => {
+it('the audit log links its next page with the cursor, keeping the filters and page size; names source and address', () => {
   const html = render(
     <AuditLogPage
       page={page}
@@ -145,30 +147,157 @@ it('the audit log links its next page with the cursor, keeping the filter and pa
             action: 'tenant.create',
             tenant_id: tenant.tenant_id,
             details: { name: HOSTILE, n: 2, ok: true, none: null },
+            source: 'console',
+            address: '203.0.113.9',
+            request_id: 'req-1',
+            user_id: null,
+            user_email: 'ana@ops.example',
           },
         ],
         next_cursor: '7',
       }}
-      tenantId={tenant.tenant_id}
+      filter={{ tenant_id: tenant.tenant_id, action: 'token.', since: '2026-11-26T08:00' }}
       limit={2}
       paged={true}
     />,
   );
-  expect(html).toContain(`href="/operator/audit?tenant_id=${tenant.tenant_id}&amp;limit=2&amp;cursor=7" rel="next"`);
-  expect(html).toContain(`href="/operator/audit?tenant_id=${tenant.tenant_id}&amp;limit=2">First page`);
+  const filters = `tenant_id=${tenant.tenant_id}&amp;action=token.&amp;since=2026-11-26T08%3A00&amp;limit=2`;
+  expect(html).toContain(`href="/operator/audit?${filters}&amp;cursor=7" rel="next">Próxima página (mais antigos)`);
+  expect(html).toContain(`href="/operator/audit?${filters}">Primeira página (mais recentes)`);
   expect(html).toContain(`name=${ESCAPED} n=2 ok=true none=null`);
+  expect(html).toContain('<td>console</td><td class="mono">203.0.113.9</td>');
+  expect(html).toContain(`${ESCAPED} (ana@ops.example)`);
+  expect(html).toContain('26/11/2026 06:00 (horário de Brasília)');
+  expect(html).toContain('name="since" value="2026-11-26T08:00"');
   expect(html).not.toContain('<img');
   const last = render(
-    <AuditLogPage
-      page={page}
-      audit={{ items: [], next_cursor: null }}
-      tenantId={undefined}
-      limit={undefined}
-      paged={false}
-    />,
+    <AuditLogPage page={page} audit={{ items: [], next_cursor: null }} filter={{}} limit={undefined} paged={false} />,
   );
   expect(last).not.toContain('rel="next"');
-  expect(last).toContain('Nothing recorded.');
+  expect(last).toContain('Nada registrado.');
+  expect(last).not.toContain('Limpar filtros');
+});
+
+const buckets = (n: number, at: (i: number) => Record<string, number | null>) =>
+  Array.from({ length: n }, (_, i) => ({ at: new Date(Date.UTC(2026, 10, 28, 12, i)).toISOString(), ...at(i) }));
+const deliveryStats: DeliveryStats = {
+  window: 'hour',
+  bucket_seconds: 60,
+  from: '2026-11-28T12:00:00.000Z',
+  to: '2026-11-28T13:00:00.000Z',
+  series: buckets(60, (i) => ({
+    delivered: i % 2,
+    failed: 0,
+    dead: 0,
+    p50_ms: i % 2 ? 40 : null,
+    p99_ms: i % 2 ? 90 : null,
+    end_to_end_p50_ms: i % 2 ? 1_200 : null,
+    end_to_end_p99_ms: i % 2 ? 65_000 : null,
+  })) as DeliveryStats['series'],
+};
+const registrationStats: RegistrationStats = {
+  window: 'hour',
+  bucket_seconds: 60,
+  from: deliveryStats.from,
+  to: deliveryStats.to,
+  series: buckets(60, () => ({ registered: 1, failed: 0 })) as RegistrationStats['series'],
+};
+
+it('the dashboard draws end-to-end latency beside the receivers’ answer time', () => {
+  const html = render(
+    <DashboardPage
+      page={page}
+      window="hour"
+      tenantId={undefined}
+      deliveries={{ ok: true, value: deliveryStats }}
+      registrations={{ ok: true, value: registrationStats }}
+      tenants={{ ok: true, value: [tenant] }}
+    />,
+  );
+  for (const id of ['deliveries-hour', 'end-to-end-hour', 'latency-hour', 'registrations-hour'])
+    expect(html).toContain(`id="${id}"`);
+  expect(html).toContain('Latência de entrega, do evento à entrega (p50, p99), última hora');
+  expect(html).toContain('Tempo de resposta do receptor (p50, p99), última hora');
+  expect(html).toContain('30 entregues, 0 com falha; 0 eventos mortos');
+  expect(html).not.toContain('indisponível');
+});
+
+it('the dashboard degrades panel by panel: a service that does not answer blanks its panel only', () => {
+  const down = { ok: false as const, reason: 'the admin API did not answer in time' };
+  const noDeliveries = render(
+    <DashboardPage
+      page={page}
+      window="hour"
+      tenantId={tenant.tenant_id}
+      deliveries={down}
+      registrations={{ ok: true, value: registrationStats }}
+      tenants={{ ok: true, value: [tenant] }}
+    />,
+  );
+  expect(noDeliveries).toContain('data-panel="deliveries"');
+  expect(noDeliveries).toContain('Estatísticas de entrega (callback-svc): indisponível agora.');
+  expect(noDeliveries).toContain('the admin API did not answer in time');
+  expect(noDeliveries).not.toContain('id="deliveries-hour"');
+  expect(noDeliveries).not.toContain('id="end-to-end-hour"');
+  // The rest is drawn: registrations and their totals, the tenant filter with the names.
+  expect(noDeliveries).toContain('id="registrations-hour"');
+  expect(noDeliveries).toContain('60 registrados, 0 recusados');
+  expect(noDeliveries).toContain(ESCAPED);
+
+  const noRegistrationsNorTenants = render(
+    <DashboardPage
+      page={page}
+      window="hour"
+      tenantId={tenant.tenant_id}
+      deliveries={{ ok: true, value: deliveryStats }}
+      registrations={{ ok: false, reason: `receivables-svc did not answer ${HOSTILE}` }}
+      tenants={{ ok: false, reason: 'HTTP 503' }}
+    />,
+  );
+  expect(noRegistrationsNorTenants).toContain('data-panel="registrations"');
+  expect(noRegistrationsNorTenants).toContain('data-panel="tenants"');
+  expect(noRegistrationsNorTenants).toContain('id="end-to-end-hour"');
+  expect(noRegistrationsNorTenants).not.toContain('id="registrations-hour"');
+  // Without the list, the chosen tenant stays selected by its id; a service's reason is text.
+  expect(noRegistrationsNorTenants).toContain(`value="${tenant.tenant_id}" selected`);
+  expect(noRegistrationsNorTenants).not.toContain('<img');
+});
+
+it('dead letters: a page with a next link, a payload link per row, no clear; the payload shown escaped', () => {
+  const letter: AdminSchemas['AdminDeadLetter'] = {
+    id: 41,
+    stream: 'pay_booklets',
+    subject: 'pay.booklets.build',
+    msg_id: 'job-41',
+    error: HOSTILE,
+    failures: 5,
+    dead_lettered_at: '2026-11-28T12:00:00.000Z',
+    bytes: 30,
+  };
+  const list = render(<DeadLettersPage page={page} items={[letter]} nextCursor="41" paged={false} />);
+  expect(list).toContain('action="/operator/dead-letters/41/redrive"');
+  expect(list).toContain('href="/operator/dead-letters/41"');
+  expect(list).toContain('href="/operator/dead-letters?cursor=41" rel="next"');
+  expect(list).not.toMatch(/clear|limpar/i);
+  expect(list).not.toContain('<img');
+
+  const detail = render(
+    <DeadLetterPage
+      page={page}
+      detail={{
+        dead_letter: letter,
+        payload_encoding: 'utf8',
+        payload: `{"name": "${HOSTILE}"}`,
+        payload_truncated: false,
+      }}
+    />,
+  );
+  expect(detail).toContain(
+    `<pre class="payload" data-encoding="utf8">{&quot;name&quot;: &quot;${ESCAPED}&quot;}</pre>`,
+  );
+  expect(detail).toContain('action="/operator/dead-letters/41/discard"');
+  expect(detail).toContain('<input type="checkbox" name="confirm" value="yes" required');
+  expect(detail).not.toContain('<img');
 });
 
 it("delivery health: a receiver's error and a tenant's name are text; rows tinted by success rate", () => {

@@ -6,20 +6,21 @@ import { BadInputError, NotFoundError } from '../http/errors';
 import { readForm, single } from '../http/form';
 import type { OperatorRouteDeps } from '../routes/operator-mount';
 import { operatorSession } from '../session/guards';
-import { formatsFor, localeOf } from '../views/locale';
+import { brasiliaInstant, formatsFor, localeOf } from '../views/locale';
 import { render } from '../views/render';
 import { AdminApiError, expectData, type AdminApi, type AdminSchemas } from './admin-client';
-import { AuditLogPage } from './pages/audit';
+import { AuditLogPage, type AuditFilterForm } from './pages/audit';
 import { DashboardPage } from './pages/dashboard';
-import { DeadLettersPage } from './pages/dead-letters';
+import { DeadLetterPage, DeadLettersPage } from './pages/dead-letters';
 import type { PageContext } from './pages/frame';
 import { HealthPage } from './pages/health';
 import { TenantPage, TenantsPage } from './pages/tenants';
+import { panel } from './panel';
 import { mountTenantSecretRoutes } from './tenant-secret-routes';
 
-/** Rows per page of the audit log, and dead letters listed. */
+/** Rows per page of the audit log, and dead letters per page. */
 const AUDIT_PAGE = 50;
-const DEAD_LETTERS_LISTED = 200;
+const DEAD_LETTERS_PAGE = 100;
 
 /**
  * The operator's pages, on the router with prefix /operator behind requireRole('operator')
@@ -44,10 +45,11 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
     const query = statsQuery(ctx);
     const admin = api(ctx);
     const params = { params: { query: { window: query.window, tenant_id: query.tenant_id } } };
+    // Each panel on its own: a service that does not answer blanks its panel, not the page.
     const [deliveries, registrations, tenants] = await Promise.all([
-      expectData('delivery stats', admin.GET('/admin/v1/stats/deliveries', params)),
-      expectData('registration stats', admin.GET('/admin/v1/stats/registrations', params)),
-      expectData('list tenants', admin.GET('/admin/v1/tenants')),
+      panel(expectData('delivery stats', admin.GET('/admin/v1/stats/deliveries', params))),
+      panel(expectData('registration stats', admin.GET('/admin/v1/stats/registrations', params))),
+      panel(expectData('list tenants', admin.GET('/admin/v1/tenants')).then((list) => list.items)),
     ]);
     render(
       ctx,
@@ -57,7 +59,7 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
         tenantId={query.tenant_id}
         deliveries={deliveries}
         registrations={registrations}
-        tenants={tenants.items}
+        tenants={tenants}
       />,
     );
   });
@@ -131,49 +133,112 @@ export function mountOperatorRoutes(router: Router<ConsoleState>, deps: Operator
   });
 
   router.get('/dead-letters', async (ctx) => {
-    const { items } = await expectData(
+    const cursor = single(ctx.query.cursor);
+    const { items, next_cursor } = await expectData(
       'list dead letters',
-      api(ctx).GET('/admin/v1/dead-letters', { params: { query: { limit: DEAD_LETTERS_LISTED } } }),
+      api(ctx).GET('/admin/v1/dead-letters', { params: { query: { cursor, limit: DEAD_LETTERS_PAGE } } }),
     );
-    render(ctx, <DeadLettersPage page={page(ctx)} items={items} limit={DEAD_LETTERS_LISTED} />);
+    render(
+      ctx,
+      <DeadLettersPage page={page(ctx)} items={items} nextCursor={next_cursor ?? null} paged={cursor !== undefined} />,
+    );
+  });
+
+  router.get('/dead-letters/:id', async (ctx) => {
+    const id = deadLetterId(ctx.params.id);
+    const detail = await expectData(
+      'show dead letter',
+      api(ctx).GET('/admin/v1/dead-letters/{dead_letter_id}', { params: { path: { dead_letter_id: id } } }),
+    );
+    render(ctx, <DeadLetterPage page={page(ctx)} detail={detail} />);
   });
 
   router.post('/dead-letters/:id/redrive', async (ctx) => {
-    const id = Number(ctx.params.id);
-    if (!Number.isSafeInteger(id) || id < 1) throw new BadInputError('id', 'a dead letter id is a positive integer');
+    const id = deadLetterId(ctx.params.id);
     const result = await expectData(
       'redrive dead letter',
       api(ctx).POST('/admin/v1/dead-letters/{dead_letter_id}/redrive', { params: { path: { dead_letter_id: id } } }),
     );
+    const { t } = formatsFor(localeOf(ctx));
+    const vars = { id, stream: result.stream, msgId: result.msg_id };
     deps.flash(
       ctx,
       'info',
-      result.duplicate
-        ? `Dead letter ${id} was already published again (message ${result.msg_id}); it is removed.`
-        : `Dead letter ${id} is published again to ${result.stream} as message ${result.msg_id}.`,
+      t(result.duplicate ? 'operator.deadLetters.redrivenDuplicate' : 'operator.deadLetters.redriven', vars),
     );
     ctx.redirect('/operator/dead-letters');
   });
 
+  // Discarding cannot be undone: the form's confirmation box must be ticked (checked here too, not
+  // only by the browser's `required`).
+  router.post('/dead-letters/:id/discard', async (ctx) => {
+    const id = deadLetterId(ctx.params.id);
+    const { t } = formatsFor(localeOf(ctx));
+    if (single((await readForm(ctx)).get('confirm')) !== 'yes')
+      throw new BadInputError('confirm', t('operator.deadLetters.mustConfirm'));
+    await expectData(
+      'discard dead letter',
+      api(ctx).POST('/admin/v1/dead-letters/{dead_letter_id}/discard', { params: { path: { dead_letter_id: id } } }),
+    );
+    deps.flash(ctx, 'info', t('operator.deadLetters.discarded', { id }));
+    ctx.redirect('/operator/dead-letters');
+  });
+
   router.get('/audit', async (ctx) => {
-    const tenantId = single(ctx.query.tenant_id);
+    const filter = auditFilterForm(ctx);
     const cursor = single(ctx.query.cursor);
     const limit = pageSize(single(ctx.query.limit));
     const audit = await expectData(
       'audit log',
-      api(ctx).GET('/admin/v1/audit', { params: { query: { tenant_id: tenantId, cursor, limit } } }),
+      api(ctx).GET('/admin/v1/audit', {
+        params: {
+          query: {
+            tenant_id: filter.tenant_id,
+            action: filter.action,
+            operator: filter.operator,
+            since: instantOf('since', filter.since),
+            until: instantOf('until', filter.until),
+            cursor,
+            limit,
+          },
+        },
+      }),
     );
     render(
       ctx,
       <AuditLogPage
         page={page(ctx)}
         audit={audit}
-        tenantId={tenantId}
+        filter={filter}
         limit={limit === AUDIT_PAGE ? undefined : limit}
         paged={cursor !== undefined}
       />,
     );
   });
+}
+
+/** :id of a dead letter, a positive integer. */
+function deadLetterId(text: string | undefined): number {
+  const id = Number(text);
+  if (!Number.isSafeInteger(id) || id < 1) throw new BadInputError('id', 'a dead letter id is a positive integer');
+  return id;
+}
+
+/** The audit page's filters as typed; empty fields are left out (the admin API checks the rest, naming the field). */
+function auditFilterForm(ctx: ConsoleContext): AuditFilterForm {
+  const field = (name: keyof AuditFilterForm) => {
+    const value = single(ctx.query[name])?.trim();
+    return value === undefined || value === '' ? {} : { [name]: value };
+  };
+  return { ...field('tenant_id'), ...field('action'), ...field('operator'), ...field('since'), ...field('until') };
+}
+
+/** A `datetime-local` value in Brasília time as the instant the admin API takes. */
+function instantOf(name: 'since' | 'until', local: string | undefined): string | undefined {
+  if (local === undefined) return undefined;
+  const at = brasiliaInstant(local);
+  if (at === undefined) throw new BadInputError(name, 'must be a date and time (dd/mm/aaaa hh:mm)');
+  return at;
 }
 
 /** ?limit= of the audit page: rows per page, AUDIT_PAGE by default (the admin API checks the range). */

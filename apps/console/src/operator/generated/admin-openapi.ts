@@ -114,10 +114,44 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Jobs whose handler failed JOB_MAX_FAILURES times, or poison messages, oldest first */
+    /** Jobs whose handler failed JOB_MAX_FAILURES times, or poison messages, oldest first, a page at a time */
     get: operations['adminListDeadLetters'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/dead-letters/{dead_letter_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One dead letter with its body (the message as published) */
+    get: operations['adminShowDeadLetter'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/v1/dead-letters/{dead_letter_id}/discard': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Remove a dead letter without publishing it again (audited as jobs.discard) */
+    post: operations['adminDiscardDeadLetter'];
     delete?: never;
     options?: never;
     head?: never;
@@ -148,7 +182,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Who changed what, and when: oldest first, a page at a time */
+    /** Who changed what, and when: newest first, filtered, a page at a time */
     get: operations['adminListAudit'];
     put?: never;
     post?: never;
@@ -182,7 +216,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Callback attempts delivered (2xx) and failed, events given up (dead), and p50/p99 attempt durations per bucket: every bucket, oldest first */
+    /** Callback attempts delivered (2xx) and failed, events given up (dead), p50/p99 attempt durations (the receiver’s answer time) and p50/p99 end-to-end latency (event created to delivered) per bucket: every bucket, oldest first */
     get: operations['adminDeliveryStats'];
     put?: never;
     post?: never;
@@ -444,7 +478,7 @@ export interface components {
     };
     AdminAuditPage: {
       items: components['schemas']['AdminAuditEntry'][];
-      /** @description Send it as `cursor` for the next (newer) page; null when this page is the last. */
+      /** @description Send it as `cursor` for the next (older) page; null when this page is the last. */
       next_cursor: string | null;
     };
     AdminDeadLetter: {
@@ -462,8 +496,27 @@ export interface components {
       dead_lettered_at: string;
       bytes: number;
     };
+    AdminDeadLetterDetail: {
+      dead_letter: components['schemas']['AdminDeadLetter'];
+      /**
+       * @description utf8 when the body is UTF-8 text (a job is JSON), else base64.
+       * @enum {string}
+       */
+      payload_encoding: 'utf8' | 'base64';
+      /** @description The original message body as published (JSON re-indented when it parses). It may hold a payer’s data: show it escaped. */
+      payload: string;
+      /** @description Cut at 65536 bytes. */
+      payload_truncated: boolean;
+    };
     AdminDeadLetterList: {
       items: components['schemas']['AdminDeadLetter'][];
+      /** @description Send it as `cursor` for the next page (later dead letters); null when this page is the last. */
+      next_cursor?: string | null;
+    };
+    AdminDiscardResult: {
+      id: number;
+      /** @constant */
+      discarded: true;
     };
     AdminIssuedToken: {
       /** Format: uuid */
@@ -760,6 +813,10 @@ export interface components {
       p50_ms: number | null;
       /** @description 99th percentile of attempt durations; null with no attempts */
       p99_ms: number | null;
+      /** @description Median time from an event’s creation to the end of the attempt that delivered it (retries and queueing included), over the deliveries in the bucket; null with none. Absent from a callback-svc older than this field. */
+      end_to_end_p50_ms?: number | null;
+      /** @description 99th percentile of the same end-to-end latency; null with no deliveries. */
+      end_to_end_p99_ms?: number | null;
     };
     HostDeliveryHealth: {
       /** @description The callback URL's host */
@@ -1476,6 +1533,8 @@ export interface operations {
   adminListDeadLetters: {
     parameters: {
       query?: {
+        /** @description next_cursor of the previous page (the last id it listed). */
+        cursor?: string;
         /** @description At most this many rows (1 to 1000; default 100). */
         limit?: number;
       };
@@ -1485,7 +1544,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The dead letters. */
+      /** @description A page of the dead letters. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1496,6 +1555,106 @@ export interface operations {
       };
       /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminShowDeadLetter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dead letter, as the list answers its id. */
+        dead_letter_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The dead letter and its payload. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminDeadLetterDetail'];
+        };
+      };
+      /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: no such dead letter */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: a field is missing or invalid: errors names each */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  adminDiscardDeadLetter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dead letter, as the list answers its id. */
+        dead_letter_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Discarded. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminDiscardResult'];
+        };
+      };
+      /** @description `unauthorized`: no operator credential, or one unknown or revoked (a tenant token or JWT is refused too) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: no such dead letter (discarded or re-driven already) */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -1569,6 +1728,14 @@ export interface operations {
       query?: {
         /** @description Only the actions on this tenant. */
         tenant_id?: string;
+        /** @description Only this action (tenant.create, jobs.discard, ...), or every action of a group ending in a dot (jobs.). */
+        action?: string;
+        /** @description Only what this operator did: the name recorded, or a console user’s e-mail (any case). */
+        operator?: string;
+        /** @description Only rows at or after this time (ISO 8601 with a zone). */
+        since?: string;
+        /** @description Only rows before this time (ISO 8601 with a zone). */
+        until?: string;
         /** @description next_cursor of the previous page. */
         cursor?: string;
         /** @description At most this many rows (1 to 1000; default 100). */
