@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import type { Browser, Page } from 'puppeteer-core';
 import { createOperator, openAdminDatabase } from '@payments/gateway';
 import { builtAppEnv, builtFile } from '../support/built-app';
-import { describeWithBrowser, launchBrowser, open, submit, watchedPage } from '../support/browser';
+import { describeWithBrowser, launchBrowser, open, screenshot, submit, watchedPage } from '../support/browser';
 import { freePort, startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /*
@@ -147,6 +147,7 @@ describeWithBrowser('people sign in to the built console in production mode', ()
       const img = document.querySelector<HTMLImageElement>('#totp-qr');
       return img !== null && img.complete && img.naturalWidth > 0;
     });
+    await screenshot(page, 'invitation');
   });
 
   it('accepting it with name, password and a code leads to the sign-in page', async () => {
@@ -165,6 +166,7 @@ describeWithBrowser('people sign in to the built console in production mode', ()
     expect(await page.$('input[name=token]')).toBeNull();
     expect(await page.$('input[name=credential]')).toBeNull();
     expect(await page.$('#password-login input[name=totp]')).not.toBeNull();
+    await screenshot(page, 'sign-in');
   });
 
   it('signs in with e-mail, password and a TOTP code; a tenant page opens', async () => {
@@ -188,6 +190,7 @@ describeWithBrowser('people sign in to the built console in production mode', ()
     expect(landed.status()).toBe(200);
     expect(new URL(page.url()).pathname).toBe(TENANT_PAGE);
     expect(await page.$eval('#users', (el) => el.textContent ?? '')).toContain(email);
+    await screenshot(page, 'tenant-users');
 
     const cookies = await browser.defaultBrowserContext().cookies();
     const session = cookies.find((c) => c.name === COOKIE);
