@@ -4,7 +4,9 @@ import { asProblem, gatewayFetch, GatewayError, type GatewayFetchOptions } from 
 
 /**
  * The gateway's public API, typed by the SDK's generated paths (libs/sdk, from the OpenAPI document):
- * no hand-copied shapes. One client for the process; every call carries the session's JWT itself.
+ * no hand-copied shapes. One client for the process; every call carries the session's JWT itself: a
+ * short one the gateway mints with each lookup of the console session (GET /admin/v1/sessions/current),
+ * so the console neither exchanges tokens nor renews a JWT of its own.
  */
 export type PublicApi = Client<paths>;
 
