@@ -243,13 +243,13 @@ describeWithBrowser('the operator console in a browser', () => {
     // The browser reports the refused page's status; nothing else (no CSP violation).
     expect(consoleErrors.splice(0)).toEqual([expect.stringContaining(`status of ${refused}`)]);
 
-    // The audit says who did all this, a page at a time.
+    // The audit says who did all this, newest first, a page at a time.
     expect(await open(`/operator/audit?tenant_id=${tenantId}&limit=2`)).toBe(200);
     const firstPage = await texts('table.audit td.mono:nth-child(4)');
-    expect(firstPage).toEqual(['tenant.create', 'tenant.rotate-secret']);
+    expect(firstPage).toEqual(['tenant.account', 'token.revoke']);
     expect(await texts('table.audit tbody td:nth-child(3)')).toEqual(['Console Ops', 'Console Ops']);
     expect(await submit('a[rel=next]')).toBe(200);
-    expect(await texts('table.audit td.mono:nth-child(4)')).toEqual(['token.create', 'token.revoke']);
+    expect(await texts('table.audit td.mono:nth-child(4)')).toEqual(['token.create', 'tenant.rotate-secret']);
 
     // Disable: its tokens stop.
     expect(await open(href)).toBe(200);
@@ -283,7 +283,7 @@ describeWithBrowser('the operator console in a browser', () => {
     expect(new URL(page.url()).pathname).toBe('/operator/dead-letters');
     const [flash] = await texts('.flash.info');
     expect(flash).toMatch(
-      new RegExp(`^Dead letter ${id} is published again to \\w+ as message ${poisonId}:redrive:${id}\\.$`),
+      new RegExp(`^A mensagem morta ${id} foi publicada de novo em \\w+ como ${poisonId}:redrive:${id}\\.$`),
     );
     expect(await page.$(`tr[data-dead-letter-id="${id}"]`)).toBeNull();
     // Still poison: it comes back under its redrive's message id.
@@ -321,7 +321,7 @@ describeWithBrowser('the operator console in a browser', () => {
         expect(await submit('nav.window-switch a[href*="window=day"]')).toBe(200);
       }
       const buckets = window === 'hour' ? '60' : '96';
-      for (const chart of ['deliveries', 'latency', 'registrations'])
+      for (const chart of ['deliveries', 'end-to-end', 'latency', 'registrations'])
         expect(await page.$eval(`svg#${chart}-${window}`, (el) => el.getAttribute('data-buckets'))).toBe(buckets);
       const count = (selector: string) => page.$$eval(selector, (els) => els.length);
       expect(await count(`svg#deliveries-${window} .series-delivered rect.bar`)).toBeGreaterThan(0);
@@ -334,7 +334,7 @@ describeWithBrowser('the operator console in a browser', () => {
       // Drawn, not just present: the bars have height on the screen.
       const box = await (await page.$(`svg#deliveries-${window} .series-delivered rect.bar`))!.boundingBox();
       expect(box!.height).toBeGreaterThan(0);
-      expect(await text(`svg#registrations-${window} desc`)).toMatch(/\b([6-9]|\d\d+) registered\b/);
+      expect(await text(`svg#registrations-${window} desc`)).toMatch(/\b([6-9]|\d\d+) registrados\b/);
       if (window === 'hour') await shoot('dashboard');
     }
     // One tenant's figures, chosen in the form (the tenants' names are text there too).
@@ -344,7 +344,7 @@ describeWithBrowser('the operator console in a browser', () => {
     expect(new URL(page.url()).searchParams.get('tenant_id')).toBe(tenant.tenantId);
     expect(new URL(page.url()).searchParams.get('window')).toBe('day');
     expect(await text('dl.totals')).toMatch(
-      /4 delivered, 8 failed; 2 events dead\s*Registrations\s*6 registered, 0 refused/,
+      /4 entregues, 8 com falha; 2 eventos mortos\s*Registros\s*6 registrados, 0 recusados/,
     );
     expect(await page.$$eval('svg#deliveries-day .series-delivered rect.bar', (els) => els.length)).toBeGreaterThan(0);
   }, 90_000);
