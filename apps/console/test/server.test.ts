@@ -384,6 +384,79 @@ describe('guards', () => {
   });
 });
 
+describe('the operator’s users', () => {
+  it('lists operators and links each tenant’s users; invites an operator and a tenant user, each link shown once', async () => {
+    const signedIn = await post('/login/operator', { credential: 'opk_good_operator' });
+    const cookie = (sessionCookieOf(signedIn) ?? '').split(';')[0] ?? '';
+    const user = (role: string) => ({
+      user_id: USER,
+      email: `${role}@example.com`,
+      name: 'Op',
+      role,
+      created_at: '2026-11-20T12:00:00Z',
+      revoked_at: '2026-11-21T12:00:00Z',
+      last_sign_in_at: null,
+    });
+    routes['GET /admin/v1/operators/users'] = (_req, res) => json(res, 200, { items: [user('operator')] });
+    routes['GET /admin/v1/tenants'] = (_req, res) =>
+      json(res, 200, {
+        items: [
+          {
+            tenant_id: TENANT,
+            name: XSS,
+            status: 'active',
+            created_at: '2026-11-20T12:00:00Z',
+            active_tokens: 1,
+            previous_secret_valid_until: null,
+          },
+        ],
+      });
+    const list = await fetch(`${base}/operator/users`, { headers: { cookie } });
+    const html = await list.text();
+    expect(list.status).toBe(200);
+    expect(html).toContain('operator@example.com');
+    // Revoked already: no revoke button.
+    expect(html).not.toContain(`/operator/users/${USER}/revoke`);
+    expect(html).toContain(`href="/operator/tenants/${TENANT}/users"`);
+    expect(html).not.toContain('<img');
+
+    const bodies: unknown[] = [];
+    const invitation = (role: string, tenantId: string | null) => async (req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      bodies.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      json(res, 201, {
+        invitation_id: USER,
+        email: 'new@example.com',
+        role,
+        tenant_id: tenantId,
+        invitation_token: INVITATION,
+        expires_at: '2026-12-01T12:00:00Z',
+      });
+    };
+    routes['POST /admin/v1/operator-invitations'] = invitation('operator', null);
+    routes[`POST /admin/v1/tenants/${TENANT}/invitations`] = invitation('tenant_admin', TENANT);
+    const op = await post('/operator/users/invite', { email: 'new@example.com' }, { cookie });
+    expect(op.status).toBe(201);
+    expect(await op.text()).toContain(`/invitations/${INVITATION}`);
+    const badRole = await post(
+      `/operator/tenants/${TENANT}/users/invite`,
+      { email: 'new@example.com', role: 'operator' },
+      { cookie },
+    );
+    expect(badRole.status).toBe(400);
+    const tenantUser = await post(
+      `/operator/tenants/${TENANT}/users/invite`,
+      { email: 'new@example.com', role: 'tenant_admin' },
+      { cookie },
+    );
+    expect(tenantUser.status).toBe(201);
+    expect(bodies).toEqual([{ email: 'new@example.com' }, { email: 'new@example.com', role: 'tenant_admin' }]);
+    // Every call as this operator's session.
+    expect(stand.calls.filter((c) => c.path.startsWith('/admin/v1/sessions/current')).length).toBeGreaterThan(0);
+  });
+});
+
 describe('an invitation', () => {
   const view = {
     email: 'caio@example.com',
