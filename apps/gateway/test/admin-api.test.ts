@@ -633,6 +633,8 @@ it('refuses bad input with 4xx problem+json naming the field, and stores nothing
     ['GET', '/admin/v1/audit?cursor=x', undefined, 'cursor', 'query'],
     ['GET', '/admin/v1/audit?action=DROP%20TABLE', undefined, 'action', 'query'],
     ['GET', '/admin/v1/audit?since=yesterday', undefined, 'since', 'query'],
+    ['GET', '/admin/v1/audit?operator=a%00b', undefined, 'operator', 'query'],
+    ['GET', '/admin/v1/audit?since=2026-11-28T10:00:00Z&until=2026-11-28T09:00:00Z', undefined, 'until', 'query'],
     ['GET', '/admin/v1/audit?until=2026-11-28T10:00:00', undefined, 'until', 'query'],
     ['GET', '/admin/v1/dead-letters?cursor=0', undefined, 'cursor', 'query'],
     ['GET', '/admin/v1/dead-letters/abc', undefined, 'dead_letter_id', 'path'],

@@ -52,8 +52,17 @@ function pathRefusal(template: string, path: string): AdminRefusal | undefined {
 
 /** What each operation reads from the query string, and what each parameter must be. */
 const QUERY_RULES: Record<string, Record<string, (v: string) => boolean>> = {
-  adminListDeadLetters: { limit: isLimit },
-  adminListAudit: { tenant_id: (v) => UUID.test(v), cursor: (v) => /^[1-9]\d{0,17}$/.test(v), limit: isLimit },
+  adminListDeadLetters: { cursor: (v) => /^[1-9]\d{0,17}$/.test(v), limit: isLimit },
+  adminListAudit: {
+    tenant_id: (v) => UUID.test(v),
+    action: (v) => /^[a-z][a-z.-]{0,63}$/.test(v),
+    // eslint-disable-next-line no-control-regex
+    operator: (v) => v.trim() !== '' && v.trim().length <= 200 && !/[\u0000-\u001f\u007f]/.test(v.trim()),
+    since: (v) => isoTime(v) !== undefined,
+    until: (v) => isoTime(v) !== undefined,
+    cursor: (v) => /^[1-9]\d{0,17}$/.test(v),
+    limit: isLimit,
+  },
   adminRegistrationStats: { window: isWindow, tenant_id: (v) => UUID.test(v) },
   adminDeliveryStats: { window: isWindow, tenant_id: (v) => UUID.test(v) },
   adminDeliveryHealth: { window: isWindow, tenant_id: (v) => UUID.test(v) },
@@ -61,6 +70,13 @@ const QUERY_RULES: Record<string, Record<string, (v: string) => boolean>> = {
 
 function isLimit(v: string): boolean {
   return /^[1-9]\d{0,5}$/.test(v) && Number(v) <= ADMIN_MAX_PAGE;
+}
+
+/** docs/api.md: an ISO 8601 date-time with its zone (Z or an offset). */
+function isoTime(v: string): number | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(v)) return undefined;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : at;
 }
 
 function isWindow(v: string): boolean {
@@ -75,6 +91,10 @@ function queryRefusal(operationId: string, query: URLSearchParams): AdminRefusal
       return all.length > 1 || (all.length === 1 && !fits(all[0]));
     })
     .map(([name]) => name);
+  // The audit's window: until must come after since.
+  const [since, until] = [isoTime(query.get('since') ?? ''), isoTime(query.get('until') ?? '')];
+  if (operationId === 'adminListAudit' && fields.length === 0 && since !== undefined && until !== undefined)
+    if (since >= until) fields.push('until');
   return fields.length > 0 ? { reason: `query ${fields.join(', ')}`, fields } : undefined;
 }
 

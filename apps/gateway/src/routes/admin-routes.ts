@@ -284,13 +284,15 @@ function deadLetterParam(ctx: GatewayContext): number {
 function cursorParam(ctx: GatewayContext, errors: FieldError[]): number | undefined {
   const cursor = queryText(ctx, 'cursor');
   if (cursor === undefined) return undefined;
-  if (/^[1-9]\d{0,15}$/.test(cursor)) return Number(cursor);
+  if (/^[1-9]\d{0,17}$/.test(cursor)) return Number(cursor);
   errors.push({ in: 'query', path: 'cursor', message: 'must be the next_cursor of an earlier page' });
   return undefined;
 }
 
 const AUDIT_ACTION = /^[a-z][a-z.-]{0,63}$/;
 const AUDIT_OPERATOR_MAX = 200;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** The audit's filters (?tenant_id, action, operator, since, until), each bad one named. */
 function auditFilter(ctx: GatewayContext, errors: FieldError[]): AuditFilter {
@@ -319,9 +321,9 @@ function auditFilter(ctx: GatewayContext, errors: FieldError[]): AuditFilter {
         ? action
         : fail('action', 'must be an action (tenant.create) or a group ending in a dot (jobs.)'),
     operator:
-      operator === undefined || (operator !== '' && operator.length <= AUDIT_OPERATOR_MAX)
+      operator === undefined || (operator !== '' && operator.length <= AUDIT_OPERATOR_MAX && !CONTROL.test(operator))
         ? operator
-        : fail('operator', `must be 1 to ${AUDIT_OPERATOR_MAX} characters`),
+        : fail('operator', `must be 1 to ${AUDIT_OPERATOR_MAX} printable characters`),
     since: time('since'),
     until: time('until'),
   };
