@@ -65,7 +65,7 @@ it('each bank account with charges waiting: counts, oldest age, attempts and the
   };
   const html = render(<HealthPage page={page} window="hour" health={deliveries} registrations={registrations} />);
   expect(html).not.toContain('<img');
-  expect(html).toContain('Charges waiting for a bank');
+  expect(html).toContain('Cobranças esperando um banco');
   expect(html).toContain(`<span class="error-text last-error">the bank did not answer: ${ESCAPED}</span>`);
   expect(html).toContain(`>${ESCAPED}</a>`);
   expect(html).toMatch(/<td class="num waiting">12<\/td><td class="num stuck">7<\/td>/);
@@ -75,8 +75,8 @@ it('each bank account with charges waiting: counts, oldest age, attempts and the
   // Stuck accounts stand out; the one only just waiting does not.
   expect(html.match(/data-provider="inter" class="health-bad"/g)).toHaveLength(1);
   expect(html).toMatch(/data-provider="sandbox">/);
-  expect(html).toContain('default API root');
-  expect(html).toContain('waiting longer than 5 min');
+  expect(html).toContain('raiz da API padrão');
+  expect(html).toContain('esperando há mais de 5 min');
 });
 
 it('no charge waiting: says so', () => {
@@ -88,7 +88,7 @@ it('no charge waiting: says so', () => {
       registrations={{ at: '2026-11-26T09:00:00.000Z', stuck_after_seconds: 300, accounts: [] }}
     />,
   );
-  expect(html).toContain('No charge is waiting for its bank');
+  expect(html).toContain('Nenhuma cobrança esperando o seu banco');
   expect(html).not.toContain('health-waiting');
 });
 

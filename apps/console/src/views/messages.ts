@@ -360,7 +360,7 @@ const ptBR = {
   'users.badRole': 'escolha um papel',
   'session.ended': 'Sua sessão terminou (o gateway não a aceita mais): entre de novo.',
   'layout.who.person': '{name} · {where}',
-  // Operator: dashboard (pages/dashboard.tsx, dashboard-charts.ts), audit (pages/audit.tsx), dead letters (pages/dead-letters.tsx)
+  // Operator: dashboard (pages/dashboard.tsx, dashboard-charts.ts), audit, dead letters and health pages
   'operator.dashboard.title': 'Painel',
   'operator.dashboard.tenant': 'Cliente',
   'operator.dashboard.allTenants': 'Todos os clientes',
@@ -448,6 +448,32 @@ const ptBR = {
   'operator.deadLetters.payloadBase64': 'Não é texto UTF-8: mostrado em base64.',
   'operator.deadLetters.payloadTruncated': 'Cortado nos primeiros {bytes} bytes.',
   'operator.deadLetters.back': 'Voltar às mensagens mortas',
+  'operator.health.title': 'Saúde',
+  'operator.health.waitingTitle': 'Cobranças esperando um banco',
+  'operator.health.deliveryTitle': 'Entrega de callbacks',
+  'operator.health.deliveryLead':
+    'De {from} a {to}. Taxa de sucesso = tentativas entregues / (entregues + com falha); pendentes conta os eventos esperando agora. O último erro é a resposta do próprio receptor, mostrada como texto.',
+  'operator.health.perTenant': 'Por cliente',
+  'operator.health.perHost': 'Por host de callback',
+  'operator.health.noDeliveries': 'Nenhuma entrega nesta janela.',
+  'operator.health.tenant': 'Cliente',
+  'operator.health.host': 'Host',
+  'operator.health.success': 'Sucesso',
+  'operator.health.delivered': 'Entregues',
+  'operator.health.failed': 'Com falha',
+  'operator.health.dead': 'Mortos',
+  'operator.health.pending': 'Pendentes',
+  'operator.health.lastError': 'Último erro',
+  'operator.health.noneWaiting': 'Nenhuma cobrança esperando o seu banco ({at}).',
+  'operator.health.waitingLead':
+    'Em {at}. Paradas: esperando há mais de {stuckAfter}. O último erro é a resposta do banco (ou por que não conseguimos perguntar) na última tentativa que ele não aceitou.',
+  'operator.health.bankAccount': 'Conta no banco',
+  'operator.health.waiting': 'Esperando',
+  'operator.health.stuck': 'Paradas',
+  'operator.health.oldest': 'Mais antiga',
+  'operator.health.attempts': 'Tentativas',
+  'operator.health.defaultApiRoot': 'raiz da API padrão',
+  'operator.health.since': 'desde {at}',
 } as const;
 
 export type MessageKey = keyof typeof ptBR;
@@ -801,7 +827,7 @@ const en: Record<MessageKey, string> = {
   'users.badRole': 'choose a role',
   'session.ended': 'Your session has ended (the gateway no longer accepts it): log in again.',
   'layout.who.person': '{name} · {where}',
-  // Operator: dashboard (pages/dashboard.tsx, dashboard-charts.ts), audit (pages/audit.tsx), dead letters (pages/dead-letters.tsx)
+  // Operator: dashboard (pages/dashboard.tsx, dashboard-charts.ts), audit, dead letters and health pages
   'operator.dashboard.title': 'Dashboard',
   'operator.dashboard.tenant': 'Tenant',
   'operator.dashboard.allTenants': 'All tenants',
@@ -889,6 +915,32 @@ const en: Record<MessageKey, string> = {
   'operator.deadLetters.payloadBase64': 'Not UTF-8 text: shown as base64.',
   'operator.deadLetters.payloadTruncated': 'Cut at the first {bytes} bytes.',
   'operator.deadLetters.back': 'Back to the dead letters',
+  'operator.health.title': 'Health',
+  'operator.health.waitingTitle': 'Charges waiting for a bank',
+  'operator.health.deliveryTitle': 'Callback delivery',
+  'operator.health.deliveryLead':
+    "From {from} to {to}. Success rate = delivered / (delivered + failed) attempts; pending counts events waiting now. The last error is the receiver's own answer, shown as text.",
+  'operator.health.perTenant': 'Per tenant',
+  'operator.health.perHost': 'Per callback host',
+  'operator.health.noDeliveries': 'No deliveries in this window.',
+  'operator.health.tenant': 'Tenant',
+  'operator.health.host': 'Host',
+  'operator.health.success': 'Success',
+  'operator.health.delivered': 'Delivered',
+  'operator.health.failed': 'Failed',
+  'operator.health.dead': 'Dead',
+  'operator.health.pending': 'Pending',
+  'operator.health.lastError': 'Last error',
+  'operator.health.noneWaiting': 'No charge is waiting for its bank ({at}).',
+  'operator.health.waitingLead':
+    'As of {at}. Stuck: waiting longer than {stuckAfter}. The last error is the bank’s answer (or why we could not ask it) on the latest attempt it did not take.',
+  'operator.health.bankAccount': 'Bank account',
+  'operator.health.waiting': 'Waiting',
+  'operator.health.stuck': 'Stuck',
+  'operator.health.oldest': 'Oldest',
+  'operator.health.attempts': 'Attempts',
+  'operator.health.defaultApiRoot': 'default API root',
+  'operator.health.since': 'since {at}',
 };
 
 export const MESSAGES: { readonly 'pt-BR': Record<MessageKey, string>; readonly en: Record<MessageKey, string> } = {

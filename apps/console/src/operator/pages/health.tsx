@@ -29,18 +29,15 @@ export function HealthPage({
   health: DeliveryHealth;
   registrations: RegistrationHealth;
 }) {
-  const { dateTime: when } = useFormats();
+  const { t, dateTime: when } = useFormats();
   return (
-    <OperatorFrame page={page} title="Health">
-      <h2>Charges waiting for a bank</h2>
+    <OperatorFrame page={page} title={t('operator.health.title')}>
+      <h2>{t('operator.health.waitingTitle')}</h2>
       <WaitingTable registrations={registrations} />
-      <h2>Callback delivery</h2>
+      <h2>{t('operator.health.deliveryTitle')}</h2>
       <WindowSwitch path="/operator/health" window={window} />
-      <p class="muted">
-        From {when(health.from)} to {when(health.to)}. Success rate = delivered / (delivered + failed) attempts; pending
-        counts events waiting now. The last error is the receiver's own answer, shown as text.
-      </p>
-      <h2>Per tenant</h2>
+      <p class="muted">{t('operator.health.deliveryLead', { from: when(health.from), to: when(health.to) })}</p>
+      <h2>{t('operator.health.perTenant')}</h2>
       <HealthTable
         kind="tenant"
         rows={health.tenants.map((t: TenantDeliveryHealth) => ({
@@ -49,7 +46,7 @@ export function HealthPage({
           fields: t,
         }))}
       />
-      <h2>Per callback host</h2>
+      <h2>{t('operator.health.perHost')}</h2>
       <HealthTable
         kind="host"
         rows={health.hosts.map((h) => ({ key: h.host, name: <span class="mono">{h.host}</span>, fields: h }))}
@@ -65,20 +62,20 @@ function HealthTable({
   kind: 'tenant' | 'host';
   rows: ReadonlyArray<{ key: string; name: ComponentChildren; fields: HealthFields }>;
 }) {
-  const { duration, percent, dateTime: when } = useFormats();
-  if (rows.length === 0) return <p class="muted empty">No deliveries in this window.</p>;
+  const { t, duration, percent, dateTime: when } = useFormats();
+  if (rows.length === 0) return <p class="muted empty">{t('operator.health.noDeliveries')}</p>;
   return (
     <table class={`health health-${kind}`}>
       <thead>
         <tr>
-          <th>{kind === 'tenant' ? 'Tenant' : 'Host'}</th>
-          <th class="num">Success</th>
-          <th class="num">Delivered</th>
-          <th class="num">Failed</th>
-          <th class="num">Dead</th>
-          <th class="num">Pending</th>
+          <th>{t(kind === 'tenant' ? 'operator.health.tenant' : 'operator.health.host')}</th>
+          <th class="num">{t('operator.health.success')}</th>
+          <th class="num">{t('operator.health.delivered')}</th>
+          <th class="num">{t('operator.health.failed')}</th>
+          <th class="num">{t('operator.health.dead')}</th>
+          <th class="num">{t('operator.health.pending')}</th>
           <th class="num">p99</th>
-          <th>Last error</th>
+          <th>{t('operator.health.lastError')}</th>
         </tr>
       </thead>
       <tbody>
@@ -114,26 +111,23 @@ function HealthTable({
  * refuses our token, or has not issued them yet) leaves them pending and retried, never rejected.
  */
 function WaitingTable({ registrations }: { registrations: RegistrationHealth }) {
-  const { age, dateTime: when } = useFormats();
+  const { t, age, dateTime: when } = useFormats();
   const stuckAfter = age(registrations.stuck_after_seconds);
   if (registrations.accounts.length === 0)
-    return <p class="muted empty waiting-none">No charge is waiting for its bank ({when(registrations.at)}).</p>;
+    return <p class="muted empty waiting-none">{t('operator.health.noneWaiting', { at: when(registrations.at) })}</p>;
   return (
     <>
-      <p class="muted">
-        As of {when(registrations.at)}. Stuck: waiting longer than {stuckAfter}. The last error is the bank’s answer (or
-        why we could not ask it) on the latest attempt it did not take.
-      </p>
+      <p class="muted">{t('operator.health.waitingLead', { at: when(registrations.at), stuckAfter })}</p>
       <table class="health health-waiting">
         <thead>
           <tr>
-            <th>Tenant</th>
-            <th>Bank account</th>
-            <th class="num">Waiting</th>
-            <th class="num">Stuck</th>
-            <th class="num">Oldest</th>
-            <th class="num">Attempts</th>
-            <th>Last error</th>
+            <th>{t('operator.health.tenant')}</th>
+            <th>{t('operator.health.bankAccount')}</th>
+            <th class="num">{t('operator.health.waiting')}</th>
+            <th class="num">{t('operator.health.stuck')}</th>
+            <th class="num">{t('operator.health.oldest')}</th>
+            <th class="num">{t('operator.health.attempts')}</th>
+            <th>{t('operator.health.lastError')}</th>
           </tr>
         </thead>
         <tbody>
@@ -147,7 +141,7 @@ function WaitingTable({ registrations }: { registrations: RegistrationHealth }) 
 }
 
 function WaitingRow({ account: a }: { account: WaitingBankAccount }) {
-  const { age, dateTime: when } = useFormats();
+  const { t, age, dateTime: when } = useFormats();
   return (
     <tr data-key={a.tenant_id} data-provider={a.provider} class={a.stuck > 0 ? 'health-bad' : undefined}>
       <td>
@@ -156,14 +150,14 @@ function WaitingRow({ account: a }: { account: WaitingBankAccount }) {
       <td>
         {a.provider}
         <br />
-        <span class="muted mono">{a.base_url ?? 'default API root'}</span>
+        <span class="muted mono">{a.base_url ?? t('operator.health.defaultApiRoot')}</span>
       </td>
       <td class="num waiting">{a.waiting}</td>
       <td class="num stuck">{a.stuck}</td>
       <td class="num oldest">
         {age(a.oldest_age_seconds)}
         <br />
-        <span class="muted">since {when(a.oldest_since)}</span>
+        <span class="muted">{t('operator.health.since', { at: when(a.oldest_since) })}</span>
       </td>
       <td class="num attempts">{a.attempts}</td>
       <td>
