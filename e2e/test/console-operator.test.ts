@@ -315,7 +315,7 @@ describeWithBrowser('the operator console in a browser', () => {
     expect(await text('.problem')).toContain('window: must be one of hour, day');
     consoleErrors.splice(0);
     expect(await open('/operator')).toBe(200);
-    expect(await text('header nav a.current')).toBe('Dashboard');
+    expect(await text('header nav a.current')).toBe('Painel');
     for (const window of ['hour', 'day'] as const) {
       if (window === 'day') {
         expect(await submit('nav.window-switch a[href*="window=day"]')).toBe(200);
