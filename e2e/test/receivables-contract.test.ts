@@ -316,6 +316,66 @@ describe('payment data on request', () => {
   });
 });
 
+describe('a receivable as issued', () => {
+  const detailPath = (id: string) => `/api/v1/accounts-receivable/${id}`;
+
+  it('answers its ids as sent, amount, dates and the payer printed on the slip, even after the client changed', async () => {
+    const tenant = await system.newTenant('Receivable as issued');
+    const client = clientPayload({ name: 'Joana Gonçalves', cnpj_cpf: '529.982.247-25' });
+    expect((await tenant.api.postIdempotent('/api/v1/clients', [client])).status).toBe(201);
+    const slip = item(client.client_id, {
+      value: 1234.56,
+      emission_date: '2026-11-02',
+      due_date: '2026-12-10',
+      account_receivable_id: randomUUID().toUpperCase(),
+    });
+    await issue(tenant, [slip]);
+    const expected = {
+      accounts_receivable_id: slip.account_receivable_id,
+      client_id: client.client_id,
+      payment_slip_id: slip.payment_slip_id,
+      payment_method: 1,
+      status_payment: 'Pendente',
+      value: 1234.56,
+      emission_date: '2026-11-02',
+      due_date: '2026-12-10',
+      payer: { name: 'Joana Gonçalves', tax_id: '52998224725' },
+    };
+    const first = await tenant.api.send('GET', detailPath(slip.account_receivable_id.toLowerCase()));
+    expect(first.status).toBe(200);
+    expect(first.json).toEqual(expected);
+    const renamed = await tenant.api.send(
+      'PUT',
+      `/api/v1/clients/${client.client_id}`,
+      { ...client, name: 'Joana G. Silva' },
+      {
+        'idempotency-key': randomUUID(),
+      },
+    );
+    expect(renamed.status).toBe(200);
+    expect((await tenant.api.send('GET', detailPath(slip.account_receivable_id))).json).toEqual(expected);
+  });
+
+  it('is 404 problem+json for another tenant and an unknown id, 401 without a token, 422 for a malformed id', async () => {
+    const { tenant, clientId } = await tenantWithClient('Receivable as issued, refusals');
+    const charge = item(clientId);
+    await issue(tenant, [charge]);
+    const other = await system.newTenant('Receivable as issued, other tenant');
+    for (const res of [
+      await other.api.send<Problem>('GET', detailPath(charge.account_receivable_id)),
+      await tenant.api.send<Problem>('GET', detailPath(randomUUID())),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.json).toMatchObject({ code: 'not_found' });
+    }
+    expect((await system.api.send<Problem>('GET', detailPath(charge.account_receivable_id))).status).toBe(401);
+    const malformed = await tenant.api.send<Problem>('GET', detailPath('not-a-uuid'));
+    expect(malformed.status).toBe(422);
+    expect(malformed.json.errors).toEqual([expect.objectContaining({ in: 'path', path: 'uuid' })]);
+  });
+});
+
 describe('create: ids that exist already, ids twice in a batch', () => {
   it('names in the 202 the ids that already existed, as first spelled, and creates only the new ones', async () => {
     const { tenant, clientId } = await tenantWithClient('Existing ids');

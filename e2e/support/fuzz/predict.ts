@@ -177,6 +177,7 @@ function operationRefusal(
     case 'consultReceivable':
     case 'receivableHistory':
     case 'receivablePaymentData':
+    case 'getReceivable':
       return UUID.test(param) ? undefined : 'path uuid';
     case 'requestBooklet':
       return UUID.test(param) ? refusedBy(validateBookletRequest(copy()), 'body') : 'path uuid';

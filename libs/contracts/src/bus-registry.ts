@@ -33,6 +33,8 @@ import type {
   ReceivableCancelCommand,
   ReceivableConsultCommand,
   ReceivableConsultReply,
+  ReceivableDetailCommand,
+  ReceivableDetailReply,
   ReceivablePaymentDataCommand,
   ReceivablePaymentDataReply,
   ReceivablesCreateCommand,
@@ -74,6 +76,7 @@ export type RequestReplyRegistry = {
   [Subjects.receivables.slipQrCode]: Exchange<SlipQrCodeCommand, SlipQrCodeReply>;
   [Subjects.receivables.history]: Exchange<ReceivableHistoryCommand, ReceivableHistory>;
   [Subjects.receivables.paymentData]: Exchange<ReceivablePaymentDataCommand, ReceivablePaymentDataReply>;
+  [Subjects.receivables.detail]: Exchange<ReceivableDetailCommand, ReceivableDetailReply>;
   [Subjects.receivables.registrationStats]: Exchange<RegistrationStatsCommand, RegistrationStats>;
   [Subjects.receivables.registrationHealth]: Exchange<RegistrationHealthCommand, RegistrationHealthReply>;
   [Subjects.booklets.request]: Exchange<BookletRequestCommand, BookletResponse>;

@@ -293,12 +293,54 @@ export type ReceivableSearchResult = SearchResultItem;
 export interface ReceivablesSearchReply {
   items: ReceivableSearchResult[];
   next_cursor: string | null;
+  /**
+   * True from a receivables-svc that applies the optional filters (payer_name, payer_tax_id,
+   * our_number, value); absent from an older one, which would answer the search without them.
+   */
+  filters_applied?: boolean;
 }
 export interface ReceivableConsultCommand {
   tenant_id: string;
   account_receivable_id: string;
 }
 export type ReceivableConsultReply = ConsultResult;
+
+/**
+ * GET /api/v1/accounts-receivable/{uuid}: what the charge was issued with, as a support person is
+ * asked it on the phone (its due date, amount and payer with tax id), in the ERP's id spellings. An
+ * addition to the interface spec: consult answers the state and payment, this the charge itself.
+ */
+export const ReceivableDetailSchema = Type.Object(
+  {
+    accounts_receivable_id: Uuid(),
+    client_id: Uuid('Client identifier in the ERP'),
+    payment_slip_id: Uuid('Booklet (carne) identifier in the ERP'),
+    payment_method: Type.Integer({ description: 'As created: 1 hybrid bank slip (slip plus PIX), 3 PIX' }),
+    status_payment: Type.Union(
+      StatePaymentLabels.map((l) => Type.Literal(l)),
+      { description: 'Localized state label, as consult answers it' },
+    ),
+    value: Type.Number({ description: 'The amount due, in reais' }),
+    emission_date: IsoDate('Emission date'),
+    due_date: IsoDate('Due date'),
+    payer: Type.Object(
+      {
+        name: Type.String(),
+        tax_id: Type.String({ description: "The payer's CPF (11 characters) or CNPJ (14), without punctuation" }),
+      },
+      { description: 'The payer as the charge was issued for (printed on the slip)' },
+    ),
+  },
+  { $id: 'ReceivableDetail' },
+);
+export type ReceivableDetail = Static<typeof ReceivableDetailSchema>;
+
+/** gateway -> receivables-svc: a tenant's receivable as it was issued; not_found for another tenant's id. */
+export interface ReceivableDetailCommand {
+  tenant_id: string;
+  account_receivable_id: string;
+}
+export type ReceivableDetailReply = ReceivableDetail;
 
 /**
  * gateway -> receivables-svc: the payment data of a tenant's registered receivable, by the ERP's id

@@ -19,6 +19,7 @@ export const Subjects = {
     slipQrCode: 'receivables.slip-qrcode',
     history: 'receivables.history',
     paymentData: 'receivables.payment-data',
+    detail: 'receivables.detail',
     registrationStats: 'receivables.registration-stats',
     registrationHealth: 'receivables.registration-health',
   },

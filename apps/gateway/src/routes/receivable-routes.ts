@@ -80,6 +80,13 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
         limit: query.limit ?? SEARCH_DEFAULT_LIMIT,
         cursor: query.cursor,
       });
+      // During a rolling upgrade an older receivables-svc ignores the filters: its page would look
+      // like the filtered answer. A 503 has the ERP retry once the new one answers.
+      if (hasOptionalFilters(query) && reply.filters_applied !== true)
+        throw new ServiceError(
+          'service_unavailable',
+          'receivables-svc does not apply the search filters yet (an upgrade is under way)',
+        );
       return {
         status: 200,
         body: reply.items,
@@ -93,6 +100,8 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
   const history = readById(bus, 'receivableHistory', Subjects.receivables.history);
   // The payment data of its registered callback; 404 until the provider registered it (docs/api.md).
   const paymentData = readById(bus, 'receivablePaymentData', Subjects.receivables.paymentData);
+  // The charge as issued: due date, amount, payer and tax id (docs/api.md).
+  const detail = readById(bus, 'getReceivable', Subjects.receivables.detail);
 
   return [
     endpoint(create),
@@ -101,6 +110,7 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
     endpoint(consult),
     endpoint(history),
     endpoint(paymentData),
+    endpoint(detail),
   ];
 }
 
@@ -114,8 +124,18 @@ function searchQueryOf(r: SearchRequest): ReceivablesSearchQuery {
   return query;
 }
 
+/** Whether the search names any of the optional filters (docs/api.md, "Search"). */
+function hasOptionalFilters(r: SearchRequest): boolean {
+  return (
+    r.payer_name !== undefined || r.payer_tax_id !== undefined || r.our_number !== undefined || r.value !== undefined
+  );
+}
+
 type ReadSubject =
-  typeof Subjects.receivables.consult | typeof Subjects.receivables.history | typeof Subjects.receivables.paymentData;
+  | typeof Subjects.receivables.consult
+  | typeof Subjects.receivables.history
+  | typeof Subjects.receivables.paymentData
+  | typeof Subjects.receivables.detail;
 
 /**
  * A read of one receivable by its id, answered by receivables-svc for the tenant: consult, history,

@@ -6,6 +6,7 @@ import { requestCancellation } from '../domain/cancellation';
 import { receivableHistory } from '../domain/history';
 import { listInstallments } from '../domain/installments';
 import { receivablePaymentData } from '../domain/payment-data';
+import { receivableDetail } from '../domain/receivable-detail';
 import type { ClientDirectory, PaymentProviders, ProviderAccounts } from '../domain/ports';
 import { registrationStats } from '../domain/registration-stats';
 import { registrationHealth } from '../domain/registration-waits';
@@ -63,7 +64,7 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
     Subjects.receivables.search,
     async (cmd) => {
       const page = await searchReceivables(deps.db, cmd.tenant_id, cmd.query, cmd.limit, cmd.cursor, deps.timeZone);
-      return { items: page.items, next_cursor: page.nextCursor };
+      return { items: page.items, next_cursor: page.nextCursor, filters_applied: true };
     },
     { queue },
   );
@@ -105,9 +106,29 @@ export const registerHandlers: RegisterHandlers<HandlerDeps> = (bus, deps) => {
     { queue },
   );
 
+  // The charge as issued (due date, amount, payer and tax id), for the ERP's support people.
+  const detail = bus.serve(
+    Subjects.receivables.detail,
+    (cmd) => receivableDetail(deps.db, cmd.tenant_id, cmd.account_receivable_id),
+    { queue },
+  );
+
   // The admin API's registration statistics, from the per-minute aggregates.
   const stats = bus.serve(Subjects.receivables.registrationStats, (cmd) => registrationStats(deps.db, cmd), { queue });
   // The charges waiting for their bank, per bank account, from the queued rows.
   const waiting = bus.serve(Subjects.receivables.registrationHealth, () => registrationHealth(deps.db), { queue });
-  return [create, cancel, search, installments, consult, slipPdf, slipQrCode, history, paymentData, stats, waiting];
+  return [
+    create,
+    cancel,
+    search,
+    installments,
+    consult,
+    slipPdf,
+    slipQrCode,
+    history,
+    paymentData,
+    detail,
+    stats,
+    waiting,
+  ];
 };

@@ -18,7 +18,7 @@ import type {
   RegistrationFailedCallback,
 } from '../callbacks';
 import type { ClientCreateItem, ClientsCreateResponse, ClientUpdateRequest, ClientUpdateResponse } from '../clients';
-import type { CancelResponse, ReceivableCreateItem, ReceivablesCreateResponse } from '../receivables';
+import type { CancelResponse, ReceivableCreateItem, ReceivableDetail, ReceivablesCreateResponse } from '../receivables';
 import type { ReceivableHistory } from '../receivable-history';
 import type { ConsultResult, SearchRequest, SearchResultItem } from '../search';
 import type { ExampleObject, JsonValue } from './types';
@@ -264,6 +264,18 @@ export const consultResponse: ConsultResult = {
   amount_due: 850,
   amount_paid: 800,
   fee_amount: 7.92,
+};
+
+export const receivableDetail: ReceivableDetail = {
+  accounts_receivable_id: Ids.receivableSlip,
+  client_id: Ids.clientPerson,
+  payment_slip_id: Ids.paymentSlip,
+  payment_method: 1,
+  status_payment: 'Pendente',
+  value: 850,
+  emission_date: '2026-03-02',
+  due_date: '2026-03-10',
+  payer: { name: 'Maria da Silva', tax_id: '52998224725' },
 };
 
 export const consultPendingResponse: ConsultResult = {

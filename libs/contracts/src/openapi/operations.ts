@@ -29,6 +29,7 @@ import { Uuid } from '../common';
 import type { ErrorCode } from '../errors';
 import {
   CancelResponseSchema,
+  ReceivableDetailSchema,
   ReceivablesCreateRequestSchema,
   ReceivablesCreateResponseSchema,
   SLIP_PDF_PATH,
@@ -488,6 +489,31 @@ export const API_OPERATIONS = [
       description: 'Its history.',
       schema: ReceivableHistorySchema,
       examples: { paid: ex.example('Received, then paid by PIX', ex.historyResponse) },
+    },
+    errors: {
+      ...GUARDED,
+      not_found: 'no receivable with this id for the tenant',
+      validation_failed: 'uuid is not a UUID',
+      ...unavailable('receivables'),
+    },
+  }),
+  operation({
+    method: 'get',
+    path: '/api/v1/accounts-receivable/{uuid}',
+    operationId: 'getReceivable',
+    tag: 'Receivables',
+    summary: 'A receivable as it was issued',
+    description:
+      'What the charge was created with: its ERP ids, payment method, amount, emission and due dates, and the payer with the tax id printed on the slip; ' +
+      'with the state label consult answers. An addition to the interface: consult answers the state and the payment, this the charge itself.',
+    security: 'access_token',
+    idempotency: 'none',
+    pathParameters: [uuidPath('The account_receivable_id of the charge', ex.Ids.receivableSlip)],
+    success: {
+      status: 200,
+      description: 'The charge as issued.',
+      schema: ReceivableDetailSchema,
+      examples: { pending: ex.example('A hybrid slip waiting for its payment', ex.receivableDetail) },
     },
     errors: {
       ...GUARDED,

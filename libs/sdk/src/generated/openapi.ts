@@ -181,6 +181,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/accounts-receivable/{uuid}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A receivable as it was issued
+     * @description What the charge was created with: its ERP ids, payment method, amount, emission and due dates, and the payer with the tax id printed on the slip; with the state label consult answers. An addition to the interface: consult answers the state and the payment, this the charge itself.
+     */
+    get: operations['getReceivable'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/accounts-receivable/{uuid}/payment-data': {
     parameters: {
       query?: never;
@@ -934,6 +954,45 @@ export interface components {
        * @default 0
        */
       interest_amount?: number;
+    };
+    ReceivableDetail: {
+      /** Format: uuid */
+      accounts_receivable_id: string;
+      /**
+       * Format: uuid
+       * @description Client identifier in the ERP
+       */
+      client_id: string;
+      /**
+       * Format: uuid
+       * @description Booklet (carne) identifier in the ERP
+       */
+      payment_slip_id: string;
+      /** @description As created: 1 hybrid bank slip (slip plus PIX), 3 PIX */
+      payment_method: number;
+      /**
+       * @description Localized state label, as consult answers it
+       * @enum {string}
+       */
+      status_payment: 'Pendente' | 'Aprovada' | 'Rejeitada' | 'Cancelada';
+      /** @description The amount due, in reais */
+      value: number;
+      /**
+       * Format: date
+       * @description Emission date; YYYY-MM-DD from 2000-01-01 to 2099-12-31
+       */
+      emission_date: string;
+      /**
+       * Format: date
+       * @description Due date; YYYY-MM-DD from 2000-01-01 to 2099-12-31
+       */
+      due_date: string;
+      /** @description The payer as the charge was issued for (printed on the slip) */
+      payer: {
+        name: string;
+        /** @description The payer's CPF (11 characters) or CNPJ (14), without punctuation */
+        tax_id: string;
+      };
     };
     ReceivableHistory: {
       items: components['schemas']['ReceivableHistoryEntry'][];
@@ -1941,6 +2000,86 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ReceivableHistory'];
+        };
+      };
+      /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `not_found`: no receivable with this id for the tenant */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `validation_failed`: uuid is not a UUID */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `rate_limited`: over the tenant's rate limit; retry after Retry-After seconds */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `service_unavailable`: the receivables service is not running or did not answer in time, or the gateway cannot reach its database; retry after Retry-After seconds */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getReceivable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The account_receivable_id of the charge
+         * @example 9b2d7e10-4c3a-4e8b-8f1d-2a6c5b7e9d01
+         */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The charge as issued. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReceivableDetail'];
         };
       };
       /** @description `unauthorized`: the access token is missing, malformed or wrongly signed, or its tenant or integration token was disabled or revoked; `token_expired`: the access token has expired: get a new one from POST /api/v1/authenticate (POST /api/v1/refresh-token renews one before it expires) */
