@@ -12,6 +12,8 @@ import { startGatewayUnderTest as start, type GatewayUnderTest as Running } from
 let running: Running;
 let jwt: string;
 const asked: ReceivablesSearchCommand[] = [];
+/** Whether the stand-in answers as a receivables-svc that applies the filters (an older one does not say so). */
+let applies = true;
 
 beforeAll(async () => {
   running = await start();
@@ -20,7 +22,7 @@ beforeAll(async () => {
     Subjects.receivables.search,
     async (cmd) => {
       asked.push(cmd);
-      return { items: [], next_cursor: null };
+      return applies ? { items: [], next_cursor: null, filters_applied: true } : { items: [], next_cursor: null };
     },
     { queue: 'receivables-svc' },
   );
@@ -87,6 +89,20 @@ it('passes valid filters to receivables-svc as sent, and only the filters', asyn
   expect(Object.keys(asked.at(-1)?.query ?? {}).sort()).toEqual(
     ['end_date', 'our_number', 'payer_name', 'payer_tax_id', 'start_date', 'state', 'value'].sort(),
   );
+});
+
+it('answers 503 with Retry-After when receivables-svc does not apply the filters (an older release), not its unfiltered page', async () => {
+  applies = false;
+  try {
+    const filtered = await search({ payer_name: 'Conceição' });
+    expect(filtered.status).toBe(503);
+    expect(filtered.headers.get('retry-after')).toBe('5');
+    expect(((await filtered.json()) as Problem).code).toBe('service_unavailable');
+    // The spec's own search needs nothing new of it.
+    expect((await search({})).status).toBe(200);
+  } finally {
+    applies = true;
+  }
 });
 
 it('takes a CNPJ bare or punctuated, and the spec body alone as before', async () => {
