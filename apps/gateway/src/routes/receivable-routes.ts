@@ -87,13 +87,6 @@ export function receivableEndpoints(bus: Bus, runMode: 'development' | 'producti
           'service_unavailable',
           'receivables-svc does not apply the search filters yet (an upgrade is under way)',
         );
-      // During a rolling upgrade an older receivables-svc ignores the filters: its page would look
-      // like the filtered answer. A 503 has the ERP retry once the new one answers.
-      if (hasOptionalFilters(query) && reply.filters_applied !== true)
-        throw new ServiceError(
-          'service_unavailable',
-          'receivables-svc does not apply the search filters yet (an upgrade is under way)',
-        );
       return {
         status: 200,
         body: reply.items,
@@ -129,13 +122,6 @@ function searchQueryOf(r: SearchRequest): ReceivablesSearchQuery {
   if (r.our_number !== undefined) query.our_number = r.our_number;
   if (r.value !== undefined) query.value = r.value;
   return query;
-}
-
-/** Whether the search names any of the optional filters (docs/api.md, "Search"). */
-function hasOptionalFilters(r: SearchRequest): boolean {
-  return (
-    r.payer_name !== undefined || r.payer_tax_id !== undefined || r.our_number !== undefined || r.value !== undefined
-  );
 }
 
 /** Whether the search names any of the optional filters (docs/api.md, "Search"). */
