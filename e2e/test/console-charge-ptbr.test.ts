@@ -115,6 +115,8 @@ describeWithBrowser('a charge page in pt-BR in Chromium', () => {
       expect(await textOf(page, '#charge-state')).toBe('Aprovada');
       expect(await textOf(page, '#payer-name')).toBe('Padaria Alfa Ltda');
       expect(await textOf(page, '#due-date')).toBe('15/12/2027');
+      // clientPayload's CPF, sent punctuated, shown in its official punctuation.
+      expect(await textOf(page, '#payer-tax-id')).toBe('529.982.247-25');
       const paidOnLabel = await page.$eval('#paid-on', (dd) => dd.previousElementSibling?.textContent);
       expect(paidOnLabel).toBe('Pago em');
       expect(await textOf(page, '#paid-on')).toBe(`${day}/${month}/${year} ${hour}:${minute} (horário de Brasília)`);

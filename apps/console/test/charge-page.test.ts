@@ -86,6 +86,17 @@ beforeEach(async () => {
     fee_amount: paid ? 0.89 : 0,
     payment_type: paid ? 'Pix' : 'naodefinido',
   });
+  const issued = (id: string) => ({
+    accounts_receivable_id: id,
+    client_id: '7f1c2a3e-0b4d-4c5e-8f6a-1b2c3d4e5f60',
+    payment_slip_id: 'c4a1e6f2-8b3d-4f7a-a2c5-6d9e0f1b2a3c',
+    payment_method: 1,
+    status_payment: 'Pendente',
+    value: 1234.56,
+    emission_date: '2026-03-20',
+    due_date: '2026-04-02',
+    payer: { name: `Padaria ${XSS}`, tax_id: '11222333000181' },
+  });
   const history = {
     items: [
       { at: '2026-11-23T12:00:01.204Z', from_state: null, to_state: 'pending', reason: 'received' },
@@ -101,6 +112,8 @@ beforeEach(async () => {
     [`POST /api/v1/accounts-receivable/${UNREGISTERED}/consult-transaction`]: (_req, res) =>
       json(res, 200, charge(UNREGISTERED, false)),
     [`GET /api/v1/accounts-receivable/${CHARGE}/history`]: (_req, res) => json(res, 200, history),
+    [`GET /api/v1/accounts-receivable/${CHARGE}`]: (_req, res) => json(res, 200, issued(CHARGE)),
+    [`GET /api/v1/accounts-receivable/${UNREGISTERED}`]: (_req, res) => json(res, 200, issued(UNREGISTERED)),
     [`GET /api/v1/accounts-receivable/${UNREGISTERED}/history`]: (_req, res) =>
       json(res, 200, { items: history.items.slice(0, 1) }),
     'GET /api/v1/callbacks': (_req, res) => json(res, 200, []),
@@ -152,6 +165,7 @@ describe('the charge page in pt-BR (the default)', () => {
     expect(fact(html, 'fee')).toBe('R$ 0,89');
     expect(fact(html, 'charge-state')).toBe('Aprovada');
     expect(fact(html, 'due-date')).toBe('02/04/2026');
+    expect(fact(html, 'payer-tax-id')).toBe('11.222.333/0001-81');
     expect(fact(html, 'our-number')).toBe('00000123');
     expect(fact(html, 'typeable-line')).toBe('23790.44809 56168.623793 36011.058009 7 40430000124020');
     expect(fact(html, 'barcode')).toBe(BARCODE);

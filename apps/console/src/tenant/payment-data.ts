@@ -38,27 +38,3 @@ export function webLink(text: string): string | undefined {
     return undefined;
   }
 }
-
-const DAY_MS = 86_400_000;
-const FACTOR_BASE = Date.UTC(1997, 9, 7);
-const FACTOR_RESET = Date.UTC(2025, 1, 22);
-
-/**
- * The due date a bank slip's 44-digit barcode carries (FEBRABAN: digits 6-9 are days since
- * 1997-10-07; from 2025-02-22 they restart at 1000 and wrap every 9,000 days), as YYYY-MM-DD: of the
- * dates the factor can stand for, the one nearest to `now`. The public API answers no due date of a
- * charge (consult keeps the specification's shape), so a slip's page reads the bank's own. Undefined
- * for a PIX charge (no barcode) and for factor 0000 (a slip without due date).
- */
-export function dueDateOfBarcode(barcode: string, now: number): string | undefined {
-  if (!/^\d{44}$/.test(barcode)) return undefined;
-  const factor = Number(barcode.slice(5, 9));
-  if (factor === 0) return undefined;
-  const candidates = [FACTOR_BASE + factor * DAY_MS];
-  if (factor >= 1000) {
-    const first = FACTOR_RESET + (factor - 1000) * DAY_MS;
-    for (let k = 0; k < 4; k++) candidates.push(first + k * 9000 * DAY_MS);
-  }
-  const nearest = candidates.reduce((a, b) => (Math.abs(b - now) < Math.abs(a - now) ? b : a));
-  return new Date(nearest).toISOString().slice(0, 10);
-}

@@ -18,7 +18,7 @@ import { BookletsPage } from './pages/booklets';
 import { bookletLink, CallbackPage } from './pages/callback';
 import { CALLBACK_STATUSES, CallbacksPage, type CallbackStatus } from './pages/callbacks';
 import { ChargePage, type SlipOffer } from './pages/charge';
-import { dueDateOfBarcode, gatewaySlipLink, webLink, type SlipLinkKind } from './payment-data';
+import { gatewaySlipLink, webLink, type SlipLinkKind } from './payment-data';
 import { ChargesPage } from './pages/charges';
 import { chargeFilters, exportChargesCsv, searchCharges } from './charge-search';
 
@@ -76,10 +76,14 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
   router.get('/charges/:id', async (ctx) => {
     const id = chargeId(ctx);
     const path = { uuid: id };
-    const [charge, history, callbacks, paymentData] = await Promise.all([
+    const [charge, issued, history, callbacks, paymentData] = await Promise.all([
       api
         .POST('/api/v1/accounts-receivable/{uuid}/consult-transaction', { params: { path }, headers: auth(ctx) })
         .then((r) => ok('POST /api/v1/accounts-receivable/{uuid}/consult-transaction', r)),
+      // As issued: the due date and the payer's tax id, which consult does not answer.
+      api
+        .GET('/api/v1/accounts-receivable/{uuid}', { params: { path }, headers: auth(ctx) })
+        .then((r) => ok('GET /api/v1/accounts-receivable/{uuid}', r)),
       api
         .GET('/api/v1/accounts-receivable/{uuid}/history', { params: { path }, headers: auth(ctx) })
         .then((r) => ok('GET /api/v1/accounts-receivable/{uuid}/history', r)),
@@ -104,7 +108,8 @@ export function mountTenantRoutes(router: Router<ConsoleState>, deps: TenantRout
         {...page(ctx)}
         charge={charge}
         paymentData={paymentData}
-        dueDate={paymentData ? dueDateOfBarcode(paymentData.barcode, Date.now()) : undefined}
+        dueDate={issued.due_date}
+        payerTaxId={issued.payer.tax_id}
         pdf={offer('pdf', paymentData?.pdf)}
         qrCode={offer('qrcode', paymentData?.qrcode_image)}
         history={history.items}

@@ -24,7 +24,7 @@ export interface ChargePageProps {
   charge: Schemas['ConsultResult'];
   /** GET .../payment-data; undefined while the bank has not registered the charge (the API's 404). */
   paymentData: Schemas['PaymentData'] | undefined;
-  /** YYYY-MM-DD, when known (see dueDateOfBarcode). */
+  /** YYYY-MM-DD, as the charge was issued (GET /api/v1/accounts-receivable/{uuid}). */
   dueDate?: string;
   /** The payer's CPF or CNPJ, when known. */
   payerTaxId?: string;
