@@ -6,7 +6,14 @@ import { keyring } from '@payments/credential-seal';
 import { QueueGroups, ServiceError } from '@payments/contracts';
 import { openServiceDatabase } from '@payments/db';
 import { migrationsCheck, mountHealthRoutes, natsCheck, postgresCheck } from '@payments/health';
-import { closeServer, keepConnectionsAlive, listen, startPeriodic } from '@payments/lifecycle';
+import {
+  closeServer,
+  keepConnectionsAlive,
+  listen,
+  startPeriodic,
+  startService,
+  type ServiceScope,
+} from '@payments/lifecycle';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
 import { requireAccessToken } from './auth/require-access-token';
@@ -53,48 +60,62 @@ export interface RunningGateway {
  * Starts the gateway: checks schema `gateway` is migrated, connects to NATS, serves the public API on config.port
  * and the admin API on config.adminPort (0 = any).
  */
-export async function startGateway(
+export function startGateway(
   config: GatewayConfig,
   logger: Logger = createLogger('gateway', config.logLevel),
 ): Promise<RunningGateway> {
+  return startService((scope) => startGatewayIn(scope, config, logger));
+}
+
+async function startGatewayIn(
+  scope: ServiceScope,
+  config: GatewayConfig,
+  logger: Logger,
+): Promise<Omit<RunningGateway, 'stop'>> {
   // Seals tenants' signing secrets at rest; the previous keys still open what they sealed.
   const credentialsKeyring = keyring(config.credentialsEncryptionKey, config.credentialsPreviousKeys);
   const migrations = gatewayMigrations(credentialsKeyring);
   // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
-  const db = await openServiceDatabase<GatewayDatabase>({
-    url: config.databaseUrl,
-    schema: SCHEMA,
-    applicationName: 'gateway',
-    poolSize: config.databasePoolSize,
-    migrations,
-    logger,
-  });
+  const db = await scope.open(
+    'database',
+    () =>
+      openServiceDatabase<GatewayDatabase>({
+        url: config.databaseUrl,
+        schema: SCHEMA,
+        applicationName: 'gateway',
+        poolSize: config.databasePoolSize,
+        migrations,
+        logger,
+      }),
+    (opened) => opened.destroy(),
+  );
   const keys = await loadSigningKeys(db, config.nodeEnv, config.jwt.privateKey, config.jwt.previousPublicKeys);
   // Tenants created before provider accounts existed get the sandbox one, so they can still charge.
   if (config.nodeEnv === 'development') {
     const given = await ensureDevelopmentAccounts(db);
     if (given > 0) logger.info({ tenants: given }, 'gave tenants without a provider account the sandbox one');
   }
-  const bus = await connectBus({
-    url: config.natsUrl,
-    prefix: config.busPrefix,
-    name: 'gateway',
-    // Its own NATS user and reply inboxes (_INBOX_gateway): see deploy/nats.
-    credentials: config,
-    // STREAM_MAX_BYTES bounds the claim-check store of large request bodies too.
-    streamSettings: config,
-    logger,
-    timeoutMs: config.busTimeoutMs,
-    serveConcurrency: config.busServeConcurrency,
-  });
+  const bus = await scope.open(
+    'bus',
+    () =>
+      connectBus({
+        url: config.natsUrl,
+        prefix: config.busPrefix,
+        name: 'gateway',
+        // Its own NATS user and reply inboxes (_INBOX_gateway): see deploy/nats.
+        credentials: config,
+        // STREAM_MAX_BYTES bounds the claim-check store of large request bodies too.
+        streamSettings: config,
+        logger,
+        timeoutMs: config.busTimeoutMs,
+        serveConcurrency: config.busServeConcurrency,
+      }),
+    (opened) => opened.close(),
+  );
   // The dead letters it lists and re-drives, and the claim stores it reads (its own) and writes (the
   // services it asks), provisioned by `npm run admin -- bus provision`: only checked here, the start
   // refused otherwise.
-  await bus.streams.check(QueueGroups.gateway).catch(async (err: unknown) => {
-    await bus.close();
-    await db.destroy();
-    throw err;
-  });
+  await bus.streams.check(QueueGroups.gateway);
   const idempotency = new IdempotencyStore(db, config.idempotency.ttlHours, config.idempotency.lockTimeoutMs);
 
   const app = new Koa<GatewayState>({ proxy: true });
@@ -148,28 +169,38 @@ export async function startGateway(
     keys,
     jwt: config.jwt,
   });
-  const server = httpServer(app.callback(), config.requestTimeoutMs);
-  const adminServer = httpServer(admin.app.callback(), config.requestTimeoutMs);
-  const [port, adminPort] = await listenBoth(server, config.port, adminServer, config.adminPort).catch(
-    async (err: unknown) => {
-      await bus.close();
-      await db.destroy();
-      throw err;
-    },
-  );
-
   // Every minute, in bounded batches: keys go about as they expire, never a day of them in one statement.
-  const sweeper = startPeriodic(() => idempotency.deleteExpired(), {
-    intervalMs: 60_000,
-    logger,
-    what: 'idempotency sweep',
-  });
+  // Started before the servers listen, so they stop after the servers closed: a sweep in flight ends
+  // before Postgres is released.
+  await scope.open(
+    'idempotency sweep',
+    () => startPeriodic(() => idempotency.deleteExpired(), { intervalMs: 60_000, logger, what: 'idempotency sweep' }),
+    (sweeper) => sweeper.stop(),
+  );
   // Stale failed sign-ins, and console sessions and invitations long over: every 10 minutes.
-  const peopleSweeper = startPeriodic(() => sweepConsolePeople(db, new Date()), {
-    intervalMs: 10 * 60_000,
-    logger,
-    what: 'console sessions sweep',
-  });
+  await scope.open(
+    'console sessions sweep',
+    () =>
+      startPeriodic(() => sweepConsolePeople(db, new Date()), {
+        intervalMs: 10 * 60_000,
+        logger,
+        what: 'console sessions sweep',
+      }),
+    (sweeper) => sweeper.stop(),
+  );
+  // Each stops accepting connections and lets the requests in flight finish before the rest closes.
+  const server = httpServer(app.callback(), config.requestTimeoutMs);
+  const port = await scope.open(
+    'public server',
+    () => listen(server, config.port),
+    () => closeServer(server),
+  );
+  const adminServer = httpServer(admin.app.callback(), config.requestTimeoutMs);
+  const adminPort = await scope.open(
+    'admin server',
+    () => listen(adminServer, config.adminPort),
+    () => closeServer(adminServer),
+  );
   logger.info({ port, adminPort, busPrefix: config.busPrefix, nodeEnv: config.nodeEnv }, 'gateway listening');
 
   return {
@@ -179,15 +210,6 @@ export async function startGateway(
     adminUrl: `http://127.0.0.1:${adminPort}`,
     adminPort,
     adminRoutes: admin.routes,
-    async stop() {
-      // No new sweep; one in flight ends before Postgres is released.
-      const sweepDone = Promise.all([sweeper.stop(), peopleSweeper.stop()]);
-      // Stop accepting connections, let requests in flight finish, then release NATS and Postgres.
-      await Promise.all([server, adminServer].map(closeServer));
-      await sweepDone;
-      await bus.close();
-      await db.destroy();
-    },
   };
 }
 
@@ -204,20 +226,4 @@ function httpServer(handler: RequestListener, requestTimeoutMs: number): Server 
   server.requestTimeout = requestTimeoutMs + NODE_TIMEOUT_GRACE_MS;
   // Idle keep-alive connections stay 65 s; a new request's headers still have requestTimeoutMs.
   return keepConnectionsAlive(server, requestTimeoutMs);
-}
-
-/** The public port, then the admin one; if the admin port is refused, the public one is closed again. */
-async function listenBoth(
-  server: Server,
-  port: number,
-  adminServer: Server,
-  adminPort: number,
-): Promise<[number, number]> {
-  const publicPort = await listen(server, port);
-  try {
-    return [publicPort, await listen(adminServer, adminPort)];
-  } catch (err) {
-    await closeServer(server);
-    throw err;
-  }
 }
