@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
-import { closeServer, keepConnectionsAlive, listen } from '@payments/lifecycle';
+import { closeServer, keepConnectionsAlive, listen, startService } from '@payments/lifecycle';
 import { ADMIN_OPENAPI_DOCUMENT_PATH } from '@payments/contracts';
 import { mountHealthRoutes } from '@payments/health';
 import type { Logger } from '@payments/logger';
@@ -104,23 +104,24 @@ export function consoleApp(
   return app;
 }
 
-/** Starts the console on config.port (0: any free port). */
-export async function startConsole(config: ConsoleConfig, logger: Logger): Promise<RunningConsole> {
+/** Starts the console on config.port (0: any free port): one server, closed by stop(). */
+export function startConsole(config: ConsoleConfig, logger: Logger): Promise<RunningConsole> {
   if (config.sessionKeyIsEphemeral)
     logger.warn(
       'CONSOLE_SESSION_KEY is not set: flash messages are sealed with a random key of this process (development)',
     );
-  const app = consoleApp(config, logger);
-  const server: Server = keepConnectionsAlive(createServer(app.callback()));
-  // Pages wait for the gateway at most config.gatewayTimeoutMs; a slow client gets no more than this.
-  server.requestTimeout = 30_000;
-  const port = await listen(server, config.port);
-  logger.info({ port, gateway: config.gatewayUrl }, 'console listening');
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    stop: () => closeServer(server),
-  };
+  return startService(async (scope) => {
+    const server: Server = keepConnectionsAlive(createServer(consoleApp(config, logger).callback()));
+    // Pages wait for the gateway at most config.gatewayTimeoutMs; a slow client gets no more than this.
+    server.requestTimeout = 30_000;
+    const port = await scope.open(
+      'server',
+      () => listen(server, config.port),
+      () => closeServer(server),
+    );
+    logger.info({ port, gateway: config.gatewayUrl }, 'console listening');
+    return { url: `http://127.0.0.1:${port}`, port };
+  });
 }
 
 async function reachable(url: string): Promise<void> {
