@@ -368,7 +368,7 @@ describeWithBrowser('the operator console in a browser', () => {
       'both hosts and every failed attempt in the health tables',
     );
     expect(tenantRow[0]).toBe('Charts Corp');
-    expect(tenantRow.slice(1, 6)).toEqual(['33.3%', '4', '8', '2', '0']); // success, delivered, failed, dead, pending
+    expect(tenantRow.slice(1, 6)).toEqual(['33,3%', '4', '8', '2', '0']); // success, delivered, failed, dead, pending
     const hostile = new URL(hostileUrl).host;
     const lastError = await page.$eval(
       `table.health-host tr[data-key="${hostile}"] .last-error`,
@@ -389,7 +389,7 @@ describeWithBrowser('the operator console in a browser', () => {
       expect(new URL(tenantPage.url()).pathname).toMatch(/^\/tenant\//);
       for (const path of ['/operator', '/operator/tenants', '/operator/dead-letters', '/operator/audit'])
         expect(await open(path, tenantPage)).toBe(403);
-      expect(await text('h1', tenantPage)).toBe('Not allowed');
+      expect(await text('h1', tenantPage)).toBe('Não permitido');
     } finally {
       await context.close();
     }
