@@ -160,7 +160,7 @@ describe('a production gateway', () => {
 });
 
 describe('a development gateway', () => {
-  const legacy: { tenantId?: string } = {};
+  const legacy = { tenantId: '' };
   let running: Running;
   beforeAll(async () => {
     // A tenant from before provider accounts: migrate, add it without an account, then start.
@@ -176,7 +176,7 @@ describe('a development gateway', () => {
   });
 
   it('gives tenants without an account the sandbox one at start, once', async () => {
-    const account = await currentProviderAccount(running.db, legacy.tenantId!);
+    const account = await currentProviderAccount(running.db, legacy.tenantId);
     expect(account).toMatchObject({
       provider: 'sandbox',
       beneficiary: { name: 'Old Tenant Ltda', tax_id: DEVELOPMENT_PAYEE_TAX_ID, city: 'Sao Paulo', pix_key: null },
@@ -184,7 +184,7 @@ describe('a development gateway', () => {
       sealed_credentials: null,
     });
     expect(await ensureDevelopmentAccounts(running.db)).toBe(0);
-    expect(await currentProviderAccount(running.db, legacy.tenantId!)).toEqual(account);
+    expect(await currentProviderAccount(running.db, legacy.tenantId)).toEqual(account);
   });
 
   it('tenant create gives the tenant the sandbox account in development only', async () => {
