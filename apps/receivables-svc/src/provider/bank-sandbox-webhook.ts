@@ -52,7 +52,11 @@ export function verifySandboxWebhook(
 ): SandboxPaymentNotice | null {
   const verified = verifyWebhook(
     key,
-    { id: single(headers['webhook-id']), timestamp: single(headers['webhook-timestamp']), signature: single(headers['webhook-signature']) },
+    {
+      id: single(headers['webhook-id']),
+      timestamp: single(headers['webhook-timestamp']),
+      signature: single(headers['webhook-signature']),
+    },
     rawBody,
   );
   if (!verified.ok) throw new InvalidWebhookError(REASONS[verified.failure]);
