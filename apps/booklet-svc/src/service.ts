@@ -1,4 +1,4 @@
-import { connectBus } from '@payments/bus';
+import { connectBus, serviceBusOptions } from '@payments/bus';
 import { BOOKLET_DOWNLOAD_PATH, QueueGroups, Streams } from '@payments/contracts';
 import { isDatabaseUnavailable, openServiceDatabase } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
@@ -55,18 +55,9 @@ export function startBookletService(
       'bus',
       () =>
         connectBus({
-          url: config.natsUrl,
-          prefix: config.busPrefix,
-          name: 'booklet-svc',
-          // Its own NATS user and reply inboxes (_INBOX_booklet-svc): see deploy/nats.
-          credentials: config,
-          // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
-          streamSettings: config,
+          ...serviceBusOptions(config, 'booklet-svc', logger),
           // Postgres away is an outage, not a failure of the job: retried without counting (JOB_MAX_FAILURES).
           isOutage: isDatabaseUnavailable,
-          logger,
-          timeoutMs: config.busTimeoutMs,
-          serveConcurrency: config.busServeConcurrency,
         }),
       (opened) => opened.close(),
     );

@@ -1,4 +1,4 @@
-import { connectBus } from '@payments/bus';
+import { connectBus, serviceBusOptions } from '@payments/bus';
 import { QueueGroups, Streams } from '@payments/contracts';
 import { openServiceDatabase } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
@@ -62,19 +62,7 @@ export function startCallbackService(
     );
     const bus = await scope.open(
       'bus',
-      () =>
-        connectBus({
-          url: config.natsUrl,
-          prefix: config.busPrefix,
-          name: 'callback-svc',
-          // Its own NATS user and reply inboxes (_INBOX_callback-svc): see deploy/nats.
-          credentials: config,
-          // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
-          streamSettings: config,
-          logger,
-          timeoutMs: config.busTimeoutMs,
-          serveConcurrency: config.busServeConcurrency,
-        }),
+      () => connectBus(serviceBusOptions(config, 'callback-svc', logger)),
       (opened) => opened.close(),
     );
     // The one stream it reads, its consumer, the dead letters and its claim store, provisioned by

@@ -1,4 +1,4 @@
-import { connectBus } from '@payments/bus';
+import { connectBus, serviceBusOptions } from '@payments/bus';
 import { QueueGroups } from '@payments/contracts';
 import { openServiceDatabase } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
@@ -39,19 +39,7 @@ export function startClientsService(
     );
     const bus = await scope.open(
       'bus',
-      () =>
-        connectBus({
-          url: config.natsUrl,
-          prefix: config.busPrefix,
-          name: 'clients-svc',
-          // Its own NATS user and reply inboxes (_INBOX_clients-svc): see deploy/nats.
-          credentials: config,
-          logger,
-          timeoutMs: config.busTimeoutMs,
-          serveConcurrency: config.busServeConcurrency,
-          // STREAM_MAX_BYTES and STREAM_REPLICAS: the least its claim stores must have (the check below).
-          streamSettings: config,
-        }),
+      () => connectBus(serviceBusOptions(config, 'clients-svc', logger)),
       (opened) => opened.close(),
     );
     // The claim stores it reads (its own) and writes (its askers'), provisioned by `npm run admin -- bus

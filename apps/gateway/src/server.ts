@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { connectBus } from '@payments/bus';
+import { connectBus, serviceBusOptions } from '@payments/bus';
 import { keyring } from '@payments/credential-seal';
 import { QueueGroups, ServiceError } from '@payments/contracts';
 import { openServiceDatabase } from '@payments/db';
@@ -97,19 +97,7 @@ async function startGatewayIn(
   }
   const bus = await scope.open(
     'bus',
-    () =>
-      connectBus({
-        url: config.natsUrl,
-        prefix: config.busPrefix,
-        name: 'gateway',
-        // Its own NATS user and reply inboxes (_INBOX_gateway): see deploy/nats.
-        credentials: config,
-        // STREAM_MAX_BYTES bounds the claim-check store of large request bodies too.
-        streamSettings: config,
-        logger,
-        timeoutMs: config.busTimeoutMs,
-        serveConcurrency: config.busServeConcurrency,
-      }),
+    () => connectBus(serviceBusOptions(config, 'gateway', logger)),
     (opened) => opened.close(),
   );
   // The dead letters it lists and re-drives, and the claim stores it reads (its own) and writes (the

@@ -1,4 +1,4 @@
-import { connectBus } from '@payments/bus';
+import { connectBus, serviceBusOptions } from '@payments/bus';
 import { QueueGroups, Streams, type ProviderKind } from '@payments/contracts';
 import { isDatabaseUnavailable, openServiceDatabase } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck } from '@payments/health';
@@ -63,18 +63,9 @@ export function startReceivablesService(
       'bus',
       () =>
         connectBus({
-          url: config.natsUrl,
-          prefix: config.busPrefix,
-          name: 'receivables-svc',
-          // Its own NATS user and reply inboxes (_INBOX_receivables-svc): see deploy/nats.
-          credentials: config,
-          // JOB_MAX_FAILURES, STREAM_MAX_BYTES.
-          streamSettings: config,
+          ...serviceBusOptions(config, 'receivables-svc', logger),
           // Postgres away is an outage, not a failure of the job: retried without counting (JOB_MAX_FAILURES).
           isOutage: isDatabaseUnavailable,
-          logger,
-          timeoutMs: config.busTimeoutMs,
-          serveConcurrency: config.busServeConcurrency,
         }),
       (opened) => opened.close(),
     );

@@ -115,3 +115,29 @@ export async function connectBus<R extends BusRegistryShape = BusRegistry>(opts:
   });
   return { connection, prefix: opts.prefix, subject, streams, request, serve: served.serve, close };
 }
+
+/** What every service's configuration holds for its bus: the NATS_*, BUS_* and stream variables. */
+export interface ServiceBusSettings extends NatsCredentials, StreamSettings {
+  natsUrl: string;
+  busPrefix: string;
+  busTimeoutMs: number;
+  busServeConcurrency: number;
+}
+
+/**
+ * A service's bus options from its configuration, the same for every service: its own NATS user and
+ * reply inboxes (`_INBOX_<name>`, see deploy/nats), the reply wait, the serving concurrency and the
+ * least its streams and claim stores must have (STREAM_MAX_BYTES, STREAM_REPLICAS, JOB_MAX_FAILURES).
+ */
+export function serviceBusOptions(config: ServiceBusSettings, name: string, logger: Logger): BusOptions {
+  return {
+    url: config.natsUrl,
+    prefix: config.busPrefix,
+    name,
+    credentials: config,
+    streamSettings: config,
+    logger,
+    timeoutMs: config.busTimeoutMs,
+    serveConcurrency: config.busServeConcurrency,
+  };
+}

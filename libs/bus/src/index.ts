@@ -1,7 +1,9 @@
 export {
   connectBus,
+  serviceBusOptions,
   type Bus,
   type BusOptions,
+  type ServiceBusSettings,
   type RegisterHandlers,
   type RequestHandler,
   type RequestOptions,
