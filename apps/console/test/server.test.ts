@@ -331,6 +331,22 @@ describe('guards', () => {
     });
     const viewerCookie = (sessionCookieOf(viewer) ?? '').split(';')[0] ?? '';
     expect((await fetch(`${base}/tenant/users`, { headers: { cookie: viewerCookie } })).status).toBe(403);
+    // A viewer reads: the charges page opens, a retry or a booklet request is refused before the gateway.
+    routes['POST /api/v1/accounts-receivable/search'] = (_req, res) => json(res, 200, []);
+    expect((await fetch(`${base}/tenant/charges`, { headers: { cookie: viewerCookie } })).status).toBe(200);
+    const asked: string[] = [];
+    routes['POST /api/v1/bank-slip-booklet/' + TENANT] = (req, res) => {
+      asked.push(req.url ?? '');
+      json(res, 202, {});
+    };
+    for (const [path, form] of [
+      ['/tenant/booklets', { payment_slip_id: TENANT, url_callback: 'https://erp.example.com/cb' }],
+      ['/tenant/callbacks/evt_x/retry', {}],
+    ] as const) {
+      const refused = await post(path, form, { cookie: viewerCookie });
+      expect(refused.status).toBe(403);
+    }
+    expect(asked).toEqual([]);
 
     const cookie = await tenantCookie();
     routes[`GET /admin/v1/tenants/${TENANT}/users`] = (_req, res) =>

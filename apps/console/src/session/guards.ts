@@ -36,6 +36,19 @@ export function requireTenantAdmin() {
   };
 }
 
+/**
+ * A tenant viewer reads: any other method than GET (a retry, a replay, a booklet request) is a
+ * tenant admin's. The gateway's JWT carries the tenant's whole API, so the console is where the
+ * viewer's role holds.
+ */
+export function viewersRead() {
+  return async (ctx: Context & { state: ConsoleState }, next: Next) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && tenantSession(ctx).tenantRole !== 'tenant_admin')
+      throw new ForbiddenError('a tenant viewer reads only: ask a tenant admin to do this');
+    await next();
+  };
+}
+
 /** The tenant session of a page behind requireRole('tenant'). */
 export function tenantSession(ctx: { state: ConsoleState }): TenantSession {
   const session = ctx.state.session;

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Logger } from '@payments/logger';
 import type { PublicApi } from '../gateway/public-api';
 import type { ConsoleContext, ConsoleState } from '../http/context';
-import { requireRole } from '../session/guards';
+import { requireRole, viewersRead } from '../session/guards';
 import { mountTenantRoutes } from './routes';
 
 export interface TenantRouteDeps {
@@ -16,10 +16,11 @@ export interface TenantRouteDeps {
   logger: Logger;
 }
 
-/** The tenant pages: prefix /tenant, every route behind requireRole('tenant'). */
+/** The tenant pages: prefix /tenant, every route behind requireRole('tenant'); a viewer only reads. */
 export function tenantRouter(deps: TenantRouteDeps): Router<ConsoleState> {
   const router = new Router<ConsoleState>({ prefix: '/tenant' });
   router.use(requireRole('tenant'));
+  router.use(viewersRead());
   mountTenantRoutes(router, deps);
   return router;
 }
