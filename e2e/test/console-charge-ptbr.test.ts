@@ -1,15 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import type { Browser } from 'puppeteer-core';
-import { loadConsoleConfig, startConsole, type RunningConsole } from '@payments/console';
 import type { ConsultResult } from '@payments/contracts';
-import { createLogger } from '@payments/logger';
+import { createOperator, openAdminDatabase } from '@payments/gateway';
+import { BuiltConsole, invitedPerson, signIn } from '../support/built-console';
 import {
   describeWithBrowser,
   follow,
   launchBrowser,
   open,
   screenshot,
-  submit,
   textOf,
   watchedPage,
 } from '../support/browser';
@@ -23,10 +21,11 @@ import {
   setSandboxMode,
 } from '../support/receivable-callbacks';
 import { CallbackReceiver, waitFor } from '../support/receiver';
-import { startSystem, type TestSystem, type TestTenant } from '../support/system';
+import { freePort, startSystem, type TestSystem, type TestTenant } from '../support/system';
 
 /**
- * A charge's page in Chromium, against the whole system with the bank sandbox: registered and paid,
+ * A charge's page in Chromium, against the built console in production mode (support/built-console)
+ * over the whole system with the bank sandbox, signed in as an invited tenant viewer: registered and paid,
  * it shows its payment data, its amount as R$ and "Pago em" in Brasília time (payment_date is São
  * Paulo civil time: shown as it is, not shifted), in pt-BR by default; the language link switches the
  * same page to English. Expected texts are written from the API's own values, not by the console's
@@ -36,7 +35,8 @@ const VALUE = 1234.56;
 const DUE_DATE = '2027-12-15';
 
 let system: TestSystem;
-let console_: RunningConsole;
+let console_: BuiltConsole;
+let operatorCredential: string;
 let browser: Browser;
 let receiver: CallbackReceiver;
 let tenant: TestTenant;
@@ -48,17 +48,14 @@ describeWithBrowser('a charge page in pt-BR in Chromium', () => {
   beforeAll(async () => {
     system = await startSystem({ withReceivables: true, env: { PROVIDER_RETRIES: '0' } });
     receiver = await new CallbackReceiver().start();
-    console_ = await startConsole(
-      loadConsoleConfig({
-        NODE_ENV: 'development',
-        CONSOLE_PORT: '0',
-        GATEWAY_URL: system.gateway.url,
-        GATEWAY_ADMIN_URL: system.gateway.adminUrl,
-        CONSOLE_SESSION_KEY: randomBytes(32).toString('base64'),
-        LOG_LEVEL: 'silent',
-      }),
-      createLogger('console', 'silent'),
-    );
+    console_ = new BuiltConsole(await freePort());
+    await console_.start({ GATEWAY_URL: system.gateway.url, GATEWAY_ADMIN_URL: system.gateway.adminUrl });
+    const adminDb = await openAdminDatabase(system.databaseUrl);
+    try {
+      operatorCredential = (await createOperator(adminDb, 'Charge page Ops', { operator: 'test' })).credential;
+    } finally {
+      await adminDb.destroy();
+    }
     tenant = await system.newTenant('Padaria Alfa');
 
     const client = clientPayload({ name: 'Padaria Alfa Ltda' });
@@ -104,10 +101,11 @@ describeWithBrowser('a charge page in pt-BR in Chromium', () => {
     const context = await browser.createBrowserContext();
     const { page, dialogs, consoleErrors } = await watchedPage(context);
     try {
-      await open(page, `${console_.url}/login`);
-      await page.type('#tenant-login input[name=token]', tenant.integrationToken);
-      await submit(page, '#tenant-login button[type=submit]');
-
+      const viewer = await invitedPerson(system.gateway.adminUrl, operatorCredential, {
+        role: 'tenant_viewer',
+        tenantId: tenant.tenantId,
+      });
+      await signIn(page, console_.url, viewer, `/tenant/charges/${chargeId}`);
       const res = await open(page, `${console_.url}/tenant/charges/${chargeId}`);
       expect(res.status()).toBe(200);
       expect(await page.$eval('html', (h) => h.lang)).toBe('pt-BR');
@@ -180,9 +178,11 @@ describeWithBrowser('a charge page in pt-BR in Chromium', () => {
       const context = await browser.createBrowserContext();
       const { page } = await watchedPage(context);
       try {
-        await open(page, `${console_.url}/login`);
-        await page.type('#tenant-login input[name=token]', tenant.integrationToken);
-        await submit(page, '#tenant-login button[type=submit]');
+        const viewer = await invitedPerson(system.gateway.adminUrl, operatorCredential, {
+          role: 'tenant_viewer',
+          tenantId: tenant.tenantId,
+        });
+        await signIn(page, console_.url, viewer, `/tenant/charges/${id}`);
         const res = await open(page, `${console_.url}/tenant/charges/${id}`);
         expect(res.status()).toBe(200);
         expect(await textOf(page, '#awaiting-registration')).toContain('Aguardando registro no banco');

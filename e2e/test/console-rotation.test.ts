@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'puppeteer-core';
-import { loadConsoleConfig, startConsole, type RunningConsole } from '@payments/console';
-import { createLogger } from '@payments/logger';
 import { runAdmin } from '../support/admin-cli';
 import {
   describeWithBrowser,
@@ -10,10 +8,12 @@ import {
   submit as submitForm,
   watchedPage,
 } from '../support/browser';
-import { startSystem, type TestSystem } from '../support/system';
+import { BuiltConsole, invitedPerson, signIn } from '../support/built-console';
+import { freePort, startSystem, type TestSystem } from '../support/system';
 
 /*
- * The console's actions that show a secret, in a real browser over the gateway: each goes through a
+ * The console's actions that show a secret, in a real browser over the gateway, on the built console
+ * in production mode (support/built-console) with an invited operator signed in: each goes through a
  * confirmation page whose form carries an Idempotency-Key, so submitting that form twice (two
  * submissions at once, as a double click or a second tab sends them; a reload of the answer) creates
  * one tenant and rotates once, and shows the same secret each time. Checked against the admin API's audit, the record of what the gateway did. A rotation during
@@ -22,7 +22,7 @@ import { startSystem, type TestSystem } from '../support/system';
 
 describeWithBrowser('confirmed, idempotent secret actions in the operator console', () => {
   let system: TestSystem;
-  let consoleApp: RunningConsole;
+  let consoleApp: BuiltConsole;
   let browser: Browser;
   let page: Page;
   let credential: string;
@@ -33,15 +33,8 @@ describeWithBrowser('confirmed, idempotent secret actions in the operator consol
   beforeAll(async () => {
     // The whole system: signing in lands on the dashboard, which asks the services for their figures.
     system = await startSystem({ withReceivables: true });
-    consoleApp = await startConsole(
-      loadConsoleConfig({
-        CONSOLE_PORT: '0',
-        GATEWAY_URL: system.gateway.url,
-        GATEWAY_ADMIN_URL: system.gateway.adminUrl,
-        LOG_LEVEL: 'silent',
-      }),
-      createLogger('console', 'silent'),
-    );
+    consoleApp = new BuiltConsole(await freePort());
+    await consoleApp.start({ GATEWAY_URL: system.gateway.url, GATEWAY_ADMIN_URL: system.gateway.adminUrl });
     const created = await runAdmin(system.databaseUrl, ['operator', 'create', '--name', 'Rotation Ops', '--json'], {
       env: { ADMIN_OPERATOR: 'test' },
     });
@@ -135,9 +128,8 @@ describeWithBrowser('confirmed, idempotent secret actions in the operator consol
   }
 
   it('creates one tenant and rotates once when a confirmation form is submitted twice, showing the same secret', async () => {
-    expect(await open('/login')).toBe(200);
-    await page.type('#operator-login input[name=credential]', credential);
-    expect(await submit('#operator-login button[type=submit]')).toBe(200);
+    const operator = await invitedPerson(system.gateway.adminUrl, credential, { role: 'operator' });
+    await signIn(page, consoleApp.url, operator, '/operator/tenants');
 
     // Create: the list's form leads to a confirmation page, which does nothing until confirmed.
     expect(await open('/operator/tenants')).toBe(200);

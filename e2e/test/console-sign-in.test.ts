@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'puppeteer-core';
 import { createOperator, openAdminDatabase } from '@payments/gateway';
-import { builtAppEnv, builtFile } from '../support/built-app';
+import { BuiltConsole, PRODUCTION_SESSION_COOKIE as COOKIE, totp } from '../support/built-console';
 import { describeWithBrowser, launchBrowser, open, screenshot, submit, watchedPage } from '../support/browser';
 import { freePort, startSystem, type TestSystem, type TestTenant } from '../support/system';
 
@@ -17,68 +15,8 @@ import { freePort, startSystem, type TestSystem, type TestTenant } from '../supp
  * nothing afterwards.
  */
 
-const COOKIE = '__Host-console_session';
 const TENANT_PAGE = '/tenant/users';
 const PASSWORD = `a long passphrase ${randomBytes(4).toString('hex')}`;
-
-/** RFC 4648 base32 (no padding needed) to bytes. */
-function base32(text: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const c of text.replace(/=+$/, '').toUpperCase()) bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
-  const bytes = bits.match(/.{8}/g) ?? [];
-  return Buffer.from(bytes.map((b) => parseInt(b, 2)));
-}
-
-/** RFC 6238 TOTP (SHA-1, 6 digits, 30 s) at `step` steps from now (RFC 4226 truncation). */
-function totp(secret: string, step = 0): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000) + step));
-  const mac = createHmac('sha1', base32(secret)).update(counter).digest();
-  const offset = (mac[mac.length - 1] ?? 0) & 0x0f;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
-
-/** The console as the production image runs it: its build output, NODE_ENV=production. */
-class BuiltConsole {
-  private child?: ChildProcess;
-  output = '';
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async start(env: Record<string, string>): Promise<void> {
-    const child = spawn(process.execPath, [builtFile('console')], {
-      cwd: tmpdir(),
-      env: builtAppEnv({ ...env, NODE_ENV: 'production', CONSOLE_PORT: String(this.port), LOG_LEVEL: 'warn' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    child.stdout?.on('data', (d: Buffer) => (this.output = (this.output + d.toString()).slice(-10_000)));
-    child.stderr?.on('data', (d: Buffer) => (this.output = (this.output + d.toString()).slice(-10_000)));
-    const started = Date.now();
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the console exited ${child.exitCode}:\n${this.output}`);
-      const ready = await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ready) return;
-      if (Date.now() - started > 30_000) throw new Error(`the console did not start:\n${this.output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-}
 
 describeWithBrowser('people sign in to the built console in production mode', () => {
   let system: TestSystem;
