@@ -53,6 +53,21 @@ afterAll(async () => {
   await system?.stop();
 });
 
+it('operator invite --email prints a one-time invitation the admin API then opens for that operator', async () => {
+  const email = `Ops.${Date.now()}@Example.com`;
+  const out = await admin(system.databaseUrl, 'operator', 'invite', '--email', email, '--json');
+  expect(out.code).toBe(0);
+  const invitation = JSON.parse(out.stdout) as { email: string; role: string; invitation_token: string };
+  expect(invitation).toMatchObject({ email: email.toLowerCase(), role: 'operator' });
+  const opened = await fetch(`${system.gateway.adminUrl}/admin/v1/invitations/${invitation.invitation_token}`);
+  expect(opened.status).toBe(200);
+  expect(await opened.json()).toMatchObject({ email: email.toLowerCase(), role: 'operator' });
+  // Without --email: refused, naming the flag.
+  const noEmail = await admin(system.databaseUrl, 'operator', 'invite');
+  expect(noEmail.code).toBe(1);
+  expect(noEmail.stderr).toContain('operator invite needs --email');
+});
+
 it('tenant create --json prints tenant_id, integration_token and signing_secret; the token authenticates; revoke stops it', async () => {
   const created = await admin(system.databaseUrl, 'tenant', 'create', '--name', 'CLI Corp', '--json');
   expect(created.code).toBe(0);

@@ -26,6 +26,9 @@ import {
 import { INTEGRATION_TOKEN_PREFIX } from '../tenancy/credentials';
 import { swallowedByNpm } from './npm-flags';
 import { createOperator, listOperators, revokeOperator } from './operators';
+import { PeopleConflictError } from '../people/errors';
+import { inviteOperator } from '../people/invitations';
+import { systemClock } from '../people/people';
 import { readSecretFiles, refuseSecretsOnCommandLine, UsageError } from './secret-files';
 import {
   AdminError,
@@ -76,6 +79,7 @@ const USAGE = `Operator commands (npm run admin -- <command>):
   operator create --name <name> [--json] an operator of the admin API (ADMIN_PORT); prints its credential ONCE
   operator list [--json]                 operators (credential hints only)
   operator revoke <operator_id>          its credential is refused from now on
+  operator invite --email <e-mail> [--json]   a person's one-time console invitation; prints its link token ONCE
   bus provision [--json]                 create or raise every stream, durable consumer, the dead letters and
                                          every claim store of BUS_PREFIX, with STREAM_MAX_BYTES and
                                          STREAM_REPLICAS; never lowers them (a larger value is kept and said);
@@ -92,6 +96,8 @@ Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/receivable
 
 interface Options {
   name?: string;
+  /** operator invite: the e-mail the person signs in with. */
+  email?: string;
   tenant?: string;
   operator?: string;
   'overlap-hours'?: string;
@@ -310,6 +316,28 @@ const COMMANDS = new Map<string, (command: Command) => Promise<void>>([
     },
   ],
   [
+    'operator invite',
+    async ({ db, mode, options, operator, print }) => {
+      if (!options.email)
+        throw new AdminError(
+          'operator invite needs --email: npm run admin -- operator invite --email <e-mail> [--json]',
+        );
+      const deps = { db, keyring: loadCredentialsKeyring(process.env, mode), mode, clock: systemClock };
+      const invitation = await inviteOperator(deps, { kind: 'operator', by: operator() }, options.email).catch(
+        (err: unknown) => {
+          if (err instanceof PeopleConflictError) throw new AdminError(err.message);
+          throw err;
+        },
+      );
+      print(
+        `invitation for ${invitation.email} (operator), until ${invitation.expires_at}:\n` +
+          `open <console>/invitations/${invitation.invitation_token}\n` +
+          'The link is not shown again: give it to that person only.',
+        invitation,
+      );
+    },
+  ],
+  [
     'operator list',
     async ({ db, print }) => {
       const rows = await listOperators(db);
@@ -490,6 +518,7 @@ async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         name: { type: 'string' },
+        email: { type: 'string' },
         tenant: { type: 'string' },
         operator: { type: 'string' },
         'overlap-hours': { type: 'string' },
