@@ -37,10 +37,12 @@ export interface ReleaseTree {
 
 /**
  * The commit of each release tag, for a clone that lacks the tags (a mirror or CI checkout that
- * fetched branches only): the tag wins when present, and must name the same commit.
+ * fetched branches only): the tag wins when present, and must name the same commit. v0.28.0 is the
+ * last main that passed CI and was deployed; the commit recorded for it before was on a history that
+ * did not land, and is in no clone.
  */
 const RELEASE_COMMITS: Readonly<Record<string, string>> = {
-  'v0.28.0': '6aedfc8e98184942325d2ca034c23a1c861dfb47',
+  'v0.28.0': '160e1fe378e83f1d38e365a9d56afa879117567d',
 };
 
 /** The commit a tag names, or an error saying how to get the tag. */
