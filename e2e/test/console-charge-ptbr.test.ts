@@ -2,15 +2,7 @@ import type { Browser } from 'puppeteer-core';
 import type { ConsultResult } from '@payments/contracts';
 import { createOperator, openAdminDatabase } from '@payments/gateway';
 import { BuiltConsole, invitedPerson, signIn } from '../support/built-console';
-import {
-  describeWithBrowser,
-  follow,
-  launchBrowser,
-  open,
-  screenshot,
-  textOf,
-  watchedPage,
-} from '../support/browser';
+import { describeWithBrowser, follow, launchBrowser, open, screenshot, textOf, watchedPage } from '../support/browser';
 import { clientPayload, receivablePayload } from '../support/fixtures';
 import {
   asRegistered,
