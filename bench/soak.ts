@@ -14,7 +14,9 @@
  * Flags (defaults: the figures above): --receivables N, --events N, --attempts N, --months N, --runs N,
  * --database URL (measure a database seeded by an earlier run, as printed; no seeding), --seed
  * receivables,callbacks (seed these schemas again in it), --keep (do not drop the database at the
- * end, to measure it again; the month dropped last stays dropped). A small run checks the bench in a minute:
+ * end, to measure it again; the month dropped last stays dropped), --seed-only (seed, print the sizes
+ * and keep the database: the seed takes most of an hour at full size, and the measures want a quiet
+ * machine, which may come later). A small run checks the bench in a minute:
  *   npx tsx bench/soak.ts --receivables 20000 --events 40000 --attempts 40000 --runs 50
  */
 import { randomUUID } from 'node:crypto';
@@ -74,6 +76,7 @@ interface Options {
   /** The schemas to (re)seed; by default both in a new database, none in --database. */
   seed: string[] | undefined;
   keep: boolean;
+  seedOnly: boolean;
 }
 
 function options(): Options {
@@ -87,6 +90,7 @@ function options(): Options {
       database: { type: 'string' },
       seed: { type: 'string' },
       keep: { type: 'boolean', default: false },
+      'seed-only': { type: 'boolean', default: false },
     },
   });
   return {
@@ -97,7 +101,8 @@ function options(): Options {
     runs: Number(values.runs),
     database: values.database,
     seed: values.seed?.split(','),
-    keep: values.keep,
+    keep: values.keep || values['seed-only'],
+    seedOnly: values['seed-only'],
   };
 }
 
@@ -775,6 +780,10 @@ async function main(): Promise<void> {
   });
   try {
     for (const line of await sizes(admin)) console.log(`  ${line}`);
+    if (o.seedOnly) {
+      console.log(`\n  seeded and kept; measure it with --database ${seeded.url}`);
+      return;
+    }
     const timings: Timing[] = [
       ...(await baselines(seeded.url, o.runs)),
       ...(await callbackQueue(callbacksDb, o.runs, 20)),
