@@ -13,7 +13,7 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS manifests
 WORKDIR /srv
 COPY . .
-RUN find . -type f ! -name package.json ! -name package-lock.json ! -name .npmrc -delete \
+RUN find . -type f ! -name package.json ! -name package-lock.json -delete \
  && find . -depth -mindepth 1 -type d -empty -delete
 
 # Every dependency (Nx and esbuild are dev dependencies), then the build of every app. The build
@@ -58,10 +58,10 @@ RUN node -e "const path = require('path'); const dir = path.resolve('dist/apps',
   const wanted = [...new Set(Object.values(meta.outputs).flatMap((o) => o.imports).filter((i) => i.external && !i.path.startsWith('node:')).map((i) => i.path))]; \
   const missing = wanted.filter((name) => { try { req.resolve(name); return false; } catch { return true; } }); \
   if (missing.length) { console.error('not installed for ' + process.env.APP + ': ' + missing.join(', ')); process.exit(1); }"
-# .npmrc (loglevel=silent) and a package.json whose `npm run admin -- ...` runs the built admin CLI
-# in the gateway image, so `docker compose exec gateway npm run admin -- tenant create --name X --json`
-# prints only the JSON, as on a developer machine.
-COPY .npmrc ./
+# An .npmrc with loglevel=silent and a package.json whose `npm run admin -- ...` runs the built admin
+# CLI in the gateway image: nothing is installed there, so npm's banner is all the level would show,
+# and `docker compose exec gateway npm run admin -- tenant create --name X --json` prints only the JSON.
+RUN echo 'loglevel=silent' > .npmrc
 RUN node -e "const app = process.env.APP; \
   const elsewhere = (what) => 'echo \"' + what + ' is in the gateway image: docker compose exec gateway npm run ...\" >&2; exit 2'; \
   const admin = app === 'gateway' ? 'node dist/apps/gateway/admin/cli.js' : elsewhere('the admin CLI'); \

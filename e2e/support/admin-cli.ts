@@ -19,7 +19,7 @@ export function runAdmin(
   options: { stdin?: string; env?: Record<string, string> } = {},
 ): Promise<AdminRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', 'admin', '--', ...args], {
+    const child = spawn('npm', ['run', '-s', 'admin', '--', ...args], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: databaseUrl, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

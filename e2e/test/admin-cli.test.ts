@@ -11,13 +11,13 @@ import { startSystem, type TestSystem } from '../support/system';
 const run = promisify(execFile);
 const root = join(__dirname, '..', '..');
 
-/** Runs `npm run admin -- <args>` exactly as an operator types it (the project .npmrc keeps npm's banner out of stdout), against the test database. */
+/** Runs `npm run -s admin -- <args>` as an operator types it to capture its output (-s keeps npm's banner and its own error lines out), against the test database. */
 async function admin(
   databaseUrl: string,
   ...args: string[]
 ): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
-    const { stdout, stderr } = await run('npm', ['run', 'admin', '--', ...args], {
+    const { stdout, stderr } = await run('npm', ['run', '-s', 'admin', '--', ...args], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: databaseUrl },
     });
@@ -28,13 +28,13 @@ async function admin(
   }
 }
 
-/** `npm run <args>` exactly as typed, `--` or not. */
+/** `npm run -s <args>` exactly as typed, `--` or not. */
 async function npmRun(
   databaseUrl: string,
   ...args: string[]
 ): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
-    const { stdout, stderr } = await run('npm', ['run', ...args], {
+    const { stdout, stderr } = await run('npm', ['run', '-s', ...args], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: databaseUrl },
     });

@@ -13,7 +13,7 @@ const ROOT = join(__dirname, '..', '..');
 
 /** Creates a tenant exactly as an operator does: the admin CLI, in a child process, with --json. */
 export function createTenantWithCli(name: string, timeoutMs: number): Promise<TenantCredentials> {
-  const args = ['run', 'admin', '--', 'tenant', 'create', '--name', name, '--json'];
+  const args = ['run', '-s', 'admin', '--', 'tenant', 'create', '--name', name, '--json'];
   return new Promise((resolve, reject) => {
     execFile('npm', args, { cwd: ROOT, env: process.env, timeout: timeoutMs }, (err, stdout, stderr) => {
       if (err) {
