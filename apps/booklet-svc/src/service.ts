@@ -1,14 +1,12 @@
 import { connectBus, serviceBusOptions } from '@payments/bus';
 import { BOOKLET_DOWNLOAD_PATH, QueueGroups, Streams } from '@payments/contracts';
-import { isDatabaseUnavailable, openServiceDatabase } from '@payments/db';
-import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
+import { isDatabaseUnavailable, openServiceDatabaseIn } from '@payments/db';
+import { openOpsServer } from '@payments/health';
 import { startService } from '@payments/lifecycle';
 import { createLogger, type Logger } from '@payments/logger';
 import {
   createMetricsRegistry,
-  httpMetrics,
-  metricsHandler,
-  METRICS_PATH,
+  metricsEndpoint,
   jobStreamMetrics,
   outboxLimitGauges,
   outboxWaitingGauge,
@@ -38,19 +36,14 @@ export function startBookletService(
 ): Promise<RunningBookletService> {
   return startService(async (scope) => {
     // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
-    const db = await scope.open(
-      'database',
-      () =>
-        openServiceDatabase<BookletsDatabase>({
-          url: config.databaseUrl,
-          schema: SCHEMA,
-          applicationName: 'booklet-svc',
-          poolSize: config.databasePoolSize,
-          migrations,
-          logger,
-        }),
-      (opened) => opened.destroy(),
-    );
+    const db = await openServiceDatabaseIn<BookletsDatabase>(scope, {
+      url: config.databaseUrl,
+      schema: SCHEMA,
+      applicationName: 'booklet-svc',
+      poolSize: config.databasePoolSize,
+      migrations,
+      logger,
+    });
     const bus = await scope.open(
       'bus',
       () =>
@@ -108,17 +101,14 @@ export function startBookletService(
       logger,
     });
     outboxLimitGauges(metrics, { maxRows: config.outboxMaxRows, summary: () => outboxBacklogSummary(db), logger });
-    const ops = await scope.open(
-      'ops server',
-      () =>
-        startOpsServer({
-          port: config.port,
-          checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
-          middleware: [httpMetrics(metrics)],
-          routes: { [METRICS_PATH]: metricsHandler(metrics) },
-        }),
-      (opened) => opened.stop(),
-    );
+    const ops = await openOpsServer(scope, {
+      port: config.port,
+      db,
+      nats: bus.connection,
+      schema: SCHEMA,
+      migrations,
+      ...metricsEndpoint(metrics),
+    });
     logger.info({ busPrefix: config.busPrefix, port: ops.port }, 'booklet-svc ready');
     return { port: ops.port, url: ops.url };
   });

@@ -1,11 +1,11 @@
 import { connectBus, serviceBusOptions } from '@payments/bus';
 import { QueueGroups, Streams } from '@payments/contracts';
-import { openServiceDatabase } from '@payments/db';
-import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
+import { openServiceDatabaseIn } from '@payments/db';
+import { openOpsServer } from '@payments/health';
 import { startPeriodic, startService } from '@payments/lifecycle';
 import { startLogMaintenance } from './db/log-upkeep';
 import { createLogger, type Logger } from '@payments/logger';
-import { createMetricsRegistry, httpMetrics, jobStreamMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
+import { createMetricsRegistry, jobStreamMetrics, metricsEndpoint } from '@payments/metrics';
 import type { CallbackConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
 import type { CallbacksDatabase } from './db/schema';
@@ -36,19 +36,14 @@ export function startCallbackService(
 ): Promise<RunningCallbackService> {
   return startService(async (scope) => {
     // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
-    const db = await scope.open(
-      'database',
-      () =>
-        openServiceDatabase<CallbacksDatabase>({
-          url: config.databaseUrl,
-          schema: SCHEMA,
-          applicationName: 'callback-svc',
-          poolSize: config.databasePoolSize,
-          migrations,
-          logger,
-        }),
-      (opened) => opened.destroy(),
-    );
+    const db = await openServiceDatabaseIn<CallbacksDatabase>(scope, {
+      url: config.databaseUrl,
+      schema: SCHEMA,
+      applicationName: 'callback-svc',
+      poolSize: config.databasePoolSize,
+      migrations,
+      logger,
+    });
     // Closed after the bus: deliveries in flight end before their connections do.
     const http = await scope.open(
       'callback connections',
@@ -137,17 +132,14 @@ export function startCallbackService(
       () => startWorkers(bus, { engine, logger }),
       (workers) => Promise.all(workers.map((w) => w.stop())),
     );
-    const ops = await scope.open(
-      'ops server',
-      () =>
-        startOpsServer({
-          port: config.port,
-          checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
-          middleware: [httpMetrics(metrics)],
-          routes: { [METRICS_PATH]: metricsHandler(metrics) },
-        }),
-      (opened) => opened.stop(),
-    );
+    const ops = await openOpsServer(scope, {
+      port: config.port,
+      db,
+      nats: bus.connection,
+      schema: SCHEMA,
+      migrations,
+      ...metricsEndpoint(metrics),
+    });
     logger.info(
       { busPrefix: config.busPrefix, nodeEnv: config.nodeEnv, schedule: config.retryScheduleMs, port: ops.port },
       'callback-svc ready',

@@ -1,10 +1,10 @@
 import { connectBus, serviceBusOptions } from '@payments/bus';
 import { QueueGroups } from '@payments/contracts';
-import { openServiceDatabase } from '@payments/db';
-import { migrationsCheck, natsCheck, postgresCheck, startOpsServer } from '@payments/health';
+import { openServiceDatabaseIn } from '@payments/db';
+import { openOpsServer } from '@payments/health';
 import { startService } from '@payments/lifecycle';
 import { createLogger, type Logger } from '@payments/logger';
-import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
+import { createMetricsRegistry, metricsEndpoint } from '@payments/metrics';
 import type { ClientsConfig } from './config';
 import type { ClientsDatabase } from './db/schema';
 import { migrations, SCHEMA } from './db/migrations';
@@ -24,19 +24,14 @@ export function startClientsService(
 ): Promise<RunningClientsService> {
   return startService(async (scope) => {
     // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
-    const db = await scope.open(
-      'database',
-      () =>
-        openServiceDatabase<ClientsDatabase>({
-          url: config.databaseUrl,
-          schema: SCHEMA,
-          applicationName: 'clients-svc',
-          poolSize: config.databasePoolSize,
-          migrations,
-          logger,
-        }),
-      (opened) => opened.destroy(),
-    );
+    const db = await openServiceDatabaseIn<ClientsDatabase>(scope, {
+      url: config.databaseUrl,
+      schema: SCHEMA,
+      applicationName: 'clients-svc',
+      poolSize: config.databasePoolSize,
+      migrations,
+      logger,
+    });
     const bus = await scope.open(
       'bus',
       () => connectBus(serviceBusOptions(config, 'clients-svc', logger)),
@@ -47,17 +42,14 @@ export function startClientsService(
     await bus.streams.check(QueueGroups.clients);
     registerHandlers(bus, { db });
     const metrics = createMetricsRegistry('clients-svc');
-    const ops = await scope.open(
-      'ops server',
-      () =>
-        startOpsServer({
-          port: config.port,
-          checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
-          middleware: [httpMetrics(metrics)],
-          routes: { [METRICS_PATH]: metricsHandler(metrics) },
-        }),
-      (opened) => opened.stop(),
-    );
+    const ops = await openOpsServer(scope, {
+      port: config.port,
+      db,
+      nats: bus.connection,
+      schema: SCHEMA,
+      migrations,
+      ...metricsEndpoint(metrics),
+    });
     logger.info({ busPrefix: config.busPrefix, port: ops.port }, 'clients-svc ready');
     return { port: ops.port, url: ops.url };
   });

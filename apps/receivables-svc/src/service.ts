@@ -1,6 +1,6 @@
 import { connectBus, serviceBusOptions } from '@payments/bus';
 import { QueueGroups, Streams, type ProviderKind } from '@payments/contracts';
-import { isDatabaseUnavailable, openServiceDatabase } from '@payments/db';
+import { isDatabaseUnavailable, openServiceDatabaseIn } from '@payments/db';
 import { migrationsCheck, natsCheck, postgresCheck } from '@payments/health';
 import { startService } from '@payments/lifecycle';
 import { createLogger, type Logger } from '@payments/logger';
@@ -46,19 +46,14 @@ export function startReceivablesService(
 ): Promise<RunningReceivablesService> {
   return startService(async (scope) => {
     // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
-    const db = await scope.open(
-      'database',
-      () =>
-        openServiceDatabase<ReceivablesDatabase>({
-          url: config.databaseUrl,
-          schema: SCHEMA,
-          applicationName: 'receivables-svc',
-          poolSize: config.databasePoolSize,
-          migrations,
-          logger,
-        }),
-      (opened) => opened.destroy(),
-    );
+    const db = await openServiceDatabaseIn<ReceivablesDatabase>(scope, {
+      url: config.databaseUrl,
+      schema: SCHEMA,
+      applicationName: 'receivables-svc',
+      poolSize: config.databasePoolSize,
+      migrations,
+      logger,
+    });
     const bus = await scope.open(
       'bus',
       () =>

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import type { ServiceScope } from '@payments/lifecycle';
 import { assertIdentifier, createDatabase, type DatabaseOptions } from './database';
 import { databaseNameOf, DatabaseUnavailableError, displayDatabaseUrl, explainConnectionError } from './unavailable';
 
@@ -217,6 +218,18 @@ export async function openServiceDatabase<DB>(
     await db.destroy().catch(() => undefined);
     throw err;
   }
+}
+
+/** `openServiceDatabase`, opened in a service's scope and destroyed with it. */
+export function openServiceDatabaseIn<DB>(
+  scope: ServiceScope,
+  opts: Parameters<typeof openServiceDatabase>[0],
+): Promise<Kysely<DB>> {
+  return scope.open(
+    'database',
+    () => openServiceDatabase<DB>(opts),
+    (db) => db.destroy(),
+  );
 }
 
 /** A database that does not exist yet is made by `npm run migrate`, as its schema is. */

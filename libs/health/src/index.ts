@@ -17,4 +17,10 @@ export {
   readinessHandler,
   type HealthOptions,
 } from './routes';
-export { startOpsServer, type OpsServerOptions, type RunningOpsServer } from './ops-server';
+export {
+  openOpsServer,
+  startOpsServer,
+  type OpsServerOptions,
+  type RunningOpsServer,
+  type ServiceOpsOptions,
+} from './ops-server';

@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
-import { closeServer, keepConnectionsAlive, listen } from '@payments/lifecycle';
+import type { Kysely } from 'kysely';
+import { closeServer, keepConnectionsAlive, listen, type ServiceScope } from '@payments/lifecycle';
+import { migrationsCheck, natsCheck, postgresCheck, type PingableConnection } from './checks';
 import { mountHealthRoutes, type HealthOptions } from './routes';
 
 export interface OpsServerOptions extends HealthOptions {
@@ -43,4 +45,27 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
     // A scraper's keep-alive connection must not hold the shutdown.
     stop: () => closeServer(server),
   };
+}
+
+/** A service's database, bus connection and migrations: what its readiness is made of. */
+export interface ServiceOpsOptions<DB> extends Omit<OpsServerOptions, 'checks'> {
+  db: Kysely<DB>;
+  nats: PingableConnection;
+  schema: string;
+  /** The service's migrations: ready only once the schema has them all. */
+  migrations: Record<string, unknown>;
+}
+
+/**
+ * The ops server of a service that runs on Postgres and NATS, opened in its scope and stopped with
+ * it: ready while Postgres and NATS answer and its schema is migrated.
+ */
+export function openOpsServer<DB>(scope: ServiceScope, options: ServiceOpsOptions<DB>): Promise<RunningOpsServer> {
+  const { db, nats, schema, migrations, ...server } = options;
+  const checks = [postgresCheck(db), natsCheck(nats), migrationsCheck(db, schema, Object.keys(migrations))];
+  return scope.open(
+    'ops server',
+    () => startOpsServer({ ...server, checks }),
+    (opened) => opened.stop(),
+  );
 }

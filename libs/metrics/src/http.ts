@@ -36,6 +36,14 @@ export function httpMetrics(registry: Registry): Middleware {
   };
 }
 
+/**
+ * What an ops server needs to serve `registry`: the request metrics middleware and GET /metrics, in
+ * the shape of the health lib's ops server options (spread them in).
+ */
+export function metricsEndpoint(registry: Registry): { middleware: Middleware[]; routes: Record<string, Middleware> } {
+  return { middleware: [httpMetrics(registry)], routes: { [METRICS_PATH]: metricsHandler(registry) } };
+}
+
 /** GET /metrics: the registry in Prometheus text format. */
 export function metricsHandler(registry: Registry): Middleware {
   return async (ctx: Context) => {

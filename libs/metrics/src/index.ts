@@ -1,7 +1,7 @@
 export { MetricNames, type MetricName } from './names';
 export { createMetricsRegistry } from './registry';
 export { countWork, workCounts, type WorkKind } from './work';
-export { httpMetrics, metricsHandler, METRICS_PATH, UNMATCHED_ROUTE } from './http';
+export { httpMetrics, metricsEndpoint, metricsHandler, METRICS_PATH, UNMATCHED_ROUTE } from './http';
 export { outboxWaitingGauge } from './outbox';
 export {
   jobStreamMetrics,
