@@ -5,11 +5,13 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { connect } from 'nats';
+import { ServiceScope } from '@payments/lifecycle';
 import {
   evaluateReadiness,
   migrationsCheck,
   mountHealthRoutes,
   natsCheck,
+  openOpsServer,
   postgresCheck,
   startOpsServer,
   type ReadinessCheck,
@@ -173,6 +175,32 @@ describe('checks', () => {
       });
       await sql`insert into health_test.kysely_migration values ('0002_more', 'now')`.execute(db);
       expect((await evaluateReadiness([check])).ready).toBe(true);
+    });
+
+    it("a service's ops server: ready on Postgres, NATS and every migration, stopped with its scope", async () => {
+      const scope = new ServiceScope();
+      const connection = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' });
+      try {
+        const ops = await openOpsServer(scope, {
+          port: 0,
+          db,
+          nats: connection,
+          schema: 'health_test',
+          migrations: { '0001_init': {}, '0002_more': {}, '0003_unapplied': {} },
+          routes: { '/extra': (ctx) => void (ctx.body = 'extra') },
+        });
+        const notMigrated = await fetch(`${ops.url}/readyz`);
+        expect(notMigrated.status).toBe(503);
+        expect(await notMigrated.json()).toMatchObject({ failing: ['migrations'] });
+        await sql`insert into health_test.kysely_migration values ('0003_unapplied', 'now')`.execute(db);
+        expect((await fetch(`${ops.url}/readyz`)).status).toBe(200);
+        expect(await (await fetch(`${ops.url}/extra`)).text()).toBe('extra');
+        await scope.close();
+        await expect(fetch(`${ops.url}/healthz`)).rejects.toThrow();
+      } finally {
+        await scope.close();
+        await connection.close();
+      }
     });
   });
 });
