@@ -18,7 +18,7 @@ import { asEnv, freeAppPorts, freePort, killLeftovers, Launched, ready, ROOT } f
 const run = promisify(execFile);
 
 /** The release before this one: its tag (PREVIOUS_RELEASE overrides it, e.g. to try another commit). */
-export const PREVIOUS_RELEASE = process.env.PREVIOUS_RELEASE || 'v0.28.0';
+export const PREVIOUS_RELEASE = process.env.PREVIOUS_RELEASE || 'v0.29.0';
 
 /** The marker of a tree whose install completed. */
 const READY_FILE = '.previous-release-ready';
@@ -37,12 +37,13 @@ export interface ReleaseTree {
 
 /**
  * The commit of each release tag, for a clone that lacks the tags (a mirror or CI checkout that
- * fetched branches only): the tag wins when present, and must name the same commit. v0.28.0 is the
- * last main that passed CI and was deployed; the commit recorded for it before was on a history that
- * did not land, and is in no clone.
+ * fetched branches only): the tag wins when present, and must name the same commit. Each is a main
+ * that passed CI and was deployed; the commit recorded for v0.28.0 before was on a history that did
+ * not land, and is in no clone.
  */
 const RELEASE_COMMITS: Readonly<Record<string, string>> = {
   'v0.28.0': '160e1fe378e83f1d38e365a9d56afa879117567d',
+  'v0.29.0': 'cdf6e8e2451ae786e3b712ad7580bfde1915dffa',
 };
 
 /** The commit a tag names, or an error saying how to get the tag. */
