@@ -15,7 +15,7 @@ import {
 } from '@payments/config';
 import { INTER_PRODUCTION_BASE_URL } from '@payments/inter-cobranca';
 import { HISTORY_RETENTION_DAYS_DEFAULT } from './db/partitioned-tables';
-import { INTER_DEFAULT_LIMITS, INTER_ENDPOINTS, type InterEndpoint } from './provider/inter/client';
+import { INTER_DEFAULT_LIMITS, INTER_ENDPOINTS, type InterEndpoint } from './transport/providers/inter/client';
 import {
   CredentialSealError,
   DEV_CREDENTIALS_ENCRYPTION_KEY,

@@ -7,7 +7,7 @@ import { applyDueNotices, rearmNoticesOfKnownCharges, type NoticeObserver } from
 import { recordPayment } from '../src/domain/payments';
 import type { BankNotice, ProviderAccount } from '../src/domain/ports';
 import { registerReceivables } from '../src/domain/registration';
-import { parseInterWebhook } from '../src/provider/inter';
+import { parseInterWebhook } from '../src/transport/providers/inter';
 import {
   acceptOne,
   callbacksFor,

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ProviderUnavailableError, type ChargeRequest } from '../src/domain/ports';
-import { BankSandboxProvider } from '../src/provider/bank-sandbox-provider';
-import { LEGACY_SANDBOX_ACCOUNT } from '../src/provider/legacy-account';
+import { BankSandboxProvider } from '../src/transport/providers/bank-sandbox-provider';
+import { LEGACY_SANDBOX_ACCOUNT } from '../src/transport/providers/legacy-account';
 
 /**
  * How the sandbox adapter reads the bank's answers: a whole-request 400, 404 or 422

@@ -3,8 +3,8 @@ import { ConfigError } from '@payments/config';
 import { DEV_CREDENTIALS_ENCRYPTION_KEY, seal } from '@payments/credential-seal';
 import { loadReceivablesConfig } from '../src/config';
 import type { ProviderAccount } from '../src/domain/ports';
-import { CredentialsUnavailableError, InterCredentialSource, interCredentialOpener } from '../src/provider/credentials';
-import { interWebhookUrl } from '../src/provider/providers';
+import { CredentialsUnavailableError, InterCredentialSource, interCredentialOpener } from '../src/transport/providers/credentials';
+import { interWebhookUrl } from '../src/transport/providers/providers';
 
 describe('receivables-svc config', () => {
   const production = {

@@ -13,8 +13,8 @@ import {
   type ProviderAccount,
   type ProviderCharge,
 } from '../src/domain/ports';
-import { InterProvider, InvalidInterWebhookError, parseInterWebhook } from '../src/provider/inter';
-import { toCreateRequest } from '../src/provider/inter/mapping';
+import { InterProvider, InvalidInterWebhookError, parseInterWebhook } from '../src/transport/providers/inter';
+import { toCreateRequest } from '../src/transport/providers/inter/mapping';
 import { startInterSandbox, type InterSandbox } from './inter-sandbox';
 
 /**

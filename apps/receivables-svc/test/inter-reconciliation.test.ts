@@ -3,7 +3,7 @@ import type { InterCredentials, ProviderAccountVersion, RegistrationJob } from '
 import { createMetricsRegistry, MetricNames } from '@payments/metrics';
 import type { ReceivableRow } from '../src/db/schema';
 import { registerReceivables } from '../src/domain/registration';
-import { InterProvider } from '../src/provider/inter';
+import { InterProvider } from '../src/transport/providers/inter';
 import { paymentMetrics } from '../src/transport/metrics';
 import { startNoticeWorker, type NoticeWorker } from '../src/transport/notice-worker';
 import { startReconciler } from '../src/transport/reconciler';

@@ -6,11 +6,11 @@ import { acceptReceivables } from '../src/domain/intake';
 import { registerReceivables } from '../src/domain/registration';
 import type { ProviderAccount } from '../src/domain/ports';
 import type { ReceivableRow } from '../src/db/schema';
-import { InterProvider } from '../src/provider/inter';
+import { InterProvider } from '../src/transport/providers/inter';
 import { INTER_PATHS, WebhookView } from '@payments/inter-cobranca';
-import { INTER_DEFAULT_LIMITS, InterAccountClient } from '../src/provider/inter/client';
-import { BankSandboxProvider } from '../src/provider/bank-sandbox-provider';
-import { interShared } from '../src/provider/providers';
+import { INTER_DEFAULT_LIMITS, InterAccountClient } from '../src/transport/providers/inter/client';
+import { BankSandboxProvider } from '../src/transport/providers/bank-sandbox-provider';
+import { interShared } from '../src/transport/providers/providers';
 import { startInterSandbox, type InterSandbox } from './inter-sandbox';
 import { accountVersion, chargeItem, row, rowById, startStateFixture, type StateFixture } from './state-fixture';
 

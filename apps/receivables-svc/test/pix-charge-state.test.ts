@@ -1,5 +1,5 @@
 import type { CobvView, ReceivedPix } from '@payments/pix-api';
-import { chargeState } from '../src/provider/pix';
+import { chargeState } from '../src/transport/providers/pix';
 
 /*
  * What a consulted cobv confirms: a notice is never proof, so a devolução told by the bank's webhook is

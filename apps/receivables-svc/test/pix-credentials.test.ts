@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { seal } from '@payments/credential-seal';
 import type { PixCredentials } from '@payments/contracts';
 import type { ProviderAccount } from '../src/domain/ports';
-import { CredentialsUnavailableError, InterCredentialSource } from '../src/provider/credentials';
+import { CredentialsUnavailableError, InterCredentialSource } from '../src/transport/providers/credentials';
 
 /**
  * A `pix` account's sealed credentials are PixCredentials: the Inter fields plus where its tokens are

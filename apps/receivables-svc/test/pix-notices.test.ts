@@ -7,7 +7,7 @@ import { receivableHistory } from '../src/domain/history';
 import { applyDueNotices } from '../src/domain/notices';
 import { storeNotices } from '../src/domain/notice-store';
 import type { ProviderChargeState } from '../src/domain/ports';
-import { parsePixWebhook } from '../src/provider/pix/webhook';
+import { parsePixWebhook } from '../src/transport/providers/pix/webhook';
 import { paymentMetrics } from '../src/transport/metrics';
 import {
   acceptAndRegister,

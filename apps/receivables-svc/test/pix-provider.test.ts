@@ -6,11 +6,11 @@ import { acceptReceivables } from '../src/domain/intake';
 import { registerReceivables } from '../src/domain/registration';
 import type { ChargeRequest, PaymentProvider, ProviderAccount } from '../src/domain/ports';
 import type { ReceivableRow } from '../src/db/schema';
-import { BankSandboxProvider } from '../src/provider/bank-sandbox-provider';
-import { InterProvider } from '../src/provider/inter';
-import { INTER_DEFAULT_LIMITS } from '../src/provider/inter/client';
-import { PixAccountClient, PixProvider, termsOf } from '../src/provider/pix';
-import { interShared, pixShared } from '../src/provider/providers';
+import { BankSandboxProvider } from '../src/transport/providers/bank-sandbox-provider';
+import { InterProvider } from '../src/transport/providers/inter';
+import { INTER_DEFAULT_LIMITS } from '../src/transport/providers/inter/client';
+import { PixAccountClient, PixProvider, termsOf } from '../src/transport/providers/pix';
+import { interShared, pixShared } from '../src/transport/providers/providers';
 import { startInterSandbox, type InterSandbox } from './inter-sandbox';
 import { accountVersion, chargeItem, row, rowById, startStateFixture, type StateFixture } from './state-fixture';
 

@@ -7,8 +7,8 @@ import { acceptReceivables } from '../src/domain/intake';
 import { applyDueNotices } from '../src/domain/notices';
 import type { PaymentProvider, PaymentProviders } from '../src/domain/ports';
 import { registerReceivables } from '../src/domain/registration';
-import { InterProvider } from '../src/provider/inter';
-import { PixProvider } from '../src/provider/pix';
+import { InterProvider } from '../src/transport/providers/inter';
+import { PixProvider } from '../src/transport/providers/pix';
 import { paymentMetrics } from '../src/transport/metrics';
 import { startInterSandbox, type InterSandbox } from './inter-sandbox';
 import {

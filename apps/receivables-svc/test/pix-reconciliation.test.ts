@@ -7,8 +7,8 @@ import type { ReceivableRow } from '../src/db/schema';
 import { applyDueNotices } from '../src/domain/notices';
 import { storeNotices } from '../src/domain/notice-store';
 import type { PaymentProviders, ProviderAccount, SweepResult, SweepWindow } from '../src/domain/ports';
-import { MAX_PIX_LIST_PAGES, sweepPix, type PixApiReader } from '../src/provider/pix/sweep';
-import { parsePixWebhook } from '../src/provider/pix/webhook';
+import { MAX_PIX_LIST_PAGES, sweepPix, type PixApiReader } from '../src/transport/providers/pix/sweep';
+import { parsePixWebhook } from '../src/transport/providers/pix/webhook';
 import {
   acceptAndRegister,
   callbacksFor,

@@ -21,8 +21,8 @@ import { listInstallments } from '../src/domain/installments';
 import { recordPayment } from '../src/domain/payments';
 import type { ProviderPayment } from '../src/domain/ports';
 import { registerReceivables } from '../src/domain/registration';
-import { LEGACY_SANDBOX_ACCOUNT } from '../src/provider/legacy-account';
-import { slipLinkExpiry } from '../src/provider/slip-links';
+import { LEGACY_SANDBOX_ACCOUNT } from '../src/transport/providers/legacy-account';
+import { slipLinkExpiry } from '../src/transport/providers/slip-links';
 import { paymentMetrics } from '../src/transport/metrics';
 import {
   accountVersion,

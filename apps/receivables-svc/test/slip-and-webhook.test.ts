@@ -5,7 +5,7 @@ import {
   InvalidWebhookError,
   sandboxWebhookVerifier,
   verifySandboxWebhook,
-} from '../src/provider/bank-sandbox-webhook';
+} from '../src/transport/providers/bank-sandbox-webhook';
 
 describe('slip instructions', () => {
   it('writes discount, fine and interest the way a Brazilian slip prints them', () => {

@@ -34,7 +34,7 @@ import {
   type ProviderCharge,
   type ProviderChargeState,
 } from '../src/domain/ports';
-import { SignedSlipLinks } from '../src/provider/slip-links';
+import { SignedSlipLinks } from '../src/transport/providers/slip-links';
 import { registerHandlers } from '../src/transport/bus-handlers';
 import { startProviderWebhookServer } from '../src/transport/http-server';
 

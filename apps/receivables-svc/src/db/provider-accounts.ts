@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ProviderAccount, ProviderAccounts } from '../domain/ports';
-import { LEGACY_SANDBOX_ACCOUNT } from '../provider/legacy-account';
+import { LEGACY_SANDBOX_ACCOUNT } from '../transport/providers/legacy-account';
 import type { ProviderAccountsTable, ReceivablesDatabase } from './schema';
 import { isUuid } from '@payments/contracts';
 

@@ -118,7 +118,7 @@ export interface ProviderAccountsTable {
   account_key: string;
   beneficiary: ColumnType<Beneficiary, string, never>;
   base_url: string | null;
-  /** Sealed with CREDENTIALS_ENCRYPTION_KEY, bound to the id; opened only by src/provider/credentials.ts. */
+  /** Sealed with CREDENTIALS_ENCRYPTION_KEY, bound to the id; opened only by src/transport/providers/credentials.ts. */
   sealed_credentials: string | null;
   first_seen_at: Generated<Date>;
 }

@@ -1,6 +1,6 @@
 import type { Bus } from '@payments/bus';
 import { ServiceError, Subjects } from '@payments/contracts';
-import type { NewestCredentials } from '../provider/credentials';
+import type { NewestCredentials } from './providers/credentials';
 
 /** The newest sealed credentials of a tenant's bank account, asked of the gateway (owner of accounts). */
 export function busNewestCredentials(bus: Bus): NewestCredentials {

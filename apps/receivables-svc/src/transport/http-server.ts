@@ -17,10 +17,10 @@ import {
   sandboxWebhookVerifier,
   verifySandboxWebhook,
   type WebhookHeaders,
-} from '../provider/bank-sandbox-webhook';
-import { parseInterWebhook } from '../provider/inter';
-import { InvalidPixWebhookError, parsePixWebhook, PIX_WEBHOOK_PATH } from '../provider/pix/webhook';
-import { INTER_WEBHOOK_PATH } from '../provider/providers';
+} from './providers/bank-sandbox-webhook';
+import { parseInterWebhook } from './providers/inter';
+import { InvalidPixWebhookError, parsePixWebhook, PIX_WEBHOOK_PATH } from './providers/pix/webhook';
+import { INTER_WEBHOOK_PATH } from './providers/providers';
 import type { PaymentMetrics } from './metrics';
 
 /** A bank notice's body at most: a notice is a few KiB, a PIX batch a few dozen. */

@@ -1,6 +1,6 @@
 import type { Logger } from '@payments/logger';
 import { Counter, MetricNames, type Registry } from '@payments/metrics';
-import type { InterObserver } from '../provider/inter/client';
+import type { InterObserver } from './providers/inter/client';
 
 /**
  * What operators must see of the calls to a bank (Inter's APIs, any PIX API): waits for the shared budget, 429s, 403s and a webhook

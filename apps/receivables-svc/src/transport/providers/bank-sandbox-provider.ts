@@ -9,7 +9,7 @@ import {
   type ProviderAccount,
   type ProviderCharge,
   type ProviderChargeState,
-} from '../domain/ports';
+} from '../../domain/ports';
 import { isLegacySandboxAccount } from './legacy-account';
 
 export interface BankSandboxOptions {

@@ -1,4 +1,4 @@
-import type { ProviderAccount } from '../domain/ports';
+import type { ProviderAccount } from '../../domain/ports';
 
 /**
  * The account of receivables accepted before provider accounts existed (provider_account_id null):

@@ -9,7 +9,7 @@ import {
   standardViolations,
   type PixDialect,
 } from '@payments/pix-api';
-import type { BankNotice, SweepResult, SweepWindow } from '../../domain/ports';
+import type { BankNotice, SweepResult, SweepWindow } from '../../../domain/ports';
 import { pixNotices } from './webhook';
 
 /**

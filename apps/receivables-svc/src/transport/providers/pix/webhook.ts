@@ -1,5 +1,5 @@
 import { PixAnswerError, readPixNotice, receivableIdOfTxid, REFUND_STATUS, type ReceivedPix } from '@payments/pix-api';
-import type { BankNotice } from '../../domain/ports';
+import type { BankNotice } from '../../../domain/ports';
 
 /**
  * PIX notices: the bank (any PSP on the Central Bank's standard, Inter's PIX API too) was told

@@ -1,6 +1,6 @@
 import { SLIP_PDF_PATH, SLIP_QRCODE_PATH, type ProviderKind } from '@payments/contracts';
 import { signLink } from '@payments/signed-links';
-import type { ProviderAccount, SlipLinks } from '../domain/ports';
+import type { ProviderAccount, SlipLinks } from '../../domain/ports';
 
 /**
  * Which banks serve a slip PDF only behind their own authentication and no QR code image at all

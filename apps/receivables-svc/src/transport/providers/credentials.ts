@@ -1,6 +1,6 @@
 import { CredentialSealError, open, type Keyring } from '@payments/credential-seal';
 import type { InterCredentials, PixCredentials } from '@payments/contracts';
-import type { ProviderAccount } from '../domain/ports';
+import type { ProviderAccount } from '../../domain/ports';
 
 /**
  * An account's credentials could not be opened (none stored, wrong CREDENTIALS_ENCRYPTION_KEY, or not

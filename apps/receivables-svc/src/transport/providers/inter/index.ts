@@ -20,7 +20,7 @@ import {
   type ProviderChargeState,
   type SweepResult,
   type SweepWindow,
-} from '../../domain/ports';
+} from '../../../domain/ports';
 import { InterAccountClient, InterHttpError, InterNetworkError, type InterEndpoint } from './client';
 import { chargeState, registrationOutcome, toCreateRequest } from './mapping';
 import { sweepInter } from './sweep';

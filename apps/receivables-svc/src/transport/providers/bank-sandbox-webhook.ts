@@ -1,5 +1,5 @@
 import { signingKey, verifyWebhook, type VerifyFailure } from '@payments/standard-webhooks';
-import type { ProviderPayment } from '../domain/ports';
+import type { ProviderPayment } from '../../domain/ports';
 
 /**
  * The bank sandbox's payment notification, checked the way the ERP checks our callbacks: Standard

@@ -1,5 +1,5 @@
 import type { OpenedCredentials } from './credentials';
-import { ProviderUnavailableError, type ProviderAccount } from '../domain/ports';
+import { ProviderUnavailableError, type ProviderAccount } from '../../domain/ports';
 import { checkingAccountHeader, type BankAccountClient, type BankObserver, type BankShared } from './bank-client';
 import { newWebhookSetupState, type WebhookSetupState } from './webhook-setup';
 

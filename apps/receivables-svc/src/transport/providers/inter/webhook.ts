@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { INTER_SITUATIONS, interViolations } from '@payments/inter-cobranca';
-import type { BankNotice, BankNoticeKind } from '../../domain/ports';
+import type { BankNotice, BankNoticeKind } from '../../../domain/ports';
 import { paymentMethod, reaisToCents } from './mapping';
 
 /** A body that is not Inter's charge notification: answered 400, nothing changes. */

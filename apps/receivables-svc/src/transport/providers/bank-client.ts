@@ -1,8 +1,8 @@
 import { rootCertificates } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { InterCredentials } from '@payments/contracts';
-import { ProviderUnavailableError } from '../domain/ports';
-import { BudgetExhaustedError, type CallLimit, type WaitReason } from '../db/call-budget';
+import { ProviderUnavailableError } from '../../domain/ports';
+import { BudgetExhaustedError, type CallLimit, type WaitReason } from '../../db/call-budget';
 
 /**
  * The OAuth2 client credentials over mutual TLS that the banks' APIs share (Inter's Cobrança API, any

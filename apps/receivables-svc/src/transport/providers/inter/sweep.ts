@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { INTER_PATHS, interViolations } from '@payments/inter-cobranca';
-import type { BankNotice, SweepResult, SweepWindow } from '../../domain/ports';
+import type { BankNotice, SweepResult, SweepWindow } from '../../../domain/ports';
 import type { InterAccountClient } from './client';
 import { chargeState } from './mapping';
 import { CallbackCharge, noticeOfCallback } from './webhook';

@@ -27,7 +27,7 @@ import {
   type ProviderChargeState,
   type SweepResult,
   type SweepWindow,
-} from '../../domain/ports';
+} from '../../../domain/ports';
 import { BankHttpError, BankNetworkError } from '../bank-client';
 import { BankConnections, type BankConnection, type BankConnectionOptions } from '../bank-connections';
 import { mapLimit } from '../map-limit';

@@ -6,7 +6,7 @@ import {
   type ChargeView,
   type InterViolation,
 } from '@payments/inter-cobranca';
-import type { BatchRegistrationOutcome, ChargeRequest, ProviderChargeState } from '../../domain/ports';
+import type { BatchRegistrationOutcome, ChargeRequest, ProviderChargeState } from '../../../domain/ports';
 
 const DAY_MS = 86_400_000;
 

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import { PIX_DIALECTS, type PixDialect } from '@payments/pix-api';
-import type { PaymentProviders } from '../domain/ports';
-import { trustedInterCa, type ReceivablesConfig } from '../config';
-import { PostgresBankTokens } from '../db/bank-tokens';
-import { PostgresCallBudget } from '../db/call-budget';
-import type { ReceivablesDatabase } from '../db/schema';
+import type { PaymentProviders } from '../../domain/ports';
+import { trustedInterCa, type ReceivablesConfig } from '../../config';
+import { PostgresBankTokens } from '../../db/bank-tokens';
+import { PostgresCallBudget } from '../../db/call-budget';
+import type { ReceivablesDatabase } from '../../db/schema';
 import type { BankShared } from './bank-client';
 import { BankSandboxProvider } from './bank-sandbox-provider';
 import { InterCredentialSource, type NewestCredentials } from './credentials';
