@@ -3,7 +3,11 @@ import { ConfigError } from '@payments/config';
 import { DEV_CREDENTIALS_ENCRYPTION_KEY, seal } from '@payments/credential-seal';
 import { loadReceivablesConfig } from '../src/config';
 import type { ProviderAccount } from '../src/domain/ports';
-import { CredentialsUnavailableError, InterCredentialSource, interCredentialOpener } from '../src/transport/providers/credentials';
+import {
+  CredentialsUnavailableError,
+  InterCredentialSource,
+  interCredentialOpener,
+} from '../src/transport/providers/credentials';
 import { interWebhookUrl } from '../src/transport/providers/providers';
 
 describe('receivables-svc config', () => {
