@@ -8,6 +8,6 @@ export {
   WEBHOOK_SIGNATURE_HEADER,
 } from './domain/webhook-signature';
 export type { ChargePaidEvent } from './domain/webhook-event';
-export type { ChargeResponse } from './http/wire';
-export type { ChargeRequest } from './http/charge-request';
-export type { ErrorBody, BankErrorCode } from './http/errors';
+export type { ChargeResponse } from './transport/http/wire';
+export type { ChargeRequest } from './transport/http/charge-request';
+export type { ErrorBody, BankErrorCode } from './transport/http/errors';

@@ -8,11 +8,11 @@ import type { BankSandboxConfig } from './config';
 import { migrations, SCHEMA } from './db/migrations';
 import type { BankSandboxDatabase } from './db/schema';
 import { Behaviour } from './domain/behaviour';
-import { ChargeStore } from './domain/charge-store';
+import { ChargeStore } from './db/charge-store';
 import { WebhookDispatcher } from './domain/webhook-dispatcher';
-import { createSandboxApp } from './http/app';
-import { otelWebhookTracing } from './http/otel-webhook-tracing';
-import { createWebhookPoster } from './http/webhook-poster';
+import { createSandboxApp } from './transport/http/app';
+import { otelWebhookTracing } from './transport/http/otel-webhook-tracing';
+import { createWebhookPoster } from './transport/http/webhook-poster';
 import { interDialectEnabled, startInterDialect } from './inter';
 
 export interface RunningBankSandbox {

@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { loadBankSandboxConfig } from '../src';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { BankSandboxDatabase } from '../src/db/schema';
-import { ChargeStore } from '../src/domain/charge-store';
+import { ChargeStore } from '../src/db/charge-store';
 import { WebhookDispatcher, type WebhookAttempt } from '../src/domain/webhook-dispatcher';
 import { signSandboxWebhook, webhookSigner } from '../src/domain/webhook-signature';
 import { eventually } from './harness';

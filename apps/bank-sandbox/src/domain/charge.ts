@@ -1,6 +1,6 @@
 import type { SettlementMethod } from './money';
 
-/** A charge as the sandbox bank keeps it. English names; the wire mapping lives in http/. */
+/** A charge as the sandbox bank keeps it. English names; the wire mapping lives in transport/http/. */
 export type ChargeKind = 'hybrid_slip' | 'pix';
 export type ChargeStatus = 'registered' | 'paid' | 'cancelled';
 

@@ -24,7 +24,7 @@ export interface WebhookAttempt {
 }
 
 /**
- * The dispatcher's view of HTTP: a port, so that the domain knows no HTTP client (http/webhook-poster.ts
+ * The dispatcher's view of HTTP: a port, so that the domain knows no HTTP client (transport/http/webhook-poster.ts
  * implements it with fetch).
  */
 export interface WebhookPoster {
@@ -34,7 +34,7 @@ export interface WebhookPoster {
 
 /**
  * The dispatcher's view of tracing: a port, so that the domain knows no tracing library
- * (http/otel-webhook-tracing.ts implements it with OpenTelemetry).
+ * (transport/http/otel-webhook-tracing.ts implements it with OpenTelemetry).
  */
 export interface WebhookTracing {
   /** Runs `work` in the trace context stored with a notification (outside any trace when there is none). */
@@ -50,9 +50,9 @@ export interface WebhookDispatcherConfig {
   /** Where notifications go, signed with what, and how they are retried. */
   readonly webhook: WebhookSettings;
   readonly logger: Logger;
-  /** Sends one POST (http/webhook-poster.ts). */
+  /** Sends one POST (transport/http/webhook-poster.ts). */
   readonly poster: WebhookPoster;
-  /** Runs each attempt in the trace of the payment it reports (http/otel-webhook-tracing.ts). */
+  /** Runs each attempt in the trace of the payment it reports (transport/http/otel-webhook-tracing.ts). */
   readonly tracing: WebhookTracing;
   /** The time an attempt is signed at (tests move it); the system clock by default. */
   readonly now?: () => Date;

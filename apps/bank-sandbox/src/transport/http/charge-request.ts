@@ -3,10 +3,10 @@ import addFormats from 'ajv-formats';
 import { isValidPixKey } from '@brazilian-utils/brazilian-utils';
 import { Type, type Static } from '@sinclair/typebox';
 import { isValidTaxId } from '@payments/tax-id';
-import { merchantField } from '../domain/beneficiary';
-import { MAX_MERCHANT_CITY, MAX_MERCHANT_NAME } from '../domain/br-code';
-import { epochDay } from '../domain/calendar-date';
-import type { Beneficiary, ChargeOwner, ChargeTerms } from '../domain/charge';
+import { merchantField } from '../../domain/beneficiary';
+import { MAX_MERCHANT_CITY, MAX_MERCHANT_NAME } from '../../domain/br-code';
+import { epochDay } from '../../domain/calendar-date';
+import type { Beneficiary, ChargeOwner, ChargeTerms } from '../../domain/charge';
 
 /** Body of POST /v1/charges. Amounts in integer cents; unknown fields are ignored. */
 const MAX_TEXT = 255;

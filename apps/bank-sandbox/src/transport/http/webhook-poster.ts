@@ -1,4 +1,4 @@
-import type { WebhookAttempt, WebhookPoster } from '../domain/webhook-dispatcher';
+import type { WebhookAttempt, WebhookPoster } from '../../domain/webhook-dispatcher';
 
 /**
  * POSTs payment webhooks with fetch: JSON body, redirects not followed, a hard timeout, the answer

@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import { toCarrier } from '@payments/telemetry';
-import { BEHAVIOUR_MODES, type BehaviourMode } from '../domain/behaviour';
-import type { LedgerCharge } from '../domain/charge';
-import { paymentAmountCents, type SettlementMethod } from '../domain/money';
-import { OUR_NUMBER_DIGITS } from '../domain/slip-issuer';
+import { BEHAVIOUR_MODES, type BehaviourMode } from '../../domain/behaviour';
+import type { LedgerCharge } from '../../domain/charge';
+import { paymentAmountCents, type SettlementMethod } from '../../domain/money';
+import { OUR_NUMBER_DIGITS } from '../../domain/slip-issuer';
 import type { SandboxDeps } from './context';
 import { BankApiError } from './errors';
 import { chargeResponse } from './wire';

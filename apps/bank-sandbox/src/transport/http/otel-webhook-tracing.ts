@@ -1,5 +1,5 @@
 import { detached, inStoredContext } from '@payments/telemetry';
-import type { WebhookTracing } from '../domain/webhook-dispatcher';
+import type { WebhookTracing } from '../../domain/webhook-dispatcher';
 
 /**
  * Webhook tracing with OpenTelemetry: a notification is POSTed in the trace of the payment that queued

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { BankSandboxDatabase, ChargeRow } from '../db/schema';
-import { accountFor } from './beneficiary';
-import { acceptsMethod, type ChargeOwner, type ChargeTerms, type LedgerCharge } from './charge';
-import { sandboxFeeCents, type SettlementMethod } from './money';
-import { formatOurNumber, issuePaymentData, type PayeeAccount } from './slip-issuer';
-import { OurNumberPool } from './our-number-pool';
-import { chargePaidEvent } from './webhook-event';
+import type { BankSandboxDatabase, ChargeRow } from './schema';
+import { accountFor } from '../domain/beneficiary';
+import { acceptsMethod, type ChargeOwner, type ChargeTerms, type LedgerCharge } from '../domain/charge';
+import { sandboxFeeCents, type SettlementMethod } from '../domain/money';
+import { formatOurNumber, issuePaymentData, type PayeeAccount } from '../domain/slip-issuer';
+import { OurNumberPool } from '../domain/our-number-pool';
+import { chargePaidEvent } from '../domain/webhook-event';
 
 export type RegisterOutcome =
   /** A new charge was stored. */

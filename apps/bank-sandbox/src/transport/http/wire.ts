@@ -1,4 +1,4 @@
-import type { Beneficiary, LedgerCharge } from '../domain/charge';
+import type { Beneficiary, LedgerCharge } from '../../domain/charge';
 
 /** A charge as the bank-like API answers it. Every key is always present (null when it does not apply). */
 export interface ChargeResponse {
