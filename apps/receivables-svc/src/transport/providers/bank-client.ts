@@ -2,7 +2,9 @@ import { rootCertificates } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { InterCredentials } from '@payments/contracts';
 import { ProviderUnavailableError } from '../../domain/ports';
-import { BudgetExhaustedError, type CallLimit, type WaitReason } from '../../db/call-budget';
+import { BudgetExhaustedError } from '../../db/call-budget';
+import { BankHttpError, BankNetworkError, BankUnexpectedAnswerError } from './bank-errors';
+import type { BankObserver, BankShared } from './bank-shared';
 
 /**
  * The OAuth2 client credentials over mutual TLS that the banks' APIs share (Inter's Cobrança API, any
@@ -10,29 +12,6 @@ import { BudgetExhaustedError, type CallLimit, type WaitReason } from '../../db/
  * per-endpoint call budgets shared the same way. What varies per API (its root, token URL and scope,
  * the key of its shared token, its endpoints and their limits, its extra headers) is an option.
  */
-
-/** The bank answered with a status we do not treat as success (after one token refresh on 401). */
-export class BankHttpError extends ProviderUnavailableError {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-    what: string,
-    bank = 'inter',
-  ) {
-    super(`${bank} ${what}: HTTP ${status}${describeError(body)}`);
-  }
-
-  /** Statuses that refuse the request itself: for a create, the charge is looked up before it is rejected. */
-  get isRefusal(): boolean {
-    return this.status === 400 || this.status === 404 || this.status === 422;
-  }
-}
-
-/** The request did not get an answer (refused connection or TLS handshake, reset, timeout). */
-export class BankNetworkError extends ProviderUnavailableError {}
-
-/** The bank answered 2xx with a body that is not what its contract says. */
-export class BankUnexpectedAnswerError extends ProviderUnavailableError {}
 
 export interface BankCall<E extends string = string> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -44,47 +23,6 @@ export interface BankCall<E extends string = string> {
   what: string;
   /** Whose budget it spends; the client's classifier decides when absent. */
   endpoint?: E;
-}
-
-/** The per-minute budgets shared by every instance (Postgres: db/call-budget.ts). */
-export interface BankCallBudget {
-  take(
-    bucket: string,
-    endpoint: string,
-    limit: CallLimit,
-    onWait?: (reason: WaitReason, ms: number) => void,
-  ): Promise<void>;
-  block(bucket: string, endpoint: string, until: Date, limit: CallLimit): Promise<void>;
-}
-
-/** The one token per bank account and API shared by every instance (Postgres: db/bank-tokens.ts). */
-export interface BankTokenStore {
-  /** `prepare` runs before the lock is taken, only when no usable token is stored (the token budget). */
-  token(
-    key: string,
-    issue: () => Promise<{ value: string; usableForMs: number }>,
-    prepare?: () => Promise<void>,
-  ): Promise<{ value: string; usableUntil: number }>;
-  drop(key: string, failed: string): Promise<void>;
-}
-
-/** What instances share about a bank account: its budgets (one per endpoint, `token` included) and its tokens. */
-export interface BankShared<E extends string> {
-  budget: BankCallBudget;
-  tokens: BankTokenStore;
-  limits: Record<E | 'token', CallLimit>;
-}
-
-/** Told what operators must see (metrics and warning logs in the service; never a secret). */
-export interface BankObserver {
-  /** A call waited for its budget (or for the bank's Retry-After). */
-  waited?(accountId: string, endpoint: string, reason: WaitReason, ms: number): void;
-  /** The bank answered 429. */
-  rateLimited?(accountId: string, endpoint: string, retryAfterMs: number): void;
-  /** The bank answered 403: calls to the endpoint wait `delayMs` (growing while it lasts). */
-  forbidden?(accountId: string, endpoint: string, delayMs: number): void;
-  /** The account's webhook points elsewhere and is not replaced (no --replace-webhook). */
-  webhookConflict?(accountId: string, registeredUrl: string, ourUrl: string): void;
 }
 
 export interface BankClientOptions<E extends string> {
@@ -388,24 +326,6 @@ function parseJson(text: string): unknown {
   } catch {
     return text.slice(0, 200);
   }
-}
-
-/**
- * A bank's error body in one line: title, detail and the fields it names (Inter's and the PIX
- * standard's problem shapes share `title`, `detail` and `violacoes: [{ propriedade, razao }]`).
- */
-export function describeError(body: unknown): string {
-  if (typeof body !== 'object' || body === null) return '';
-  const { title, detail, violacoes } = body as { title?: unknown; detail?: unknown; violacoes?: unknown };
-  const fields = Array.isArray(violacoes)
-    ? violacoes
-        .map((v: { propriedade?: unknown; razao?: unknown }) => `${String(v.propriedade)}: ${String(v.razao)}`)
-        .join('; ')
-    : '';
-  return [title, detail, fields]
-    .filter((part): part is string => typeof part === 'string' && part !== '')
-    .map((part) => ` ${part}`)
-    .join(' -');
 }
 
 /** x-conta-corrente as Inter takes it: the account's digits (with its check digit), no leading zeros. */

@@ -1,6 +1,7 @@
 import type { OpenedCredentials } from './credentials';
 import { ProviderUnavailableError, type ProviderAccount } from '../../domain/ports';
-import { checkingAccountHeader, type BankAccountClient, type BankObserver, type BankShared } from './bank-client';
+import { checkingAccountHeader, type BankAccountClient } from './bank-client';
+import type { BankObserver, BankShared } from './bank-shared';
 import { newWebhookSetupState, type WebhookSetupState } from './webhook-setup';
 
 /** What a bank API adapter needs to connect to its accounts; one instance serves every account. */

@@ -5,7 +5,7 @@ import { trustedInterCa, type ReceivablesConfig } from '../../config';
 import { PostgresBankTokens } from '../../db/bank-tokens';
 import { PostgresCallBudget } from '../../db/call-budget';
 import type { ReceivablesDatabase } from '../../db/schema';
-import type { BankShared } from './bank-client';
+import type { BankShared } from './bank-shared';
 import { BankSandboxProvider } from './bank-sandbox-provider';
 import { InterCredentialSource, type NewestCredentials } from './credentials';
 import { InterProvider } from './inter';

@@ -1,4 +1,4 @@
-import { BankNetworkError } from './bank-client';
+import { BankNetworkError } from './bank-errors';
 
 /**
  * Pointing a bank account's webhook at us, the same way for every bank API (Inter's Cobrança webhook,

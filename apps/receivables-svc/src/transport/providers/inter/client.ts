@@ -1,17 +1,9 @@
 import type { TSchema } from '@sinclair/typebox';
 import { CHECKING_ACCOUNT_HEADER, INTER_COBRANCA_SCOPE, INTER_PATHS, interViolations } from '@payments/inter-cobranca';
 import type { InterCredentials } from '@payments/contracts';
-import {
-  BankAccountClient,
-  BankHttpError,
-  BankNetworkError,
-  BankUnexpectedAnswerError,
-  checkingAccountHeader,
-  describeError,
-  type BankCall,
-  type BankObserver,
-  type BankShared,
-} from '../bank-client';
+import { BankAccountClient, checkingAccountHeader, type BankCall } from '../bank-client';
+import { BankHttpError, BankNetworkError, BankUnexpectedAnswerError, describeError } from '../bank-errors';
+import type { BankObserver, BankShared } from '../bank-shared';
 
 /**
  * Inter's Cobrança API (boleto with PIX) over the shared bank client (../bank-client.ts): its token at

@@ -1,12 +1,7 @@
 import { PIX_DIALECTS, type PixDialect, type RequestsPerMinute } from '@payments/pix-api';
 import type { InterCredentials } from '@payments/contracts';
-import {
-  BankAccountClient,
-  type BankCall,
-  type BankClientOptions,
-  type BankObserver,
-  type BankShared,
-} from '../bank-client';
+import { BankAccountClient, type BankCall, type BankClientOptions } from '../bank-client';
+import type { BankObserver, BankShared } from '../bank-shared';
 
 /**
  * A bank account's connection to a PIX API (the standard's or a bank's dialect of it) over the shared
