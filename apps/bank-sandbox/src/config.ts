@@ -15,7 +15,7 @@ import { BEHAVIOUR_MODES, type BehaviourMode } from './domain/behaviour';
 import type { PayeeDetails } from './domain/slip-pdf';
 import type { PayeeAccount } from './domain/slip-issuer';
 import type { WebhookSettings } from './domain/webhook-dispatcher';
-import { loadInterSandboxConfig, type InterSandboxConfig } from './inter/config';
+import { loadInterSandboxConfig, type InterSandboxConfig } from './inter-config';
 
 /**
  * The bank sandbox's settings: BANK_SANDBOX_<NAME> is field <name> (BANK_SANDBOX_WEBHOOK_RETRY_MS is

@@ -2,7 +2,7 @@ import './tracing'; // first: starts OpenTelemetry before anything it instrument
 import { loadConfigOrExit, runUntilSignal } from '@payments/lifecycle';
 import { createLogger } from '@payments/logger';
 import { loadBankSandboxConfig } from './config';
-import { interDialectEnabled } from './inter';
+import { interDialectEnabled } from './inter-config';
 import { startBankSandbox } from './server';
 
 const config = loadConfigOrExit('bank-sandbox', () => loadBankSandboxConfig());

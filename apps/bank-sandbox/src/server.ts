@@ -13,7 +13,8 @@ import { WebhookDispatcher } from './domain/webhook-dispatcher';
 import { createSandboxApp } from './transport/http/app';
 import { otelWebhookTracing } from './transport/http/otel-webhook-tracing';
 import { createWebhookPoster } from './transport/http/webhook-poster';
-import { interDialectEnabled, startInterDialect } from './inter';
+import { interDialectEnabled } from './inter-config';
+import { startInterDialect } from './transport/inter/server';
 
 export interface RunningBankSandbox {
   /** Where it answers, e.g. http://127.0.0.1:3100 */

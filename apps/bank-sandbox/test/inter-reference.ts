@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
  * The oracle of the Inter dialect's tests: the answers of Banco Inter's "API Cobrança (Boleto com Pix)"
  * v3 and its token endpoint, transcribed here by hand as plain JSON Schema from Inter's API reference
  * (developers.inter.co/references/cobranca-bolepix, /references/token), field by field. Independent of
- * the sandbox's src/inter/contract.ts and of the adapter's schemas, so neither can vouch for itself.
+ * the sandbox's src/domain/inter/contract.ts and of the adapter's schemas, so neither can vouch for itself.
  */
 
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));

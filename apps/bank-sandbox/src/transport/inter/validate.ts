@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
-import type { Violacao } from './contract';
+import type { Violacao } from '../../domain/inter/contract';
 
 // Bodies as sent; queries (all strings on the wire) coerced to the reference's types, with its defaults.
 const bodies = addFormats(new Ajv({ allErrors: true, strict: false }));

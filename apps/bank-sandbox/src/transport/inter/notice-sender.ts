@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Selectable, type Transaction } from 'kysely';
 import { Agent, request } from 'undici';
 import type { Logger } from '@payments/logger';
-import type { InterNotificationsTable } from './db';
-import type { PixDatabase, PixDb, PixNotificationsTable } from '../pix/db';
+import type { InterNotificationsTable } from '../../db/inter';
+import type { PixDatabase, PixDb, PixNotificationsTable } from '../../db/pix';
 
 export interface NoticeSettings {
   /** Delays before each retry of a refused notice (Inter: 20, 30, 60, 120 minutes); then it is given up. */

@@ -2,10 +2,10 @@ import type { TLSSocket } from 'node:tls';
 import Koa, { type Context, type Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { Logger } from '@payments/logger';
-import type { Behaviour } from '../domain/behaviour';
-import { INTER_ENDPOINT_LIMITS, type CallMeter, type InterEndpoint } from './call-meter';
-import type { InterBank } from './inter-bank';
-import { sameAccount } from './rules';
+import type { Behaviour } from '../../domain/behaviour';
+import { INTER_ENDPOINT_LIMITS, type CallMeter, type InterEndpoint } from '../../domain/inter/call-meter';
+import type { InterBank } from '../../domain/inter/inter-bank';
+import { sameAccount } from '../../domain/inter/rules';
 
 /** What the Inter dialect's and the PIX API's apps are both given. */
 export interface DialectApiDeps {

@@ -1,6 +1,6 @@
 import type { ColumnType, Kysely, Selectable } from 'kysely';
-import type { EmitirCobrancaRequestBody, OrigemRecebimento, SituacaoCobranca } from './contract';
-import type { BankSandboxDatabase } from '../db/schema';
+import type { EmitirCobrancaRequestBody, OrigemRecebimento, SituacaoCobranca } from '../domain/inter/contract';
+import type { BankSandboxDatabase } from './schema';
 
 /** The Inter dialect's tables (interDialectMigration), added to the sandbox's own. */
 

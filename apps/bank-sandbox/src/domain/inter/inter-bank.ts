@@ -2,11 +2,11 @@ import { createHash, randomUUID, X509Certificate } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
 import { toCents } from '@payments/br-format';
 import type { CertificateAuthority } from '@payments/dev-certificates';
-import { buildBarcode, typeableLineFromBarcode } from '../domain/barcode';
-import { buildBrCode } from '../domain/br-code';
-import { buildFreeField } from '../domain/free-field';
-import { formatOurNumber, OUR_NUMBER_DIGITS } from '../domain/slip-issuer';
-import { isUuid } from '../domain/uuid';
+import { buildBarcode, typeableLineFromBarcode } from '../barcode';
+import { buildBrCode } from '../br-code';
+import { buildFreeField } from '../free-field';
+import { formatOurNumber, OUR_NUMBER_DIGITS } from '../slip-issuer';
+import { isUuid } from '../uuid';
 import {
   SITUACOES_CALLBACK,
   type CallbackAttemptPage,
@@ -16,7 +16,7 @@ import {
   type OrdenarPor,
   type SituacaoCallback,
 } from './contract';
-import type { AccountHolder, InterChargeRow, InterClientRow, InterDatabase, InterDb } from './db';
+import type { AccountHolder, InterChargeRow, InterClientRow, InterDatabase, InterDb } from '../../db/inter';
 import { noFaults, type InterFaults } from './faults';
 import { taxIdDigits } from './rules';
 import { clientAccount, clientPayee, holderOf, type SandboxBank } from './terms';

@@ -1,6 +1,6 @@
 import { hasAtMostTwoDecimals } from '@payments/br-format';
 import { isValidCnpj, isValidCpf } from '@payments/tax-id';
-import { epochDay } from '../domain/calendar-date';
+import { epochDay } from '../calendar-date';
 import type { EmitirCobrancaRequestBody, Violacao } from './contract';
 
 /** Brasília's date and time of day (Inter's calendar and clock). */

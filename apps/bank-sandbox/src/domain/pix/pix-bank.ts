@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
-import { buildDynamicBrCode, MAX_MERCHANT_CITY, MAX_MERCHANT_NAME, toMerchantText } from '../domain/br-code';
-import { epochDay } from '../domain/calendar-date';
-import type { AccountHolder } from '../inter/db';
+import { buildDynamicBrCode, MAX_MERCHANT_CITY, MAX_MERCHANT_NAME, toMerchantText } from '../br-code';
+import { epochDay } from '../calendar-date';
+import type { AccountHolder } from '../../db/inter';
 import type { InterFaults } from '../inter/faults';
 import { holderOf, type SandboxBank } from '../inter/terms';
 import { brasiliaDate } from '../inter/wire';
 import { amountDue, cents, DEFAULT_DAYS_PAYABLE_AFTER_DUE } from './amount-due';
-import type { CobvRequest, CobvRow, CobvStatus, PixDatabase, PixDb, ReceivedRow, RefundRow } from './db';
+import type { CobvRequest, CobvRow, CobvStatus, PixDatabase, PixDb, ReceivedRow, RefundRow } from '../../db/pix';
 import { invalid, type Violacao } from './problems';
 import { pixView } from './wire';
 

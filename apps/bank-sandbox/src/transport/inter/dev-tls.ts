@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCertificateAuthority, loadCertificateAuthority } from '@payments/dev-certificates';
-import type { InterTlsFiles } from './config';
+import type { InterTlsFiles } from '../../inter-config';
 
 /** A development CA is good for ten years; the server certificate it signs for two. */
 const CA_DAYS = 3_650;

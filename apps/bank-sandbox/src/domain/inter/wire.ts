@@ -1,4 +1,4 @@
-import { epochDay } from '../domain/calendar-date';
+import { epochDay } from '../calendar-date';
 import type {
   CallbackCobranca,
   CobrancaDetalhadaResponseBody,
@@ -7,7 +7,7 @@ import type {
   SituacaoCallback,
   SituacaoCobranca,
 } from './contract';
-import type { InterChargeRow } from './db';
+import type { InterChargeRow } from '../../db/inter';
 import { brasiliaClock } from './rules';
 
 /** Today in Brasília (Inter's calendar), YYYY-MM-DD. */

@@ -1,7 +1,7 @@
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from '@payments/logger';
-import { planRegistration } from '../domain/behaviour';
+import { planRegistration } from '../../domain/behaviour';
 import {
   authorizedClient,
   body,
@@ -12,11 +12,11 @@ import {
   type DialectApiDeps,
   type Refusals,
 } from '../inter/call-gate';
-import type { InterEndpoint } from '../inter/call-meter';
-import { TOKEN_TTL_SECONDS, type InterBank } from '../inter/inter-bank';
-import { cents } from './amount-due';
-import type { CobvRequest, CobvRow } from './db';
-import type { CobvRevision, PixBank } from './pix-bank';
+import type { InterEndpoint } from '../../domain/inter/call-meter';
+import { TOKEN_TTL_SECONDS, type InterBank } from '../../domain/inter/inter-bank';
+import { cents } from '../../domain/pix/amount-due';
+import type { CobvRequest, CobvRow } from '../../db/pix';
+import type { CobvRevision, PixBank } from '../../domain/pix/pix-bank';
 import {
   accessDenied,
   internalError,
@@ -26,10 +26,10 @@ import {
   tooManyRequests,
   unauthorized,
   unavailable,
-} from './problems';
+} from '../../domain/pix/problems';
 import { checked } from './standard';
-import { cobvView, pixView, receiverView, refundView } from './wire';
-import type { SandboxBank } from '../inter/terms';
+import { cobvView, pixView, receiverView, refundView } from '../../domain/pix/wire';
+import type { SandboxBank } from '../../domain/inter/terms';
 
 /** The two dialects the PIX API is served in, by path: the standard's and Inter's. */
 export const PIX_DIALECT_ROOTS = { standard: '/pix/v2', inter: '/inter/pix/v2' } as const;

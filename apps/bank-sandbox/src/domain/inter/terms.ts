@@ -1,11 +1,11 @@
 import { toCents } from '@payments/br-format';
-import { MAX_MERCHANT_CITY, MAX_MERCHANT_NAME, toMerchantText } from '../domain/br-code';
-import { epochDay } from '../domain/calendar-date';
-import type { Charge, ChargeTerms } from '../domain/charge';
-import type { PayeeAccount } from '../domain/slip-issuer';
-import type { PayeeDetails } from '../domain/slip-pdf';
+import { MAX_MERCHANT_CITY, MAX_MERCHANT_NAME, toMerchantText } from '../br-code';
+import { epochDay } from '../calendar-date';
+import type { Charge, ChargeTerms } from '../charge';
+import type { PayeeAccount } from '../slip-issuer';
+import type { PayeeDetails } from '../slip-pdf';
 import type { EmitirCobrancaRequestBody } from './contract';
-import type { AccountHolder, InterChargeRow } from './db';
+import type { AccountHolder, InterChargeRow } from '../../db/inter';
 
 /** What the sandbox knows of its own bank, for the Inter clients' accounts. */
 export interface SandboxBank {

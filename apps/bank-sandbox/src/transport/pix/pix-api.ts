@@ -1,20 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CertificateAuthority } from '@payments/dev-certificates';
 import type { Logger } from '@payments/logger';
-import type { Behaviour } from '../domain/behaviour';
-import type { CallMeter } from '../inter/call-meter';
-import type { InterSandboxConfig } from '../inter/config';
-import type { InterBank } from '../inter/inter-bank';
+import type { Behaviour } from '../../domain/behaviour';
+import type { CallMeter } from '../../domain/inter/call-meter';
+import type { InterSandboxConfig } from '../../inter-config';
+import type { InterBank } from '../../domain/inter/inter-bank';
 import { NoticeSender, type SenderIdentity } from '../inter/notice-sender';
-import type { SandboxBank } from '../inter/terms';
+import type { SandboxBank } from '../../domain/inter/terms';
 import { createPixApiApp } from './api-app';
 import { createPixControls, type PixControls } from './controls';
-import type { PixDb } from './db';
-import { PixBank } from './pix-bank';
-
-export { pixDialectMigration } from './migration';
-export { isPixPath, PIX_DIALECT_ROOTS, PIX_TOKEN_PATH } from './api-app';
-export type { PixControls } from './controls';
+import type { PixDb } from '../../db/pix';
+import { PixBank } from '../../domain/pix/pix-bank';
 
 export interface PixApiStartDeps {
   db: PixDb;

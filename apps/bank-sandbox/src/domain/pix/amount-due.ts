@@ -1,5 +1,5 @@
-import { epochDay } from '../domain/calendar-date';
-import type { AmountComponents, CobvRequest } from './db';
+import { epochDay } from '../calendar-date';
+import type { AmountComponents, CobvRequest } from '../../db/pix';
 
 /**
  * What a cobv asks on the day it is paid (a Brasília calendar date), by the modalities the standard

@@ -1,5 +1,5 @@
 import { standardViolations } from '@payments/pix-api';
-import { invalid, type Violacao } from './problems';
+import { invalid, type Violacao } from '../../domain/pix/problems';
 
 /**
  * Requests checked against the standard's schemas, generated from its OpenAPI document in libs/pix-api

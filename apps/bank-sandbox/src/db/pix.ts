@@ -1,5 +1,5 @@
 import type { ColumnType, Kysely, Selectable } from 'kysely';
-import type { InterDatabase } from '../inter/db';
+import type { InterDatabase } from './inter';
 
 /** The PIX API's tables (pixDialectMigration), beside the Inter dialect's and the sandbox's own. */
 

@@ -5,23 +5,20 @@ import type { Kysely } from 'kysely';
 import { closeServer, keepConnectionsAlive, listen } from '@payments/lifecycle';
 import { loadCertificateAuthority, type CertificateAuthority } from '@payments/dev-certificates';
 import type { Logger } from '@payments/logger';
-import type { BankSandboxDatabase } from '../db/schema';
-import type { Behaviour } from '../domain/behaviour';
-import { createPixApi, isPixPath } from '../pix';
-import type { PixTables } from '../pix/db';
+import type { BankSandboxDatabase } from '../../db/schema';
+import type { Behaviour } from '../../domain/behaviour';
+import { isPixPath } from '../pix/api-app';
+import { createPixApi } from '../pix/pix-api';
+import type { PixTables } from '../../db/pix';
 import { createInterApiApp } from './api-app';
-import { CallMeter } from './call-meter';
-import type { InterSandboxConfig, InterTlsFiles } from './config';
+import { CallMeter } from '../../domain/inter/call-meter';
+import type { InterSandboxConfig, InterTlsFiles } from '../../inter-config';
 import { withInterControls } from './controls';
-import type { InterTables } from './db';
+import type { InterTables } from '../../db/inter';
 import { ensureDevInterTls } from './dev-tls';
-import { InterBank } from './inter-bank';
+import { InterBank } from '../../domain/inter/inter-bank';
 import { interNoticeDialect, NoticeSender } from './notice-sender';
-import type { SandboxBank } from './terms';
-
-export { loadInterSandboxConfig, interDialectEnabled, type InterSandboxConfig } from './config';
-export { interDialectMigration, interFaithfulMigration } from './migration';
-export { INTER_PREFIX } from './api-app';
+import type { SandboxBank } from '../../domain/inter/terms';
 
 export interface InterDialectDeps {
   config: InterSandboxConfig;

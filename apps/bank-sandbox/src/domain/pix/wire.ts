@@ -1,7 +1,7 @@
-import type { AccountHolder } from '../inter/db';
+import type { AccountHolder } from '../../db/inter';
 import type { SandboxBank } from '../inter/terms';
 import { amountDue, decimal } from './amount-due';
-import type { AmountComponents, CobvRequest, CobvRow, ReceivedRow, RefundRow } from './db';
+import type { AmountComponents, CobvRequest, CobvRow, ReceivedRow, RefundRow } from '../../db/pix';
 
 /**
  * The PIX API's answers in the standard's shapes (CobVCompleta, Pix, Devolucao, CobVPayload), built

@@ -4,15 +4,15 @@ import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import type { CertificateAuthority } from '@payments/dev-certificates';
 import type { Logger } from '@payments/logger';
-import { paymentAmountCents } from '../domain/money';
-import type { CallMeter } from './call-meter';
-import type { InterDb } from './db';
+import { paymentAmountCents } from '../../domain/money';
+import type { CallMeter } from '../../domain/inter/call-meter';
+import type { InterDb } from '../../db/inter';
 import { body, ControlError, errors, fail } from './control-errors';
-import { applyFaults } from './faults';
-import type { PixControls } from '../pix';
-import { isUuid } from '../domain/uuid';
-import type { InterBank, PaymentMethod } from './inter-bank';
-import { chargeView } from './wire';
+import { applyFaults } from '../../domain/inter/faults';
+import type { PixControls } from '../pix/controls';
+import { isUuid } from '../../domain/uuid';
+import type { InterBank, PaymentMethod } from '../../domain/inter/inter-bank';
+import { chargeView } from '../../domain/inter/wire';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -2,8 +2,8 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from '@payments/logger';
-import { planRegistration } from '../domain/behaviour';
-import { renderChargePdf } from '../domain/slip-pdf';
+import { planRegistration } from '../../domain/behaviour';
+import { renderChargePdf } from '../../domain/slip-pdf';
 import {
   authorizedClient,
   body,
@@ -14,7 +14,7 @@ import {
   type DialectApiDeps,
   type Refusals,
 } from './call-gate';
-import type { InterEndpoint } from './call-meter';
+import type { InterEndpoint } from '../../domain/inter/call-meter';
 import {
   CallbacksQuery,
   CancelarCobrancaRequestBody,
@@ -34,12 +34,12 @@ import {
   type TokenResponse,
   type Violacao,
   type WebhookCompleto,
-} from './contract';
-import { TOKEN_TTL_SECONDS, type InterBank } from './inter-bank';
-import { createRefusals } from './rules';
-import { chargeForPdf } from './terms';
+} from '../../domain/inter/contract';
+import { TOKEN_TTL_SECONDS, type InterBank } from '../../domain/inter/inter-bank';
+import { createRefusals } from '../../domain/inter/rules';
+import { chargeForPdf } from '../../domain/inter/terms';
 import { violations } from './validate';
-import { chargeView, listItem } from './wire';
+import { chargeView, listItem } from '../../domain/inter/wire';
 
 /** Every path of the dialect is under this prefix: an account's base_url is https://host:port/inter. */
 export const INTER_PREFIX = '/inter';
