@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /**
- * The PIX API's tables (migration 0102_pix_dialect in db/migrations.ts), for both of its dialects
+ * The PIX API's tables (migration 0102_pix_dialect), for both of its dialects
  * (Inter's and the Central Bank standard's): charges with a due date (cobv) of the integrations of
  * inter_clients, the PIX received, their devoluções, the webhooks per key and the notices to them.
  */
