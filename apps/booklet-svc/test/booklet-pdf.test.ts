@@ -5,7 +5,8 @@ import { PassThrough, Writable } from 'node:stream';
 import type { BookletDocument, BookletInstallment } from '../src/domain/booklet-document';
 import { formatReais } from '@payments/br-format';
 import { pdfPageCount, readPdf } from '@payments/test-support/pdf-text';
-import { bookletPageCount, renderBooklet } from '../src/domain/booklet-pdf';
+import { bookletPageCount } from '../src/domain/booklet-layout';
+import { renderBooklet } from '../src/domain/booklet-pdf';
 import { barcodeFor, pixCode, squeeze, typeableLineFor } from './slip-fixtures';
 
 function makeDocument(count: number, pixOnly: (n: number) => boolean = () => false): BookletDocument {

@@ -15,7 +15,7 @@ import { createLogger } from '@payments/logger';
 import { OutboxRelay } from '@payments/outbox';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { BookletsDatabase } from '../src/db/schema';
-import { bookletPageCount } from '../src/domain/booklet-pdf';
+import { bookletPageCount } from '../src/domain/booklet-layout';
 import { requestBooklet } from '../src/domain/booklet-requests';
 import { PostgresPdfStore } from '../src/db/booklet-files';
 import { BusInstallmentSource } from '../src/transport/bus-sources';
