@@ -6,7 +6,9 @@ import { openConnection } from './connection';
 import { payloadCodec, SystemClaimRouting, type ClaimRouting } from './payloads';
 import { requester, type RequestOptions } from './requester';
 import { responder, type RequestHandler, type ServeOptions } from './responder';
-import { DurableStreams, type Consumption, type StreamSettings } from './streams';
+import { DurableStreams } from './streams';
+import type { Consumption } from './job-handlers';
+import type { StreamSettings } from './stream-settings';
 
 export type { RequestHandler, RequestOptions, ServeOptions, Subscription };
 

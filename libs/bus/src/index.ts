@@ -26,14 +26,9 @@ export {
 export { ClaimRecipientUnknownError, SystemClaimRouting, type ClaimRouting } from './payloads';
 export { CredsFileError, type NatsCredentials } from './auth';
 export { inboxPrefixOf } from './inbox';
-export {
-  DEFAULT_FAIR_WINDOW,
-  DurableStreams,
-  type BatchHandler,
-  type Consumption,
-  type MessageHandler,
-  type StreamSettings,
-} from './streams';
+export { DurableStreams } from './streams';
+export { DEFAULT_FAIR_WINDOW, type BatchHandler, type Consumption, type MessageHandler } from './job-handlers';
+export type { StreamSettings } from './stream-settings';
 export { DeadLetterBox, DeadLetterNotFoundError, DeadLetterRedriveRefusedError } from './dead-letters';
 export { DEFAULT_JOB_MAX_FAILURES, MAX_FAILURE_BACKOFF_MS } from './job-failures';
 export { DEFAULT_STREAM_MAX_BYTES, publishErrorText, type StreamFill } from './stream-limits';
