@@ -64,7 +64,7 @@ RUN node -e "const path = require('path'); const dir = path.resolve('dist/apps',
 RUN echo 'loglevel=silent' > .npmrc
 RUN node -e "const app = process.env.APP; \
   const elsewhere = (what) => 'echo \"' + what + ' is in the gateway image: docker compose exec gateway npm run ...\" >&2; exit 2'; \
-  const admin = app === 'gateway' ? 'node dist/apps/gateway/admin/cli.js' : elsewhere('the admin CLI'); \
+  const admin = app === 'gateway' ? 'node dist/apps/gateway/transport/cli/cli.js' : elsewhere('the admin CLI'); \
   const migrate = app === 'gateway' ? 'node dist/scripts/migrate.js' : elsewhere('npm run migrate'); \
   require('fs').writeFileSync('package.json', JSON.stringify({ name: 'payments-' + app, private: true, scripts: { admin, migrate } }, null, 2) + '\n');"
 # Files stay root's and read-only to the app.

@@ -7,7 +7,7 @@
  * healthy host (the same work, one host). Retries are scheduled 10 min out, so each event costs one
  * attempt and then waits in Postgres, not in memory.
  */
-import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/transport/bus/bus-provision';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';

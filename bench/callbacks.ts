@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { spawn, type StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import { connectBus } from '@payments/bus';
-import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/transport/bus/bus-provision';
 import { messageIds, Streams, type CallbackRequestBatch } from '@payments/contracts';
 import { createTestDatabase } from '@payments/db';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';

@@ -7,7 +7,7 @@
  * beside the same load with the tenant share off (CALLBACK_TENANT_SHARE_PERCENT=100: slots shared per
  * host only). Each scenario runs on a fresh callback-svc, database and bus prefix. Goal: B's p99 < 2 s.
  */
-import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/transport/bus/bus-provision';
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { connectBus, type Bus } from '@payments/bus';

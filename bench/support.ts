@@ -12,7 +12,7 @@ import { INTAKE_COLUMNS } from '@payments/receivables-svc';
 import type { chargeItem } from '@payments/test-support/charge-load';
 import { freePort } from '@payments/test-support/free-port';
 import { APP_SCHEMAS, migrateDatabase } from '@payments/test-support/instances';
-import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/transport/bus/bus-provision';
 
 /** Shared helpers for the benchmarks: percentiles, a counting receiver, formatting. */
 export function percentile(sorted: number[], p: number): number {

@@ -448,7 +448,7 @@ if (!kubectl) {
       expect(containers).toHaveLength(1);
       const [container] = containers;
       expect(container.image).toBe(appContainer(named(objects, 'Deployment', 'gateway')).image);
-      expect(container.command).toEqual(['node', 'dist/apps/gateway/admin/cli.js', 'bus', 'provision']);
+      expect(container.command).toEqual(['node', 'dist/apps/gateway/transport/cli/cli.js', 'bus', 'provision']);
       const env = containerEnv(container, objects, exampleSecrets, job);
       expect(env.NATS_USER).toBe('admin');
       // Its password as a file: the nats-users Secret's NATS_ADMIN_PASSWORD.

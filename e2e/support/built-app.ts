@@ -3,7 +3,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
-import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/transport/bus/bus-provision';
 
 const root = join(__dirname, '..', '..');
 

@@ -1,7 +1,7 @@
 import { appEntry } from '@payments/test-support/app-entry';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/transport/bus/bus-provision';
 import { appDatabaseUrl, migrateAll } from '@payments/scripts/migrate';
 
 const root = join(__dirname, '..', '..');

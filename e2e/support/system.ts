@@ -22,7 +22,7 @@ import {
 } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
 import { loadCommonConfig } from '@payments/config';
-import { provisionFromConfig } from '@payments/gateway/src/admin/bus-provision';
+import { provisionFromConfig } from '@payments/gateway/src/transport/bus/bus-provision';
 import { PaymentsClient } from '@payments/sdk';
 import { ApiClient } from './api-client';
 import { freePort } from '@payments/test-support/free-port';

@@ -7,7 +7,7 @@ import { startSystem, type TestSystem, type TestTenant } from '../support/system
 
 // What auth.test.ts leaves open: a JWT signed with the gateway's own key but for another issuer or
 // audience, and integration tokens kept only as hashes. In development the gateway generates its
-// Ed25519 key on first start and keeps it in gateway.jwt_keys (apps/gateway/src/auth/signing-keys.ts):
+// Ed25519 key on first start and keeps it in gateway.jwt_keys (apps/gateway/src/domain/auth/signing-keys.ts):
 // the test reads it from there, as a second gateway instance would.
 
 let system: TestSystem;
@@ -27,7 +27,7 @@ async function gatewayKey(): Promise<{ kid: string; privateKey: ReturnType<typeo
   return { kid: rows[0].kid, privateKey: createPrivateKey(rows[0].private_key_pem) };
 }
 
-/** A JWT as the gateway issues it (apps/gateway/src/auth/access-tokens.ts), with iss and aud chosen by the test. */
+/** A JWT as the gateway issues it (apps/gateway/src/domain/auth/access-tokens.ts), with iss and aud chosen by the test. */
 async function signedToken(tenant: TestTenant, claims: { iss: string; aud: string }): Promise<string> {
   const key = await gatewayKey();
   return new SignJWT({ token_id: tenant.tokenId })

@@ -94,7 +94,7 @@ it('starts every app from dist/ with plain node (no tsx), each answering /readyz
 it('builds a booklet PDF: tenant from the built admin CLI, client, installments registered, booklet callback, PDF download', async () => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    [builtFile('gateway', 'admin/cli.js'), 'tenant', 'create', '--name', 'Built ERP', '--json'],
+    [builtFile('gateway', 'transport/cli/cli.js'), 'tenant', 'create', '--name', 'Built ERP', '--json'],
     {
       cwd: tmpdir(),
       env: builtAppEnv(env),

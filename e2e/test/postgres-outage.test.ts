@@ -141,7 +141,7 @@ it('completes the registrations and callbacks queued while Postgres was down, ea
 
 // The gateway reads its database first (the access-token check), so with Postgres down an API call
 // fails there: that is a passing outage, answered as a service that does not answer is, 503 with
-// Retry-After, so that an ERP retries (apps/gateway/src/http/error-handler.ts).
+// Retry-After, so that an ERP retries (apps/gateway/src/transport/http/error-handler.ts).
 it('answers API calls with 503 service_unavailable and Retry-After, not 500, while Postgres is down', async () => {
   const tenant = await system!.newTenant('Outage answer');
   await postgres!.stop();

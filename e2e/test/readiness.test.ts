@@ -7,7 +7,7 @@ import type { AuthenticateResponse } from '@payments/contracts';
 import { createTenant, loadGatewayConfig, openAdminDatabase, startGateway } from '@payments/gateway';
 import { createLogger } from '@payments/logger';
 import { loadReceivablesConfig, startReceivablesService } from '@payments/receivables-svc';
-import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '@payments/gateway/src/transport/bus/bus-provision';
 import { appDatabaseUrl, migrateAll } from '@payments/scripts/migrate';
 import { ApiClient } from '../support/api-client';
 import { clientPayload } from '../support/fixtures';

@@ -16,31 +16,31 @@ import {
 } from '@payments/lifecycle';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, httpMetrics, metricsHandler, METRICS_PATH } from '@payments/metrics';
-import { requireAccessToken } from './auth/require-access-token';
-import { loadSigningKeys } from './auth/signing-keys';
+import { requireAccessToken } from './transport/http/require-access-token';
+import { loadSigningKeys } from './domain/auth/signing-keys';
 import type { GatewayConfig } from './config';
 import { gatewayMigrations, SCHEMA } from './db/migrations';
 import type { GatewayDatabase } from './db/schema';
-import type { GatewayContext, GatewayState } from './http/context';
-import { accessLog } from './http/access-log';
-import { errorHandler } from './http/error-handler';
-import { jsonBody } from './http/json-body';
-import { Admissions } from './http/admission';
-import { downloadRateLimit } from './http/rate-limit';
-import { requestId } from './http/request-id';
-import { IdempotencyStore } from './idempotency/idempotency-store';
-import { mountAuthRoutes } from './routes/auth-routes';
-import { clientEndpoints } from './routes/client-routes';
-import { callbackEndpoints } from './routes/callback-routes';
-import { receivableEndpoints } from './routes/receivable-routes';
-import { bookletEndpoints, mountBookletDownload } from './routes/booklet-routes';
-import { mountSlipPdfDownload, mountSlipQrCodeDownload } from './routes/slip-pdf-routes';
-import { ensureDevelopmentAccounts } from './tenancy/provider-accounts';
-import { serveTenantQueries } from './tenancy/tenant-queries-responder';
-import { mountApiDocs } from './routes/docs-routes';
-import { servedRoutes, type ServedRoute } from './http/route-list';
-import { adminApp } from './admin-app';
-import { sweepConsolePeople } from './people/db/sweep';
+import type { GatewayContext, GatewayState } from './transport/http/context';
+import { accessLog } from './transport/http/access-log';
+import { errorHandler } from './transport/http/error-handler';
+import { jsonBody } from './transport/http/json-body';
+import { Admissions } from './transport/http/admission';
+import { downloadRateLimit } from './transport/http/rate-limit';
+import { requestId } from './transport/http/request-id';
+import { IdempotencyStore } from './db/idempotency-store';
+import { mountAuthRoutes } from './transport/http/routes/auth-routes';
+import { clientEndpoints } from './transport/http/routes/client-routes';
+import { callbackEndpoints } from './transport/http/routes/callback-routes';
+import { receivableEndpoints } from './transport/http/routes/receivable-routes';
+import { bookletEndpoints, mountBookletDownload } from './transport/http/routes/booklet-routes';
+import { mountSlipPdfDownload, mountSlipQrCodeDownload } from './transport/http/routes/slip-pdf-routes';
+import { ensureDevelopmentAccounts } from './db/provider-accounts';
+import { serveTenantQueries } from './transport/bus/tenant-queries-responder';
+import { mountApiDocs } from './transport/http/routes/docs-routes';
+import { servedRoutes, type ServedRoute } from './transport/http/route-list';
+import { adminApp } from './transport/http/admin-app';
+import { sweepConsolePeople } from './db/people/sweep';
 
 export interface RunningGateway {
   /** Base URL the gateway answers on, e.g. http://127.0.0.1:3000 */
@@ -202,7 +202,7 @@ async function startGatewayIn(
 }
 
 /**
- * Node's own request timeout backs up the JSON body deadline (http/json-body, a problem+json 408) for
+ * Node's own request timeout backs up the JSON body deadline (transport/http/json-body, a problem+json 408) for
  * headers trickled in and bodies no route reads: Node answers those a bare 408 and closes. It fires a
  * little after the body deadline, so a JSON endpoint always answers its problem first; Node checks
  * every second (its default is every 30 s, which would let a slow client overstay by that much).

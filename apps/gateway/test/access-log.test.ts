@@ -5,7 +5,7 @@ import { createMigratedTestDatabase } from '@payments/db';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import { loadGatewayConfig } from '../src/config';
 import { removeBus } from '@payments/test-support/bus-provision';
-import { provisionFromEnv as provisionBusFor } from '../src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '../src/transport/bus/bus-provision';
 import { startGateway, type RunningGateway } from '../src/server';
 
 /** The gateway writes one access-log line per API request, naming the route template, not the raw path. */

@@ -18,7 +18,7 @@ import {
   type StreamSpec,
 } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
-import { createOperator } from '../src/admin/operators';
+import { createOperator } from '../src/domain/tenancy/operators';
 import { loadGatewayConfig } from '../src/config';
 import type { GatewayDatabase } from '../src/db/schema';
 import type { RunningGateway } from '../src/server';
@@ -70,7 +70,7 @@ async function auditRows() {
 async function runCli(...args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)(
     join(ROOT, 'node_modules/.bin/tsx'),
-    [join(ROOT, 'apps/gateway/src/admin/cli.ts'), ...args],
+    [join(ROOT, 'apps/gateway/src/transport/cli/cli.ts'), ...args],
     { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, ADMIN_OPERATOR: 'root-shell', NODE_ENV: '' } },
   );
   return stdout;
@@ -81,7 +81,7 @@ async function runCliOnBus(...args: string[]): Promise<{ code: number; stdout: s
   return new Promise((resolve) => {
     execFile(
       join(ROOT, 'node_modules/.bin/tsx'),
-      [join(ROOT, 'apps/gateway/src/admin/cli.ts'), ...args],
+      [join(ROOT, 'apps/gateway/src/transport/cli/cli.ts'), ...args],
       {
         cwd: ROOT,
         env: {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { createOperator } from '../src/admin/operators';
+import { createOperator } from '../src/domain/tenancy/operators';
 import type { GatewayDatabase } from '../src/db/schema';
 import type { RunningGateway } from '../src/server';
-import { CALLED_FROM_CODE } from '../src/tenancy/admin-audit';
+import { CALLED_FROM_CODE } from '../src/domain/tenancy/admin-audit';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-under-test';
 
 /*

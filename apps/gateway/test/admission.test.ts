@@ -4,10 +4,10 @@ import { ServiceError } from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
-import { Admissions } from '../src/http/admission';
-import type { GatewayContext } from '../src/http/context';
-import { fingerprint } from '../src/idempotency/idempotency';
-import { IdempotencyStore, type RequestIdentity } from '../src/idempotency/idempotency-store';
+import { Admissions } from '../src/transport/http/admission';
+import type { GatewayContext } from '../src/transport/http/context';
+import { fingerprint } from '../src/domain/idempotency/idempotency';
+import { IdempotencyStore, type RequestIdentity } from '../src/db/idempotency-store';
 
 // The door of every API operation against a real Postgres: the rate-limit charge and the
 // Idempotency-Key's claim of concurrent requests share transactions. Rows inserted by one

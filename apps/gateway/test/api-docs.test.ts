@@ -18,7 +18,7 @@ import { migrations, SCHEMA } from '../src/db/migrations';
 import { createLogger } from '@payments/logger';
 import { loadGatewayConfig } from '../src/config';
 import { removeBus } from '@payments/test-support/bus-provision';
-import { provisionFromEnv as provisionBusFor } from '../src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '../src/transport/bus/bus-provision';
 import { startGateway, type RunningGateway } from '../src/server';
 
 /*

@@ -5,7 +5,7 @@ import {
   type CallbackEventView,
   type CallbackGetCommand,
 } from '@payments/contracts';
-import { createTenant } from '../src/tenancy/tenant-admin';
+import { createTenant } from '../src/domain/tenancy/tenant-admin';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-under-test';
 
 /*

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { callbackUrlPolicy, validateBooklet, validateCreateBatch } from '../src/http/callback-urls';
+import { callbackUrlPolicy, validateBooklet, validateCreateBatch } from '../src/transport/http/callback-urls';
 
 // Where a url_callback may point, judged at the gateway's intake; the expected messages are written
 // out here, not taken from libs/url-safety.

@@ -6,11 +6,11 @@ import { createDatabase, createMigratedTestDatabase } from '@payments/db';
 import { createLogger } from '@payments/logger';
 import { loadGatewayConfig } from '../src/config';
 import { removeBus } from '@payments/test-support/bus-provision';
-import { provisionFromEnv as provisionBusFor } from '../src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '../src/transport/bus/bus-provision';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
 import { startGateway, type RunningGateway } from '../src/server';
-import { createTenant } from '../src/tenancy/tenant-admin';
+import { createTenant } from '../src/domain/tenancy/tenant-admin';
 
 /*
  * docs/architecture.md over HTTP, through real gateways on one Postgres and one NATS: the tenant's rate limit

@@ -5,8 +5,8 @@ import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/d
 import { migrations, SCHEMA } from '../src/db/migrations';
 import { admitRequests, deleteFullBuckets, type BucketShape } from '../src/db/admit-requests';
 import type { GatewayDatabase } from '../src/db/schema';
-import type { GatewayContext } from '../src/http/context';
-import { tenantChargeLimit } from '../src/http/rate-limit';
+import type { GatewayContext } from '../src/transport/http/context';
+import { tenantChargeLimit } from '../src/transport/http/rate-limit';
 
 // The per-tenant charge limit against a real Postgres. Two gateway instances are two
 // connection pools to the same database: they must spend one budget.

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BOOKLET_DOWNLOAD_PATH, SLIP_PDF_PATH } from '@payments/contracts';
-import type { GatewayContext } from '../src/http/context';
-import { clientAddress, credentialKey } from '../src/http/rate-limit';
+import type { GatewayContext } from '../src/transport/http/context';
+import { clientAddress, credentialKey } from '../src/transport/http/rate-limit';
 import type { RunningGateway } from '../src/server';
-import { createTenant } from '../src/tenancy/tenant-admin';
+import { createTenant } from '../src/domain/tenancy/tenant-admin';
 import { startGatewayUnderTest as start, type GatewayUnderTest as Running } from './support/gateway-under-test';
 
 /*

@@ -14,11 +14,11 @@ import {
   userRevokePath,
 } from '@payments/contracts';
 import { keyring } from '@payments/credential-seal';
-import { createOperator } from '../src/admin/operators';
-import { sweepConsolePeople } from '../src/people/db/sweep';
+import { createOperator } from '../src/domain/tenancy/operators';
+import { sweepConsolePeople } from '../src/db/people/sweep';
 import type { GatewayDatabase } from '../src/db/schema';
-import { CALLED_FROM_CODE } from '../src/tenancy/admin-audit';
-import { createTenant, disableTenant, revokeToken } from '../src/tenancy/tenant-admin';
+import { CALLED_FROM_CODE } from '../src/domain/tenancy/admin-audit';
+import { createTenant, disableTenant, revokeToken } from '../src/domain/tenancy/tenant-admin';
 import { clockedAdmin, request, totpCode, type CallOptions, type ClockedAdmin } from './support/console-people';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-under-test';
 import { call } from './support/http';

@@ -1,5 +1,5 @@
 import { ServiceError } from '@payments/contracts';
-import { toServiceError } from '../src/http/error-handler';
+import { toServiceError } from '../src/transport/http/error-handler';
 
 /** docs/architecture.md: whatever a library throws for a bad request stays a 4xx; only the unexpected is a 500. */
 describe('toServiceError', () => {

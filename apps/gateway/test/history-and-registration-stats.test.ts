@@ -10,10 +10,10 @@ import {
   type ReceivableHistoryCommand,
   type RegistrationStatsCommand,
 } from '@payments/contracts';
-import { createOperator } from '../src/admin/operators';
+import { createOperator } from '../src/domain/tenancy/operators';
 import type { GatewayDatabase } from '../src/db/schema';
 import type { RunningGateway } from '../src/server';
-import { createTenant } from '../src/tenancy/tenant-admin';
+import { createTenant } from '../src/domain/tenancy/tenant-admin';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-under-test';
 import { call } from './support/http';
 

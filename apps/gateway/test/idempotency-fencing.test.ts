@@ -4,14 +4,9 @@ import { ServiceError } from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
-import type { HttpResponse } from '../src/http/problem';
-import { fingerprint, runIdempotently } from '../src/idempotency/idempotency';
-import {
-  IdempotencyStore,
-  type BeginOutcome,
-  type LockHold,
-  type RequestIdentity,
-} from '../src/idempotency/idempotency-store';
+import type { HttpResponse } from '../src/transport/http/problem';
+import { fingerprint, runIdempotently } from '../src/domain/idempotency/idempotency';
+import { IdempotencyStore, type BeginOutcome, type LockHold, type RequestIdentity } from '../src/db/idempotency-store';
 
 // A slow first attempt whose lock timed out, and the retry that took the key over, against a real
 // Postgres: only the attempt holding the lock may complete or release the key.

@@ -5,9 +5,9 @@ import { ServiceError } from '@payments/contracts';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
-import { fingerprint, runIdempotently } from '../src/idempotency/idempotency';
-import { IdempotencyStore, type RequestIdentity } from '../src/idempotency/idempotency-store';
-import type { HttpResponse } from '../src/http/problem';
+import { fingerprint, runIdempotently } from '../src/domain/idempotency/idempotency';
+import { IdempotencyStore, type RequestIdentity } from '../src/db/idempotency-store';
+import type { HttpResponse } from '../src/transport/http/problem';
 
 let db: Kysely<GatewayDatabase>;
 let drop: () => Promise<void>;

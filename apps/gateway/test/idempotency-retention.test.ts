@@ -3,8 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
-import { fingerprint } from '../src/idempotency/idempotency';
-import { IdempotencyStore, type RequestIdentity } from '../src/idempotency/idempotency-store';
+import { fingerprint } from '../src/domain/idempotency/idempotency';
+import { IdempotencyStore, type RequestIdentity } from '../src/db/idempotency-store';
 
 /**
  * Idempotency keys past IDEMPOTENCY_TTL_HOURS go by the sweep in bounded batches; the previous
@@ -143,7 +143,7 @@ it('the hot tables carry their own autovacuum settings', async () => {
 
 describe('the previous release on the migrated schema', () => {
   // Its statements, as apps/gateway/src of v0.28.0 sends them (db/admit-requests.ts,
-  // idempotency/idempotency-store.ts): the claim with lock tokens, the completion, the sweep.
+  // db/idempotency-store.ts): the claim with lock tokens, the completion, the sweep.
   it('claims, completes and sweeps its keys', async () => {
     const tenant = randomUUID();
     const key = randomUUID();

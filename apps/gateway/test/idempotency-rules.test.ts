@@ -1,6 +1,6 @@
 import { ServiceError } from '@payments/contracts';
-import { fingerprint, readIdempotencyKey } from '../src/idempotency/idempotency';
-import { bearerCredential } from '../src/http/bearer';
+import { fingerprint, readIdempotencyKey } from '../src/domain/idempotency/idempotency';
+import { bearerCredential } from '../src/transport/http/bearer';
 
 describe('fingerprint', () => {
   it('ignores key order and whitespace but not values, method or path', () => {

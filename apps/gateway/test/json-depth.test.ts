@@ -1,6 +1,6 @@
 import { ServiceError } from '@payments/contracts';
-import { parseJson } from '../src/http/json-body';
-import { findDepthViolation, MAX_JSON_DEPTH } from '../src/http/json-depth';
+import { parseJson } from '../src/transport/http/json-body';
+import { findDepthViolation, MAX_JSON_DEPTH } from '../src/transport/http/json-depth';
 
 const bytes = (s: string) => Buffer.from(s, 'utf8');
 const nested = (levels: number, open = '[', close = ']') => `${open.repeat(levels)}${close.repeat(levels)}`;

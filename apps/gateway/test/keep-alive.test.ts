@@ -5,7 +5,7 @@ import { createMigratedTestDatabase } from '@payments/db';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import { removeBus } from '@payments/test-support/bus-provision';
 import { loadGatewayConfig } from '../src/config';
-import { provisionFromEnv as provisionBusFor } from '../src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '../src/transport/bus/bus-provision';
 import { startGateway, type RunningGateway } from '../src/server';
 
 /**

@@ -17,17 +17,14 @@ import { signLink } from '@payments/signed-links';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
 import type { RunningGateway } from '../src/server';
+import { currentProviderAccount, ensureDevelopmentAccounts } from '../src/db/provider-accounts';
 import {
-  currentProviderAccount,
   DEVELOPMENT_PAYEE_TAX_ID,
-  ensureDevelopmentAccounts,
-  loadCredentialsKey,
   providerAccountKey,
-  setProviderAccount,
-  showProviderAccount,
   type ProviderAccountInput,
-} from '../src/tenancy/provider-accounts';
-import { AdminError, createTenant } from '../src/tenancy/tenant-admin';
+} from '../src/domain/tenancy/provider-account-input';
+import { loadCredentialsKey, setProviderAccount, showProviderAccount } from '../src/domain/tenancy/provider-accounts';
+import { AdminError, createTenant } from '../src/domain/tenancy/tenant-admin';
 import { loginCheckingNats, type LoginCheckingNats } from '@payments/test-support/private-nats';
 import { startGatewayUnderTest } from './support/gateway-under-test';
 

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { GatewayDatabase } from '../src/db/schema';
 import type { RunningGateway } from '../src/server';
-import { createTenant } from '../src/tenancy/tenant-admin';
+import { createTenant } from '../src/domain/tenancy/tenant-admin';
 import { startGatewayUnderTest, type GatewayUnderTest } from './support/gateway-under-test';
 
 /*

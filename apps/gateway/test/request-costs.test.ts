@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BOOKLET_DOWNLOAD_PATH, SLIP_PDF_PATH, Subjects } from '@payments/contracts';
 import { createLogger } from '@payments/logger';
 import { startGateway, type RunningGateway } from '../src/server';
-import { createTenant } from '../src/tenancy/tenant-admin';
+import { createTenant } from '../src/domain/tenancy/tenant-admin';
 import { startGatewayUnderTest as start, type GatewayUnderTest as Running } from './support/gateway-under-test';
 
 /*

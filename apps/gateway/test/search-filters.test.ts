@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Subjects, type ReceivablesSearchCommand } from '@payments/contracts';
-import { createTenant } from '../src/tenancy/tenant-admin';
+import { createTenant } from '../src/domain/tenancy/tenant-admin';
 import { startGatewayUnderTest as start, type GatewayUnderTest as Running } from './support/gateway-under-test';
 
 /*

@@ -4,8 +4,8 @@ import type { Kysely } from 'kysely';
 import { createDatabase, createTestDatabase, migrateToLatest } from '@payments/db';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
-import { loadSigningKeys, MissingSigningKeyError } from '../src/auth/signing-keys';
-import { issueAccessToken, verifyAccessToken } from '../src/auth/access-tokens';
+import { loadSigningKeys, MissingSigningKeyError } from '../src/domain/auth/signing-keys';
+import { issueAccessToken, verifyAccessToken } from '../src/domain/auth/access-tokens';
 
 let db: Kysely<GatewayDatabase>;
 let drop: () => Promise<void>;

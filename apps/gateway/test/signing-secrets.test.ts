@@ -13,15 +13,15 @@ import { createDatabase, createTestDatabase, migrateService, migrateToLatest, se
 import { createLogger } from '@payments/logger';
 import { loadGatewayConfig } from '../src/config';
 import { removeBus } from '@payments/test-support/bus-provision';
-import { provisionFromEnv as provisionBusFor } from '../src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '../src/transport/bus/bus-provision';
 import { gatewayMigrations, migrations, SCHEMA } from '../src/db/migrations';
 import type { GatewayDatabase } from '../src/db/schema';
 import { startGateway } from '../src/server';
-import { listAdminAudit, resolveOperator } from '../src/tenancy/admin-audit';
-import { setProviderAccount } from '../src/tenancy/provider-accounts';
-import { reencryptSecrets } from '../src/tenancy/reencrypt';
-import { rotateSigningSecret, signingSecretsOf } from '../src/tenancy/signing-secrets';
-import { createTenant, disableTenant, issueToken, revokeToken } from '../src/tenancy/tenant-admin';
+import { listAdminAudit, resolveOperator } from '../src/domain/tenancy/admin-audit';
+import { setProviderAccount } from '../src/domain/tenancy/provider-accounts';
+import { reencryptSecrets } from '../src/domain/tenancy/reencrypt';
+import { rotateSigningSecret, signingSecretsOf } from '../src/domain/tenancy/signing-secrets';
+import { createTenant, disableTenant, issueToken, revokeToken } from '../src/domain/tenancy/tenant-admin';
 
 /*
  * Tenants' signing secrets at rest and in rotation, and the audit of operator actions.

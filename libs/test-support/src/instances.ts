@@ -236,7 +236,7 @@ export function migrateDatabase(env: Record<string, string>): Promise<void> {
  * import the apps' code); rejects with its output when it fails.
  */
 function provisionBus(env: Record<string, string>): Promise<void> {
-  return runTool(['apps/gateway/src/admin/cli.ts', 'bus', 'provision'], env, 'bus provision');
+  return runTool(['apps/gateway/src/transport/cli/cli.ts', 'bus', 'provision'], env, 'bus provision');
 }
 
 /** A TypeScript tool of the repository run by tsx; rejects with its output when it fails. */

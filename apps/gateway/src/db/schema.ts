@@ -1,6 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { AuditSource, Beneficiary, ConsoleRole, ProviderKind } from '@payments/contracts';
-import type { AdminAction, AuditDetails } from '../tenancy/admin-audit';
+import type { AdminAction, AuditDetails } from '../domain/tenancy/admin-audit';
 
 /** Tables of schema `gateway`. */
 export interface TenantsTable {
@@ -69,7 +69,7 @@ export interface ProviderAccountsTable {
   superseded_at: ColumnType<Date | null, never, Date>;
 }
 
-/** One operator action (apps/gateway/src/tenancy/admin-audit.ts); never a secret in it. */
+/** One operator action (apps/gateway/src/domain/tenancy/admin-audit.ts); never a secret in it. */
 export interface AdminAuditTable {
   /** bigint identity: pg returns it as a string. */
   id: ColumnType<string, never, never>;

@@ -5,7 +5,7 @@ import { keyring } from '@payments/credential-seal';
 import { createDatabase, createTestDatabase, migrateService, serviceDatabaseUrl } from '@payments/db';
 import { createLogger } from '@payments/logger';
 import { removeBus } from '@payments/test-support/bus-provision';
-import { provisionFromEnv as provisionBusFor } from '../../src/admin/bus-provision';
+import { provisionFromEnv as provisionBusFor } from '../../src/transport/bus/bus-provision';
 import { loadGatewayConfig, type GatewayConfig } from '../../src/config';
 import { gatewayMigrations, SCHEMA } from '../../src/db/migrations';
 import type { GatewayDatabase } from '../../src/db/schema';
