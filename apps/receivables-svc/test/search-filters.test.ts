@@ -4,7 +4,7 @@ import type { ReceivablesSearchQuery } from '@payments/contracts';
 import { ensureOnlineIndexesOnce } from '@payments/db';
 import { SCHEMA } from '../src/db/migrations';
 import type { ReceivablesDatabase } from '../src/db/schema';
-import { searchFilterIndexes } from '../src/db/search-filters-migration';
+import { searchFilterIndexes } from '../src/db/migrations';
 import { acceptReceivables } from '../src/domain/intake';
 import type { ClientDirectory, Payer } from '../src/domain/ports';
 import { registerReceivables } from '../src/domain/registration';

@@ -9,7 +9,7 @@ import {
   StateLabels,
 } from '@payments/contracts';
 import type { ReceivableRow, ReceivablesDatabase } from '../db/schema';
-import { PAYER_TAX_ID_SQL } from '../db/search-filters-migration';
+import { PAYER_TAX_ID_SQL } from '../db/migrations';
 import { formatLocalDateTime } from './local-datetime';
 import { fromCents, toCents } from '@payments/br-format';
 import { taxIdDigits } from '@payments/tax-id';
@@ -101,7 +101,7 @@ export function searchStatement(
     .limit(limit + 1);
 }
 
-/** The optional filters, ANDed; each compares what its index holds (db/search-filters-migration.ts). */
+/** The optional filters, ANDed; each compares what its index holds (db/migrations/search-filter-indexes.ts). */
 function withOptionalFilters(q: SearchQueryBuilder, query: ReceivablesSearchQuery): SearchQueryBuilder {
   let filtered = q;
   if (query.payer_name !== undefined) {

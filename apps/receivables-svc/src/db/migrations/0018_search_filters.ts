@@ -1,10 +1,10 @@
-import type { OnlineIndex } from '@payments/db';
 import { sql, type Kysely, type Migration } from 'kysely';
 
 /*
  * The search's optional filters (docs/api.md, "Search"): payer name, payer tax id, our_number and
  * amount. The migration adds what a query needs to exist (a folding function, the trigram extension);
- * the indexes on the large receivables table are online indexes, built concurrently after it.
+ * the indexes on the large receivables table are online indexes, built concurrently after it
+ * (search-filter-indexes.ts).
  */
 
 /** Accented letters of Portuguese (and neighbours) and what they fold to; combining marks are dropped. */
@@ -13,17 +13,10 @@ const PLAIN = 'AAAAAAaaaaaaCcEEEEeeeeIIIIiiiiNnOOOOOoooooUUUUuuuuYyy';
 /** U+0300..U+036F, the combining diacritical marks of a decomposed (NFD) name: translate() removes them. */
 const COMBINING_MARKS = Array.from({ length: 0x70 }, (_, i) => String.fromCharCode(0x300 + i)).join('');
 
-/**
- * The payer's tax id as the index and the query compare it: without punctuation, upper case (an
- * alphanumeric CNPJ), as @payments/tax-id taxIdDigits writes it. The query must repeat this text
- * exactly for Postgres to use the index.
- */
-export const PAYER_TAX_ID_SQL = `upper(regexp_replace(payer->>'taxId', '[.\\s/-]', '', 'g'))`;
-
 /** Only one transaction at a time creates the extension of a database, whichever schema migrates. */
 const EXTENSION_LOCK = 'create extension pg_trgm';
 
-export const searchFiltersMigration: Migration = {
+export const searchFilters: Migration = {
   async up(db: Kysely<unknown>) {
     // search_fold: lower case without accents, immutable so an index may hold it. unaccent() is
     // neither immutable nor a trusted extension; translate() over a fixed list is both cheap and pure.
@@ -65,34 +58,3 @@ async function ensureTrigramExtension(db: Kysely<unknown>): Promise<void> {
   const back = role.rows[0]?.role;
   if (back) await sql`select set_config('role', ${back}, true)`.execute(db);
 }
-
-/** The filters' indexes; each leads with tenant_id where it can, as every search names its tenant. */
-export const searchFilterIndexes: OnlineIndex[] = [
-  // Payer name: a substring in any case and accent, through trigrams of the folded name (all tenants:
-  // a GIN index takes no leading tenant column without btree_gin; the tenant and dates filter after).
-  {
-    name: 'receivables_payer_name_trgm_idx',
-    table: 'receivables',
-    sql: `create index concurrently if not exists receivables_payer_name_trgm_idx on receivables
-      using gin (search_fold(client_name) public.gin_trgm_ops)`,
-  },
-  // Payer tax id, then the search's own order, so a page is read in order off the index.
-  {
-    name: 'receivables_payer_tax_id_idx',
-    table: 'receivables',
-    sql: `create index concurrently if not exists receivables_payer_tax_id_idx on receivables
-      (tenant_id, (${PAYER_TAX_ID_SQL}), emission_date, account_receivable_id)`,
-  },
-  {
-    name: 'receivables_tenant_our_number_idx',
-    table: 'receivables',
-    sql: `create index concurrently if not exists receivables_tenant_our_number_idx on receivables
-      (tenant_id, our_number) where our_number is not null`,
-  },
-  {
-    name: 'receivables_amount_idx',
-    table: 'receivables',
-    sql: `create index concurrently if not exists receivables_amount_idx on receivables
-      (tenant_id, amount_cents, emission_date, account_receivable_id)`,
-  },
-];

@@ -1,0 +1,2 @@
+/** receivables-svc's Postgres schema, which its migrations and its role own. */
+export const SCHEMA = 'receivables';
