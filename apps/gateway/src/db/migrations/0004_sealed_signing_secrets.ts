@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Keyring } from '@payments/credential-seal';
-import { sealSigningSecret } from '../../tenancy/signing-secrets';
+import { sealSigningSecret } from '../../domain/tenancy/signing-secrets';
 
 /** Made with the gateway's keyring, which sealing the signing secrets stored in clear needs (see gatewayMigrations). */
 export function sealedSigningSecrets(keyring?: Keyring): Migration {
