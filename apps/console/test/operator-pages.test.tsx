@@ -15,7 +15,7 @@ import {
   TenantPage,
   TenantsPage,
 } from '../src/operator/pages/tenants';
-import { providerAccountRequest } from '../src/operator/routes';
+import { providerAccountRequest } from '../src/operator/tenant-handlers';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const ESCAPED = '&lt;img src=x onerror=alert(1)>';

@@ -37,83 +37,95 @@ export interface TenantSecretRouteDeps {
  */
 const IN_PROGRESS_WAIT_MS = 15_000;
 const IN_PROGRESS_POLL_MS = 250;
-
 export function mountTenantSecretRoutes(router: Router<ConsoleState>, deps: TenantSecretRouteDeps): void {
-  router.get('/tenants/new', (ctx) => {
-    const name = single(ctx.query.name) ?? '';
-    render(ctx, <ConfirmCreateTenantPage page={deps.page(ctx)} name={name} idempotencyKey={randomUUID()} />);
-  });
+  router.get('/tenants/new', (ctx) => confirmCreateTenant(deps, ctx));
+  router.post('/tenants', (ctx) => createTenant(deps, ctx));
+  router.get('/tenants/:tenant_id/tokens/new', (ctx) => confirmIssueToken(deps, ctx));
+  router.post('/tenants/:tenant_id/tokens', (ctx) => issueToken(deps, ctx));
+  router.get('/tenants/:tenant_id/rotate-secret', (ctx) => confirmRotateSecret(deps, ctx));
+  router.post('/tenants/:tenant_id/rotate-secret', (ctx) => rotateSecret(deps, ctx));
+}
 
-  router.post('/tenants', async (ctx) => {
-    const form = await readForm(ctx);
-    const key = idempotencyKey(ctx, form);
-    const name = single(form.get('name'));
-    if (name === undefined) throw new BadInputError('name', "the new tenant's name is missing");
-    const created = await onceSettled(() =>
+/** GET /tenants/new: the confirmation page of a new tenant. */
+function confirmCreateTenant(deps: TenantSecretRouteDeps, ctx: ConsoleContext): void {
+  const name = single(ctx.query.name) ?? '';
+  render(ctx, <ConfirmCreateTenantPage page={deps.page(ctx)} name={name} idempotencyKey={randomUUID()} />);
+}
+
+/** POST /tenants: creates the tenant and shows its secret once. */
+async function createTenant(deps: TenantSecretRouteDeps, ctx: ConsoleContext): Promise<void> {
+  const form = await readForm(ctx);
+  const key = idempotencyKey(ctx, form);
+  const name = single(form.get('name'));
+  if (name === undefined) throw new BadInputError('name', "the new tenant's name is missing");
+  const created = await onceSettled(() =>
+    expectData(
+      'create tenant',
+      deps.api(ctx).POST('/admin/v1/tenants', { params: { header: { 'Idempotency-Key': key } }, body: { name } }),
+    ),
+  );
+  render(ctx, <TenantCreatedPage page={deps.page(ctx)} created={created} />, 201);
+}
+
+/** GET /tenants/:tenant_id/tokens/new: the confirmation page of a new integration token. */
+async function confirmIssueToken(deps: TenantSecretRouteDeps, ctx: ConsoleContext): Promise<void> {
+  const tenant = await tenantOf(deps.api(ctx), ctx.params.tenant_id);
+  render(ctx, <ConfirmIssueTokenPage page={deps.page(ctx)} tenant={tenant} idempotencyKey={randomUUID()} />);
+}
+
+/** POST /tenants/:tenant_id/tokens: issues the token and shows it once. */
+async function issueToken(deps: TenantSecretRouteDeps, ctx: ConsoleContext): Promise<void> {
+  const tenantId = ctx.params.tenant_id ?? '';
+  const key = idempotencyKey(ctx, await readForm(ctx));
+  const issued = await onceSettled(() =>
+    expectData(
+      'issue token',
+      deps.api(ctx).POST('/admin/v1/tenants/{tenant_id}/tokens', {
+        params: { path: { tenant_id: tenantId }, header: { 'Idempotency-Key': key } },
+      }),
+    ),
+  );
+  render(ctx, <TokenIssuedPage page={deps.page(ctx)} issued={issued} />, 201);
+}
+
+/** GET /tenants/:tenant_id/rotate-secret: the confirmation page of a signing secret rotation. */
+async function confirmRotateSecret(deps: TenantSecretRouteDeps, ctx: ConsoleContext): Promise<void> {
+  const tenant = await tenantOf(deps.api(ctx), ctx.params.tenant_id);
+  const hours = overlapHours(single(ctx.query.overlap_hours));
+  render(
+    ctx,
+    <ConfirmRotatePage page={deps.page(ctx)} tenant={tenant} overlapHours={hours} idempotencyKey={randomUUID()} />,
+  );
+}
+
+/** POST /tenants/:tenant_id/rotate-secret: rotates the signing secret and shows the new one once. */
+async function rotateSecret(deps: TenantSecretRouteDeps, ctx: ConsoleContext): Promise<void> {
+  const tenantId = ctx.params.tenant_id ?? '';
+  const form = await readForm(ctx);
+  const key = idempotencyKey(ctx, form);
+  const hours = overlapHours(single(form.get('overlap_hours')));
+  const confirmed = single(form.get('confirm_overlap')) === 'true';
+  let rotated: AdminSchemas['AdminRotatedSecret'];
+  try {
+    rotated = await onceSettled(() =>
       expectData(
-        'create tenant',
-        deps.api(ctx).POST('/admin/v1/tenants', { params: { header: { 'Idempotency-Key': key } }, body: { name } }),
-      ),
-    );
-    render(ctx, <TenantCreatedPage page={deps.page(ctx)} created={created} />, 201);
-  });
-
-  router.get('/tenants/:tenant_id/tokens/new', async (ctx) => {
-    const tenant = await tenantOf(deps.api(ctx), ctx.params.tenant_id);
-    render(ctx, <ConfirmIssueTokenPage page={deps.page(ctx)} tenant={tenant} idempotencyKey={randomUUID()} />);
-  });
-
-  router.post('/tenants/:tenant_id/tokens', async (ctx) => {
-    const tenantId = ctx.params.tenant_id ?? '';
-    const key = idempotencyKey(ctx, await readForm(ctx));
-    const issued = await onceSettled(() =>
-      expectData(
-        'issue token',
-        deps.api(ctx).POST('/admin/v1/tenants/{tenant_id}/tokens', {
+        'rotate signing secret',
+        deps.api(ctx).POST('/admin/v1/tenants/{tenant_id}/signing-secret/rotate', {
           params: { path: { tenant_id: tenantId }, header: { 'Idempotency-Key': key } },
+          body: { overlap_hours: hours, ...(confirmed ? { confirm_overlap: true } : {}) },
         }),
       ),
     );
-    render(ctx, <TokenIssuedPage page={deps.page(ctx)} issued={issued} />, 201);
-  });
-
-  router.get('/tenants/:tenant_id/rotate-secret', async (ctx) => {
-    const tenant = await tenantOf(deps.api(ctx), ctx.params.tenant_id);
-    const hours = overlapHours(single(ctx.query.overlap_hours));
-    render(
-      ctx,
-      <ConfirmRotatePage page={deps.page(ctx)} tenant={tenant} overlapHours={hours} idempotencyKey={randomUUID()} />,
-    );
-  });
-
-  router.post('/tenants/:tenant_id/rotate-secret', async (ctx) => {
-    const tenantId = ctx.params.tenant_id ?? '';
-    const form = await readForm(ctx);
-    const key = idempotencyKey(ctx, form);
-    const hours = overlapHours(single(form.get('overlap_hours')));
-    const confirmed = single(form.get('confirm_overlap')) === 'true';
-    let rotated: AdminSchemas['AdminRotatedSecret'];
-    try {
-      rotated = await onceSettled(() =>
-        expectData(
-          'rotate signing secret',
-          deps.api(ctx).POST('/admin/v1/tenants/{tenant_id}/signing-secret/rotate', {
-            params: { path: { tenant_id: tenantId }, header: { 'Idempotency-Key': key } },
-            body: { overlap_hours: hours, ...(confirmed ? { confirm_overlap: true } : {}) },
-          }),
-        ),
-      );
-    } catch (err) {
-      // An overlap began after the confirmation page was rendered: show it again, now asking.
-      if (err instanceof AdminApiError && err.problem.code === 'rotation_overlap_running') {
-        deps.flash(ctx, 'error', formatsFor(localeOf(ctx)).t('operator.confirm.rotate.overlapStarted'));
-        ctx.redirect(`/operator/tenants/${encodeURIComponent(tenantId)}/rotate-secret?overlap_hours=${hours}`);
-        return;
-      }
-      throw err;
+  } catch (err) {
+    // An overlap began after the confirmation page was rendered: show it again, now asking.
+    if (err instanceof AdminApiError && err.problem.code === 'rotation_overlap_running') {
+      deps.flash(ctx, 'error', formatsFor(localeOf(ctx)).t('operator.confirm.rotate.overlapStarted'));
+      ctx.redirect(`/operator/tenants/${encodeURIComponent(tenantId)}/rotate-secret?overlap_hours=${hours}`);
+      return;
     }
-    render(ctx, <SecretRotatedPage page={deps.page(ctx)} rotated={rotated} />);
-  });
+    throw err;
+  }
+  render(ctx, <SecretRotatedPage page={deps.page(ctx)} rotated={rotated} />);
 }
 
 /** The form's Idempotency-Key: a UUID, as the confirmation page made it. */

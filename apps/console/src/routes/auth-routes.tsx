@@ -33,68 +33,81 @@ const text = (ctx: ConsoleContext, key: MessageKey, vars?: Record<string, string
   formatsFor(localeOf(ctx)).t(key, vars);
 
 const TOTP = /^[0-9]{6}$/;
-
 /** /, /login (GET and the sign-in POSTs) and POST /logout. */
 export function mountAuthRoutes(router: Router<ConsoleState>, deps: AuthRouteDeps): void {
-  router.get('/', (ctx) => {
-    const role = ctx.state.session?.role;
-    ctx.redirect(role === 'tenant' ? '/tenant/charges' : role === 'operator' ? '/operator' : '/login');
-  });
+  router.get('/', (ctx) => home(ctx));
+  router.get('/login', (ctx) => loginPage(deps, ctx));
+  router.post('/login', (ctx) => passwordSignIn(deps, ctx));
+  router.post('/login/tenant', (ctx) => tenantSignIn(deps, ctx));
+  router.post('/login/operator', (ctx) => operatorSignIn(deps, ctx));
+  router.post('/logout', (ctx) => logout(deps, ctx));
+}
 
-  router.get('/login', (ctx) => {
-    if (ctx.state.session) return ctx.redirect('/');
-    render(
-      ctx,
-      <LoginPage flash={ctx.state.flash} next={single(ctx.query.next)} developmentSignIns={deps.developmentSignIns} />,
-    );
-  });
+/** GET /: to the home of the session's role, or to the login page. */
+function home(ctx: ConsoleContext): void {
+  const role = ctx.state.session?.role;
+  ctx.redirect(role === 'tenant' ? '/tenant/charges' : role === 'operator' ? '/operator' : '/login');
+}
 
-  router.post('/login', async (ctx) => {
-    const form = await readForm(ctx);
-    const email = single(form.get('email'))?.trim() ?? '';
-    const password = single(form.get('password')) ?? '';
-    const totp = single(form.get('totp'))?.trim() ?? '';
-    const next = single(form.get('next'));
-    const refuse = (field: string) => loginError(ctx, deps, 400, 'password', field, next, email);
-    if (email === '') return refuse(text(ctx, 'login.missing', { field: text(ctx, 'login.email') }));
-    if (password === '') return refuse(text(ctx, 'login.missing', { field: text(ctx, 'login.password') }));
-    if (!TOTP.test(totp)) return refuse(text(ctx, 'login.badTotp'));
-    await signIn(ctx, deps, 'password', { method: 'password', email, password, totp }, next, email);
-  });
+/** GET /login: the form, or home when signed in. */
+function loginPage(deps: AuthRouteDeps, ctx: ConsoleContext): void {
+  if (ctx.state.session) return ctx.redirect('/');
+  render(
+    ctx,
+    <LoginPage flash={ctx.state.flash} next={single(ctx.query.next)} developmentSignIns={deps.developmentSignIns} />,
+  );
+}
 
-  router.post('/login/tenant', async (ctx) => {
-    if (!deps.developmentSignIns) throw new NotFoundError();
-    const form = await readForm(ctx);
-    const token = single(form.get('token'))?.trim() ?? '';
-    const next = single(form.get('next'));
-    if (token === '') return loginError(ctx, deps, 400, 'tenant', text(ctx, 'login.missing', { field: 'token' }), next);
-    await signIn(ctx, deps, 'tenant', { method: 'integration_token', token }, next);
-  });
+/** POST /login: e-mail, password and authenticator code. */
+async function passwordSignIn(deps: AuthRouteDeps, ctx: ConsoleContext): Promise<void> {
+  const form = await readForm(ctx);
+  const email = single(form.get('email'))?.trim() ?? '';
+  const password = single(form.get('password')) ?? '';
+  const totp = single(form.get('totp'))?.trim() ?? '';
+  const next = single(form.get('next'));
+  const refuse = (field: string) => loginError(ctx, deps, 400, 'password', field, next, email);
+  if (email === '') return refuse(text(ctx, 'login.missing', { field: text(ctx, 'login.email') }));
+  if (password === '') return refuse(text(ctx, 'login.missing', { field: text(ctx, 'login.password') }));
+  if (!TOTP.test(totp)) return refuse(text(ctx, 'login.badTotp'));
+  await signIn(ctx, deps, 'password', { method: 'password', email, password, totp }, next, email);
+}
 
-  router.post('/login/operator', async (ctx) => {
-    if (!deps.developmentSignIns) throw new NotFoundError();
-    const form = await readForm(ctx);
-    const credential = single(form.get('credential'))?.trim() ?? '';
-    const next = single(form.get('next'));
-    if (!credential.startsWith(OPERATOR_CREDENTIAL_PREFIX))
-      return loginError(ctx, deps, 400, 'operator', `credential: ${text(ctx, 'login.badCredential')}`, next);
-    await signIn(ctx, deps, 'operator', { method: 'operator_credential', credential }, next);
-  });
+/** POST /login/tenant: an integration token, in development only. */
+async function tenantSignIn(deps: AuthRouteDeps, ctx: ConsoleContext): Promise<void> {
+  if (!deps.developmentSignIns) throw new NotFoundError();
+  const form = await readForm(ctx);
+  const token = single(form.get('token'))?.trim() ?? '';
+  const next = single(form.get('next'));
+  if (token === '') return loginError(ctx, deps, 400, 'tenant', text(ctx, 'login.missing', { field: 'token' }), next);
+  await signIn(ctx, deps, 'tenant', { method: 'integration_token', token }, next);
+}
 
-  // Ends the session on the gateway first: a copy of the cookie then opens nothing. If the gateway does
-  // not answer, the error page says so and the cookie stays, so the user can sign out again.
-  router.post('/logout', async (ctx) => {
-    const sessionId = deps.store.sessionIdOf(ctx);
-    if (sessionId !== undefined) {
-      await deps.sessions.signOut(ctx, sessionId).catch((err: unknown) => {
-        // 401: already ended (signed out elsewhere, expired, revoked): nothing left to end.
-        if (!(err instanceof GatewayError && err.status === 401)) throw err;
-      });
-    }
-    deps.store.clear(ctx);
-    deps.flash(ctx, 'info', text(ctx, 'login.signedOut'));
-    ctx.redirect('/login');
-  });
+/** POST /login/operator: an operator credential, in development only. */
+async function operatorSignIn(deps: AuthRouteDeps, ctx: ConsoleContext): Promise<void> {
+  if (!deps.developmentSignIns) throw new NotFoundError();
+  const form = await readForm(ctx);
+  const credential = single(form.get('credential'))?.trim() ?? '';
+  const next = single(form.get('next'));
+  if (!credential.startsWith(OPERATOR_CREDENTIAL_PREFIX))
+    return loginError(ctx, deps, 400, 'operator', `credential: ${text(ctx, 'login.badCredential')}`, next);
+  await signIn(ctx, deps, 'operator', { method: 'operator_credential', credential }, next);
+}
+
+/**
+ * POST /logout. Ends the session on the gateway first: a copy of the cookie then opens nothing. If the
+ * gateway does not answer, the error page says so and the cookie stays, so the user can sign out again.
+ */
+async function logout(deps: AuthRouteDeps, ctx: ConsoleContext): Promise<void> {
+  const sessionId = deps.store.sessionIdOf(ctx);
+  if (sessionId !== undefined) {
+    await deps.sessions.signOut(ctx, sessionId).catch((err: unknown) => {
+      // 401: already ended (signed out elsewhere, expired, revoked): nothing left to end.
+      if (!(err instanceof GatewayError && err.status === 401)) throw err;
+    });
+  }
+  deps.store.clear(ctx);
+  deps.flash(ctx, 'info', text(ctx, 'login.signedOut'));
+  ctx.redirect('/login');
 }
 
 /**
