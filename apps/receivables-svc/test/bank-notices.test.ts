@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CancellationJob, RegistrationJob } from '@payments/contracts';
 import type { ReceivableRow } from '../src/db/schema';
 import { processCancellation, requestCancellation } from '../src/domain/cancellation';
-import { storeNotices } from '../src/domain/notice-store';
+import { storeNotices } from '../src/db/notice-store';
 import { applyDueNotices, rearmNoticesOfKnownCharges, type NoticeObserver } from '../src/domain/notices';
 import { recordPayment } from '../src/domain/payments';
 import type { BankNotice, ProviderAccount } from '../src/domain/ports';

@@ -5,7 +5,7 @@ import type { ProviderKind } from '@payments/contracts';
 import type { ReceivableRow } from '../src/db/schema';
 import { receivableHistory } from '../src/domain/history';
 import { applyDueNotices } from '../src/domain/notices';
-import { storeNotices } from '../src/domain/notice-store';
+import { storeNotices } from '../src/db/notice-store';
 import type { ProviderChargeState } from '../src/domain/ports';
 import { parsePixWebhook } from '../src/transport/providers/pix/webhook';
 import { paymentMetrics } from '../src/transport/metrics';

@@ -5,7 +5,7 @@ import type { ProviderKind } from '@payments/contracts';
 import { PIX_DIALECTS, standardViolations, txidFor } from '@payments/pix-api';
 import type { ReceivableRow } from '../src/db/schema';
 import { applyDueNotices } from '../src/domain/notices';
-import { storeNotices } from '../src/domain/notice-store';
+import { storeNotices } from '../src/db/notice-store';
 import type { PaymentProviders, ProviderAccount, SweepResult, SweepWindow } from '../src/domain/ports';
 import { MAX_PIX_LIST_PAGES, sweepPix, type PixApiReader } from '../src/transport/providers/pix/sweep';
 import { parsePixWebhook } from '../src/transport/providers/pix/webhook';

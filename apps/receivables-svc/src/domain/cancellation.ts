@@ -10,7 +10,7 @@ import {
   cancelledCallback,
 } from './callback-messages';
 import { backoff } from './job-outcome';
-import { storeNotices } from './notice-store';
+import { storeNotices } from '../db/notice-store';
 import { chargeInScope, type ChargeScope } from './payments';
 import {
   ProviderUnavailableError,

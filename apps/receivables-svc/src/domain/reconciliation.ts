@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Logger } from '@payments/logger';
 import type { ProviderKind } from '@payments/contracts';
 import type { ReceivablesDatabase } from '../db/schema';
-import { storeNotices } from './notice-store';
+import { storeNotices } from '../db/notice-store';
 import type { PaymentProviders, ProviderAccounts, SweepResult, SweepWindow } from './ports';
 
 /**

@@ -9,7 +9,7 @@ import { httpMetrics, metricsHandler, METRICS_PATH, type Registry } from '@payme
 import { ServiceError } from '@payments/contracts';
 import { payloadTooLarge, problemErrors } from '@payments/http-problem';
 import type { ReceivablesDatabase } from '../db/schema';
-import { storeNotices } from '../domain/notice-store';
+import { storeNotices } from '../db/notice-store';
 import { recordPayment, type ChargeScope, type PaymentRecord } from '../domain/payments';
 import type { ProviderAccounts } from '../domain/ports';
 import {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { NoticeSource, ReceivablesDatabase } from '../db/schema';
-import type { BankNotice, ProviderAccount } from './ports';
+import type { NoticeSource, ReceivablesDatabase } from './schema';
+import type { BankNotice, ProviderAccount } from '../domain/ports';
 
 /**
  * Stores notices about charges of `account`'s bank account. A webhook's are stored as they come (the
