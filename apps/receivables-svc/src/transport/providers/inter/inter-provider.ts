@@ -1,15 +1,4 @@
-import {
-  ChargeList,
-  ChargeView,
-  CreateChargeResponse,
-  INTER_PATHS,
-  PdfResponse,
-  WebhookView,
-  seuNumeroFor,
-  type ChargeView as ChargeViewType,
-  type CreateChargeRequest,
-  type WebhookView as WebhookViewType,
-} from '@payments/inter-cobranca';
+import { INTER_PATHS, PdfResponse, seuNumeroFor } from '@payments/inter-cobranca';
 import {
   ProviderUnavailableError,
   type BatchRegistrationOutcome,
@@ -21,14 +10,15 @@ import {
   type SweepResult,
   type SweepWindow,
 } from '../../../domain/ports';
-import { InterAccountClient, InterHttpError, InterNetworkError, type InterEndpoint } from './client';
-import { chargeState, registrationOutcome, toCreateRequest } from './mapping';
+import { InterAccountClient, InterHttpError, type InterEndpoint } from './client';
+import { chargeState } from './mapping';
+import { InterSlipRegistration, viewCharge } from './registration';
 import { sweepInter } from './sweep';
-import { BankConnections, type BankConnection, type BankConnectionOptions } from '../bank-connections';
+import { ensureInterWebhook } from './webhook-registration';
+import { BankConnections, type BankConnectionOptions } from '../bank-connections';
 import { mapLimit } from '../map-limit';
 import { isPixChargeId } from '../pix/mapping';
 import type { PixProvider } from '../pix/pix-provider';
-import { ensureWebhook } from '../webhook-setup';
 
 /** What the Inter adapter needs; one instance serves every `inter` account. */
 export interface InterProviderOptions extends BankConnectionOptions<InterEndpoint> {
@@ -51,22 +41,7 @@ export interface InterProviderOptions extends BankConnectionOptions<InterEndpoin
   pix?: PixProvider;
 }
 
-/**
- * Few consults after a create: each spends the account's budget, and Inter issues asynchronously, so a
- * charge not issued by then is left 'unavailable' with its codigoSolicitacao for a later attempt.
- */
-const DEFAULT_POLL_MS = [250, 1_000];
 const CANCEL_REASON_MAX = 50;
-/**
- * Inter's duplicate control: seuNumero, valorNominal, dataVencimento and the payer's cpfCnpj are an
- * idempotency key for 30 minutes. A charge is also "not issued yet" (consult 404) within that time.
- */
-export const INTER_DUPLICATE_WINDOW_MS = 30 * 60_000;
-/** A webhook setup that failed is tried again after this long (the webhook endpoints allow 5 calls a minute). */
-const WEBHOOK_RETRY_MS = 60_000;
-
-/** A bank account's connection to the Cobrança API; its webhook is the Cobrança webhook. */
-type AccountState = BankConnection<InterAccountClient>;
 
 /**
  * Banco Inter: slips through Cobrança v3 (boleto with PIX), PIX charges through its PIX API (the PIX
@@ -87,12 +62,14 @@ type AccountState = BankConnection<InterAccountClient>;
  */
 export class InterProvider implements PaymentProvider {
   private readonly connections: BankConnections<InterEndpoint, InterAccountClient>;
+  private readonly slips: InterSlipRegistration;
 
   constructor(private readonly options: InterProviderOptions) {
     this.connections = new BankConnections(
       options,
       (basics, baseUrl) => new InterAccountClient({ ...basics, baseUrl }),
     );
+    this.slips = new InterSlipRegistration(options);
   }
 
   /**
@@ -153,8 +130,8 @@ export class InterProvider implements PaymentProvider {
   ): Promise<BatchRegistrationOutcome[]> {
     const opened = await this.connections.opened(account);
     const state = this.connections.for(account, opened);
-    await this.ensureWebhook(account, state, opened.credentials.replace_webhook === true);
-    return mapLimit(requests, this.options.concurrency ?? 4, (request) => this.registerOne(state, request));
+    await ensureInterWebhook(this.options, account, state, opened.credentials.replace_webhook === true);
+    return mapLimit(requests, this.options.concurrency ?? 4, (request) => this.slips.registerOne(state, request));
   }
 
   async cancel(account: ProviderAccount, chargeId: string, reason: string): Promise<CancellationOutcome> {
@@ -185,7 +162,7 @@ export class InterProvider implements PaymentProvider {
     const pix = this.pixFor(chargeId);
     if (pix) return pix.consult(account, chargeId);
     try {
-      return chargeState(await this.view((await this.connections.of(account)).client, chargeId));
+      return chargeState(await viewCharge((await this.connections.of(account)).client, chargeId));
     } catch (err) {
       if (err instanceof InterHttpError && err.status === 404) return { kind: 'unknown' };
       throw err;
@@ -247,192 +224,5 @@ export class InterProvider implements PaymentProvider {
   /** Token requests made so far for an account's current connection (tests, metrics). */
   tokenRequestsOf(account: ProviderAccount): number {
     return this.connections.tokenRequestsOf(account);
-  }
-
-  private async registerOne(state: AccountState, request: ChargeRequest): Promise<BatchRegistrationOutcome> {
-    try {
-      if (request.providerChargeId) return await this.issued(state, request, request.providerChargeId, [0]);
-      const create = toCreateRequest(request, this.options.daysPayableAfterDue ?? 60);
-      if (!create.ok)
-        return {
-          kind: 'rejected',
-          code: 'invalid_request',
-          message: `not a charge Inter accepts: ${create.violations.map((v) => `${v.path} ${v.message}`).join('; ')}`,
-        };
-      // An earlier attempt (any process, any copy of the job) may have created it: look it up first.
-      if (request.createMarkedAt !== null) {
-        const earlier = await this.lookUp(state, create.body);
-        if (earlier) return await this.issued(state, request, earlier, [0]);
-      }
-      return await this.create(state, request, create.body);
-    } catch (err) {
-      // Whatever failed here (a lookup, consult or token call, whatever its status) leaves the charge
-      // pending: only a refused create that nothing at the bank answers for is a rejection (create()).
-      if (err instanceof ProviderUnavailableError) return { kind: 'unavailable', reason: err.message };
-      throw err;
-    }
-  }
-
-  /**
-   * POSTs the create. A create without an answer may have been stored all the same, and a refused one
-   * may be Inter's duplicate control refusing a second copy: both are looked up by seuNumero at once.
-   */
-  private async create(
-    state: AccountState,
-    request: ChargeRequest,
-    body: CreateChargeRequest,
-  ): Promise<BatchRegistrationOutcome> {
-    let codigo: string;
-    try {
-      const created = await state.client.callFor<CreateChargeResponse>(
-        { method: 'POST', path: INTER_PATHS.charges, json: body, what: 'create', endpoint: 'create' },
-        CreateChargeResponse,
-      );
-      codigo = created.codigoSolicitacao;
-    } catch (err) {
-      if (err instanceof InterHttpError && err.isRefusal) return this.refused(state, request, body, err);
-      if (!(err instanceof InterNetworkError)) throw err;
-      let found: string | null;
-      try {
-        found = await this.lookUp(state, body);
-      } catch {
-        return { kind: 'unavailable', reason: `${err.message}; not found by seuNumero yet` };
-      }
-      if (found) return this.issued(state, request, found, [0]);
-      return { kind: 'unavailable', reason: `${err.message}; Inter has no charge with its seuNumero` };
-    }
-    return this.issued(state, request, codigo, this.options.issuePollMs ?? DEFAULT_POLL_MS);
-  }
-
-  /** A refused create: rejected only when no charge of this seuNumero is at Inter and none can be on its way. */
-  private async refused(
-    state: AccountState,
-    request: ChargeRequest,
-    body: CreateChargeRequest,
-    refusal: InterHttpError,
-  ): Promise<BatchRegistrationOutcome> {
-    let found: string | null;
-    try {
-      found = await this.lookUp(state, body);
-    } catch (err) {
-      return {
-        kind: 'unavailable',
-        reason: `${refusal.message}; lookup by seuNumero failed: ${(err as Error).message}`,
-      };
-    }
-    if (found) return this.issued(state, request, found, [0]);
-    // An earlier create of this charge within Inter's duplicate window: this refusal may be the duplicate
-    // control, with that charge not listed yet. Looked up again later, never rejected now.
-    if (request.createMarkedAt !== null && Date.now() - request.createMarkedAt.getTime() < INTER_DUPLICATE_WINDOW_MS)
-      return {
-        kind: 'unavailable',
-        reason: `${refusal.message}; inside Inter's 30-minute duplicate window of an earlier create`,
-      };
-    return { kind: 'rejected', code: `inter_${refusal.status}`, message: refusal.message };
-  }
-
-  /** The codigoSolicitacao of the charge created for this request body, if Inter has one. */
-  private async lookUp(state: AccountState, body: CreateChargeRequest): Promise<string | null> {
-    const list = await state.client.callFor<ChargeList>(
-      {
-        method: 'GET',
-        path: INTER_PATHS.charges,
-        query: {
-          dataInicial: body.dataVencimento,
-          dataFinal: body.dataVencimento,
-          filtrarDataPor: 'VENCIMENTO',
-          seuNumero: body.seuNumero,
-        },
-        what: 'list by seuNumero',
-        endpoint: 'list',
-      },
-      ChargeList,
-    );
-    const same = list.cobrancas.filter(
-      (c) =>
-        c.cobranca.seuNumero === body.seuNumero &&
-        Math.round(Number(c.cobranca.valorNominal) * 100) === Math.round(body.valorNominal * 100),
-    );
-    // A charge that failed to issue or was cancelled is history: prefer one that is (or may become) payable.
-    const live = same.find((c) => !['FALHA_EMISSAO', 'CANCELADO', 'EXPIRADO'].includes(c.cobranca.situacao));
-    return (live ?? same[0])?.cobranca.codigoSolicitacao ?? null;
-  }
-
-  /**
-   * Consults a created charge (after each delay of `pollMs`) until it is issued or the delays run out.
-   * Any failure to consult, a 404 included (Inter issues asynchronously), leaves it unavailable with its id.
-   */
-  private async issued(
-    state: AccountState,
-    request: ChargeRequest,
-    codigo: string,
-    pollMs: number[],
-  ): Promise<BatchRegistrationOutcome> {
-    let outcome: BatchRegistrationOutcome = { kind: 'unavailable', reason: 'not consulted', chargeId: codigo };
-    for (const delay of pollMs) {
-      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
-      try {
-        const view = await this.view(state.client, codigo);
-        outcome = registrationOutcome(view, request.kind, `${state.baseUrl}${INTER_PATHS.pdf(codigo)}`);
-      } catch (err) {
-        if (!(err instanceof ProviderUnavailableError)) throw err;
-        const reason =
-          err instanceof InterHttpError && err.status === 404
-            ? `Inter has not issued ${codigo} yet (404)`
-            : err.message;
-        return { kind: 'unavailable', reason, chargeId: codigo };
-      }
-      if (outcome.kind !== 'unavailable') return outcome;
-    }
-    return outcome;
-  }
-
-  private view(client: InterAccountClient, codigo: string): Promise<ChargeViewType> {
-    return client.callFor<ChargeViewType>(
-      { method: 'GET', path: INTER_PATHS.charge(codigo), what: 'consult', endpoint: 'consult' },
-      ChargeView,
-    );
-  }
-
-  /**
-   * Points the account's Cobrança webhook at us, once per bank account (webhook-setup.ts): the webhook
-   * Inter has is read first; none, or one of ours, is set to ours; another URL stays unless the account
-   * says replace (--replace-webhook).
-   */
-  private async ensureWebhook(account: ProviderAccount, state: AccountState, replace: boolean): Promise<void> {
-    const ours = this.options.webhookUrl(account.id);
-    await ensureWebhook(
-      state.webhook,
-      {
-        read: async () => {
-          try {
-            const view = await state.client.callFor<WebhookViewType>(
-              { method: 'GET', path: INTER_PATHS.webhook, what: 'webhook read', endpoint: 'webhook' },
-              WebhookView,
-            );
-            return view.webhookUrl;
-          } catch (err) {
-            if (err instanceof InterHttpError && err.status === 404) return null; // none set
-            throw err;
-          }
-        },
-        write: async (url) => {
-          await state.client.call({
-            method: 'PUT',
-            path: INTER_PATHS.webhook,
-            json: { webhookUrl: url },
-            what: 'webhook registration',
-            endpoint: 'webhook',
-          });
-        },
-      },
-      {
-        ours,
-        replace,
-        owns: (url) => this.options.ownsWebhookUrl?.(url) ?? false,
-        onConflict: (registered) => this.options.observer?.webhookConflict?.(account.id, registered, ours),
-        retryMs: WEBHOOK_RETRY_MS,
-      },
-    );
   }
 }
