@@ -35,7 +35,7 @@ import { checkDatabaseServer } from '@payments/db';
 import { describeStartupFailure, STOP_WITH_PARENT_ENV, watchParent } from '@payments/lifecycle';
 import { loadBankSandboxConfig } from '@payments/bank-sandbox/src/config';
 import { interDialectEnabled } from '@payments/bank-sandbox/src/inter-config';
-import { provisionFromConfig } from '@payments/gateway/src/admin/bus-provision';
+import { provisionFromConfig } from '@payments/gateway/src/transport/bus/bus-provision';
 import { loadGatewayConfig } from '@payments/gateway/src/config';
 import { appConfigProblems } from './start/app-configs';
 import { APP_SCHEMAS, appDatabaseUrl, migrateAll } from './migrate/run';
