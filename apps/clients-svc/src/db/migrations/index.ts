@@ -2,7 +2,7 @@ import type { Migration } from 'kysely';
 import { clients } from './0001_clients';
 import { clientIdAsSent } from './0002_client_id_as_sent';
 
-export const SCHEMA = 'clients';
+export { SCHEMA } from './schema-name';
 
 /** The schema's migrations in the order they run, one file each, named after its key. */
 export const migrations: Record<string, Migration> = {
