@@ -15,7 +15,7 @@ import { hotTablesAutovacuum } from './0012_hot_tables_autovacuum';
 import { consolePeople } from './0013_console_people';
 import { adminAuditOrigin } from './0014_admin_audit_origin';
 
-export const SCHEMA = 'gateway';
+export { SCHEMA } from './schema-name';
 
 /**
  * The gateway's migrations. Sealing the signing secrets stored in clear (0004) needs the keyring of the

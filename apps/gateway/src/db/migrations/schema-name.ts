@@ -1,0 +1,2 @@
+/** The gateway's Postgres schema, which its migrations and its role own. */
+export const SCHEMA = 'gateway';
