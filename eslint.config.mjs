@@ -16,7 +16,7 @@ import prettier from 'eslint-config-prettier/flat';
 const DOMAIN_RULE =
   "domain layering: a service's src/domain/ imports no transport, driver or telemetry package " +
   '(nats, undici, koa, @koa/*, pg, @opentelemetry/*, @payments/bus, @payments/telemetry, @payments/db). ' +
-  "Put such code in the service's transport layer (src/transport/; src/http/ in bank-sandbox) behind a " +
+  "Put such code in the service's transport layer (src/transport/) or its stores (src/db/) behind a " +
   "port the domain defines, as callback-svc's HttpDelivery and DeliveryTracing are. kysely's query builder is fine here.";
 
 export default defineConfig(
