@@ -7,7 +7,7 @@ export const deliveryStats: Migration = {
     // than this migration (their charges' callbacks are not found by the filter).
     await db.schema.alterTable('events').addColumn('receivable_id', 'uuid').execute();
     // Its index, and those the rollup and the replay read on events and attempts, are built
-    // concurrently after the migrations (onlineIndexes below): a build in this transaction would
+    // concurrently after the migrations (the schema's onlineIndexes): a build in this transaction would
     // hold writes to these large tables (ingest, claims, attempts) for its whole length.
     // Deliveries per minute, tenant and receiving host (GET /admin/v1/stats/deliveries and
     // /admin/v1/delivery-health), rebuilt from attempts and events by the rollup

@@ -1,11 +1,2 @@
-import type { Migration } from 'kysely';
-import { clients } from './0001_clients';
-import { clientIdAsSent } from './0002_client_id_as_sent';
-
+export { migrations } from './ordered';
 export { SCHEMA } from './schema-name';
-
-/** The schema's migrations in the order they run, one file each, named after its key. */
-export const migrations: Record<string, Migration> = {
-  '0001_clients': clients,
-  '0002_client_id_as_sent': clientIdAsSent,
-};
