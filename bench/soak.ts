@@ -16,7 +16,8 @@
  * receivables,callbacks (seed these schemas again in it), --keep (do not drop the database at the
  * end, to measure it again; the month dropped last stays dropped), --seed-only (seed, print the sizes
  * and keep the database: the seed takes most of an hour at full size, and the measures want a quiet
- * machine, which may come later). A small run checks the bench in a minute:
+ * machine, which may come later), --finish receivables,callbacks (with --database: complete a seed
+ * cut short after its rows, from its online indexes on). A small run checks the bench in a minute:
  *   npx tsx bench/soak.ts --receivables 20000 --events 40000 --attempts 40000 --runs 50
  */
 import { randomUUID } from 'node:crypto';
@@ -27,7 +28,6 @@ import {
   createDatabase,
   createPartitionsAhead,
   createTestDatabase,
-  ensureOnlineIndexesOnce,
   listPartitions,
   maintainPartitions,
   migrateService,
@@ -77,6 +77,8 @@ interface Options {
   seed: string[] | undefined;
   keep: boolean;
   seedOnly: boolean;
+  /** The schemas whose seed to complete (online indexes, ANALYZE, after) in --database. */
+  finish: string[] | undefined;
 }
 
 function options(): Options {
@@ -91,6 +93,7 @@ function options(): Options {
       seed: { type: 'string' },
       keep: { type: 'boolean', default: false },
       'seed-only': { type: 'boolean', default: false },
+      finish: { type: 'string' },
     },
   });
   return {
@@ -103,6 +106,7 @@ function options(): Options {
     seed: values.seed?.split(','),
     keep: values.keep || values['seed-only'],
     seedOnly: values['seed-only'],
+    finish: values.finish?.split(','),
   };
 }
 
@@ -433,18 +437,57 @@ async function seedSchema(url: string, seedOf: SchemaSeed, days: number, spanSta
         `${plan.table}: ${fmt(n)} rows in ${fmt(seconds, 1)} s (${fmt(n / Math.max(seconds, 0.001))} rows/s, ${days} INSERT ... SELECT, one a day), then its ${indexes.length} secondary indexes in ${fmt(indexSeconds, 1)} s`,
       );
     }
-    const onlineStarted = performance.now();
-    await ensureOnlineIndexesOnce(roleDb, seedOf.schema, seedOf.onlineIndexes, logger);
-    const analyzeStarted = performance.now();
-    for (const plan of seedOf.plans) await client.query(`analyze ${plan.table}`);
-    say(
-      `${seedOf.schema}: online indexes ${fmt((analyzeStarted - onlineStarted) / 1000, 1)} s, ANALYZE ${fmt((performance.now() - analyzeStarted) / 1000, 1)} s`,
-    );
-    if (seedOf.after) say(`${seedOf.schema}: ${await seedOf.after(roleDb)}`);
+    await finishSchema(url, seedOf, client, roleDb);
     say(`${seedOf.schema}: seeded in ${fmt((performance.now() - started) / 1000, 1)} s in all`);
   } finally {
     await roleDb.destroy();
     await client.end();
+  }
+}
+
+/**
+ * What follows the rows: the online indexes, built as `npm run migrate` builds them (its own
+ * connection, no statement timeout: on millions of rows a build outlasts the role's), ANALYZE, and
+ * the schema's `after`. Each step is idempotent, so --finish completes a seed cut short after its rows.
+ */
+async function finishSchema(
+  url: string,
+  seedOf: SchemaSeed,
+  client: pg.Client,
+  roleDb: Kysely<unknown>,
+): Promise<void> {
+  const say = (line: string) => console.log(`  ${line}`);
+  const onlineStarted = performance.now();
+  await migrateService({
+    url,
+    schema: seedOf.schema,
+    migrations: seedOf.migrations,
+    onlineIndexes: seedOf.onlineIndexes,
+  });
+  const analyzeStarted = performance.now();
+  for (const plan of seedOf.plans) await client.query(`analyze ${plan.table}`);
+  say(
+    `${seedOf.schema}: online indexes ${fmt((analyzeStarted - onlineStarted) / 1000, 1)} s, ANALYZE ${fmt((performance.now() - analyzeStarted) / 1000, 1)} s`,
+  );
+  if (seedOf.after) say(`${seedOf.schema}: ${await seedOf.after(roleDb)}`);
+}
+
+/** --finish: completes the seed of `schemas` in an earlier run's database, from its online indexes on. */
+async function finishSeeds(o: Options, url: string, schemas: string[]): Promise<void> {
+  const days = Math.round((o.months * 365.25) / 12);
+  const seeds = schemaSeeds(o, days, new Date(Date.now() - days * DAY_MS));
+  for (const schema of schemas) {
+    const seedOf = seeds[schema];
+    if (!seedOf) throw new Error(`--finish ${schema}: the soak seeds ${Object.keys(seeds).join(', ')}`);
+    const client = new pg.Client({ connectionString: url, application_name: `soak finish ${schema}` });
+    await client.connect();
+    const roleDb = createDatabase<unknown>({ url: serviceDatabaseUrl(url, schema), schema, poolSize: 1 });
+    try {
+      await finishSchema(url, seedOf, client, roleDb);
+    } finally {
+      await roleDb.destroy();
+      await client.end();
+    }
   }
 }
 
@@ -459,6 +502,7 @@ async function seed(o: Options): Promise<Seeded> {
   const url = o.database ?? database?.url ?? '';
   const schemas = o.seed ?? (o.database ? [] : [RECEIVABLES, CALLBACKS]);
   console.log(`\nbench/soak: ${url}`);
+  if (o.database && o.finish) await finishSeeds(o, url, o.finish);
   if (schemas.length === 0) return { url, drop: undefined };
   const started = performance.now();
   const days = Math.round((o.months * 365.25) / 12);
