@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { closeServer, keepConnectionsAlive, listen, startService } from '@payments/lifecycle';
-import { openServiceDatabase } from '@payments/db';
+import { openServiceDatabaseIn } from '@payments/db';
 import { migrationsCheck, postgresCheck } from '@payments/health';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry } from '@payments/metrics';
@@ -38,19 +38,14 @@ export function startBankSandbox(
 ): Promise<RunningBankSandbox> {
   return startService(async (scope) => {
     // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
-    const db = await scope.open(
-      'database',
-      () =>
-        openServiceDatabase<BankSandboxDatabase>({
-          url: config.databaseUrl,
-          schema: SCHEMA,
-          applicationName: 'bank-sandbox',
-          poolSize: config.databasePoolSize,
-          migrations,
-          logger,
-        }),
-      (opened) => opened.destroy(),
-    );
+    const db = await openServiceDatabaseIn<BankSandboxDatabase>(scope, {
+      url: config.databaseUrl,
+      schema: SCHEMA,
+      applicationName: 'bank-sandbox',
+      poolSize: config.databasePoolSize,
+      migrations,
+      logger,
+    });
     const dispatcher = new WebhookDispatcher({
       db,
       webhook: config.webhook,

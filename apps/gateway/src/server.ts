@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import { connectBus, serviceBusOptions } from '@payments/bus';
 import { keyring } from '@payments/credential-seal';
 import { QueueGroups, ServiceError } from '@payments/contracts';
-import { openServiceDatabase } from '@payments/db';
+import { openServiceDatabaseIn } from '@payments/db';
 import { migrationsCheck, mountHealthRoutes, natsCheck, postgresCheck } from '@payments/health';
 import {
   closeServer,
@@ -76,19 +76,14 @@ async function startGatewayIn(
   const credentialsKeyring = keyring(config.credentialsEncryptionKey, config.credentialsPreviousKeys);
   const migrations = gatewayMigrations(credentialsKeyring);
   // Migrated beforehand (`npm run migrate`): only checked here, the start refused in one line otherwise.
-  const db = await scope.open(
-    'database',
-    () =>
-      openServiceDatabase<GatewayDatabase>({
-        url: config.databaseUrl,
-        schema: SCHEMA,
-        applicationName: 'gateway',
-        poolSize: config.databasePoolSize,
-        migrations,
-        logger,
-      }),
-    (opened) => opened.destroy(),
-  );
+  const db = await openServiceDatabaseIn<GatewayDatabase>(scope, {
+    url: config.databaseUrl,
+    schema: SCHEMA,
+    applicationName: 'gateway',
+    poolSize: config.databasePoolSize,
+    migrations,
+    logger,
+  });
   const keys = await loadSigningKeys(db, config.nodeEnv, config.jwt.privateKey, config.jwt.previousPublicKeys);
   // Tenants created before provider accounts existed get the sandbox one, so they can still charge.
   if (config.nodeEnv === 'development') {
