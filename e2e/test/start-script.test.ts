@@ -36,6 +36,17 @@ function newPrefix(): string {
   return prefix;
 }
 
+/**
+ * npm's own banner, which it prints on stdout before the script runs (the project keeps npm's
+ * default log level, so that npm install shows its progress): everything start.ts prints is after it.
+ */
+const NPM_BANNER = /^\n> \S+ start\n> [^\n]+\n\n/;
+
+/** What start.ts itself printed on stdout: npm's banner taken off. */
+function scriptStdout(stdout: string): string {
+  return stdout.replace(NPM_BANNER, '');
+}
+
 function startNpm(env: Record<string, string>): Launched {
   const run = npm(['start'], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...env });
   launched.push(run);
@@ -124,7 +135,7 @@ describe('stopping npm start', () => {
           .map(([v]) => v)
           .join(', ')} and ${byPort[byPort.length - 1][0]} to free ports\n`,
     );
-    expect(second.stdout).toBe('');
+    expect(scriptStdout(second.stdout)).toBe('');
     expect(secondExit).toEqual({ code: 1, signal: null });
     expect(
       systemProcesses(marker)
@@ -199,7 +210,7 @@ describe('npm start refuses to start, in one line, what would fail', () => {
     expect(out.stderr).toBe(
       `[start] cannot reach NATS at nats://127.0.0.1:${port} (connection refused): start nats-server -js or set NATS_URL\n`,
     );
-    expect(out.stdout).toBe('');
+    expect(scriptStdout(out.stdout)).toBe('');
     expect(out.code).toBe(1);
   }, 60_000);
 
@@ -265,7 +276,7 @@ describe('npm start refuses to start, in one line, what would fail', () => {
       const line = lines.find((l) => l.startsWith(`[start] ${app}: production refuses to start`)) ?? '';
       expect({ app, missing: problems.filter((p) => !line.includes(p)) }).toEqual({ app, missing: [] });
     }
-    expect(out.stdout).toBe('');
+    expect(scriptStdout(out.stdout)).toBe('');
     expect(out.code).toBe(1);
   }, 60_000);
 
