@@ -31,6 +31,12 @@ export interface PartitionMaintenanceResult {
 }
 
 const DEFAULT_AHEAD = 2;
+/**
+ * Tables dropped per statement: one commit for a month of daily partitions, while the locks a drop
+ * holds (each table, its indexes and TOAST) stay far below the lock table's room, even for a backlog
+ * of years left by maintenance that never ran.
+ */
+const DROP_BATCH = 64;
 const DAY_MS = 86_400_000;
 
 /** The start of the period holding `at`, in UTC. */
@@ -167,32 +173,65 @@ async function createPartition(
 async function dropExpired(db: Kysely<unknown>, schema: string, table: PartitionedTable, now: Date): Promise<string[]> {
   if (table.retentionDays === undefined) return [];
   const cutoff = new Date(now.getTime() - table.retentionDays * DAY_MS);
-  const dropped: string[] = [];
+  const detached: string[] = [];
   for (const p of await listPartitions(db, schema, table.table)) {
-    if (p.to === undefined || p.to > cutoff) continue;
-    if (await detachAndDrop(db, schema, table.table, p)) dropped.push(`${schema}.${p.name}`);
+    if (p.to !== undefined && p.to <= cutoff && (await detach(db, schema, table.table, p))) detached.push(p.name);
   }
-  return dropped;
+  return (await dropDetached(db, schema, table.table, detached)).map((name) => `${schema}.${name}`);
 }
 
 /**
  * DETACH ... CONCURRENTLY takes no lock that stops writes to the other partitions (only SHARE UPDATE
  * EXCLUSIVE on the parent), so dropping a month never waits on nor holds up the live partition. It
- * cannot run in a transaction: these are separate statements. A run interrupted between them leaves
- * the partition pending or detached; the next run finishes it.
+ * cannot run in a transaction, and each one commits twice: a run detaches every expired partition
+ * first, then drops them all in one statement (dropDetached). A run interrupted on the way leaves a
+ * partition pending, which the next run finalizes, or detached, which the next run drops.
  */
-async function detachAndDrop(db: Kysely<unknown>, schema: string, parent: string, p: PartitionInfo): Promise<boolean> {
+async function detach(db: Kysely<unknown>, schema: string, parent: string, p: PartitionInfo): Promise<boolean> {
   const parentTable = sql.table(`${schema}.${parent}`);
   const child = sql.table(`${schema}.${p.name}`);
   try {
     if (p.detachPending) await sql`alter table ${parentTable} detach partition ${child} finalize`.execute(db);
     else await sql`alter table ${parentTable} detach partition ${child} concurrently`.execute(db);
-    await sql`drop table if exists ${child}`.execute(db);
     return true;
   } catch (err) {
     // 42P01: dropped by another run meanwhile; 55000 / 42P16: another run is detaching it now.
     if (isPostgresError(err, '42P01') || isPostgresError(err, '55000') || isPostgresError(err, '42P16')) return false;
     throw err;
+  }
+}
+
+/**
+ * Drops, in one statement (one commit, where a drop each cost a commit each), the tables this run
+ * detached from `parent` and any an interrupted run left detached: a plain table named as its
+ * partition (`<parent>_p` and the period's digits) that is no partition. Partitions are only ever
+ * created attached, so such a table was detached by a maintenance run. Runs on several instances
+ * take turns (a transaction lock), so each table is dropped, and answered, once.
+ */
+async function dropDetached(
+  db: Kysely<unknown>,
+  schema: string,
+  parent: string,
+  detached: readonly string[],
+): Promise<string[]> {
+  const dropped: string[] = [];
+  for (;;) {
+    const batch = await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext(${`partitions:${schema}.${parent}`}))`.execute(trx);
+      const { rows } = await sql<{ name: string }>`
+        select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = ${schema} and c.relkind in ('r', 'p') and not c.relispartition
+          and (c.relname = any(${[...detached]}::text[]) or c.relname ~ ${`^${parent}_p([0-9]{6}|[0-9]{8})$`})
+        order by 1 limit ${DROP_BATCH}`.execute(trx);
+      const names = rows.map((r) => r.name);
+      for (const name of names) assertIdentifier(name);
+      if (names.length > 0) {
+        await sql`drop table ${sql.join(names.map((name) => sql.table(`${schema}.${name}`)))}`.execute(trx);
+      }
+      return names;
+    });
+    dropped.push(...batch);
+    if (batch.length < DROP_BATCH) return dropped;
   }
 }
 

@@ -183,3 +183,29 @@ it('startPartitionMaintenance runs at once, logs failures and goes on, and stops
   ]);
   expect((await partitionNames()).length).toBe(3);
 });
+
+it('drops what an interrupted run left detached, and no other table', async () => {
+  await maintainPartitions(db, SCHEMA, [monthly], new Date('2026-01-10T00:00:00Z'));
+  // A run stopped between its detach and its drop leaves a plain table named as a partition.
+  await sql`alter table ${sql.table(`${SCHEMA}.log`)} detach partition ${sql.table(`${SCHEMA}.log_p202602`)}`.execute(
+    db,
+  );
+  await sql`create table ${sql.table(`${SCHEMA}.log_archive`)} (id bigint)`.execute(db);
+  await sql`create table ${sql.table(`${SCHEMA}.log_p2026`)} (id bigint)`.execute(db);
+  // Nothing has expired on this clock: the drop is the leftover only.
+  const { dropped } = await maintainPartitions(db, SCHEMA, [monthly], new Date('2026-01-11T00:00:00Z'));
+  expect(dropped).toEqual([`${SCHEMA}.log_p202602`]);
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = ${SCHEMA} and c.relkind in ('r', 'p') order by 1`.execute(db);
+  expect(rows.map((r) => r.name)).toEqual(['log', 'log_archive', 'log_p2026', 'log_p202601', 'log_p202603']);
+});
+
+it('drops a backlog of many expired days, each reported once', async () => {
+  const daily: PartitionedTable = { table: 'log', period: 'day', retentionDays: 1, ahead: 150 };
+  await createPartitionsAhead(db, SCHEMA, daily, new Date('2026-01-01T00:00:00Z'));
+  const { dropped } = await maintainPartitions(db, SCHEMA, [{ ...daily, ahead: 0 }], new Date('2026-06-01T00:00:00Z'));
+  expect(dropped).toHaveLength(150);
+  expect(new Set(dropped).size).toBe(150);
+  expect((await partitionNames()).sort()).toEqual(['log_p20260531', 'log_p20260601']);
+});
