@@ -18,7 +18,7 @@ import { asEnv, freeAppPorts, freePort, killLeftovers, Launched, ready, ROOT } f
 const run = promisify(execFile);
 
 /** The release before this one: its tag (PREVIOUS_RELEASE overrides it, e.g. to try another commit). */
-export const PREVIOUS_RELEASE = process.env.PREVIOUS_RELEASE || 'v0.29.0';
+export const PREVIOUS_RELEASE = process.env.PREVIOUS_RELEASE || 'v0.30.0';
 
 /** The marker of a tree whose install completed. */
 const READY_FILE = '.previous-release-ready';
@@ -44,6 +44,7 @@ export interface ReleaseTree {
 const RELEASE_COMMITS: Readonly<Record<string, string>> = {
   'v0.28.0': '160e1fe378e83f1d38e365a9d56afa879117567d',
   'v0.29.0': 'cdf6e8e2451ae786e3b712ad7580bfde1915dffa',
+  'v0.30.0': '42f8c48a94818fb7be3e2453780bc5ffc2e75155',
 };
 
 /** The commit a tag names, or an error saying how to get the tag. */
@@ -166,11 +167,11 @@ export async function startRelease(
     gatewayUrl: `http://127.0.0.1:${ports.PORT}`,
     sandboxUrl: `http://127.0.0.1:${ports.BANK_SANDBOX_PORT}`,
     async admin<T>(args: string[]): Promise<T> {
-      const { stdout } = await run(
-        process.execPath,
-        ['--import', 'tsx', join(tree.dir, 'apps', 'gateway', 'src', 'admin', 'cli.ts'), ...args, '--json'],
-        { cwd: tree.dir, env: releaseEnv(env) },
-      );
+      // Through its npm script, which names its CLI wherever that release keeps it.
+      const { stdout } = await run('npm', ['run', '-s', 'admin', '--', ...args, '--json'], {
+        cwd: tree.dir,
+        env: releaseEnv(env),
+      });
       return JSON.parse(stdout) as T;
     },
     output: () => launched.output,
