@@ -61,7 +61,7 @@ export function startBookletService(
     const relay = new OutboxRelay({ db, bus, streams: outboxStreams, logger, maxRows: config.outboxMaxRows });
     const onEnqueued = () => relay.wake();
     const source = new BusInstallmentSource(bus);
-    const store = new PostgresPdfStore(db, config.fileRetentionDays);
+    const store = new PostgresPdfStore(db);
     const links = (bookletId: string) => {
       const { expires, signature } = signLink(
         config.downloadLinkSecret,

@@ -103,7 +103,7 @@ async function build(reply: InstallmentsReply) {
   const deps: BuilderDeps = {
     db,
     source,
-    store: new PostgresPdfStore(db, 30),
+    store: new PostgresPdfStore(db),
     links: (id) => `https://api.example.com/downloads/${id}`,
     logger: createLogger('booklet-builder-test', 'silent'),
     maxWaitMs: 60_000,
@@ -254,7 +254,7 @@ describe('the payment slip id as the ERP spelled it', () => {
     const deps: BuilderDeps = {
       db,
       source,
-      store: new PostgresPdfStore(db, 30),
+      store: new PostgresPdfStore(db),
       links: (id) => `https://api.example.com/downloads/${id}`,
       logger: createLogger('booklet-builder-test', 'silent'),
       maxWaitMs: 60_000,

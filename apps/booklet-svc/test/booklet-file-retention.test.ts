@@ -10,7 +10,7 @@ import {
 } from '@payments/db';
 import { createLogger } from '@payments/logger';
 import { readPdf } from '@payments/test-support/pdf-text';
-import { bookletPdfPartitions, deleteExpiredLegacyFiles, PostgresPdfStore } from '../src/db/booklet-files';
+import { bookletPdfPartitions, PostgresPdfStore } from '../src/db/booklet-files';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import type { BookletsDatabase } from '../src/db/schema';
 import { buildBooklet, type BuilderDeps } from '../src/domain/booklet-builder';
@@ -21,7 +21,7 @@ import { barcodeFor, pixCode, typeableLineFor } from './slip-fixtures';
 
 /**
  * Booklet files against a real Postgres: dropped with their day's partition past the retention, and
- * rebuilt by a later download; the previous release's statements on the migrated schema.
+ * rebuilt by a later download; the previous release's table emptied by the migration and not read.
  */
 
 const RETENTION_DAYS = 30;
@@ -100,7 +100,7 @@ afterAll(async () => {
 });
 
 function deps(source: InstallmentSource) {
-  const store = new PostgresPdfStore(db, RETENTION_DAYS);
+  const store = new PostgresPdfStore(db);
   const builder: BuilderDeps = {
     db,
     source,
@@ -203,53 +203,69 @@ it('answers 410 when every installment was cancelled since the file was dropped'
   expect((refusal as ServiceError).status).toBe(410);
 });
 
-describe('the previous release on the migrated schema', () => {
-  // Its statements, as apps/booklet-svc/src of v0.28.0 sends them (transport/bus-sources.ts, handlers.ts).
-  async function previousPut(bookletId: string, pdf: Buffer): Promise<void> {
-    await sql`insert into booklet_files (booklet_id, pdf) values (${bookletId}, ${pdf})
-      on conflict (booklet_id) do update set pdf = ${pdf}`.execute(db);
-  }
-  async function previousGet(bookletId: string): Promise<Buffer | undefined> {
-    const { rows } = await sql<{ pdf: Buffer }>`select pdf from booklet_files where booklet_id = ${bookletId}`.execute(
-      db,
-    );
+describe('booklet_files, which only the previous release reads', () => {
+  // v0.30.0's read of a booklet's file (apps/booklet-svc/src/db/booklet-files.ts there), fallback included.
+  async function previousGet(on: Kysely<BookletsDatabase>, bookletId: string): Promise<Buffer | undefined> {
+    const { rows } = await sql<{ pdf: Buffer }>`
+      select pdf from (
+        select pdf, created_at from booklet_pdfs where booklet_id = ${bookletId}
+        union all
+        select pdf, created_at from booklet_files where booklet_id = ${bookletId}
+          and created_at >= now() - make_interval(days => ${RETENTION_DAYS})
+      ) f order by created_at desc limit 1`.execute(on);
     return rows[0]?.pdf;
   }
-  async function previousRequest(): Promise<string> {
-    const id = randomUUID();
-    const slip = randomUUID();
-    await sql`insert into booklets (id, tenant_id, payment_slip_id, payment_slip_id_as_sent, url_callback, status,
-        installment_count, page_count, error, finished_at)
-      values (${id}, ${randomUUID()}, ${slip}, ${slip}, 'https://erp.example.com/hook', 'queued', null, null, null, null)
-      on conflict (id) do nothing`.execute(db);
-    await sql`update booklets set status = 'ready', installment_count = 1, page_count = 2, error = null,
-      finished_at = now() where id = ${id} and status = 'queued'`.execute(db);
-    return id;
+  async function legacyFiles(on: Kysely<BookletsDatabase>): Promise<number> {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from booklet_files`.execute(on);
+    return rows[0]?.n ?? -1;
   }
 
-  it('stores, replaces and reads its files, and this release serves them', async () => {
-    const id = await previousRequest();
-    await previousPut(id, Buffer.from('%PDF-first'));
-    await previousPut(id, Buffer.from('%PDF-second'));
-    expect((await previousGet(id))?.toString()).toBe('%PDF-second');
-    const { downloads } = deps(new ChangingSource({ installments: [], payee: beneficiary }));
-    expect((await downloads.download(id)).pdf.toString()).toBe('%PDF-second');
+  it('is emptied by the migration, and kept: the previous release reads nothing there', async () => {
+    const database = await createTestDatabase();
+    const older = createDatabase<BookletsDatabase>({
+      url: database.url,
+      schema: SCHEMA,
+      applicationName: 'booklet-0008-test',
+    });
+    try {
+      const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0008'));
+      await migrateToLatest(older, SCHEMA, before);
+      const ids = [randomUUID(), randomUUID()] as const;
+      for (const id of ids) {
+        // As the release before v0.30.0 stored them: the booklet, then its file.
+        const slip = randomUUID();
+        await sql`insert into booklets (id, tenant_id, payment_slip_id, payment_slip_id_as_sent, url_callback, status)
+          values (${id}, ${randomUUID()}, ${slip}, ${slip}, 'https://erp.example.com/hook', 'ready')`.execute(older);
+        await sql`insert into booklet_files (booklet_id, pdf) values (${id}, ${Buffer.from('%PDF-legacy')})
+          on conflict (booklet_id) do update set pdf = excluded.pdf`.execute(older);
+      }
+      expect(await legacyFiles(older)).toBe(2);
+      expect((await previousGet(older, ids[0]))?.toString()).toBe('%PDF-legacy');
+
+      await migrateToLatest(older, SCHEMA, migrations);
+      expect(await legacyFiles(older)).toBe(0);
+      for (const id of ids) expect(await previousGet(older, id)).toBeUndefined();
+    } finally {
+      await older.destroy();
+      await database.drop();
+    }
   });
 
-  it('its files past the retention are not served and are swept in batches; newer ones stay', async () => {
-    const old = [await previousRequest(), await previousRequest(), await previousRequest()];
-    const recent = await previousRequest();
-    for (const id of old) await previousPut(id, Buffer.from('%PDF-old'));
-    await previousPut(recent, Buffer.from('%PDF-recent'));
-    await sql`update booklet_files set created_at = now() - make_interval(days => ${RETENTION_DAYS + 1})
-      where booklet_id in (${sql.join(old)})`.execute(db);
-    const store = new PostgresPdfStore(db, RETENTION_DAYS);
-    for (const id of old) expect(await store.get(id)).toBeUndefined();
-    // One row a statement: one batch in the first run, the other two in the next.
-    expect(await deleteExpiredLegacyFiles(db, RETENTION_DAYS, 1, 1)).toBe(1);
-    expect(await deleteExpiredLegacyFiles(db, RETENTION_DAYS, 1)).toBe(2);
-    for (const id of old) expect(await previousGet(id)).toBeUndefined();
-    expect((await previousGet(recent))?.toString()).toBe('%PDF-recent');
+  it('is not read: a file only there is rebuilt on download', async () => {
+    const source = new ChangingSource({ installments: [installment('2027-04-10')], payee: beneficiary });
+    const { bookletId, downloads, text } = await builtBooklet(source);
+    await sql`delete from booklet_pdfs where booklet_id = ${bookletId}`.execute(db);
+    await sql`insert into booklet_files (booklet_id, pdf) values (${bookletId}, ${Buffer.from('%PDF-legacy')})`.execute(
+      db,
+    );
+    expect(await new PostgresPdfStore(db).get(bookletId)).toBeUndefined();
+
+    const askedBefore = source.asked;
+    const file = await downloads.download(bookletId);
+    expect(source.asked).toBe(askedBefore + 1);
+    expect((await readPdf(file.pdf)).pages).toEqual(text);
+    expect(await partitionsHolding(bookletId)).toHaveLength(1);
+    await sql`delete from booklet_files where booklet_id = ${bookletId}`.execute(db);
   });
 });
 

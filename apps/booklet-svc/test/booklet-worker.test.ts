@@ -110,7 +110,7 @@ beforeAll(async () => {
   const workers = await startWorkers(bus, {
     db,
     source: new BusInstallmentSource(bus),
-    store: new PostgresPdfStore(db, 30),
+    store: new PostgresPdfStore(db),
     links: (id) => `https://api.example.com/downloads/${id}`,
     logger: silent,
     maxWaitMs: 60_000,

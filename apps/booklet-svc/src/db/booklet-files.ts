@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
 import { startPartitionMaintenance, type PartitionedTable } from '@payments/db';
-import { startPeriodic } from '@payments/lifecycle';
 import type { Logger } from '@payments/logger';
 import type { PdfStore } from '../domain/ports';
 import type { BookletsDatabase } from './schema';
@@ -9,13 +8,12 @@ import type { BookletsDatabase } from './schema';
  * Booklet PDFs are kept for a retention (BOOKLET_FILE_RETENTION_DAYS), then dropped with their day's
  * partition of `booklet_pdfs`; a download after that rebuilds the file (domain/booklet-downloads.ts).
  *
- * Why a new table beside `booklet_files` rather than that table converted in place: the previous
- * release stores a file with `insert ... on conflict (booklet_id) do update`, and Postgres accepts
- * that only with a unique index on booklet_id alone, which a table partitioned by time cannot have
- * (its unique indexes must hold the partition key). So `booklet_files` stays a plain table, written
- * only by the previous release during an upgrade (and after a rollback); this release reads it as a
- * fallback, honours the retention there too, and empties it in small batches. The table goes in the
- * release after.
+ * Why a table beside `booklet_files` rather than that table converted in place: an earlier release
+ * stored a file with `insert ... on conflict (booklet_id) do update`, and Postgres accepts that only
+ * with a unique index on booklet_id alone, which a table partitioned by time cannot have (its unique
+ * indexes must hold the partition key). This release neither reads nor writes `booklet_files`: its
+ * migration 0008 empties it, and the previous release, which still reads it as a fallback, finds
+ * nothing there and rebuilds. The table stays until the release after, which drops it.
  */
 export const BOOKLET_PDFS = 'booklet_pdfs';
 
@@ -26,10 +24,7 @@ export function bookletPdfPartitions(retentionDays: number): PartitionedTable {
 
 /** PDFs in the service's own schema (bytea), partitioned by the day they were stored. */
 export class PostgresPdfStore implements PdfStore {
-  constructor(
-    private readonly db: Kysely<BookletsDatabase>,
-    private readonly retentionDays: number,
-  ) {}
+  constructor(private readonly db: Kysely<BookletsDatabase>) {}
 
   /**
    * One file per booklet: the previous one (an earlier build, another instance's rebuild) is replaced,
@@ -43,46 +38,17 @@ export class PostgresPdfStore implements PdfStore {
     });
   }
 
-  /** The newest file, here or in the previous release's table; none once past the retention there. */
+  /** The booklet's file, none once its partition was dropped past the retention. */
   async get(bookletId: string): Promise<Buffer | undefined> {
-    const { rows } = await sql<{ pdf: Buffer }>`
-      select pdf from (
-        select pdf, created_at from booklet_pdfs where booklet_id = ${bookletId}
-        union all
-        select pdf, created_at from booklet_files where booklet_id = ${bookletId}
-          and created_at >= now() - make_interval(days => ${this.retentionDays})
-      ) f order by created_at desc limit 1`.execute(this.db);
-    return rows[0]?.pdf;
+    const row = await this.db
+      .selectFrom('booklet_pdfs')
+      .select('pdf')
+      .where('booklet_id', '=', bookletId)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.pdf;
   }
-}
-
-/**
- * Deletes the previous release's files older than the retention, `batch` rows per statement so that
- * no statement holds many row locks or runs long; stops after `maxBatches` (the next run goes on).
- * Each batch walks the primary key on from where the last one stopped: that table has no index on
- * created_at, and a scan from the start each time would pass over every row deleted before it.
- * The table no longer grows once no instance of the previous release runs, so this ends.
- */
-export async function deleteExpiredLegacyFiles(
-  db: Kysely<BookletsDatabase>,
-  retentionDays: number,
-  batch = 500,
-  maxBatches = 100,
-): Promise<number> {
-  let deleted = 0;
-  let after = '00000000-0000-0000-0000-000000000000';
-  for (let i = 0; i < maxBatches; i++) {
-    const { rows } = await sql<{ booklet_id: string }>`
-      delete from booklet_files where booklet_id in (
-          select booklet_id from booklet_files
-          where booklet_id > ${after}::uuid and created_at < now() - make_interval(days => ${retentionDays})
-          order by booklet_id limit ${batch})
-      returning booklet_id::text`.execute(db);
-    deleted += rows.length;
-    if (rows.length < batch) break;
-    after = rows.map((r) => r.booklet_id).reduce((a, b) => (a > b ? a : b));
-  }
-  return deleted;
 }
 
 export interface BookletFileRetention {
@@ -91,7 +57,7 @@ export interface BookletFileRetention {
 
 /**
  * In the background of every instance: partitions of `booklet_pdfs` created days ahead and dropped
- * past the retention (libs/db partitions.ts, hourly), and the previous release's files swept.
+ * past the retention (libs/db partitions.ts, hourly).
  */
 export function startBookletFileRetention(opts: {
   db: Kysely<BookletsDatabase>;
@@ -100,25 +66,12 @@ export function startBookletFileRetention(opts: {
   logger: Logger;
   intervalMs?: number;
 }): BookletFileRetention {
-  const intervalMs = opts.intervalMs ?? 3_600_000;
-  const partitions = startPartitionMaintenance({
+  return startPartitionMaintenance({
     // libs/db takes any schema's database; Kysely's types are invariant in it.
     db: opts.db as unknown as Kysely<unknown>,
     schema: opts.schema,
     tables: [bookletPdfPartitions(opts.retentionDays)],
     logger: opts.logger,
-    intervalMs,
+    intervalMs: opts.intervalMs ?? 3_600_000,
   });
-  const legacy = startPeriodic(
-    async () => {
-      const deleted = await deleteExpiredLegacyFiles(opts.db, opts.retentionDays);
-      if (deleted > 0) opts.logger.info({ deleted }, 'deleted booklet files past their retention (booklet_files)');
-    },
-    { intervalMs, logger: opts.logger, what: 'booklet file retention', runAtStart: true },
-  );
-  return {
-    async stop() {
-      await Promise.all([partitions.stop(), legacy.stop()]);
-    },
-  };
 }

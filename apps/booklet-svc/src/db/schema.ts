@@ -30,17 +30,9 @@ export interface BookletPdfsTable {
   created_at: Generated<Date>;
 }
 
-/** The PDFs as the previous release stores them: read as a fallback, emptied past the retention. */
-export interface BookletFilesTable {
-  booklet_id: string;
-  pdf: Buffer;
-  created_at: Generated<Date>;
-}
-
 export interface BookletsDatabase extends OutboxDatabase {
   booklets: BookletsTable;
   booklet_pdfs: BookletPdfsTable;
-  booklet_files: BookletFilesTable;
 }
 
 export type BookletRow = Selectable<BookletsTable>;

@@ -6,6 +6,7 @@ import { outboxRetry } from './0004_outbox_retry';
 import { paymentSlipIdAsSent } from './0005_payment_slip_id_as_sent';
 import { bookletPdfs } from './0006_booklet_pdfs';
 import { bookletsAutovacuum } from './0007_booklets_autovacuum';
+import { emptyBookletFiles } from './0008_empty_booklet_files';
 
 /** The schema's migrations in the order they run, one file each, named after its key. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_payment_slip_id_as_sent': paymentSlipIdAsSent,
   '0006_booklet_pdfs': bookletPdfs,
   '0007_booklets_autovacuum': bookletsAutovacuum,
+  '0008_empty_booklet_files': emptyBookletFiles,
 };
