@@ -84,7 +84,7 @@ async function sendRequest<Req, Res>(
  * gateway's idempotency keys) tells it apart from a request that never reached a service.
  */
 export class NoReplyError extends ServiceError {
-  readonly outcomeUnknown = true;
+  override readonly outcomeUnknown = true;
   constructor(service: string) {
     super('service_unavailable', `the ${service} service did not answer in time`);
   }

@@ -50,6 +50,12 @@ export interface FieldError {
 /** A failure with a code from the catalog; crosses process boundaries as `{ code, detail, errors }`. */
 export class ServiceError extends Error {
   override readonly name = 'ServiceError';
+  /**
+   * True when the work asked for may have been done all the same: a request that reached a service
+   * whose reply never came. Whoever must not run the same work twice beside it (an idempotency key)
+   * keeps its claim instead of releasing it. False for every refusal, which did nothing.
+   */
+  readonly outcomeUnknown: boolean = false;
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,

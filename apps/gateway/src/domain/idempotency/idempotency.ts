@@ -69,7 +69,7 @@ export async function runIdempotently(
 ): Promise<HttpResponse> {
   const safeExecute = () =>
     execute().catch((err: unknown) => {
-      if (err instanceof ServiceError && !outcomeUnknown(err)) return toResponse(err);
+      if (err instanceof ServiceError && !err.outcomeUnknown) return toResponse(err);
       throw err;
     });
   if (!request) return safeExecute();
@@ -99,7 +99,9 @@ export async function runIdempotently(
   try {
     response = await safeExecute();
   } catch (err) {
-    if (!outcomeUnknown(err)) await store.release(identity, hold).catch(() => undefined);
+    // A service that got the request and did not answer in time may still commit: the key stays held.
+    if (!(err instanceof ServiceError && err.outcomeUnknown))
+      await store.release(identity, hold).catch(() => undefined);
     throw err;
   }
   // When this attempt's lock was taken over meanwhile, release and complete change nothing ('stale'):
@@ -113,12 +115,4 @@ export async function runIdempotently(
     await store.complete(identity, hold, { status: response.status, body: JSON.stringify(response.body), headers });
   }
   return response;
-}
-
-/**
- * A service that got the request and did not answer in time (the bus's NoReplyError marks itself so):
- * it may still commit. Told apart by that mark, as the domain does not import the bus.
- */
-function outcomeUnknown(err: unknown): boolean {
-  return err instanceof ServiceError && (err as { outcomeUnknown?: unknown }).outcomeUnknown === true;
 }
