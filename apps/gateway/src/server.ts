@@ -5,7 +5,7 @@ import { connectBus, serviceBusOptions } from '@payments/bus';
 import { keyring } from '@payments/credential-seal';
 import { QueueGroups, ServiceError } from '@payments/contracts';
 import { openServiceDatabaseIn } from '@payments/db';
-import { migrationsCheck, mountHealthRoutes, natsCheck, postgresCheck } from '@payments/health';
+import { mountHealthRoutes, serviceChecks } from '@payments/health';
 import {
   closeServer,
   keepConnectionsAlive,
@@ -132,7 +132,7 @@ async function startGatewayIn(
   serveTenantQueries(bus, { db, keyring: credentialsKeyring });
   mountApiDocs(router);
   mountHealthRoutes(router, {
-    checks: [postgresCheck(db), natsCheck(bus.connection), migrationsCheck(db, SCHEMA, Object.keys(migrations))],
+    checks: serviceChecks({ db, nats: bus.connection, schema: SCHEMA, migrations }),
   });
   router.get(METRICS_PATH, metricsHandler(metrics));
   app.use(router.routes());

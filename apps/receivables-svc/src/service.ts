@@ -1,7 +1,7 @@
 import { connectBus, serviceBusOptions } from '@payments/bus';
 import { QueueGroups, Streams, type ProviderKind } from '@payments/contracts';
 import { isDatabaseUnavailable, openServiceDatabaseIn } from '@payments/db';
-import { migrationsCheck, natsCheck, postgresCheck } from '@payments/health';
+import { serviceChecks } from '@payments/health';
 import { startService } from '@payments/lifecycle';
 import { createLogger, type Logger } from '@payments/logger';
 import { createMetricsRegistry, jobStreamMetrics, outboxLimitGauges } from '@payments/metrics';
@@ -172,11 +172,7 @@ export function startReceivablesService(
           onEnqueued,
           onNotice: () => notices.wake(),
           paymentMetrics: payments,
-          readiness: [
-            postgresCheck(db),
-            natsCheck(bus.connection),
-            migrationsCheck(db, SCHEMA, Object.keys(migrations)),
-          ],
+          readiness: serviceChecks({ db, nats: bus.connection, schema: SCHEMA, migrations }),
           metrics,
         }),
       (server) => server.stop(),

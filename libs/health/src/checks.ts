@@ -93,6 +93,20 @@ export function migrationsCheck<DB>(db: Kysely<DB>, schema: string, expected: re
   };
 }
 
+/** What a service on Postgres and NATS is ready on: its database, its bus and its schema's migrations. */
+export interface ServiceDependencies<DB> {
+  db: Kysely<DB>;
+  nats: PingableConnection;
+  schema: string;
+  /** The service's migrations: ready only once the schema has them all. */
+  migrations: Record<string, unknown>;
+}
+
+/** The readiness checks of a service on Postgres and NATS, the same for every such service. */
+export function serviceChecks<DB>({ db, nats, schema, migrations }: ServiceDependencies<DB>): ReadinessCheck[] {
+  return [postgresCheck(db), natsCheck(nats), migrationsCheck(db, schema, Object.keys(migrations))];
+}
+
 function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {

@@ -3,11 +3,13 @@ export {
   migrationsCheck,
   natsCheck,
   postgresCheck,
+  serviceChecks,
   DEFAULT_CHECK_TIMEOUT_MS,
   type CheckStatus,
   type PingableConnection,
   type ReadinessCheck,
   type ReadinessReport,
+  type ServiceDependencies,
 } from './checks';
 export {
   HEALTHZ_PATH,

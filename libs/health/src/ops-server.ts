@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
-import type { Kysely } from 'kysely';
 import { closeServer, keepConnectionsAlive, listen, type ServiceScope } from '@payments/lifecycle';
-import { migrationsCheck, natsCheck, postgresCheck, type PingableConnection } from './checks';
+import { serviceChecks, type ServiceDependencies } from './checks';
 import { mountHealthRoutes, type HealthOptions } from './routes';
 
 export interface OpsServerOptions extends HealthOptions {
@@ -48,13 +47,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<Running
 }
 
 /** A service's database, bus connection and migrations: what its readiness is made of. */
-export interface ServiceOpsOptions<DB> extends Omit<OpsServerOptions, 'checks'> {
-  db: Kysely<DB>;
-  nats: PingableConnection;
-  schema: string;
-  /** The service's migrations: ready only once the schema has them all. */
-  migrations: Record<string, unknown>;
-}
+export interface ServiceOpsOptions<DB> extends Omit<OpsServerOptions, 'checks'>, ServiceDependencies<DB> {}
 
 /**
  * The ops server of a service that runs on Postgres and NATS, opened in its scope and stopped with
@@ -62,7 +55,7 @@ export interface ServiceOpsOptions<DB> extends Omit<OpsServerOptions, 'checks'> 
  */
 export function openOpsServer<DB>(scope: ServiceScope, options: ServiceOpsOptions<DB>): Promise<RunningOpsServer> {
   const { db, nats, schema, migrations, ...server } = options;
-  const checks = [postgresCheck(db), natsCheck(nats), migrationsCheck(db, schema, Object.keys(migrations))];
+  const checks = serviceChecks({ db, nats, schema, migrations });
   return scope.open(
     'ops server',
     () => startOpsServer({ ...server, checks }),
