@@ -50,12 +50,7 @@ export async function currentProviderAccount(
   db: Kysely<GatewayDatabase>,
   tenantId: string,
 ): Promise<ProviderAccountVersion | undefined> {
-  const row = await db
-    .selectFrom('provider_accounts')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('superseded_at', 'is', null)
-    .executeTakeFirst();
+  const row = await currentRow(db, tenantId);
   return row && toVersion(row);
 }
 
@@ -64,13 +59,18 @@ export async function currentProviderAccountView(
   db: Kysely<GatewayDatabase>,
   tenantId: string,
 ): Promise<ProviderAccountView | undefined> {
-  const row = await db
+  const row = await currentRow(db, tenantId);
+  return row && toView(row);
+}
+
+/** The tenant's version in force: the one not superseded (at most one, by a unique index). */
+function currentRow(db: Kysely<GatewayDatabase>, tenantId: string): Promise<Row | undefined> {
+  return db
     .selectFrom('provider_accounts')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('superseded_at', 'is', null)
     .executeTakeFirst();
-  return row && toView(row);
 }
 
 /** Whether the tenant exists; `lock` locks its row until the transaction ends. */
