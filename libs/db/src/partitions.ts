@@ -31,6 +31,8 @@ export interface PartitionMaintenanceResult {
 }
 
 const DEFAULT_AHEAD = 2;
+/** How long a FINALIZE waits for a lock before it leaves the partition to the run holding it. */
+const FINALIZE_LOCK_TIMEOUT_MS = 200;
 /**
  * Tables dropped per statement: one commit for a month of daily partitions, while the locks a drop
  * holds (each table, its indexes and TOAST) stay far below the lock table's room, even for a backlog
@@ -191,12 +193,23 @@ async function detach(db: Kysely<unknown>, schema: string, parent: string, p: Pa
   const parentTable = sql.table(`${schema}.${parent}`);
   const child = sql.table(`${schema}.${p.name}`);
   try {
-    if (p.detachPending) await sql`alter table ${parentTable} detach partition ${child} finalize`.execute(db);
-    else await sql`alter table ${parentTable} detach partition ${child} concurrently`.execute(db);
+    if (p.detachPending) {
+      // A pending detach is either left by an interrupted run or being finished by another run right
+      // now, which holds the partition until it is done. FINALIZE waits for no one: queued behind
+      // that run, it would hold what that run waits for, and the two would deadlock.
+      await db.transaction().execute(async (trx) => {
+        await sql`set local lock_timeout = ${sql.lit(`${FINALIZE_LOCK_TIMEOUT_MS}ms`)}`.execute(trx);
+        await sql`alter table ${parentTable} detach partition ${child} finalize`.execute(trx);
+      });
+    } else {
+      await sql`alter table ${parentTable} detach partition ${child} concurrently`.execute(db);
+    }
     return true;
   } catch (err) {
-    // 42P01: dropped by another run meanwhile; 55000 / 42P16: another run is detaching it now.
-    if (isPostgresError(err, '42P01') || isPostgresError(err, '55000') || isPostgresError(err, '42P16')) return false;
+    // 42P01: dropped by another run meanwhile; 55000 / 42P16: another run is detaching it now (or
+    // has); 55P03: another run holds the pending partition it is finishing; 40P01: a deadlock with
+    // another run all the same, of which Postgres cancelled this side.
+    if (['42P01', '55000', '42P16', '55P03', '40P01'].some((code) => isPostgresError(err, code))) return false;
     throw err;
   }
 }
