@@ -31,6 +31,7 @@ import {
   createDatabase,
   createPartitionsAhead,
   createTestDatabase,
+  expiredPartitions,
   listPartitions,
   maintainPartitions,
   migrateService,
@@ -811,10 +812,7 @@ async function dropMonth(url: string): Promise<{ timings: Timing[]; lines: strin
 async function expiredBytes(db: Kysely<unknown>, tables: readonly PartitionedTable[]): Promise<number> {
   let bytes = 0;
   for (const table of tables) {
-    if (table.retentionDays === undefined) continue;
-    const cutoff = new Date(Date.now() - table.retentionDays * DAY_MS);
-    for (const p of await listPartitions(db, CALLBACKS, table.table)) {
-      if (p.to === undefined || p.to > cutoff) continue;
+    for (const p of await expiredPartitions(db, CALLBACKS, table)) {
       const { rows } = await sql<{ bytes: string }>`
         select pg_total_relation_size(${`${CALLBACKS}.${p.name}`}::regclass) as bytes`.execute(db);
       bytes += Number(rows[0]?.bytes ?? 0);

@@ -172,12 +172,23 @@ async function createPartition(
   }
 }
 
-async function dropExpired(db: Kysely<unknown>, schema: string, table: PartitionedTable, now: Date): Promise<string[]> {
+/** The partitions of one table wholly older than its retention at `now`: what a run drops. */
+export async function expiredPartitions(
+  db: Kysely<unknown>,
+  schema: string,
+  table: PartitionedTable,
+  now: Date = new Date(),
+): Promise<PartitionInfo[]> {
   if (table.retentionDays === undefined) return [];
   const cutoff = new Date(now.getTime() - table.retentionDays * DAY_MS);
+  return (await listPartitions(db, schema, table.table)).filter((p) => p.to !== undefined && p.to <= cutoff);
+}
+
+async function dropExpired(db: Kysely<unknown>, schema: string, table: PartitionedTable, now: Date): Promise<string[]> {
+  if (table.retentionDays === undefined) return [];
   const detached: string[] = [];
-  for (const p of await listPartitions(db, schema, table.table)) {
-    if (p.to !== undefined && p.to <= cutoff && (await detach(db, schema, table.table, p))) detached.push(p.name);
+  for (const p of await expiredPartitions(db, schema, table, now)) {
+    if (await detach(db, schema, table.table, p)) detached.push(p.name);
   }
   return (await dropDetached(db, schema, table.table, detached)).map((name) => `${schema}.${name}`);
 }
@@ -215,7 +226,7 @@ async function detach(db: Kysely<unknown>, schema: string, parent: string, p: Pa
 }
 
 /**
- * Drops, in one statement (one commit, where a drop each cost a commit each), the tables this run
+ * Drops, in one statement (one commit for them all, not one each), the tables this run
  * detached from `parent` and any an interrupted run left detached: a plain table named as its
  * partition (`<parent>_p` and the period's digits) that is no partition. Partitions are only ever
  * created attached, so such a table was detached by a maintenance run. Runs on several instances
