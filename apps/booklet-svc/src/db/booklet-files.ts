@@ -72,6 +72,6 @@ export function startBookletFileRetention(opts: {
     schema: opts.schema,
     tables: [bookletPdfPartitions(opts.retentionDays)],
     logger: opts.logger,
-    intervalMs: opts.intervalMs ?? 3_600_000,
+    intervalMs: opts.intervalMs,
   });
 }
