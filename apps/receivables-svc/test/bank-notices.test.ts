@@ -101,7 +101,7 @@ async function apply(provider: TestProvider, observer: NoticeObserver, later = f
 }
 
 async function noticesOf(chargeId: string) {
-  return f.db.selectFrom('bank_notices').selectAll().where('charge_id', '=', chargeId).orderBy('id').execute();
+  return f.db.selectFrom('bank_notice_log').selectAll().where('charge_id', '=', chargeId).orderBy('id').execute();
 }
 
 const paidState = (amountPaidCents: number, paidAtPrecision: 'time' | 'date' = 'date') => ({

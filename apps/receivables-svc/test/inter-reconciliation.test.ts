@@ -189,7 +189,7 @@ describe('Inter: notices stored and applied, reconciliation finds what they miss
     expect(late.status).toBe(200);
     await eventually(async () => {
       const stored = await f.db
-        .selectFrom('bank_notices')
+        .selectFrom('bank_notice_log')
         .select(['source', 'outcome'])
         .where('charge_id', '=', r.provider_charge_id!)
         .where('source', '=', 'webhook')

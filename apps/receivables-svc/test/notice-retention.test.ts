@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import { NOTICE_RETENTION_DAYS, pruneNotices } from '../src/db/notice-retention';
 import { useStateFixture, type StateFixture } from './state-fixture';
 
-// The bank's notices and the ids of applied events are kept NOTICE_RETENTION_DAYS, then deleted in
-// batches; a notice not applied yet is kept whatever its age.
+// The ids of applied events and reconciliation's dedup keys are kept NOTICE_RETENTION_DAYS, then
+// deleted in batches (the notices themselves go with their log's months: notice-log.test.ts).
 
 let f: StateFixture;
 useStateFixture((fixture) => {
@@ -19,14 +19,11 @@ async function event(receivedAt: Date): Promise<string> {
   return id;
 }
 
-async function notice(receivedAt: Date, applied: boolean): Promise<string> {
-  const { rows } = await sql<{ id: string }>`
-    insert into bank_notices (provider_account_id, tenant_id, account_key, charge_id, kind, situation,
-      situation_at_precision, source, verified, received_at, applied_at)
-    values (${randomUUID()}, ${randomUUID()}, 'acct', ${randomUUID()}, 'paid', 'RECEBIDO', 'time', 'webhook', false,
-      ${receivedAt}, ${applied ? receivedAt : null})
-    returning id`.execute(f.db);
-  return String(rows[0]?.id ?? '');
+async function key(receivedAt: Date): Promise<string> {
+  const dedupKey = `${randomUUID()}:paid`;
+  await sql`insert into bank_notice_keys (tenant_id, account_key, dedup_key, received_at)
+    values (${randomUUID()}, 'acct', ${dedupKey}, ${receivedAt})`.execute(f.db);
+  return dedupKey;
 }
 
 const eventsLeft = async (ids: string[]) =>
@@ -35,28 +32,29 @@ const eventsLeft = async (ids: string[]) =>
   ).rows
     .map((r) => r.event_id)
     .sort();
-const noticesLeft = async (ids: string[]) =>
+const keysLeft = async (keys: string[]) =>
   (
-    await sql<{ id: string }>`select id::text as id from bank_notices where id = any(${ids}::bigint[])`.execute(f.db)
+    await sql<{ dedup_key: string }>`select dedup_key from bank_notice_keys where dedup_key = any(${keys})`.execute(
+      f.db,
+    )
   ).rows
-    .map((r) => r.id)
+    .map((r) => r.dedup_key)
     .sort();
 
-it('deletes events and applied notices older than the retention, and keeps the rest', async () => {
+it('deletes events and notice keys older than the retention, and keeps the rest', async () => {
   const now = new Date();
   const old = new Date(now.getTime() - (NOTICE_RETENTION_DAYS + 1) * DAY_MS);
   const young = new Date(now.getTime() - (NOTICE_RETENTION_DAYS - 1) * DAY_MS);
   const oldEvent = await event(old);
   const youngEvent = await event(young);
-  const oldApplied = await notice(old, true);
-  const oldWaiting = await notice(old, false);
-  const youngApplied = await notice(young, true);
+  const oldKey = await key(old);
+  const youngKey = await key(young);
 
   const pruned = await pruneNotices(f.db, { now });
 
-  expect(pruned).toEqual({ providerEvents: 1, bankNotices: 1 });
+  expect(pruned).toEqual({ providerEvents: 1, noticeKeys: 1 });
   expect(await eventsLeft([oldEvent, youngEvent])).toEqual([youngEvent]);
-  expect(await noticesLeft([oldApplied, oldWaiting, youngApplied])).toEqual([oldWaiting, youngApplied].sort());
+  expect(await keysLeft([oldKey, youngKey])).toEqual([youngKey]);
 });
 
 it('runs in batches until done, one instance at a time', async () => {

@@ -117,7 +117,7 @@ const paidState = (amountPaidCents: number): Extract<ProviderChargeState, { kind
 });
 
 async function noticesOf(chargeId: string) {
-  return f.db.selectFrom('bank_notices').selectAll().where('charge_id', '=', chargeId).orderBy('id').execute();
+  return f.db.selectFrom('bank_notice_log').selectAll().where('charge_id', '=', chargeId).orderBy('id').execute();
 }
 
 describe('PIX notices at /provider/webhooks/pix/{accountId}/pix', () => {

@@ -131,7 +131,7 @@ async function apply(): Promise<void> {
 }
 
 async function noticesOf(chargeId: string) {
-  return f.db.selectFrom('bank_notices').selectAll().where('charge_id', '=', chargeId).orderBy('id').execute();
+  return f.db.selectFrom('bank_notice_log').selectAll().where('charge_id', '=', chargeId).orderBy('id').execute();
 }
 
 /** Waits until the sandbox's notices about `txid` reached our webhook (`count` of them stored). */
@@ -339,7 +339,7 @@ describe("an Inter account's boleto paid by PIX, in its PIX API's received list"
     expect((await rowById(f, cobv.id)).state).toBe('pending');
     expect((await paidCallbacks(boletoAfter)).length).toBe(1);
     const stored = await f.db
-      .selectFrom('bank_notices')
+      .selectFrom('bank_notice_log')
       .select(['charge_id', 'outcome'])
       .where('tenant_id', '=', tenantId)
       .execute();

@@ -228,7 +228,7 @@ function received(txid: string | undefined, valor: string, devolucoes?: unknown[
 }
 
 async function noticesOf(chargeId: string) {
-  return f.db.selectFrom('bank_notices').selectAll().where('charge_id', '=', chargeId).orderBy('id').execute();
+  return f.db.selectFrom('bank_notice_log').selectAll().where('charge_id', '=', chargeId).orderBy('id').execute();
 }
 
 describe('PIX reconciliation: the received-PIX list and the removed cobvs', () => {
@@ -315,14 +315,14 @@ describe('PIX reconciliation: the received-PIX list and the removed cobvs', () =
     expect((await rowById(f, boleto.id)).state).toBe('pending');
     expect((await rowById(f, pixCharge.id)).state).toBe('pending');
     const stored = await f.db
-      .selectFrom('bank_notices')
+      .selectFrom('bank_notice_log')
       .select('charge_id')
       .where('charge_id', 'in', [boleto.provider_charge_id ?? '', txidFor(pixCharge.id)])
       .execute();
     expect(stored).toEqual([]);
-    expect(await f.db.selectFrom('bank_notices').selectAll().where('outcome', '=', 'unknown_charge').execute()).toEqual(
-      [],
-    );
+    expect(
+      await f.db.selectFrom('bank_notice_log').selectAll().where('outcome', '=', 'unknown_charge').execute(),
+    ).toEqual([]);
   });
 
   it('writes a devolução the list shows once it is settled, once, however often it is swept', async () => {

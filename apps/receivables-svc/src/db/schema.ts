@@ -134,7 +134,11 @@ export interface RegistrationsPerMinuteTable {
 /** Where a stored notice came from: the bank's webhook, its lists or callback history (reconciliation), or a cancel the bank refused as paid. */
 export type NoticeSource = 'webhook' | 'list' | 'history' | 'cancel';
 
-/** A bank's notice (or a reconciliation finding), stored before it is answered and applied by a worker. */
+/**
+ * A bank's notice (or a reconciliation finding), stored before it is answered and applied by a worker.
+ * bank_notices is the queue (notices not applied yet); bank_notice_log holds every notice, with the
+ * same columns, by month, its outcome mirrored from the queue (migration 0019).
+ */
 export interface BankNoticesTable {
   id: Generated<string>;
   /** The account version whose webhook URL received it (or that reconciliation swept). */
@@ -163,6 +167,14 @@ export interface BankNoticesTable {
   applied_at: Date | null;
   outcome: string | null;
   last_error: string | null;
+}
+
+/** A reconciliation finding's dedup key, kept after its notice left the queue: stored once per key. */
+export interface BankNoticeKeysTable {
+  tenant_id: string;
+  account_key: string;
+  dedup_key: string;
+  received_at: Date;
 }
 
 /** Per bank account swept by reconciliation: the lease one instance holds while sweeping, and how far it got. */
@@ -209,6 +221,8 @@ export interface ReceivablesDatabase extends OutboxDatabase {
   call_budgets: CallBudgetsTable;
   bank_tokens: BankTokensTable;
   bank_notices: BankNoticesTable;
+  bank_notice_log: BankNoticesTable;
+  bank_notice_keys: BankNoticeKeysTable;
   reconciliation_accounts: ReconciliationAccountsTable;
   receivables: ReceivablesTable;
   state_history: StateHistoryTable;

@@ -21,8 +21,9 @@ export interface DataUpkeep {
 
 /**
  * What keeps the schema's size in bounds as the years go by, on every instance (their runs tolerate
- * each other): monthly partitions created ahead and dropped past their retention, and the bank's
- * notices past theirs deleted, hourly; the state counters' changes folded.
+ * each other): monthly partitions (state history, bank notices) created ahead and dropped past their
+ * retention, and the keys of the bank's notices past theirs deleted, hourly; the state counters'
+ * changes folded.
  */
 export function startDataUpkeep(deps: {
   db: Kysely<ReceivablesDatabase>;
@@ -45,8 +46,8 @@ export function startDataUpkeep(deps: {
   const notices = startPeriodic(
     async () => {
       const pruned = await pruneNotices(deps.db, { stopping: () => stopping });
-      if (pruned.providerEvents > 0 || pruned.bankNotices > 0)
-        deps.logger.info(pruned, 'bank notices past retention deleted');
+      if (pruned.providerEvents > 0 || pruned.noticeKeys > 0)
+        deps.logger.info(pruned, 'bank notice keys past retention deleted');
     },
     { intervalMs: NOTICE_PRUNING_INTERVAL_MS, logger: deps.logger, what: 'bank notice retention', runAtStart: true },
   );

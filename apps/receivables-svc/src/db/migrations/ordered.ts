@@ -17,6 +17,7 @@ import { stateHistoryByMonth } from './0015_state_history_by_month';
 import { stateCounts } from './0016_state_counts';
 import { autovacuumPerTable } from './0017_autovacuum_per_table';
 import { searchFilters } from './0018_search_filters';
+import { noticeQueueApartFromLog } from './0019_notice_queue_apart_from_log';
 
 /** The schema's migrations in the order they run, one file each, named after its key. */
 export const migrations: Record<string, Migration> = {
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0017_autovacuum_per_table': autovacuumPerTable,
   // The search's payer name, tax id, our_number and amount filters (docs/api.md, "Search").
   '0018_search_filters': searchFilters,
+  '0019_notice_queue_apart_from_log': noticeQueueApartFromLog,
 };
