@@ -3,6 +3,9 @@
 // tag, its apps run as it released them (its own npm start, migrating at start and choosing their
 // schemas by startup options on a direct connection), on a database today's `npm run migrate` made.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import type {
   AuthenticateResponse,
@@ -32,6 +35,7 @@ import {
   receivableCallbacks,
 } from '../support/receivable-callbacks';
 import { CallbackReceiver, waitFor } from '../support/receiver';
+import { InterBankControls } from '../support/inter-bank';
 
 const SCHEMAS = ['gateway', 'clients', 'receivables', 'booklets', 'callbacks', 'bank_sandbox'];
 const FAST = { CALLBACK_RETRY_SCHEDULE_MS: '200,400,800', CALLBACK_POLL_INTERVAL_MS: '50' };
@@ -44,6 +48,7 @@ let release: RunningRelease | undefined;
 let receiver: CallbackReceiver;
 let api: ApiClient;
 let signingSecret: string;
+let tenantId: string;
 /** The migrations applied per schema once today's code migrated the database. */
 let migratedToday: Record<string, string[]>;
 const busPrefix = `t${randomBytes(5).toString('hex')}`;
@@ -59,13 +64,14 @@ beforeAll(async () => {
   receiver = await new CallbackReceiver().start();
   release = await startRelease(tree, { databaseUrl: database.url, busPrefix, env: FAST });
   const t3 = Date.now();
-  const tenant = await release.admin<{ integration_token: string; signing_secret: string }>([
+  const tenant = await release.admin<{ tenant_id: string; integration_token: string; signing_secret: string }>([
     'tenant',
     'create',
     '--name',
     'Previous release',
   ]);
   signingSecret = tenant.signing_secret;
+  tenantId = tenant.tenant_id;
   const auth = await new ApiClient(release.gatewayUrl).post<AuthenticateResponse>('/api/v1/authenticate', undefined, {
     authorization: `Bearer ${tenant.integration_token}`,
   });
@@ -151,6 +157,54 @@ it('registers charges, calls back signed, consults, searches, pays and cancels t
   for (const record of receiver.received) {
     expect(new Webhook(signingSecret).verify(record.body, record.headers)).toBeTruthy();
   }
+});
+
+it("stores and applies an Inter bank's payment notice in today's notice queue, logged once", async () => {
+  // The previous release stores a notice into bank_notices with `on conflict` and marks it applied
+  // there; today's schema keeps that table as the queue and logs every notice by month.
+  const bank = new InterBankControls(release?.sandboxUrl ?? '');
+  const integration = await bank.newIntegration();
+  const dir = mkdtempSync(join(tmpdir(), 'previous-inter-'));
+  try {
+    const files = { cert: join(dir, 'inter.crt'), key: join(dir, 'inter.key'), secret: join(dir, 'secret') };
+    writeFileSync(files.cert, integration.cert_pem);
+    writeFileSync(files.key, integration.key_pem, { mode: 0o600 });
+    writeFileSync(files.secret, integration.client_secret, { mode: 0o600 });
+    await release?.admin([
+      ...['tenant', 'account', '--tenant', tenantId, '--provider', 'inter'],
+      ...['--beneficiary-name', 'Escola Versao Anterior', '--beneficiary-tax-id', '45.723.174/0001-10'],
+      ...['--account', integration.account, '--pix-key', integration.pix_key],
+      ...['--client-id', integration.client_id, '--client-secret-file', files.secret],
+      ...['--cert-file', files.cert, '--key-file', files.key],
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const client = clientPayload();
+  expect((await api.postIdempotent('/api/v1/clients', [client])).status).toBe(201);
+  const charge = receivablePayload(client.client_id, receiver.url, { payment_method: 1, value: 404.04 });
+  const id = charge.account_receivable_id;
+  expect((await api.postIdempotent('/api/v1/accounts-receivable', [charge])).status).toBe(202);
+  await waitFor(() => receivableCallbacks(receiver, id).some(isRegistered), 60_000, 'a registered callback');
+  const [atBank] = await bank.charges(integration.client_id);
+  expect(atBank).toBeDefined();
+  await bank.pay(atBank?.cobranca.codigoSolicitacao ?? '', 'boleto');
+  await waitFor(() => receivableCallbacks(receiver, id).some(isPaid), 60_000, 'paid callback');
+
+  const chargeId = atBank?.cobranca.codigoSolicitacao ?? '';
+  const logged = await queryRows<{ kind: string; outcome: string | null; applied: boolean }>(
+    database.url,
+    `select kind, outcome, applied_at is not null as applied from receivables.bank_notice_log
+     where charge_id = $1 and kind = 'paid'`,
+    [chargeId],
+  );
+  expect(logged).toEqual([{ kind: 'paid', outcome: 'approved', applied: true }]);
+  const queued = await queryRows<{ n: string }>(
+    database.url,
+    'select count(*) as n from receivables.bank_notices where charge_id = $1 and applied_at is not null',
+    [chargeId],
+  );
+  expect(Number(queued[0]?.n)).toBe(0);
 });
 
 async function appliedBySchema(url: string): Promise<Record<string, string[]>> {
