@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import {
-  createDatabase,
-  createTestDatabase,
-  ensureOnlineIndexesOnce,
-  maintainPartitions,
-  migrateToLatest,
-  type OnlineIndex,
-} from '@payments/db';
+import { ensureOnlineIndexesOnce, maintainPartitions, migrateToLatest, type OnlineIndex } from '@payments/db';
 import { createLogger } from '@payments/logger';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import { HISTORY_RETENTION_DAYS_DEFAULT, partitionedTables } from '../src/db/partitioned-tables';
 import type { ReceivablesDatabase } from '../src/db/schema';
+import { useEmptyDatabase } from './empty-database';
 import { historyQuery, receivableHistory } from '../src/domain/history';
 import { chargesByState } from '../src/domain/state-counts';
 
@@ -22,17 +16,9 @@ import { chargesByState } from '../src/domain/state-counts';
 const DAY_MS = 86_400_000;
 const logger = createLogger('receivables-test', 'silent');
 
-let test: { url: string; drop: () => Promise<void> };
 let db: Kysely<ReceivablesDatabase>;
-
-beforeEach(async () => {
-  test = await createTestDatabase();
-  db = createDatabase<ReceivablesDatabase>({ url: test.url, schema: SCHEMA, poolSize: 4 });
-});
-
-afterEach(async () => {
-  await db.destroy();
-  await test.drop();
+useEmptyDatabase((database) => {
+  db = database;
 });
 
 /** The database as libs/db's partition maintenance takes it (any tables). */

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { createDatabase, createTestDatabase, maintainPartitions, migrateToLatest } from '@payments/db';
+import { maintainPartitions, migrateToLatest } from '@payments/db';
 import { migrations, SCHEMA } from '../src/db/migrations';
 import { NOTICE_RETENTION_DAYS, pruneNotices } from '../src/db/notice-retention';
 import { HISTORY_RETENTION_DAYS_DEFAULT, partitionedTables } from '../src/db/partitioned-tables';
 import type { ReceivablesDatabase } from '../src/db/schema';
+import { useEmptyDatabase } from './empty-database';
 
 // The bank's notices as a queue apart from their log (migration 0019): converted in place with the
 // previous release still writing, applied notices leaving the queue for the log, reconciliation's
@@ -12,17 +13,9 @@ import type { ReceivablesDatabase } from '../src/db/schema';
 
 const DAY_MS = 86_400_000;
 
-let test: { url: string; drop: () => Promise<void> };
 let db: Kysely<ReceivablesDatabase>;
-
-beforeEach(async () => {
-  test = await createTestDatabase();
-  db = createDatabase<ReceivablesDatabase>({ url: test.url, schema: SCHEMA, poolSize: 4 });
-});
-
-afterEach(async () => {
-  await db.destroy();
-  await test.drop();
+useEmptyDatabase((database) => {
+  db = database;
 });
 
 /** The migrations the previous release (v0.30.0) ran: those before the split. */
