@@ -5,21 +5,13 @@ import type { Bus } from '@payments/bus';
 import type { RunMode } from '@payments/config';
 import {
   ADMIN_API_PREFIX,
-  ADMIN_MAX_PAGE,
   ADMIN_OPENAPI_DOCUMENT_PATH,
-  type AdminProviderAccountRequest,
-  AdminProviderAccountRequestSchema,
-  AdminRotateSecretRequestSchema,
-  AdminTenantCreateRequestSchema,
   buildAdminOpenApiDocument,
-  compileValidator,
   type FieldError,
-  isUuid,
   parseStatsQuery,
   ServiceError,
   SIGNING_SECRET_MAX_AGE_MS,
   Subjects,
-  type Validator,
 } from '@payments/contracts';
 import type { Keyring } from '@payments/credential-seal';
 import { AdminIdempotency } from '../admin-idempotency';
@@ -33,11 +25,10 @@ import {
 import type { GatewayDatabase } from '../../../db/schema';
 import type { GatewayContext, GatewayState } from '../context';
 import { uuidParam } from '../endpoint';
-import { requestBody } from '../json-body';
 import { validationError } from '../problem';
-import { pageAdminAudit, type AuditedBy, type AuditFilter } from '../../../domain/tenancy/admin-audit';
+import { pageAdminAudit, type AuditedBy } from '../../../domain/tenancy/admin-audit';
 import { AdminError, AdminNotFoundError } from '../../../domain/tenancy/admin-error';
-import { ProviderAccountInputError, type ProviderAccountInput } from '../../../domain/tenancy/provider-account-input';
+import { ProviderAccountInputError } from '../../../domain/tenancy/provider-account-input';
 import { setProviderAccount, showProviderAccount } from '../../../domain/tenancy/provider-accounts';
 import {
   overlapEndsOf,
@@ -54,6 +45,17 @@ import {
   listTokens,
   revokeToken,
 } from '../../../domain/tenancy/tenant-admin';
+import { accountInput, fieldOfFlag } from './admin-account-input';
+import {
+  auditFilter,
+  cursorParam,
+  deadLetterParam,
+  pageLimit,
+  PROVIDER_ACCOUNT,
+  ROTATE_SECRET,
+  TENANT_CREATE,
+  validBody,
+} from './admin-params';
 
 type Middleware = (ctx: GatewayContext, next: Next) => Promise<unknown>;
 
@@ -226,8 +228,11 @@ export function mountAdminRoutes(router: Router<GatewayState>, deps: AdminRouteD
   });
 }
 
+/** The audited operator: every admin route runs behind the operator check, which sets it. */
 function by(ctx: GatewayContext): AuditedBy {
-  return { operator: ctx.state.operator! };
+  const operator = ctx.state.operator;
+  if (operator === undefined) throw new Error('admin route reached without the operator check');
+  return { operator };
 }
 
 function answer(ctx: GatewayContext, status: number, body: unknown): void {
@@ -259,153 +264,4 @@ async function adminCall(ctx: GatewayContext, handle: (ctx: GatewayContext) => P
     if (err instanceof AdminError) throw new ServiceError('conflict', err.message);
     throw err;
   }
-}
-
-const TENANT_CREATE = compileValidator(AdminTenantCreateRequestSchema);
-const PROVIDER_ACCOUNT = compileValidator(AdminProviderAccountRequestSchema);
-const ROTATE_SECRET = compileValidator(AdminRotateSecretRequestSchema);
-
-/** The JSON body checked against its contract schema; every bad field is named, and nothing is done. */
-function validBody<T>(ctx: GatewayContext, validate: Validator<T>): T {
-  const result = validate(requestBody(ctx));
-  if (!result.ok) throw validationError(result.errors);
-  return result.value;
-}
-
-function queryText(ctx: GatewayContext, name: string): string | undefined {
-  const value = ctx.query[name];
-  if (value === undefined) return undefined;
-  if (Array.isArray(value)) throw validationError([{ in: 'query', path: name, message: 'may be given once' }]);
-  return value;
-}
-
-/** :dead_letter_id, a positive integer (the dead letter's sequence in its stream). */
-function deadLetterParam(ctx: GatewayContext): number {
-  const id = ctx.params.dead_letter_id ?? '';
-  if (!/^[1-9]\d{0,15}$/.test(id))
-    throw validationError([{ in: 'path', path: 'dead_letter_id', message: 'must be a dead letter id (1, 2, ...)' }]);
-  return Number(id);
-}
-
-/** ?cursor: the next_cursor of an earlier page (an id). */
-function cursorParam(ctx: GatewayContext, errors: FieldError[]): number | undefined {
-  const cursor = queryText(ctx, 'cursor');
-  if (cursor === undefined) return undefined;
-  if (/^[1-9]\d{0,17}$/.test(cursor)) return Number(cursor);
-  errors.push({ in: 'query', path: 'cursor', message: 'must be the next_cursor of an earlier page' });
-  return undefined;
-}
-
-const AUDIT_ACTION = /^[a-z][a-z.-]{0,63}$/;
-const AUDIT_OPERATOR_MAX = 200;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-/** The audit's filters (?tenant_id, action, operator, since, until), each bad one named. */
-function auditFilter(ctx: GatewayContext, errors: FieldError[]): AuditFilter {
-  const fail = (path: string, message: string) => {
-    errors.push({ in: 'query', path, message });
-    return undefined;
-  };
-  const tenantId = queryText(ctx, 'tenant_id');
-  const action = queryText(ctx, 'action');
-  const operator = queryText(ctx, 'operator')?.trim();
-  const time = (name: 'since' | 'until') => {
-    const text = queryText(ctx, name);
-    if (text === undefined) return undefined;
-    const at = isoTime(text);
-    return at ?? fail(name, 'must be an ISO 8601 date-time with a zone (2026-11-28T09:00:00-03:00)');
-  };
-  const filter: AuditFilter = {
-    tenantId:
-      tenantId === undefined
-        ? undefined
-        : isUuid(tenantId)
-          ? tenantId.toLowerCase()
-          : fail('tenant_id', 'must be a UUID'),
-    action:
-      action === undefined || AUDIT_ACTION.test(action)
-        ? action
-        : fail('action', 'must be an action (tenant.create) or a group ending in a dot (jobs.)'),
-    operator:
-      operator === undefined || (operator !== '' && operator.length <= AUDIT_OPERATOR_MAX && !CONTROL.test(operator))
-        ? operator
-        : fail('operator', `must be 1 to ${AUDIT_OPERATOR_MAX} printable characters`),
-    since: time('since'),
-    until: time('until'),
-  };
-  if (filter.since && filter.until && filter.since >= filter.until) fail('until', 'must be after since');
-  return filter;
-}
-
-/** An ISO 8601 date-time with its zone (Z or an offset); a time without one is ambiguous, so refused. */
-function isoTime(text: string): Date | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(text)) return undefined;
-  const at = new Date(text);
-  return Number.isNaN(at.getTime()) ? undefined : at;
-}
-
-/** ?limit: 1 to ADMIN_MAX_PAGE, 100 when absent. */
-function pageLimit(ctx: GatewayContext, errors?: FieldError[]): number {
-  const value = queryText(ctx, 'limit');
-  if (value === undefined) return 100;
-  if (/^[1-9]\d{0,5}$/.test(value) && Number(value) <= ADMIN_MAX_PAGE) return Number(value);
-  const error: FieldError = {
-    in: 'query',
-    path: 'limit',
-    message: `must be a whole number from 1 to ${ADMIN_MAX_PAGE}`,
-  };
-  if (errors) {
-    errors.push(error);
-    return 100;
-  }
-  throw validationError([error]);
-}
-
-/** The request body as the CLI's flags would give it (setProviderAccount checks every field). */
-function accountInput(tenantId: string, body: AdminProviderAccountRequest, mode: RunMode): ProviderAccountInput {
-  const b = body.beneficiary;
-  const text = (value: string | null | undefined) => value ?? undefined;
-  return {
-    tenantId,
-    provider: body.provider,
-    beneficiary: {
-      name: b.name,
-      taxId: b.tax_id,
-      city: text(b.city),
-      pixKey: text(b.pix_key),
-      agency: text(b.agency),
-      account: text(b.account),
-    },
-    // A pix account's base_url is its PIX API root (the CLI's --pix-api-url).
-    ...(body.provider === 'pix' ? { pixApiUrl: body.base_url } : { baseUrl: body.base_url }),
-    credentials: body.credentials,
-    mode,
-  };
-}
-
-/** Each CLI flag of a provider account, as the field of the request body. */
-const FIELD_OF_FLAG: Record<string, string> = {
-  '--provider': '/provider',
-  '--beneficiary-name': '/beneficiary/name',
-  '--beneficiary-tax-id': '/beneficiary/tax_id',
-  '--beneficiary-city': '/beneficiary/city',
-  '--pix-key': '/beneficiary/pix_key',
-  '--agency': '/beneficiary/agency',
-  '--account': '/beneficiary/account',
-  '--base-url': '/base_url',
-  '--pix-api-url': '/base_url',
-  '--token-url': '/credentials/token_url',
-  '--client-id': '/credentials/client_id',
-  '--client-secret-file': '/credentials/client_secret',
-  '--cert-file': '/credentials/cert_pem',
-  '--key-file': '/credentials/key_pem',
-  '--replace-webhook': '/credentials/replace_webhook',
-};
-
-function fieldOfFlag(err: ProviderAccountInputError): FieldError {
-  if (err.flag === '--tenant') return { in: 'path', path: 'tenant_id', message: 'must be a tenant id (a UUID)' };
-  const path = FIELD_OF_FLAG[err.flag] ?? '';
-  const message = err.message.startsWith(err.flag) ? err.message.slice(err.flag.length).trim() : err.message;
-  return { path, message };
 }
