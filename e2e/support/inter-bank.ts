@@ -112,6 +112,33 @@ export class InterBankControls {
   }
 }
 
+/** An integration's certificate and key as files in `dir`, the key readable by its owner only. */
+export function writeIntegrationFiles(dir: string, integration: InterIntegration): { cert: string; key: string } {
+  const files = { cert: join(dir, `${randomUUID()}.crt`), key: join(dir, `${randomUUID()}.key`) };
+  writeFileSync(files.cert, integration.cert_pem);
+  writeFileSync(files.key, integration.key_pem, { mode: 0o600 });
+  return files;
+}
+
+/**
+ * The flags of `tenant account --provider inter` for an integration's credentials, as an operator
+ * gives them: its certificate and key as files, its secret read from `secretFile` (`-`: stdin).
+ */
+export function interAccountFlags(
+  tenantId: string,
+  integration: InterIntegration,
+  files: { cert: string; key: string },
+  secretFile: string,
+): string[] {
+  return [
+    ...['--tenant', tenantId, '--provider', 'inter'],
+    ...['--beneficiary-name', 'Escola Caos Controlado', '--beneficiary-tax-id', '45.723.174/0001-10'],
+    ...['--account', integration.account, '--pix-key', integration.pix_key],
+    ...['--client-id', integration.client_id, '--client-secret-file', secretFile],
+    ...['--cert-file', files.cert, '--key-file', files.key],
+  ];
+}
+
 /**
  * `tenant account --provider inter` through the admin CLI with an integration's credentials, as an
  * operator sets it (files written to `dir`, the secret from stdin).
@@ -123,18 +150,10 @@ export async function setInterAccount(
   integration: InterIntegration,
   baseUrl: string,
 ): Promise<unknown> {
-  const files = { cert: join(dir, `${randomUUID()}.crt`), key: join(dir, `${randomUUID()}.key`) };
-  writeFileSync(files.cert, integration.cert_pem);
-  writeFileSync(files.key, integration.key_pem, { mode: 0o600 });
+  const files = writeIntegrationFiles(dir, integration);
   return setProviderAccount(
     databaseUrl,
-    [
-      ...['--tenant', tenantId, '--provider', 'inter'],
-      ...['--beneficiary-name', 'Escola Caos Controlado', '--beneficiary-tax-id', '45.723.174/0001-10'],
-      ...['--account', integration.account, '--pix-key', integration.pix_key],
-      ...['--client-id', integration.client_id, '--client-secret-file', '-'],
-      ...['--cert-file', files.cert, '--key-file', files.key, '--base-url', baseUrl],
-    ],
+    [...interAccountFlags(tenantId, integration, files, '-'), '--base-url', baseUrl],
     integration.client_secret,
   );
 }

@@ -35,7 +35,7 @@ import {
   receivableCallbacks,
 } from '../support/receivable-callbacks';
 import { CallbackReceiver, waitFor } from '../support/receiver';
-import { InterBankControls } from '../support/inter-bank';
+import { interAccountFlags, InterBankControls, writeIntegrationFiles } from '../support/inter-bank';
 
 const SCHEMAS = ['gateway', 'clients', 'receivables', 'booklets', 'callbacks', 'bank_sandbox'];
 const FAST = { CALLBACK_RETRY_SCHEDULE_MS: '200,400,800', CALLBACK_POLL_INTERVAL_MS: '50' };
@@ -166,17 +166,11 @@ it("stores and applies an Inter bank's payment notice in today's notice queue, l
   const integration = await bank.newIntegration();
   const dir = mkdtempSync(join(tmpdir(), 'previous-inter-'));
   try {
-    const files = { cert: join(dir, 'inter.crt'), key: join(dir, 'inter.key'), secret: join(dir, 'secret') };
-    writeFileSync(files.cert, integration.cert_pem);
-    writeFileSync(files.key, integration.key_pem, { mode: 0o600 });
-    writeFileSync(files.secret, integration.client_secret, { mode: 0o600 });
-    await release?.admin([
-      ...['tenant', 'account', '--tenant', tenantId, '--provider', 'inter'],
-      ...['--beneficiary-name', 'Escola Versao Anterior', '--beneficiary-tax-id', '45.723.174/0001-10'],
-      ...['--account', integration.account, '--pix-key', integration.pix_key],
-      ...['--client-id', integration.client_id, '--client-secret-file', files.secret],
-      ...['--cert-file', files.cert, '--key-file', files.key],
-    ]);
+    // Its CLI reads no secret from stdin: the secret goes in a file too.
+    const secretFile = join(dir, 'secret');
+    writeFileSync(secretFile, integration.client_secret, { mode: 0o600 });
+    const files = writeIntegrationFiles(dir, integration);
+    await release?.admin(['tenant', 'account', ...interAccountFlags(tenantId, integration, files, secretFile)]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
