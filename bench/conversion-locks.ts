@@ -390,7 +390,7 @@ async function convertUnderWriter(
 async function measure(
   conversion: Conversion,
   rows: number,
-): Promise<{ tables: TableFigures[]; conversion: ConversionFigures & WriterFigures }> {
+): Promise<{ server: string; tables: TableFigures[]; conversion: ConversionFigures & WriterFigures }> {
   const database = await createTestDatabase();
   const db = createDatabase<unknown>({ url: database.url, schema: conversion.schema, poolSize: 2 });
   const client = new pg.Client({ connectionString: database.url, application_name: 'bench conversion-locks' });
@@ -400,6 +400,7 @@ async function measure(
     await migrateToLatest(db, conversion.schema, before);
     await client.connect();
     await client.query(`set search_path = ${conversion.schema}`);
+    const server = await serverLine(client);
     const seedMs = await timedMs(async () => {
       await conversion.seed(client, rows);
       for (const index of conversion.previousOnlineIndexes) await client.query(index);
@@ -411,7 +412,7 @@ async function measure(
     await client.query('checkpoint');
     console.log(`  ${conversion.key}: converting under a writer...`);
     const figures = await convertUnderWriter(db, database.url, conversion, through, times);
-    return { tables, conversion: figures };
+    return { server, tables, conversion: figures };
   } finally {
     await client.end().catch(() => undefined);
     await db.destroy();
@@ -485,21 +486,14 @@ function summaryLines(results: Result[]): string[] {
   ];
 }
 
-async function serverLine(): Promise<string> {
-  const client = new pg.Client({
-    connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-  });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ v: string; sb: string; mwm: string; pmw: string }>(
-      `select current_setting('server_version') as v, current_setting('shared_buffers') as sb,
-        current_setting('maintenance_work_mem') as mwm, current_setting('max_parallel_maintenance_workers') as pmw`,
-    );
-    const [s] = rows;
-    return `Postgres ${s.v}, shared_buffers ${s.sb}, maintenance_work_mem ${s.mwm}, max_parallel_maintenance_workers ${s.pmw}`;
-  } finally {
-    await client.end();
-  }
+/** The server's version and the settings an index build and a scan depend on, read on the bench's connection. */
+async function serverLine(client: pg.Client): Promise<string> {
+  const { rows } = await client.query<{ v: string; sb: string; mwm: string; pmw: string }>(
+    `select current_setting('server_version') as v, current_setting('shared_buffers') as sb,
+      current_setting('maintenance_work_mem') as mwm, current_setting('max_parallel_maintenance_workers') as pmw`,
+  );
+  const [s] = rows;
+  return `Postgres ${s.v}, shared_buffers ${s.sb}, maintenance_work_mem ${s.mwm}, max_parallel_maintenance_workers ${s.pmw}`;
 }
 
 const load = () =>
@@ -510,14 +504,14 @@ const load = () =>
 async function main(): Promise<void> {
   const opts = options();
   const chosen = CONVERSIONS.filter((c) => !opts.only || opts.only.some((o) => c.key.startsWith(o)));
-  console.log(
-    `conversion-locks: ${fmt(opts.rows)} rows per converted table (attempts 2 per event), ${await serverLine()}`,
-  );
+  console.log(`conversion-locks: ${fmt(opts.rows)} rows per converted table (attempts 2 per event)`);
   console.log(`  load average at start: ${load()}`);
   const results: Result[] = [];
   const details: string[] = [];
+  const servers = new Set<string>();
   for (const conversion of chosen) {
-    const { tables, conversion: figures } = await measure(conversion, opts.rows);
+    const { server, tables, conversion: figures } = await measure(conversion, opts.rows);
+    servers.add(server);
     results.push({ conversion, tables, figures });
     details.push(
       `  ${conversion.schema} ${conversion.key} (load average after it: ${load()})`,
@@ -526,7 +520,7 @@ async function main(): Promise<void> {
     );
   }
   console.log('');
-  for (const line of [...details, '', ...summaryLines(results)]) console.log(line);
+  for (const line of [...servers, ...details, '', ...summaryLines(results)]) console.log(line);
 }
 
 runBench(main);
