@@ -35,7 +35,7 @@ import {
   SCHEMA as RECEIVABLES,
 } from '@payments/receivables-svc/src/db/migrations';
 import { migrations as callbackMigrations, SCHEMA as CALLBACKS } from '@payments/callback-svc/src/db/migrations';
-import { fmt, runBench } from './support';
+import { fmt, runBench, runUntilStopped } from './support';
 
 /** How often the writer inserts a row: an app's steady trickle, not a load of its own. */
 const WRITER_PAUSE_MS = 10;
@@ -310,14 +310,13 @@ async function baseline(client: pg.Client, table: ConvertedTable): Promise<Table
  * insert, how many it made and why any failed.
  */
 function startWriter(url: string, insert: string): { stop(): Promise<WriterFigures> } {
-  let stopped = false;
-  const latencies: number[] = [];
-  const failures: string[] = [];
-  const done = (async () => {
+  return runUntilStopped(async (stopped) => {
+    const latencies: number[] = [];
+    const failures: string[] = [];
     const client = new pg.Client({ connectionString: url, application_name: 'bench writer' });
     await client.connect();
     try {
-      for (let i = 1; !stopped; i++) {
+      for (let i = 1; !stopped(); i++) {
         const started = performance.now();
         try {
           await client.query(insert, [i]);
@@ -330,14 +329,8 @@ function startWriter(url: string, insert: string): { stop(): Promise<WriterFigur
     } finally {
       await client.end();
     }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await done;
-      return { writerLongestMs: Math.max(0, ...latencies), writerInserts: latencies.length, writerFailures: failures };
-    },
-  };
+    return { writerLongestMs: Math.max(0, ...latencies), writerInserts: latencies.length, writerFailures: failures };
+  });
 }
 
 /** When the conversion's `up` started (performance.now()) and how long it took, ms. */

@@ -270,13 +270,12 @@ export async function payShare(
  */
 export function sampleStreamBytes(prefix: string, everyMs = 100): { stop(): Promise<string[]> } {
   const seen = new Map<string, { bytes: number; messages: number; samples: number }>();
-  let stopped = false;
-  const done = (async () => {
+  return runUntilStopped(async (stopped) => {
     const { connect } = await import('nats');
     const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
     try {
       const jsm = await nc.jetstreamManager();
-      while (!stopped) {
+      while (!stopped()) {
         for await (const s of jsm.streams.list()) {
           if (!s.config.name.includes(prefix) || s.state.messages === 0) continue;
           const name = s.config.name.replace(`${prefix}_`, '');
@@ -292,17 +291,26 @@ export function sampleStreamBytes(prefix: string, everyMs = 100): { stop(): Prom
     } finally {
       await nc.drain();
     }
-  })();
+    return [...seen.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(
+        ([name, s]) =>
+          `    ${name}: ${fmt(s.bytes / s.messages)} bytes a message (${fmt(s.samples)} samples, ${fmt(s.messages / s.samples, 1)} messages waiting on average)`,
+      );
+  });
+}
+
+/**
+ * Runs `loop` in the background, beside what a bench measures, until `stop()`; the loop reads
+ * `stopped()` between its rounds, and `stop()` waits for it to end and resolves with its result.
+ */
+export function runUntilStopped<T>(loop: (stopped: () => boolean) => Promise<T>): { stop(): Promise<T> } {
+  let stopped = false;
+  const done = loop(() => stopped);
   return {
     async stop() {
       stopped = true;
-      await done;
-      return [...seen.entries()]
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(
-          ([name, s]) =>
-            `    ${name}: ${fmt(s.bytes / s.messages)} bytes a message (${fmt(s.samples)} samples, ${fmt(s.messages / s.samples, 1)} messages waiting on average)`,
-        );
+      return done;
     },
   };
 }
