@@ -5,7 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from '@payments/test-support/free-port';
+import { freePort, isFree } from '@payments/test-support/free-port';
+import { ADMIN_PORT_OFFSET } from '@payments/gateway/src/config';
 
 /** The repository root: where `npm start` runs. */
 export const ROOT = join(__dirname, '..', '..');
@@ -87,15 +88,27 @@ export function app(name: string, env: Record<string, string>): Launched {
 
 export { freePort };
 
-/** A free port for each app. */
+/**
+ * A free port for each app, and the gateway's PORT chosen so that its default admin port (PORT +
+ * ADMIN_PORT_OFFSET, which npm start checks with the others) is free too: unchecked, it once was
+ * another test's port, and npm start refused to start.
+ */
 export async function freeAppPorts(): Promise<Record<AppPortVariable, number>> {
   const ports = {} as Record<AppPortVariable, number>;
+  const taken = new Set<number>();
   for (const variable of APP_PORT_VARIABLES) {
     let port = await freePort();
-    while (Object.values(ports).includes(port)) port = await freePort();
+    while (taken.has(port) || (variable === 'PORT' && !(await adminPortFree(port, taken)))) port = await freePort();
     ports[variable] = port;
+    taken.add(port);
+    if (variable === 'PORT') taken.add(port + ADMIN_PORT_OFFSET);
   }
   return ports;
+}
+
+async function adminPortFree(port: number, taken: Set<number>): Promise<boolean> {
+  const admin = port + ADMIN_PORT_OFFSET;
+  return !taken.has(admin) && (await isFree(admin));
 }
 
 export function asEnv(ports: Partial<Record<AppPortVariable, number>>): Record<string, string> {

@@ -130,7 +130,8 @@ export function loadGatewayConfig(env: Env = process.env): GatewayConfig {
   };
 }
 
-const ADMIN_PORT_OFFSET = 600;
+/** How far above PORT the admin API listens unless ADMIN_PORT is set. */
+export const ADMIN_PORT_OFFSET = 600;
 
 /**
  * ADMIN_PORT: PORT + 600 by default (3600 beside the default 3000, clear of the apps' 3000-3500), so

@@ -10,7 +10,7 @@ const LOW = 20_000;
 const HIGH = 32_000;
 
 /** Whether nothing listens on `port` (checked on every address, as the apps listen). */
-async function isFree(port: number): Promise<boolean> {
+export async function isFree(port: number): Promise<boolean> {
   const server = createServer();
   const free = await new Promise<boolean>((resolve) => {
     server.once('error', () => resolve(false));
