@@ -14,6 +14,12 @@ export interface OnlineIndex {
   table: string;
   /** `create [unique] index concurrently if not exists <name> on <table> ...` (unqualified names). */
   sql: string;
+  /**
+   * The partitioned index this one completes, when `table` is a partition: a parent index made ON ONLY
+   * stays INVALID until each partition's is attached, and building it from the parent would lock
+   * writes for the build. Attached once built. A partition dropped since (its table gone) needs none.
+   */
+  attachTo?: string;
 }
 
 export interface OnlineIndexLogger {
@@ -142,7 +148,7 @@ async function buildMissing(
   control: BuildControl,
 ): Promise<OnlineIndexesOutcome> {
   const initial = await indexStates(db, schema, defs);
-  if (defs.every((d) => initial.get(d.name) === 'valid')) return { status: 'done', built: [] };
+  if (defs.every((d) => isDone(initial.get(d.name)))) return { status: 'done', built: [] };
   return db.connection().execute(async (conn) => {
     const lockKey = `online-indexes:${schema}`;
     const locked = await sql<{ got: boolean }>`select pg_try_advisory_lock(hashtext(${lockKey})) as got`.execute(conn);
@@ -154,8 +160,12 @@ async function buildMissing(
         if (control.stopping) return { status: 'stopped', built } as const;
         // Read again under the lock: the previous holder may have built it meanwhile.
         const state = (await indexStates(conn, schema, [def])).get(def.name);
-        if (state === 'valid') continue;
+        if (state === 'valid' || state === 'table gone') continue;
         const index = `${schema}.${def.name}`;
+        if (state === 'unattached') {
+          await attach(conn, schema, def, logger);
+          continue;
+        }
         if (state === 'invalid') {
           logger.warn({ index }, 'online index INVALID (an interrupted build): dropping it to build it again');
           await control.run(pid.rows[0].pid, () => sql.raw(`drop index concurrently if exists ${index}`).execute(conn));
@@ -164,6 +174,7 @@ async function buildMissing(
         const started = Date.now();
         await control.run(pid.rows[0].pid, () => sql.raw(def.sql).execute(conn));
         logger.info({ index, table: def.table, durationMs: Date.now() - started }, 'online index built');
+        await attach(conn, schema, def, logger);
         built.push(def.name);
       }
       return { status: 'done', built } as const;
@@ -173,26 +184,61 @@ async function buildMissing(
   });
 }
 
-type IndexState = 'valid' | 'invalid' | 'not an index';
+/**
+ * `valid`: built, valid, and attached to its `attachTo` if it has one. `unattached`: built and valid
+ * but not yet attached. `table gone`: a partition's index whose partition was dropped. Missing: absent.
+ */
+type IndexState = 'valid' | 'invalid' | 'unattached' | 'table gone';
+
+function isDone(state: IndexState | undefined): boolean {
+  return state === 'valid' || state === 'table gone';
+}
 
 async function indexStates(
   db: Kysely<unknown>,
   schema: string,
   defs: readonly OnlineIndex[],
 ): Promise<Map<string, IndexState>> {
-  const rows = await sql<{ name: string; kind: string; valid: boolean | null }>`
-    select c.relname as name, c.relkind as kind, i.indisvalid as valid
+  const rows = await sql<{ name: string; kind: string; valid: boolean | null; parent: string | null }>`
+    select c.relname as name, c.relkind as kind, i.indisvalid as valid, p.relname as parent
     from pg_class c
     join pg_namespace n on n.oid = c.relnamespace
     left join pg_index i on i.indexrelid = c.oid
+    left join pg_inherits h on h.inhrelid = c.oid
+    left join pg_class p on p.oid = h.inhparent
     where n.nspname = ${schema} and c.relname = any(${defs.map((d) => d.name)}::text[])`.execute(db);
   const states = new Map<string, IndexState>();
   for (const row of rows.rows) {
     // A table of that name would make IF NOT EXISTS skip forever: say so instead.
     if (row.kind !== 'i') throw new Error(`${schema}.${row.name} exists and is not an index`);
-    states.set(row.name, row.valid ? 'valid' : 'invalid');
+    const def = defs.find((d) => d.name === row.name);
+    const attached = def?.attachTo === undefined || row.parent === def.attachTo;
+    states.set(row.name, !row.valid ? 'invalid' : attached ? 'valid' : 'unattached');
+  }
+  const partitions = defs.filter((d) => d.attachTo !== undefined && !states.has(d.name));
+  if (partitions.length > 0) {
+    const tables = await sql<{ name: string }>`
+      select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = ${schema} and c.relname = any(${partitions.map((d) => d.table)}::text[])`.execute(db);
+    const present = new Set(tables.rows.map((r) => r.name));
+    for (const def of partitions) if (!present.has(def.table)) states.set(def.name, 'table gone');
   }
   return states;
+}
+
+/** Joins a partition's index to its parent index: a catalog change, no build. */
+async function attach(
+  conn: Kysely<unknown>,
+  schema: string,
+  def: OnlineIndex,
+  logger: OnlineIndexLogger,
+): Promise<void> {
+  if (def.attachTo === undefined) return;
+  await sql.raw(`alter index ${schema}.${def.attachTo} attach partition ${schema}.${def.name}`).execute(conn);
+  logger.info(
+    { index: `${schema}.${def.name}`, parent: `${schema}.${def.attachTo}` },
+    'online index attached to its parent',
+  );
 }
 
 /** A lock left on a connection the pool lends again would keep every later run out: try hard. */
@@ -212,6 +258,7 @@ function checkDefinitions(schema: string, defs: readonly OnlineIndex[]): void {
   for (const def of defs) {
     assertIdentifier(def.name);
     assertIdentifier(def.table);
+    if (def.attachTo !== undefined) assertIdentifier(def.attachTo);
     const shape = new RegExp(
       `^\\s*create\\s+(unique\\s+)?index\\s+concurrently\\s+if\\s+not\\s+exists\\s+${def.name}\\s+on\\s+${def.table}[\\s(]`,
       'i',

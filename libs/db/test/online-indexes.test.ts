@@ -213,6 +213,54 @@ it('stop mid-build cancels it, releases the lock, and the next run completes the
   expect(await indexState('items_k_idx')).toBe('valid');
 });
 
+it("completes a partitioned index made ON ONLY: builds the partition's concurrently and attaches it", async () => {
+  // An old table attached as a partition after its parent's index exists would have it built under
+  // the attach's lock; made ON ONLY after the attach, the parent index is INVALID and the old
+  // partition has none, while a partition created afterwards gets its own at once.
+  await sql`create table log (id bigint not null, at timestamptz not null) partition by range (at)`.execute(db);
+  await sql`create table log_old (id bigint not null, at timestamptz not null)`.execute(db);
+  await sql`insert into log_old select i, '2020-01-01'::timestamptz + i * interval '1 second' from generate_series(1, 1000) i`.execute(
+    db,
+  );
+  await sql`alter table log attach partition log_old for values from (minvalue) to ('2021-01-01')`.execute(db);
+  await sql`create index log_id_idx on only log (id)`.execute(db);
+  await sql`create table log_2021 partition of log for values from ('2021-01-01') to ('2022-01-01')`.execute(db);
+  expect(await indexState('log_id_idx')).toBe('invalid');
+
+  const oldPartition: OnlineIndex = {
+    name: 'log_old_id_idx',
+    table: 'log_old',
+    sql: 'create index concurrently if not exists log_old_id_idx on log_old (id)',
+    attachTo: 'log_id_idx',
+  };
+  const logger = recordingLogger();
+  expect(await ensureOnlineIndexesOnce(db, SCHEMA, [oldPartition], logger)).toEqual({
+    status: 'done',
+    built: ['log_old_id_idx'],
+  });
+  expect(await indexState('log_old_id_idx')).toBe('valid');
+  // Every partition has its index attached: Postgres marks the parent valid.
+  expect(await indexState('log_id_idx')).toBe('valid');
+  const parent = await sql<{ parent: string }>`
+    select p.relname as parent from pg_inherits h join pg_class c on c.oid = h.inhrelid
+    join pg_class p on p.oid = h.inhparent where c.relname = 'log_old_id_idx'`.execute(db);
+  expect(parent.rows).toEqual([{ parent: 'log_id_idx' }]);
+
+  // Built but not attached (a run stopped between the two): the next run only attaches it.
+  await sql`drop index log_id_idx`.execute(db);
+  await sql`create index log_id_idx on only log (id)`.execute(db);
+  await sql`create index log_2021_id_idx on log_2021 (id)`.execute(db);
+  await sql`alter index log_id_idx attach partition log_2021_id_idx`.execute(db);
+  await sql`create index log_old_id_idx on log_old (id)`.execute(db);
+  expect(await ensureOnlineIndexesOnce(db, SCHEMA, [oldPartition], logger)).toEqual({ status: 'done', built: [] });
+  expect(await indexState('log_id_idx')).toBe('valid');
+
+  // The old partition dropped by retention: nothing left to build, and no error.
+  await sql`drop table log_old`.execute(db);
+  expect(await ensureOnlineIndexesOnce(db, SCHEMA, [oldPartition], logger)).toEqual({ status: 'done', built: [] });
+  expect(await indexState('log_old_id_idx')).toBe('missing');
+});
+
 it('refuses a definition whose SQL is not a concurrent build of that index', () => {
   expect(() =>
     ensureOnlineIndexes(
