@@ -6,8 +6,8 @@
  *   - receivables 0015_state_history_by_month: state_history partitioned by month, the old table
  *     attached as its first partition (the attach scans it: no check constraint proves the bound);
  *   - receivables 0019_notice_queue_apart_from_log: bank_notices split into a queue and a monthly log
- *     (a check constraint validated by a scan, an index on id built on the old rows at the attach,
- *     the unapplied notices copied to the queue);
+ *     (a check constraint validated by a scan, the unapplied notices copied to the queue through the
+ *     old due index; the log's index on id is left to the online step for the old rows);
  *   - callback-svc 0009_queue_apart_from_log: events and attempts split into a queue and a daily log
  *     (a check constraint validated on each, the pending and dead events copied to the queue).
  * Each in its own new database: migrated to just before the conversion, as the previous release left

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { maintainPartitions, migrateToLatest } from '@payments/db';
-import { migrations, SCHEMA } from '../src/db/migrations';
+import { ensureOnlineIndexesOnce, maintainPartitions, migrateToLatest } from '@payments/db';
+import { migrations, onlineIndexes, SCHEMA } from '../src/db/migrations';
 import { NOTICE_RETENTION_DAYS, pruneNotices } from '../src/db/notice-retention';
 import { HISTORY_RETENTION_DAYS_DEFAULT, partitionedTables } from '../src/db/partitioned-tables';
 import type { ReceivablesDatabase } from '../src/db/schema';
@@ -87,6 +87,50 @@ describe('the conversion', () => {
     const parts = await partitionsOf('bank_notice_log');
     expect(parts).toContain('bank_notices_legacy');
     expect(parts.filter((p) => /^bank_notice_log_p\d{6}$/.test(p)).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("builds no index on the old rows under its lock: the log's index on ids is completed online", async () => {
+    await migrateToLatest(db, SCHEMA, previousRelease);
+    const old = await store('charge-1', null);
+    await migrateToLatest(db, SCHEMA, migrations);
+
+    // The old partition keeps the indexes it had (its primary key serves the lookups by id); the
+    // months made by the conversion have theirs.
+    const byId = async () => {
+      const { rows } = await sql<{ table: string; index: string; valid: boolean }>`
+        select t.relname as table, c.relname as index, i.indisvalid as valid from pg_index i
+        join pg_class c on c.oid = i.indexrelid join pg_class t on t.oid = i.indrelid
+        join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = ${SCHEMA} and (t.relname like 'bank_notice_log%' or t.relname = 'bank_notices_legacy')
+          and not i.indisunique and pg_get_indexdef(i.indexrelid) like '%(id)'
+        order by 1`.execute(db);
+      return rows;
+    };
+    const before = await byId();
+    expect(before.find((r) => r.table === 'bank_notices_legacy')).toBeUndefined();
+    expect(before.find((r) => r.table === 'bank_notice_log')).toEqual({
+      table: 'bank_notice_log',
+      index: 'bank_notice_log_id_idx',
+      valid: false,
+    });
+    const months = before.filter((r) => /^bank_notice_log_p\d{6}$/.test(r.table));
+    expect(months.length).toBeGreaterThanOrEqual(3);
+
+    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const outcome = await ensureOnlineIndexesOnce(db, SCHEMA, onlineIndexes, silent);
+    expect(outcome).toMatchObject({ status: 'done', built: expect.arrayContaining(['bank_notices_legacy_id_idx']) });
+    const after = await byId();
+    expect(after.find((r) => r.table === 'bank_notices_legacy')).toEqual({
+      table: 'bank_notices_legacy',
+      index: 'bank_notices_legacy_id_idx',
+      valid: true,
+    });
+    expect(after.find((r) => r.table === 'bank_notice_log')?.valid).toBe(true);
+
+    // The old notice's outcome is mirrored before and after alike.
+    if (old === undefined) throw new Error('not stored');
+    await apply(old, 'approved');
+    expect(await logRow(old)).toMatchObject({ outcome: 'approved', applied: true });
   });
 
   it("takes the previous release's writes: each finding stored once, applied notices leaving the queue", async () => {

@@ -28,22 +28,22 @@ async function splitNoticeQueueFromLog(db: Kysely<unknown>): Promise<void> {
   const convertedAt = await conversionBound(db);
 
   await sql`alter table bank_notices rename to bank_notices_legacy`.execute(db);
-  // Every notice the old table still owes is copied to the queue below: the old rows' due index
-  // serves nothing afterwards. Its unique dedup index stays: the triggers look up old keys in it.
-  await sql`drop index bank_notices_due_idx`.execute(db);
 
   // Without the old table's checks: every row enters the log through the queue, which keeps them,
   // and the old kind check is NOT VALID (0013), which a parent's valid one would have to scan for.
   await sql`create table bank_notice_log (like bank_notices_legacy including defaults)
     partition by range (received_at)`.execute(db);
-  // A notice's outcome is mirrored by id within its month. The old rows get theirs built at the
-  // attach, under the lock: a scan of the old table, once.
-  await sql`create index bank_notice_log_id_idx on bank_notice_log (id)`.execute(db);
-  // A valid check proves the bound, so the attach reads the rows only to build the index.
+  // A valid check proves the bound, so the attach reads no rows: its own scan is the one read of the
+  // old table under the lock.
   await sql`alter table bank_notices_legacy add constraint bank_notices_legacy_until
     check (received_at < ${sql.lit(convertedAt)}::timestamptz)`.execute(db);
   await sql`alter table bank_notice_log attach partition bank_notices_legacy
     for values from (minvalue) to (${sql.lit(convertedAt)})`.execute(db);
+  // A notice's outcome is mirrored by id within its month. Made ON ONLY after the attach, so that the
+  // old rows' index is not built under this lock (it was most of it): the partitions created from now
+  // on get theirs at once, the old partition's primary key serves it meanwhile, and `npm run migrate`
+  // builds its own concurrently and attaches it (online-indexes.ts), which makes this one valid.
+  await sql`create index bank_notice_log_id_idx on only bank_notice_log (id)`.execute(db);
   await createPartitionsAhead(db, SCHEMA, BANK_NOTICE_LOG);
   // Until the old rows are past the retention, a dedup key without a row in bank_notice_keys is
   // looked up among them.
@@ -62,8 +62,11 @@ async function splitNoticeQueueFromLog(db: Kysely<unknown>): Promise<void> {
   );
   await sql`create unique index bank_notices_queue_dedup_idx on bank_notices (tenant_id, account_key, dedup_key)
     where dedup_key is not null`.execute(db);
-  // What the old table still owes, queued again before the triggers exist: their log rows are the old ones.
+  // What the old table still owes, queued again before the triggers exist: their log rows are the old
+  // ones. Read through the old due index, which holds just those rows; it serves nothing afterwards.
+  // The old unique dedup index stays: the triggers look up old keys in it.
   await sql`insert into bank_notices select * from bank_notices_legacy where applied_at is null`.execute(db);
+  await sql`drop index bank_notices_due_idx`.execute(db);
   // Small and hot: every row is inserted, tried and deleted, most within seconds.
   await sql`alter table bank_notices set (autovacuum_vacuum_scale_factor = 0.01, autovacuum_vacuum_threshold = 1000,
     autovacuum_analyze_scale_factor = 0.02, autovacuum_analyze_threshold = 1000, autovacuum_vacuum_cost_delay = 0)`.execute(

@@ -38,6 +38,13 @@ export const onlineIndexes: OnlineIndex[] = [
     sql: `create index concurrently if not exists provider_events_received_at_idx on provider_events (received_at)`,
   },
   // Applied notices left the queue for their log by month (migration 0019); the index of that name that
-  // earlier releases built stays on the old rows' partition.
+  // earlier releases built stays on the old rows' partition. That partition's part of the log's index
+  // on ids, which 0019 leaves to this step rather than build it under its lock.
+  {
+    name: 'bank_notices_legacy_id_idx',
+    table: 'bank_notices_legacy',
+    sql: `create index concurrently if not exists bank_notices_legacy_id_idx on bank_notices_legacy (id)`,
+    attachTo: 'bank_notice_log_id_idx',
+  },
   ...searchFilterIndexes,
 ];
