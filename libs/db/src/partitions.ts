@@ -39,6 +39,13 @@ const FINALIZE_LOCK_TIMEOUT_MS = 200;
  * of years left by maintenance that never ran.
  */
 const DROP_BATCH = 64;
+/**
+ * Statements dropping a run's expired tables side by side (a power of 2: a lane is a hash's low bits).
+ * Postgres frees a dropped table's files at its commit, one file after another, and the disk frees
+ * them faster from several at once (docs/capacity.md, "At full size"). A pool smaller than this runs
+ * them in turn.
+ */
+const DROP_LANES = 4;
 const DAY_MS = 86_400_000;
 
 /** The start of the period holding `at`, in UTC. */
@@ -226,11 +233,12 @@ async function detach(db: Kysely<unknown>, schema: string, parent: string, p: Pa
 }
 
 /**
- * Drops, in one statement (one commit for them all, not one each), the tables this run
- * detached from `parent` and any an interrupted run left detached: a plain table named as its
- * partition (`<parent>_p` and the period's digits) that is no partition. Partitions are only ever
- * created attached, so such a table was detached by a maintenance run. Runs on several instances
- * take turns (a transaction lock), so each table is dropped, and answered, once.
+ * Drops the tables this run detached from `parent` and any an interrupted run left detached: a plain
+ * table named as its partition (`<parent>_p` and the period's digits) that is no partition. Partitions
+ * are only ever created attached, so such a table was detached by a maintenance run. The tables are
+ * shared among DROP_LANES lanes by a hash of their names, each lane dropping its share in one
+ * statement (one commit, not one a table) on a connection of its own, side by side. Runs on several
+ * instances take turns on each lane (a transaction lock), so each table is dropped, and answered, once.
  */
 async function dropDetached(
   db: Kysely<unknown>,
@@ -238,14 +246,26 @@ async function dropDetached(
   parent: string,
   detached: readonly string[],
 ): Promise<string[]> {
+  const lanes = Array.from({ length: DROP_LANES }, (_, lane) => dropLane(db, schema, parent, detached, lane));
+  return (await Promise.all(lanes)).flat();
+}
+
+async function dropLane(
+  db: Kysely<unknown>,
+  schema: string,
+  parent: string,
+  detached: readonly string[],
+  lane: number,
+): Promise<string[]> {
   const dropped: string[] = [];
   for (;;) {
     const batch = await db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(hashtext(${`partitions:${schema}.${parent}`}))`.execute(trx);
+      await sql`select pg_advisory_xact_lock(hashtext(${`partitions:${schema}.${parent}:${lane}`}))`.execute(trx);
       const { rows } = await sql<{ name: string }>`
         select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = ${schema} and c.relkind in ('r', 'p') and not c.relispartition
           and (c.relname = any(${[...detached]}::text[]) or c.relname ~ ${`^${parent}_p([0-9]{6}|[0-9]{8})$`})
+          and (hashtext(c.relname)::bigint & ${DROP_LANES - 1}) = ${lane}
         order by 1 limit ${DROP_BATCH}`.execute(trx);
       const names = rows.map((r) => r.name);
       for (const name of names) assertIdentifier(name);

@@ -203,6 +203,58 @@ it('drops what an interrupted run left detached, and no other table', async () =
   expect(rows.map((r) => r.name)).toEqual(['log', 'log_archive', 'log_p2026', 'log_p202601', 'log_p202603']);
 });
 
+it('drops side by side: a table held by a reader holds up only its own share, and one connection is enough', async () => {
+  // Tables left detached by interrupted runs, named as days of the log: every run drops them.
+  const days = Array.from({ length: 16 }, (_, i) => `log_p202601${String(i + 1).padStart(2, '0')}`);
+  for (const day of days) await sql`create table ${sql.table(`${SCHEMA}.${day}`)} (id bigint)`.execute(db);
+  const left = async (): Promise<string[]> => {
+    const { rows } = await sql<{ name: string }>`
+      select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = ${SCHEMA} and c.relname = any(${days}::text[]) order by 1`.execute(db);
+    return rows.map((r) => r.name);
+  };
+
+  const reader = createDatabase<unknown>({ url: test.url, schema: SCHEMA, poolSize: 1 });
+  const single = createDatabase<unknown>({ url: test.url, schema: SCHEMA, poolSize: 1 });
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  try {
+    let holding: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const reading = reader.transaction().execute(async (trx) => {
+      await sql`select count(*) from ${sql.table(`${SCHEMA}.${days[0]}`)}`.execute(trx);
+      holding();
+      await released;
+    });
+    await held;
+
+    const run = maintainPartitions(db, SCHEMA, [monthly], new Date('2026-01-10T00:00:00Z'));
+    // The other shares are dropped while the held table's waits for its reader.
+    const deadline = Date.now() + 10_000;
+    let remaining = await left();
+    while (remaining.length === days.length && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      remaining = await left();
+    }
+    expect(remaining).toContain(days[0]);
+    expect(remaining.length).toBeLessThan(days.length);
+    release();
+    await reading;
+    expect((await run).dropped.sort()).toEqual(days.map((d) => `${SCHEMA}.${d}`));
+    expect(await left()).toEqual([]);
+
+    // With a pool of one connection the shares are dropped in turn, each once.
+    for (const day of days) await sql`create table ${sql.table(`${SCHEMA}.${day}`)} (id bigint)`.execute(db);
+    const alone = await maintainPartitions(single, SCHEMA, [monthly], new Date('2026-01-10T00:00:00Z'));
+    expect(alone.dropped.sort()).toEqual(days.map((d) => `${SCHEMA}.${d}`));
+    expect(await left()).toEqual([]);
+  } finally {
+    release();
+    await reader.destroy();
+    await single.destroy();
+  }
+});
+
 it('drops a backlog of many expired days, each reported once', async () => {
   const daily: PartitionedTable = { table: 'log', period: 'day', retentionDays: 1, ahead: 150 };
   await createPartitionsAhead(db, SCHEMA, daily, new Date('2026-01-01T00:00:00Z'));
