@@ -45,6 +45,9 @@ beforeAll(async () => {
   const ports = Object.fromEntries(
     await Promise.all(APPS.map(async (app) => [app, await freePort()] as const)),
   ) as Record<AppName, number>;
+  // The gateway's admin port set like the others: its default, PORT + 600, is a port nobody checked.
+  let adminPort = await freePort();
+  while (Object.values(ports).includes(adminPort)) adminPort = await freePort();
   env = {
     NODE_ENV: 'development',
     DATABASE_URL: database.url,
@@ -54,9 +57,10 @@ beforeAll(async () => {
     PROVIDER_BASE_URL: `http://127.0.0.1:${ports['bank-sandbox']}`,
     BANK_SANDBOX_PUBLIC_URL: `http://127.0.0.1:${ports['bank-sandbox']}`,
     BANK_SANDBOX_WEBHOOK_URL: `http://127.0.0.1:${ports['receivables-svc']}/provider/webhooks/bank-sandbox`,
-    // The console's /readyz asks both of the gateway's ports (the admin one is PORT + 600 here).
+    ADMIN_PORT: String(adminPort),
+    // The console's /readyz asks both of the gateway's ports.
     GATEWAY_URL: `http://127.0.0.1:${ports.gateway}`,
-    GATEWAY_ADMIN_URL: `http://127.0.0.1:${ports.gateway + 600}`,
+    GATEWAY_ADMIN_URL: `http://127.0.0.1:${adminPort}`,
   };
   receiver = await new CallbackReceiver().start();
   // The built migration step first, as the image's `npm run migrate` runs it; each app then logs in
