@@ -7,6 +7,16 @@ export const VALID_CNPJ = '11.222.333/0001-81';
 export const VALID_ALPHANUMERIC_CNPJ = '12.ABC.345/01DE-35';
 
 /**
+ * A date `days` from today in Brasília, YYYY-MM-DD: the calendar an ERP in Brazil and the console
+ * use. Today in UTC is tomorrow there from 21:00 Brasília time.
+ */
+export function brasiliaDate(days = 0): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
+    new Date(Date.now() + days * 86_400_000),
+  );
+}
+
+/**
  * A valid client. The defaults are checked against the contract type (`satisfies`); the
  * result stays loosely typed, since tests override fields with invalid values on purpose.
  */

@@ -6,7 +6,7 @@ import type { BookletResponse, RegisteredCallback } from '@payments/contracts';
 import { dynamicPixBrCodeProblems, qrCodesInPdf } from '@payments/test-support/br-code';
 import { readPdf } from '@payments/test-support/pdf-text';
 import { bookletSent } from '../support/booklet-callbacks';
-import { clientPayload, receivablePayload } from '../support/fixtures';
+import { brasiliaDate, clientPayload, receivablePayload } from '../support/fixtures';
 import { InterBankControls, setInterAccount } from '../support/inter-bank';
 import { PixBankControls, pixSandboxTls, TXID_PATTERN } from '../support/pix-bank';
 import { receivableCallbacks } from '../support/receivable-callbacks';
@@ -42,13 +42,6 @@ afterAll(async () => {
   await system?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-/** A date `days` from today in Brasília, YYYY-MM-DD. */
-function brasiliaDate(days = 0): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
-    new Date(Date.now() + days * 86_400_000),
-  );
-}
 
 it('prints the PIX installments of a mixed booklet with their BR Code and QR code, and no barcode', async () => {
   if (!system.sandboxUrl) throw new Error('the system started without its bank sandbox');

@@ -3,7 +3,7 @@ import type { ConsultResult } from '@payments/contracts';
 import { createOperator, openAdminDatabase } from '@payments/gateway';
 import { BuiltConsole, invitedPerson, signIn } from '../support/built-console';
 import { describeWithBrowser, follow, launchBrowser, open, screenshot, textOf, watchedPage } from '../support/browser';
-import { clientPayload, receivablePayload } from '../support/fixtures';
+import { brasiliaDate, clientPayload, receivablePayload } from '../support/fixtures';
 import {
   asRegistered,
   isPaid,
@@ -56,7 +56,7 @@ describeWithBrowser('a charge page in pt-BR in Chromium', () => {
       value: VALUE,
       items: [{ description: 'Pães', quantity: 1, price: VALUE }],
       due_date: DUE_DATE,
-      emission_date: new Date().toISOString().slice(0, 10),
+      emission_date: brasiliaDate(),
     });
     chargeId = charge.account_receivable_id;
     expect((await tenant.api.postIdempotent('/api/v1/accounts-receivable', [charge])).status).toBe(202);

@@ -13,7 +13,7 @@ import {
   textOf,
   watchedPage,
 } from '../support/browser';
-import { clientPayload, receivablePayload } from '../support/fixtures';
+import { brasiliaDate, clientPayload, receivablePayload } from '../support/fixtures';
 import { CallbackReceiver, waitFor } from '../support/receiver';
 import { startSystem, type TestSystem, type TestTenant } from '../support/system';
 
@@ -95,7 +95,8 @@ describeWithBrowser('the tenant console in Chromium', () => {
     // Tenant A: a payer whose name is markup, and a charge whose callbacks go to a failing receiver.
     const client = clientPayload({ name: XSS });
     expect((await tenantA.api.postIdempotent('/api/v1/clients', [client])).status).toBe(201);
-    const today = new Date().toISOString().slice(0, 10);
+    // Today as the console's default span counts it: the Brasília calendar.
+    const today = brasiliaDate();
     const charge = receivablePayload(client.client_id, receiver.url, { emission_date: today, due_date: '2099-12-15' });
     chargeId = charge.account_receivable_id;
     paymentSlipId = charge.payment_slip_id;

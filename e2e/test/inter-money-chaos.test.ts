@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { PaidCallback, RegisteredCallback } from '@payments/contracts';
 import { createTestCertificateAuthority, writeSandboxInterTls } from '@payments/inter-cobranca/test-certificates';
 import { failChargeIdWrites, type InjectedFault } from '../support/db-faults';
-import { clientPayload, receivablePayload } from '../support/fixtures';
+import { brasiliaDate, clientPayload, receivablePayload } from '../support/fixtures';
 import {
   cents,
   InterBankControls,
@@ -127,13 +127,6 @@ function seeded(seed: number): () => number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A date `days` from today in Brasília, YYYY-MM-DD. */
-function brasiliaDate(days = 0): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
-    new Date(Date.now() + days * 86_400_000),
-  );
-}
 
 /** The distinct callback events (by webhook-id) a charge got, parsed. */
 function eventsOf(id: string): ReceivableCallback[] {

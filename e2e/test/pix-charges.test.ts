@@ -5,7 +5,7 @@ import type { CancellationCallback, PaidCallback, Problem, RegisteredCallback } 
 import { dynamicPixBrCodeProblems } from '@payments/test-support/br-code';
 import { decodeQrPng } from '@payments/test-support/slip-checks';
 import { setProviderAccount } from '../support/admin-cli';
-import { clientPayload, receivablePayload } from '../support/fixtures';
+import { brasiliaDate, clientPayload, receivablePayload } from '../support/fixtures';
 import { InterBankControls, setInterAccount } from '../support/inter-bank';
 import {
   centsOf,
@@ -101,13 +101,6 @@ async function newPayer(tenant: TestTenant): Promise<string> {
   const payer = clientPayload({ name: 'Maria Pagadora' });
   expect((await tenant.api.postIdempotent('/api/v1/clients', [payer])).status).toBe(201);
   return payer.client_id;
-}
-
-/** A date `days` from today in Brasília, YYYY-MM-DD. */
-function brasiliaDate(days = 0): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
-    new Date(Date.now() + days * 86_400_000),
-  );
 }
 
 /** A PIX charge (payment_method 3) issued today, due in 10 days, with no items to print. */

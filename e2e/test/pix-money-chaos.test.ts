@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PaidCallback, RegisteredCallback } from '@payments/contracts';
-import { clientPayload, receivablePayload } from '../support/fixtures';
+import { brasiliaDate, clientPayload, receivablePayload } from '../support/fixtures';
 import { InterBankControls, setInterAccount } from '../support/inter-bank';
 import { centsOf, PixBankControls, type Cobv, pixSandboxTls, setPixAccount, TXID_PATTERN } from '../support/pix-bank';
 import { AppProcess } from '../support/process';
@@ -98,13 +98,6 @@ async function startReceivables(): Promise<void> {
 async function killReceivables(): Promise<void> {
   await receivables?.kill();
   receivables = undefined;
-}
-
-/** A date `days` from today in Brasília, YYYY-MM-DD. */
-function brasiliaDate(days = 0): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(
-    new Date(Date.now() + days * 86_400_000),
-  );
 }
 
 function pixCharge(account: ChaosAccount, value: number) {
