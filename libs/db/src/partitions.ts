@@ -270,7 +270,9 @@ async function dropLane(
       const names = rows.map((r) => r.name);
       for (const name of names) assertIdentifier(name);
       if (names.length > 0) {
-        await sql`drop table ${sql.join(names.map((name) => sql.table(`${schema}.${name}`)))}`.execute(trx);
+        // IF EXISTS: the previous release drops tables without these lanes' locks, so in a rolling
+        // deploy one of ours may be gone by the time our drop gets its lock.
+        await sql`drop table if exists ${sql.join(names.map((name) => sql.table(`${schema}.${name}`)))}`.execute(trx);
       }
       return names;
     });

@@ -255,6 +255,52 @@ it('drops side by side: a table held by a reader holds up only its own share, an
   }
 });
 
+it("a table dropped meanwhile by the previous release's run, which takes no lane's lock, is no error", async () => {
+  // The previous release (v0.30.0) drops each detached table on its own, without a lock: in a rolling
+  // deploy both releases may reach one table, and whichever is second finds it gone.
+  const day = 'log_p20260105';
+  await sql`create table ${sql.table(`${SCHEMA}.${day}`)} (id bigint)`.execute(db);
+  const reader = createDatabase<unknown>({ url: test.url, schema: SCHEMA, poolSize: 1 });
+  const previous = createDatabase<unknown>({ url: test.url, schema: SCHEMA, poolSize: 1 });
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  try {
+    let holding: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const reading = reader.transaction().execute(async (trx) => {
+      await sql`select count(*) from ${sql.table(`${SCHEMA}.${day}`)}`.execute(trx);
+      holding();
+      await released;
+    });
+    await held;
+    const waitingDrops = async (n: number): Promise<void> => {
+      for (let i = 0; i < 500; i++) {
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks
+          where relation = ${`${SCHEMA}.${day}`}::regclass and not granted`.execute(db);
+        if ((rows[0]?.n ?? 0) >= n) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`never saw ${n} drops waiting`);
+    };
+    // The previous release's drop queues first, this release's run behind it.
+    const theirs = sql`drop table ${sql.table(`${SCHEMA}.${day}`)}`.execute(previous);
+    await waitingDrops(1);
+    const ours = maintainPartitions(db, SCHEMA, [monthly], new Date('2026-01-10T00:00:00Z'));
+    await waitingDrops(2);
+    release();
+    await reading;
+    await theirs;
+    await expect(ours).resolves.toMatchObject({ created: expect.any(Array) });
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_class c
+      join pg_namespace n on n.oid = c.relnamespace where n.nspname = ${SCHEMA} and c.relname = ${day}`.execute(db);
+    expect(rows[0]?.n).toBe(0);
+  } finally {
+    release();
+    await reader.destroy();
+    await previous.destroy();
+  }
+});
+
 it('drops a backlog of many expired days, each reported once', async () => {
   const daily: PartitionedTable = { table: 'log', period: 'day', retentionDays: 1, ahead: 150 };
   await createPartitionsAhead(db, SCHEMA, daily, new Date('2026-01-01T00:00:00Z'));
