@@ -37,6 +37,36 @@ async function partitionNames(): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
+/**
+ * A reader holding `table` in an open transaction on a connection of its own, as a long query does:
+ * a DROP of the table waits until `release` (which may be called more than once).
+ */
+async function holdTable(table: string): Promise<{ release: () => Promise<void> }> {
+  const reader = createDatabase<unknown>({ url: test.url, schema: SCHEMA, poolSize: 1 });
+  let letGo: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (letGo = resolve));
+  let holding: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  const reading = reader.transaction().execute(async (trx) => {
+    await sql`select count(*) from ${sql.table(`${SCHEMA}.${table}`)}`.execute(trx);
+    holding();
+    await released;
+  });
+  let ended: Promise<void> | undefined;
+  const release = (): Promise<void> => {
+    letGo();
+    ended ??= reading.finally(() => reader.destroy());
+    return ended;
+  };
+  try {
+    await Promise.race([held, reading]);
+  } catch (err) {
+    await release().catch(() => undefined);
+    throw err;
+  }
+  return { release };
+}
+
 async function insertAt(at: string): Promise<void> {
   await sql`insert into ${sql.table(`${SCHEMA}.log`)} (id, at, body) values (1, ${at}::timestamptz, 'x')`.execute(db);
 }
@@ -214,20 +244,9 @@ it('drops side by side: a table held by a reader holds up only its own share, an
     return rows.map((r) => r.name);
   };
 
-  const reader = createDatabase<unknown>({ url: test.url, schema: SCHEMA, poolSize: 1 });
   const single = createDatabase<unknown>({ url: test.url, schema: SCHEMA, poolSize: 1 });
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
+  const reader = await holdTable(days[0]);
   try {
-    let holding: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (holding = resolve));
-    const reading = reader.transaction().execute(async (trx) => {
-      await sql`select count(*) from ${sql.table(`${SCHEMA}.${days[0]}`)}`.execute(trx);
-      holding();
-      await released;
-    });
-    await held;
-
     const run = maintainPartitions(db, SCHEMA, [monthly], new Date('2026-01-10T00:00:00Z'));
     // The other shares are dropped while the held table's waits for its reader.
     const deadline = Date.now() + 10_000;
@@ -238,8 +257,7 @@ it('drops side by side: a table held by a reader holds up only its own share, an
     }
     expect(remaining).toContain(days[0]);
     expect(remaining.length).toBeLessThan(days.length);
-    release();
-    await reading;
+    await reader.release();
     expect((await run).dropped.sort()).toEqual(days.map((d) => `${SCHEMA}.${d}`));
     expect(await left()).toEqual([]);
 
@@ -249,8 +267,7 @@ it('drops side by side: a table held by a reader holds up only its own share, an
     expect(alone.dropped.sort()).toEqual(days.map((d) => `${SCHEMA}.${d}`));
     expect(await left()).toEqual([]);
   } finally {
-    release();
-    await reader.destroy();
+    await reader.release();
     await single.destroy();
   }
 });
@@ -260,19 +277,9 @@ it("a table dropped meanwhile by the previous release's run, which takes no lane
   // deploy both releases may reach one table, and whichever is second finds it gone.
   const day = 'log_p20260105';
   await sql`create table ${sql.table(`${SCHEMA}.${day}`)} (id bigint)`.execute(db);
-  const reader = createDatabase<unknown>({ url: test.url, schema: SCHEMA, poolSize: 1 });
   const previous = createDatabase<unknown>({ url: test.url, schema: SCHEMA, poolSize: 1 });
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
+  const reader = await holdTable(day);
   try {
-    let holding: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (holding = resolve));
-    const reading = reader.transaction().execute(async (trx) => {
-      await sql`select count(*) from ${sql.table(`${SCHEMA}.${day}`)}`.execute(trx);
-      holding();
-      await released;
-    });
-    await held;
     const waitingDrops = async (n: number): Promise<void> => {
       for (let i = 0; i < 500; i++) {
         const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks
@@ -287,16 +294,14 @@ it("a table dropped meanwhile by the previous release's run, which takes no lane
     await waitingDrops(1);
     const ours = maintainPartitions(db, SCHEMA, [monthly], new Date('2026-01-10T00:00:00Z'));
     await waitingDrops(2);
-    release();
-    await reading;
+    await reader.release();
     await theirs;
     await expect(ours).resolves.toMatchObject({ created: expect.any(Array) });
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_class c
       join pg_namespace n on n.oid = c.relnamespace where n.nspname = ${SCHEMA} and c.relname = ${day}`.execute(db);
     expect(rows[0]?.n).toBe(0);
   } finally {
-    release();
-    await reader.destroy();
+    await reader.release();
     await previous.destroy();
   }
 });
