@@ -97,10 +97,9 @@ export async function freeAppPorts(): Promise<Record<AppPortVariable, number>> {
   const ports = {} as Record<AppPortVariable, number>;
   const taken = new Set<number>();
   for (const variable of APP_PORT_VARIABLES) {
-    let port = await freePort();
-    while (taken.has(port) || (variable === 'PORT' && !(await adminPortFree(port, taken)))) port = await freePort();
+    let port = await freePort(taken);
+    while (variable === 'PORT' && !(await adminPortFree(port, taken))) port = await freePort(taken);
     ports[variable] = port;
-    taken.add(port);
     if (variable === 'PORT') taken.add(port + ADMIN_PORT_OFFSET);
   }
   return ports;

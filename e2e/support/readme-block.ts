@@ -136,13 +136,7 @@ export function documentedBlockTest(
       const ports = await freeAppPorts();
       const taken = new Set<number>(Object.values(ports));
       // Distinct from one another and from the apps' ports (each draw only checks nothing listens yet).
-      const distinctPort = async (): Promise<number> => {
-        let port = await freePort();
-        while (taken.has(port)) port = await freePort();
-        taken.add(port);
-        return port;
-      };
-      const [interPort, adminPort] = [await distinctPort(), await distinctPort()];
+      const [interPort, adminPort] = [await freePort(taken), await freePort(taken)];
       const run = npm(['start'], {
         ...asEnv(ports),
         BANK_SANDBOX_INTER_PORT: String(interPort),
@@ -165,7 +159,7 @@ export function documentedBlockTest(
       );
       // Drawn just before the block listens on it: a port drawn before npm start's minute of booting
       // could be taken meanwhile by another test's server.
-      const receiverPort = await distinctPort();
+      const receiverPort = await freePort(taken);
       const result = await runBlock(
         markedBlock(block.marker, 'sh', block.file),
         {

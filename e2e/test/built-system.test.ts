@@ -46,8 +46,7 @@ beforeAll(async () => {
     await Promise.all(APPS.map(async (app) => [app, await freePort()] as const)),
   ) as Record<AppName, number>;
   // The gateway's admin port set like the others: its default, PORT + 600, is a port nobody checked.
-  let adminPort = await freePort();
-  while (Object.values(ports).includes(adminPort)) adminPort = await freePort();
+  const adminPort = await freePort(new Set(Object.values(ports)));
   env = {
     NODE_ENV: 'development',
     DATABASE_URL: database.url,

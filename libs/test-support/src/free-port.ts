@@ -20,11 +20,17 @@ export async function isFree(port: number): Promise<boolean> {
   return free;
 }
 
-/** A TCP port free at the time of asking, outside the range outgoing connections draw from. */
-export async function freePort(): Promise<number> {
+/**
+ * A TCP port free at the time of asking, outside the range outgoing connections draw from. With
+ * `taken` (the ports already handed out for one system, not yet listened on), one not among them,
+ * added to it.
+ */
+export async function freePort(taken?: Set<number>): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = LOW + Math.floor(Math.random() * (HIGH - LOW));
-    if (await isFree(port)) return port;
+    if (taken?.has(port) || !(await isFree(port))) continue;
+    taken?.add(port);
+    return port;
   }
   throw new Error(`no free port between ${LOW} and ${HIGH} after 200 tries`);
 }

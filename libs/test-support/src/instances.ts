@@ -64,10 +64,7 @@ export async function planPorts(counts: Partial<Record<AppName, number>>): Promi
   for (const [app, count] of Object.entries(counts) as Array<[AppName, number]>) {
     plan[app] = [];
     for (let i = 0; i < count; i++) {
-      let port = await freePort();
-      while (taken.has(port)) port = await freePort();
-      taken.add(port);
-      plan[app].push(port);
+      plan[app].push(await freePort(taken));
     }
   }
   return plan;
@@ -276,10 +273,7 @@ export class Fleet {
     // checked and did collide with another instance's in CI.
     const taken = new Set(Object.values(plan).flat());
     for (const gateway of fleet.of('gateway')) {
-      let port = await freePort();
-      while (taken.has(port)) port = await freePort();
-      taken.add(port);
-      gateway.ownEnv.ADMIN_PORT = String(port);
+      gateway.ownEnv.ADMIN_PORT = String(await freePort(taken));
     }
     try {
       // The services only check their schema and the bus at start: migrated and provisioned first,
