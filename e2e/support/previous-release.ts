@@ -18,7 +18,7 @@ import { asEnv, freeAppPorts, freePort, killLeftovers, Launched, ready, ROOT } f
 const run = promisify(execFile);
 
 /** The release before this one: its tag (PREVIOUS_RELEASE overrides it, e.g. to try another commit). */
-export const PREVIOUS_RELEASE = process.env.PREVIOUS_RELEASE || 'v0.30.0';
+export const PREVIOUS_RELEASE = process.env.PREVIOUS_RELEASE || 'v0.31.0';
 
 /** The marker of a tree whose install completed. */
 const READY_FILE = '.previous-release-ready';
@@ -45,6 +45,7 @@ const RELEASE_COMMITS: Readonly<Record<string, string>> = {
   'v0.28.0': '160e1fe378e83f1d38e365a9d56afa879117567d',
   'v0.29.0': 'cdf6e8e2451ae786e3b712ad7580bfde1915dffa',
   'v0.30.0': '42f8c48a94818fb7be3e2453780bc5ffc2e75155',
+  'v0.31.0': 'f1e91622c4b1e5912a596b626b595f692fd8e333',
 };
 
 /** The commit a tag names, or an error saying how to get the tag. */

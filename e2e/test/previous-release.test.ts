@@ -1,8 +1,8 @@
 // Expand then contract (docs/architecture.md): the previous release keeps working on a database
 // migrated by this one, since during a rollout both run at once. Its sources come from git at its
-// tag, its apps run as it released them (its own npm start, migrating at start and choosing their
-// schemas by startup options on a direct connection), on a database today's `npm run migrate` made.
-import { randomBytes } from 'node:crypto';
+// tag, its apps run as it released them (its own npm start, its own migrate step first, then each app
+// as its schema's role), on a database today's `npm run migrate` made.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import type {
 import { createTestDatabase } from '@payments/db';
 import { removeBus } from '@payments/test-support/bus-provision';
 import { ApiClient } from '../support/api-client';
+import { bookletSent } from '../support/booklet-callbacks';
 import { queryRows } from '../support/db-probe';
 import { clientPayload, receivablePayload } from '../support/fixtures';
 import {
@@ -199,6 +200,39 @@ it("stores and applies an Inter bank's payment notice in today's notice queue, l
     [chargeId],
   );
   expect(Number(queued[0]?.n)).toBe(0);
+});
+
+it("builds a booklet and serves its PDF on today's schema, where booklet_files is gone", async () => {
+  const gone = await queryRows<{ found: boolean }>(
+    database.url,
+    "select to_regclass('booklets.booklet_files') is not null as found",
+  );
+  expect(gone).toEqual([{ found: false }]);
+  const client = clientPayload();
+  expect((await api.postIdempotent('/api/v1/clients', [client])).status).toBe(201);
+  const slip = randomUUID();
+  const installments = ['2027-05-10', '2027-06-10'].map((due_date, i) =>
+    receivablePayload(client.client_id, receiver.url, { payment_slip_id: slip, due_date, value: 150 + i }),
+  );
+  expect((await api.postIdempotent('/api/v1/accounts-receivable', installments)).status).toBe(202);
+  await waitFor(
+    () => installments.every((c) => receivableCallbacks(receiver, c.account_receivable_id).some(isRegistered)),
+    60_000,
+    'a registered callback for each installment',
+  );
+  const requested = await api.postIdempotent(`/api/v1/bank-slip-booklet/${slip}`, { url_callback: receiver.url });
+  expect(requested.status).toBe(202);
+  await waitFor(() => bookletSent(receiver, slip) !== undefined, 60_000, 'the booklet sent callback');
+  const sent = bookletSent(receiver, slip);
+  expect(sent).toMatchObject({ success: true, type: 'sent', payment_slip_id: slip, installments: 2 });
+  const pdf = await fetch(sent?.download ?? '');
+  expect(pdf.status).toBe(200);
+  expect(pdf.headers.get('content-type')).toContain('application/pdf');
+  expect(
+    Buffer.from(await pdf.arrayBuffer())
+      .subarray(0, 5)
+      .toString(),
+  ).toBe('%PDF-');
 });
 
 async function appliedBySchema(url: string): Promise<Record<string, string[]>> {

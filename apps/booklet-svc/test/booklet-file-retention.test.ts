@@ -203,9 +203,9 @@ it('answers 410 when every installment was cancelled since the file was dropped'
   expect((refusal as ServiceError).status).toBe(410);
 });
 
-describe('booklet_files, which only the previous release reads', () => {
+describe('booklet_files: emptied by 0008, dropped a release later by 0009', () => {
   // v0.30.0's read of a booklet's file (apps/booklet-svc/src/db/booklet-files.ts there), fallback included.
-  async function previousGet(on: Kysely<BookletsDatabase>, bookletId: string): Promise<Buffer | undefined> {
+  async function v030Get(on: Kysely<BookletsDatabase>, bookletId: string): Promise<Buffer | undefined> {
     const { rows } = await sql<{ pdf: Buffer }>`
       select pdf from (
         select pdf, created_at from booklet_pdfs where booklet_id = ${bookletId}
@@ -219,17 +219,22 @@ describe('booklet_files, which only the previous release reads', () => {
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from booklet_files`.execute(on);
     return rows[0]?.n ?? -1;
   }
+  async function legacyTableExists(on: Kysely<BookletsDatabase>): Promise<boolean> {
+    const { rows } = await sql<{ found: boolean }>`
+      select to_regclass(${`${SCHEMA}.booklet_files`}) is not null as found`.execute(on);
+    return rows[0]?.found ?? false;
+  }
 
-  it('is emptied by the migration, and kept: the previous release reads nothing there', async () => {
+  it('0008 empties it, so v0.30.0 reads nothing there; 0009 drops it, and files are stored and read as before', async () => {
     const database = await createTestDatabase();
     const older = createDatabase<BookletsDatabase>({
       url: database.url,
       schema: SCHEMA,
-      applicationName: 'booklet-0008-test',
+      applicationName: 'booklet-0009-test',
     });
+    const upTo = (last: string) => Object.fromEntries(Object.entries(migrations).filter(([name]) => name <= last));
     try {
-      const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0008'));
-      await migrateToLatest(older, SCHEMA, before);
+      await migrateToLatest(older, SCHEMA, upTo('0007_booklets_autovacuum'));
       const ids = [randomUUID(), randomUUID()] as const;
       for (const id of ids) {
         // As the release before v0.30.0 stored them: the booklet, then its file.
@@ -240,32 +245,22 @@ describe('booklet_files, which only the previous release reads', () => {
           on conflict (booklet_id) do update set pdf = excluded.pdf`.execute(older);
       }
       expect(await legacyFiles(older)).toBe(2);
-      expect((await previousGet(older, ids[0]))?.toString()).toBe('%PDF-legacy');
+      expect((await v030Get(older, ids[0]))?.toString()).toBe('%PDF-legacy');
+
+      await migrateToLatest(older, SCHEMA, upTo('0008_empty_booklet_files'));
+      expect(await legacyFiles(older)).toBe(0);
+      for (const id of ids) expect(await v030Get(older, id)).toBeUndefined();
 
       await migrateToLatest(older, SCHEMA, migrations);
-      expect(await legacyFiles(older)).toBe(0);
-      for (const id of ids) expect(await previousGet(older, id)).toBeUndefined();
+      expect(await legacyTableExists(older)).toBe(false);
+      const store = new PostgresPdfStore(older);
+      await store.put(ids[0], Buffer.from('%PDF-rebuilt'));
+      expect((await store.get(ids[0]))?.toString()).toBe('%PDF-rebuilt');
+      expect(await store.get(ids[1])).toBeUndefined();
     } finally {
       await older.destroy();
       await database.drop();
     }
-  });
-
-  it('is not read: a file only there is rebuilt on download', async () => {
-    const source = new ChangingSource({ installments: [installment('2027-04-10')], payee: beneficiary });
-    const { bookletId, downloads, text } = await builtBooklet(source);
-    await sql`delete from booklet_pdfs where booklet_id = ${bookletId}`.execute(db);
-    await sql`insert into booklet_files (booklet_id, pdf) values (${bookletId}, ${Buffer.from('%PDF-legacy')})`.execute(
-      db,
-    );
-    expect(await new PostgresPdfStore(db).get(bookletId)).toBeUndefined();
-
-    const askedBefore = source.asked;
-    const file = await downloads.download(bookletId);
-    expect(source.asked).toBe(askedBefore + 1);
-    expect((await readPdf(file.pdf)).pages).toEqual(text);
-    expect(await partitionsHolding(bookletId)).toHaveLength(1);
-    await sql`delete from booklet_files where booklet_id = ${bookletId}`.execute(db);
   });
 });
 

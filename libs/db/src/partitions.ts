@@ -270,8 +270,8 @@ async function dropLane(
       const names = rows.map((r) => r.name);
       for (const name of names) assertIdentifier(name);
       if (names.length > 0) {
-        // IF EXISTS: the previous release drops tables without these lanes' locks, so in a rolling
-        // deploy one of ours may be gone by the time our drop gets its lock.
+        // IF EXISTS: one of ours may be gone by the time our drop gets its lock (v0.30.0 dropped
+        // tables without these lanes' locks, in a rolling deploy beside v0.31.0; an operator may too).
         await sql`drop table if exists ${sql.join(names.map((name) => sql.table(`${schema}.${name}`)))}`.execute(trx);
       }
       return names;

@@ -272,9 +272,9 @@ it('drops side by side: a table held by a reader holds up only its own share, an
   }
 });
 
-it("a table dropped meanwhile by the previous release's run, which takes no lane's lock, is no error", async () => {
-  // The previous release (v0.30.0) drops each detached table on its own, without a lock: in a rolling
-  // deploy both releases may reach one table, and whichever is second finds it gone.
+it("a table dropped meanwhile by a run that takes no lane's lock (v0.30.0's) is no error", async () => {
+  // v0.30.0 dropped each detached table on its own, without a lock: in a rolling deploy beside
+  // v0.31.0 both releases could reach one table, and whichever was second found it gone.
   const day = 'log_p20260105';
   await sql`create table ${sql.table(`${SCHEMA}.${day}`)} (id bigint)`.execute(db);
   const previous = createDatabase<unknown>({ url: test.url, schema: SCHEMA, poolSize: 1 });

@@ -11,9 +11,8 @@ import type { BookletsDatabase } from './schema';
  * Why a table beside `booklet_files` rather than that table converted in place: an earlier release
  * stored a file with `insert ... on conflict (booklet_id) do update`, and Postgres accepts that only
  * with a unique index on booklet_id alone, which a table partitioned by time cannot have (its unique
- * indexes must hold the partition key). This release neither reads nor writes `booklet_files`: its
- * migration 0008 empties it, and the previous release, which still reads it as a fallback, finds
- * nothing there and rebuilds. The table stays until the release after, which drops it.
+ * indexes must hold the partition key). Migration 0008 emptied `booklet_files` while a release that
+ * read it as a fallback could still run; 0009, a release later, drops it.
  */
 export const BOOKLET_PDFS = 'booklet_pdfs';
 

@@ -7,6 +7,7 @@ import { paymentSlipIdAsSent } from './0005_payment_slip_id_as_sent';
 import { bookletPdfs } from './0006_booklet_pdfs';
 import { bookletsAutovacuum } from './0007_booklets_autovacuum';
 import { emptyBookletFiles } from './0008_empty_booklet_files';
+import { dropBookletFiles } from './0009_drop_booklet_files';
 
 /** The schema's migrations in the order they run, one file each, named after its key. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_booklet_pdfs': bookletPdfs,
   '0007_booklets_autovacuum': bookletsAutovacuum,
   '0008_empty_booklet_files': emptyBookletFiles,
+  '0009_drop_booklet_files': dropBookletFiles,
 };
