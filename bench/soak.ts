@@ -52,6 +52,7 @@ import { EventStore, type AttemptResult } from '@payments/callback-svc/src/domai
 import { callbackMetrics } from '@payments/callback-svc/src/transport/metrics';
 import { DEFAULT_RETENTION_DAYS, logTables } from '@payments/callback-svc/src/db/log-tables';
 import { LogUpkeep } from '@payments/callback-svc/src/db/log-upkeep';
+import { DATABASE_POOL_SIZE_DEFAULT as CALLBACKS_POOL_SIZE } from '@payments/callback-svc/src/config';
 import {
   migrations as receivablesMigrations,
   onlineIndexes as receivablesIndexes,
@@ -745,14 +746,15 @@ async function scrapes(
 
 /**
  * The month past retention dropped as the service's maintenance drops it (maintainPartitions with
- * today's clock and the callbacks' retention), while a writer ingests one event at a time into the
- * live partition on its own connection.
+ * today's clock and the callbacks' retention, on a pool of callback-svc's default size), while a
+ * writer ingests one event at a time into the live partition on its own connection.
  */
 async function dropMonth(url: string): Promise<{ timings: Timing[]; lines: string[] }> {
   const tables = logTables(CALLBACK_RETENTION_DAYS);
   const roleUrl = serviceDatabaseUrl(url, CALLBACKS);
   const writerDb = createDatabase<CallbacksDatabase>({ url: roleUrl, schema: CALLBACKS, poolSize: 1 });
-  const maintenanceDb = createDatabase<unknown>({ url: roleUrl, schema: CALLBACKS, poolSize: 1 });
+  // The service's own pool: its maintenance drops on several of its connections at once.
+  const maintenanceDb = createDatabase<unknown>({ url: roleUrl, schema: CALLBACKS, poolSize: CALLBACKS_POOL_SIZE });
   const store = new EventStore(writerDb);
   const samples = { before: [] as number[], drop: [] as number[], keys: [] as number[] };
   // An object, so that the writer's loop reads the phase as the drop moves it on.
