@@ -11,6 +11,7 @@ import {
   type TestCertificateAuthority,
 } from '@payments/inter-cobranca/test-certificates';
 import { barcodeProblems, brCodeProblems, decodeQrPng, typeableLineProblems } from '@payments/test-support/slip-checks';
+import { download } from '../support/download';
 import { runAdmin } from '../support/admin-cli';
 import { ApiClient } from '../support/api-client';
 import { clientPayload, receivablePayload } from '../support/fixtures';
@@ -217,13 +218,7 @@ it('registers over mutual TLS once a wrong client certificate is fixed, then pay
 
   // The QR image and the PDF come through signed gateway links (Inter serves them only behind mTLS).
   expect(data.pdf.startsWith(`${gatewayUrl}/`)).toBe(true);
-  const pdf = await fetch(data.pdf);
-  expect(pdf.status).toBe(200);
-  expect(
-    Buffer.from(await pdf.arrayBuffer())
-      .subarray(0, 5)
-      .toString('latin1'),
-  ).toBe('%PDF-');
+  expect(await download(data.pdf)).toMatchObject({ status: 200, magic: '%PDF-' });
   const qr = await fetch(data.qrcode_image);
   expect(qr.status).toBe(200);
   expect(decodeQrPng(Buffer.from(await qr.arrayBuffer()))).toBe(data.pix_copy_and_paste);
