@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import type { AuthenticateResponse, BookletResponse } from '@payments/contracts';
 import { createTestDatabase } from '@payments/db';
 import { appDatabaseUrl } from '@payments/scripts/migrate';
+import { download } from '../support/download';
 import { ApiClient } from '../support/api-client';
 import { bookletSent, isReceivableCallback, receivedCallbacks } from '../support/booklet-callbacks';
 import {
@@ -42,11 +43,13 @@ beforeAll(async () => {
   }
   database = await createTestDatabase();
   busPrefix = `b${randomBytes(5).toString('hex')}`;
-  const ports = Object.fromEntries(
-    await Promise.all(APPS.map(async (app) => [app, await freePort()] as const)),
-  ) as Record<AppName, number>;
+  // Drawn one after another through one set: each draw only checks that nothing listens yet, so
+  // draws side by side could hand two apps the same port.
+  const taken = new Set<number>();
+  const ports = {} as Record<AppName, number>;
+  for (const app of APPS) ports[app] = await freePort(taken);
   // The gateway's admin port set like the others: its default, PORT + 600, is a port nobody checked.
-  const adminPort = await freePort(new Set(Object.values(ports)));
+  const adminPort = await freePort(taken);
   env = {
     NODE_ENV: 'development',
     DATABASE_URL: database.url,
@@ -144,11 +147,10 @@ it('builds a booklet PDF: tenant from the built admin CLI, client, installments 
   const sent = bookletSent(receiver!, slip)!;
   expect(sent.download).toContain(`${gateway.url}/api/v1/bank-slip-booklet/downloads/`);
 
-  const pdf = await fetch(sent.download);
-  expect(pdf.status).toBe(200);
+  const pdf = await download(sent.download);
+  expect(pdf).toMatchObject({ status: 200, magic: '%PDF-' });
   expect(pdf.headers.get('content-type')).toContain('application/pdf');
-  const bytes = Buffer.from(await pdf.arrayBuffer());
-  expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  const { bytes } = pdf;
   // pdfkit writes page objects uncompressed: a cover, then 3 installments per page.
   const pages = bytes.toString('latin1').match(/\/Type\s*\/Page(?!s)/g) ?? [];
   expect(pages).toHaveLength(2);
