@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PaidCallback, RegisteredCallback } from '@payments/contracts';
 import { createTestCertificateAuthority, writeSandboxInterTls } from '@payments/inter-cobranca/test-certificates';
+import { sweepLeaseMs } from '@payments/receivables-svc';
 import { failChargeIdWrites, type InjectedFault } from '../support/db-faults';
 import { brasiliaDate, clientPayload, receivablePayload } from '../support/fixtures';
 import {
@@ -41,6 +42,13 @@ const ISSUE_FAILURES = 2;
 const DB_FAULTS = 3;
 const KILLS_WHILE_REGISTERING = 3;
 const RECONCILE_INTERVAL_MS = 6_000;
+/**
+ * How long the payments may take to be called back. The first half are found by a sweep only, and
+ * the kill -9 between the halves may land mid-sweep: the dead instance's lease then keeps the
+ * account from the restarted one for up to its length. A minute more for the sweep, the notices and
+ * the callbacks, as before any kill.
+ */
+const PAID_PATIENCE_MS = sweepLeaseMs(RECONCILE_INTERVAL_MS) + 60_000;
 /** How long another client of the account keeps its list budget spent, at most, waiting for one of our calls to meet a 429. */
 const NEIGHBOUR_MAX_MS = 180_000;
 const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
@@ -313,7 +321,7 @@ it('loses no money at Inter across 404s after create, 429s, lost notices, kill -
   }
   await waitFor(
     () => toPay.every((c) => paidEvents(c.id).length > 0),
-    60_000,
+    PAID_PATIENCE_MS,
     'a paid callback for each of the 20 payments',
   ).catch((err: Error) => {
     const missing = toPay.filter((c) => paidEvents(c.id).length === 0).map((c) => c.id);

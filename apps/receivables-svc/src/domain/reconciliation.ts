@@ -152,6 +152,14 @@ async function accountsWithOpenCharges(db: Kysely<ReceivablesDatabase>, kinds: P
   return result.rows;
 }
 
+/**
+ * How long a sweep's lease lasts: two intervals, at least a minute. An instance that dies mid-sweep
+ * keeps the account from the others that long.
+ */
+export function sweepLeaseMs(intervalMs: number): number {
+  return Math.max(60_000, 2 * intervalMs);
+}
+
 interface Lease {
   lastCompleteAt: Date | null;
   callbacksUntil: Date | null;
@@ -159,11 +167,10 @@ interface Lease {
 
 /**
  * Takes the account's lease when it is due (its last complete sweep an interval ago or never) and no
- * other instance holds it. The lease lasts two intervals (at least a minute): an instance that dies
- * mid-sweep leaves it to another after that.
+ * other instance holds it, for sweepLeaseMs.
  */
 async function takeLease(deps: ReconciliationDeps, open: OpenAccount): Promise<Lease | null> {
-  const leaseMs = Math.max(60_000, 2 * deps.intervalMs);
+  const leaseMs = sweepLeaseMs(deps.intervalMs);
   const result = await sql<{ last_complete_at: Date | null; callbacks_until: Date | null }>`
     insert into reconciliation_accounts as ra (tenant_id, account_key, holder, leased_until)
     values (${open.tenant_id}, ${open.account_key}, ${deps.holder}, now() + ${`${leaseMs} milliseconds`}::interval)
